@@ -1,0 +1,1 @@
+"""Grouped ranking metrics for scikit-learn."""
