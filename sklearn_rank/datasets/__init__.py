@@ -1,0 +1,5 @@
+"""Bundled learning-to-rank data."""
+
+from sklearn_rank.datasets._lambdarank import load_lambdarank
+
+__all__ = ["load_lambdarank"]
