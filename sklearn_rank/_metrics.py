@@ -1,0 +1,717 @@
+"""Public metric functions: validate, call the kernel, reduce to a float.
+
+The parameter descriptions shared by several functions live in ``_PARAMS`` so that
+every function documents a convention with the same words.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
+from ._conventions import resolve_options
+from ._evaluate import prepare, score_context
+from ._registry import METRICS
+from ._validation import check_k
+
+_PARAMS = {
+    "common": """y_true : array-like of shape (n_samples,)
+        Relevance label of each row (binary or graded).
+    y_score : array-like of shape (n_samples,)
+        Score of each row; higher scores rank first within a group.
+    groups : array-like of shape (n_samples,)
+        Query, user or session id of each row: ints, strings, objects or a pandas
+        Categorical, in any order (groups need not be contiguous).""",
+    "k": """k : int, default=None
+        Cutoff: only the top ``k`` positions of each group count. None means the
+        whole list.""",
+    "ties": """ties : {"average", "stable", "pessimistic", "optimistic"}, default=None
+        How rows with equal scores in a group are ordered. "average" (the default
+        convention) is the exact expected value over all orders of the tied rows;
+        "stable" keeps input order; "pessimistic" puts the least relevant first
+        (relevant rows last); "optimistic" the most relevant first.""",
+    "gain": """gain : {"exponential", "linear"}, default=None
+        Gain of a label ``y``: ``2**y - 1`` ("exponential", the default
+        convention, as LightGBM and XGBoost) or ``y`` ("linear", as trec_eval and
+        scikit-learn). Labels must be >= 0.""",
+    "threshold": """relevance_threshold : "positive" or float, default=None
+        Which rows are relevant: ``y_true > 0`` ("positive", the default
+        convention) or ``y_true >= t`` for a float ``t > 0``. A group without any
+        relevant row is undefined for every metric.""",
+    "undefined": """undefined : "skip", "raise" or float, default=None
+        What to do with undefined groups (no relevant row; for AUC, one class):
+        "skip" (default convention) leaves them out of the mean, a float scores
+        them with that value (0.0 as trec_eval, 1.0 as LightGBM), "raise" raises.
+        If every group is undefined under "skip", the result is NaN with an
+        ``UndefinedMetricWarning``.""",
+    "tail": """sample_weight : array-like of shape (n_samples,), default=None
+        Row weights. A group's weight is the mean of its rows' weights and the
+        result is the weighted mean over groups.
+    retrieved : array-like of bool of shape (n_samples,), default=None
+        False marks rows that are judged but not in the ranked list (a candidate
+        list cut short): they count in the group's number of relevant rows and in
+        its ideal DCG, never at a position.
+    convention : str, default=None
+        Name of a convention preset that sets every keyword left at None; None is
+        the project default, "sklearn_rank".""",
+}
+
+
+def _doc(*keys: str):
+    """Insert the shared parameter descriptions named by ``keys``."""
+
+    def wrap(func):
+        func.__doc__ = func.__doc__.replace(
+            "    {params}", "\n".join("    " + _PARAMS[key] for key in keys)
+        )
+        return func
+
+    return wrap
+
+
+def _score(
+    func: str,
+    metric: str,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    groups: Any,
+    *,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+    **conventions: Any,
+) -> float:
+    opts = resolve_options(func, convention, **conventions)
+    k = check_k(k, func)
+    spec = METRICS[metric]
+    label = metric if k is None else f"{metric}@{k}"
+    ctx, ids = prepare(
+        func, y_true, y_score, groups, sample_weight, retrieved, [spec], opts
+    )
+    return score_context(ctx, ids, spec, k, opts, label)
+
+
+@_doc("common", "k", "gain", "ties", "threshold", "undefined", "tail")
+def ndcg_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    gain: str | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Normalised discounted cumulative gain, averaged over groups.
+
+    ``NDCG@k = DCG@k / IDCG@k`` where ``DCG@k = Σ_{p<=k} gain(y_p) / log2(p + 1)``
+    and IDCG@k is the DCG@k of the group's own labels sorted descending
+    (unretrieved rows included).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+        Weighted mean of the per-group NDCG over the defined groups.
+
+    Examples
+    --------
+    Graded labels ``(3, 2, 0, 1, 2)`` in ranked order. Exponential gain (the
+    default): DCG is ``7 + 3/log2(3) + 0 + 1/log2(5) + 3/log2(6) = 10.484`` and the
+    ideal order ``(3, 2, 2, 1, 0)`` gives ``7 + 3/log2(3) + 3/2 + 1/log2(5) =
+    10.824``, so NDCG@5 is 0.969. Linear gain gives ``5.466 / 5.693 = 0.960``:
+
+    >>> from sklearn_rank import ndcg_score
+    >>> y_true = [3, 2, 0, 1, 2]
+    >>> y_score = [5, 4, 3, 2, 1]
+    >>> round(ndcg_score(y_true, y_score, groups=[0] * 5, k=5), 3)
+    0.969
+    >>> round(ndcg_score(y_true, y_score, groups=[0] * 5, k=5, gain="linear"), 3)
+    0.96
+    """
+    return _score(
+        "ndcg_score",
+        "ndcg",
+        y_true,
+        y_score,
+        groups,
+        k=k,
+        gain=gain,
+        ties=ties,
+        relevance_threshold=relevance_threshold,
+        undefined=undefined,
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("common", "k", "gain", "ties", "threshold", "undefined", "tail")
+def dcg_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    gain: str | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Discounted cumulative gain ``Σ_{p<=k} gain(y_p) / log2(p + 1)``, averaged
+    over groups.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Two tied rows share positions 1 and 2, so each gets the mean discount
+    ``(1 + 1/log2(3)) / 2``; with binary labels the DCG is that mean:
+
+    >>> from sklearn_rank import dcg_score
+    >>> round(dcg_score([1, 0], [0.5, 0.5], groups=[0, 0]), 4)
+    0.8155
+    """
+    return _score(
+        "dcg_score",
+        "dcg",
+        y_true,
+        y_score,
+        groups,
+        k=k,
+        gain=gain,
+        ties=ties,
+        relevance_threshold=relevance_threshold,
+        undefined=undefined,
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("common", "k", "ties", "threshold", "undefined", "tail")
+def map_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    ap_denominator: str | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Mean average precision: ``AP@k = (1/R) Σ_{p<=k, relevant} precision@p``.
+
+    Parameters
+    ----------
+    {params}
+    ap_denominator : {"n_relevant", "min_k_n_relevant"}, default=None
+        Divide by R, the group's number of relevant rows ("n_relevant", the
+        default convention, as trec_eval), or by ``min(k, R)`` (as LightGBM and
+        XGBoost).
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Relevant rows at positions 1, 3, 6, 7 and 10 of 10, with 8 relevant items in
+    total (three were not retrieved):
+    AP = (1/1 + 2/3 + 3/6 + 4/7 + 5/10) / 8 = 0.405.
+
+    >>> from sklearn_rank import map_score
+    >>> ranked = [1, 0, 1, 0, 0, 1, 1, 0, 0, 1]
+    >>> y_true = ranked + [1, 1, 1]
+    >>> y_score = list(range(10, 0, -1)) + [0, 0, 0]
+    >>> retrieved = [True] * 10 + [False] * 3
+    >>> round(map_score(y_true, y_score, groups=[0] * 13, retrieved=retrieved), 3)
+    0.405
+    """
+    return _score(
+        "map_score",
+        "map",
+        y_true,
+        y_score,
+        groups,
+        k=k,
+        ties=ties,
+        relevance_threshold=relevance_threshold,
+        undefined=undefined,
+        ap_denominator=ap_denominator,
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("common", "k", "ties", "threshold", "undefined", "tail")
+def mrr_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Mean reciprocal rank: 1/position of the first relevant row (0 beyond k).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Three queries whose first relevant rows are at positions 1, 3 and 2:
+    ``(1 + 1/3 + 1/2) / 3 = 0.611``.
+
+    >>> from sklearn_rank import mrr_score
+    >>> y_true = [1, 0, 0, 0, 0, 1, 0, 1, 0]
+    >>> y_score = [3, 2, 1, 3, 2, 1, 3, 2, 1]
+    >>> groups = [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    >>> round(mrr_score(y_true, y_score, groups=groups), 3)
+    0.611
+    """
+    return _score(
+        "mrr_score",
+        "mrr",
+        y_true,
+        y_score,
+        groups,
+        k=k,
+        ties=ties,
+        relevance_threshold=relevance_threshold,
+        undefined=undefined,
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("common", "k", "ties", "threshold", "undefined", "tail")
+def precision_at_k_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    precision_denominator: str | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Precision at k: relevant rows in the top ``k`` divided by ``k``.
+
+    Parameters
+    ----------
+    {params}
+    precision_denominator : {"k", "min_k_n"}, default=None
+        Divide by ``k`` ("k", the default convention, as trec_eval: a short list
+        counts as padded with non-relevant rows) or by ``min(k, n)`` with ``n``
+        the group's list length (as XGBoost). With ``k=None`` both divide by
+        ``n``.
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Relevant {A, C, F}, ranking [B, A, D, C, E, F]: two relevant in the top 5.
+
+    >>> from sklearn_rank import precision_at_k_score
+    >>> y_true = [0, 1, 0, 1, 0, 1]
+    >>> y_score = [6, 5, 4, 3, 2, 1]
+    >>> precision_at_k_score(y_true, y_score, groups=[0] * 6, k=5)
+    0.4
+    """
+    return _score(
+        "precision_at_k_score",
+        "precision",
+        y_true,
+        y_score,
+        groups,
+        k=k,
+        ties=ties,
+        relevance_threshold=relevance_threshold,
+        undefined=undefined,
+        precision_denominator=precision_denominator,
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("common", "k", "ties", "threshold", "undefined", "tail")
+def recall_at_k_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Recall at k: relevant rows in the top ``k`` divided by R, the group's number
+    of relevant rows (unretrieved ones included).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    >>> from sklearn_rank import recall_at_k_score
+    >>> y_true = [0, 1, 0, 1, 0, 1]
+    >>> y_score = [6, 5, 4, 3, 2, 1]
+    >>> round(recall_at_k_score(y_true, y_score, groups=[0] * 6, k=5), 3)
+    0.667
+    """
+    return _score(
+        "recall_at_k_score",
+        "recall",
+        y_true,
+        y_score,
+        groups,
+        k=k,
+        ties=ties,
+        relevance_threshold=relevance_threshold,
+        undefined=undefined,
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("common", "k", "ties", "threshold", "undefined", "tail")
+def hit_rate_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Hit rate at k: the share of groups with a relevant row in the top ``k``.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    The first group has its relevant row at position 1, the second at 3:
+
+    >>> from sklearn_rank import hit_rate_score
+    >>> y_true = [1, 0, 0, 0, 0, 1]
+    >>> y_score = [3, 2, 1, 3, 2, 1]
+    >>> hit_rate_score(y_true, y_score, groups=[0, 0, 0, 1, 1, 1], k=2)
+    0.5
+    """
+    return _score(
+        "hit_rate_score",
+        "hit_rate",
+        y_true,
+        y_score,
+        groups,
+        k=k,
+        ties=ties,
+        relevance_threshold=relevance_threshold,
+        undefined=undefined,
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("common", "ties", "threshold", "undefined", "tail")
+def r_precision_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """R-precision: precision at R, the group's own number of relevant rows.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Three relevant rows; one of them is in the top 3:
+
+    >>> from sklearn_rank import r_precision_score
+    >>> y_true = [0, 1, 0, 1, 0, 1]
+    >>> y_score = [6, 5, 4, 3, 2, 1]
+    >>> round(r_precision_score(y_true, y_score, groups=[0] * 6), 4)
+    0.3333
+    """
+    return _score(
+        "r_precision_score",
+        "r_precision",
+        y_true,
+        y_score,
+        groups,
+        ties=ties,
+        relevance_threshold=relevance_threshold,
+        undefined=undefined,
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("common", "k", "ties", "threshold", "undefined", "tail")
+def err_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    max_grade: float | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Expected reciprocal rank (Chapelle, Metzler, Zhang and Grinspan, 2009).
+
+    ``ERR@k = Σ_{p<=k} (1/p) R(y_p) Π_{q<p} (1 - R(y_q))`` with stop probability
+    ``R(y) = (2**y - 1) / 2**max_grade``.
+
+    Parameters
+    ----------
+    {params}
+    max_grade : float, default=None
+        The top of the grade scale (1.0 in the default convention, for binary
+        labels). It is a property of the labelling scheme, never of the data:
+        taking the largest label seen would give the same row a different stop
+        probability in each cross-validation fold. Labels above it raise.
+
+    Returns
+    -------
+    score : float
+
+    Notes
+    -----
+    With ``ties="average"`` a tie block that mixes grades inside the cutoff
+    raises ``ValueError``: its exact expectation needs the elementary symmetric
+    polynomials of the block's stop probabilities, which this library does not
+    compute, and it never approximates. Blocks of equal grades are exact.
+
+    Examples
+    --------
+    Grades 0..4 with the relevant row (grade 4) second:
+    ``R(4) = 15/16``, so ERR = ``(1/2) * 15/16 = 0.46875``.
+
+    >>> from sklearn_rank import err_score
+    >>> err_score([0, 4, 0], [3, 2, 1], groups=[0, 0, 0], max_grade=4)
+    0.46875
+    """
+    return _score(
+        "err_score",
+        "err",
+        y_true,
+        y_score,
+        groups,
+        k=k,
+        max_grade=max_grade,
+        ties=ties,
+        relevance_threshold=relevance_threshold,
+        undefined=undefined,
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("common", "ties", "threshold", "undefined", "tail")
+def gauc_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    weights: str | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Group AUC: the per-group Mann-Whitney AUC, averaged with group weights.
+
+    ``AUC_g = (Σ_{pos i, neg j} [s_i > s_j] + ½ [s_i = s_j]) / (P_g N_g)`` over the
+    group's ranked rows; groups with a single class are undefined. Zhou et al.
+    (2018, Deep Interest Network) weight each group by its number of rows.
+
+    Parameters
+    ----------
+    {params}
+    weights : {"rows", "uniform", "positives"}, default=None
+        Weight of a group: its number of ranked rows ("rows", the default
+        convention, as Zhou et al.), 1 ("uniform"), or its number of relevant rows
+        ("positives", e.g. clicks). Multiplied by the mean sample weight.
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Three users: u1 ranks its only click first (AUC 1), u2 ranks it last (0) and
+    u3 ranks its two clicks above both non-clicks (1); weighted by rows
+    (3, 2 and 4 rows) GAUC is ``(3 * 1 + 2 * 0 + 4 * 1) / 9 = 0.778``; with uniform
+    weights it is ``2/3``:
+
+    >>> from sklearn_rank import gauc_score
+    >>> y_true = [1, 0, 0, 0, 1, 1, 1, 0, 0]
+    >>> y_score = [0.9, 0.5, 0.1, 0.8, 0.2, 0.9, 0.8, 0.3, 0.1]
+    >>> groups = ["u1"] * 3 + ["u2"] * 2 + ["u3"] * 4
+    >>> round(gauc_score(y_true, y_score, groups=groups), 3)
+    0.778
+    >>> round(gauc_score(y_true, y_score, groups=groups, weights="uniform"), 3)
+    0.667
+    """
+    return _score(
+        "gauc_score",
+        "gauc",
+        y_true,
+        y_score,
+        groups,
+        weights=weights,
+        ties=ties,
+        relevance_threshold=relevance_threshold,
+        undefined=undefined,
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+def auc_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """AUC pooled over all rows, equal to ``sklearn.metrics.roc_auc_score``.
+
+    Reported next to :func:`gauc_score` in the usual metric tables. Pairs are
+    weighted by ``sample_weight[i] * sample_weight[j]``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Labels; relevant (positive) rows follow ``relevance_threshold``.
+    y_score : array-like of shape (n_samples,)
+        Scores.
+    groups : array-like of shape (n_samples,), default=None
+        Accepted (and validated) so that AUC and GAUC take the same arguments; the
+        pooled AUC does not depend on it.
+    ties : {"average", "stable", "pessimistic", "optimistic"}, default=None
+        "average" credits a tied positive/negative pair with ½.
+    relevance_threshold : "positive" or float, default=None
+        See :func:`gauc_score`.
+    undefined : "skip", "raise" or float, default=None
+        Value when all rows are one class ("skip": NaN with a warning).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights; a pair weighs the product of its rows' weights.
+    retrieved : array-like of bool of shape (n_samples,), default=None
+        Rows with False are left out.
+    convention : str, default=None
+        Convention preset.
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    >>> from sklearn_rank import auc_score
+    >>> auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    """
+    return _score(
+        "auc_score",
+        "auc",
+        y_true,
+        y_score,
+        groups,
+        ties=ties,
+        relevance_threshold=relevance_threshold,
+        undefined=undefined,
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )

@@ -1,0 +1,58 @@
+"""From one value per group to one number: the undefined-group rule and weights."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
+
+_SHOWN_IDS = 5
+
+
+def apply_undefined(
+    values: np.ndarray,
+    defined: np.ndarray,
+    undefined: str | float,
+    metric: str,
+    group_ids: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the values to average and the mask of groups that enter the mean."""
+    if undefined == "skip":
+        return values, defined
+    if undefined == "raise":
+        if not defined.all():
+            bad = np.flatnonzero(~defined)
+            shown = ", ".join(repr(g) for g in group_ids[bad[:_SHOWN_IDS]].tolist())
+            more = ", ..." if bad.size > _SHOWN_IDS else ""
+            raise ValueError(
+                f"{metric} is undefined for {bad.size} of {defined.size} groups "
+                f"(ids {shown}{more}): they have no relevant item (for AUC: a single "
+                "class). Pass undefined='skip' to leave them out of the mean, or a "
+                "float such as undefined=0.0 to score them."
+            )
+        return values, defined
+    return np.where(defined, values, float(undefined)), np.ones_like(defined)
+
+
+def weighted_mean(
+    values: np.ndarray, include: np.ndarray, weight: np.ndarray, metric: str
+) -> float:
+    """Weighted mean over the included groups; NaN with a warning if none."""
+    if not include.any():
+        warnings.warn(
+            f"{metric} is undefined for every group (no group has a relevant item; "
+            "for AUC, none has both classes); returning NaN. Check y_true and "
+            "relevance_threshold, or pass undefined=0.0 to score such groups.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+        return float("nan")
+    w = weight[include]
+    total = w.sum()
+    if total <= 0:
+        raise ValueError(
+            f"sample_weight sums to zero over the groups that enter {metric}; give "
+            "at least one of them a positive weight."
+        )
+    return float(np.dot(w, values[include]) / total)
