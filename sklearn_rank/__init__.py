@@ -18,12 +18,23 @@ from ._metrics import (
     r_precision_score,
     recall_at_k_score,
 )
+from ._rankers import GroupedRanker
 from ._registry import get_metric_names
+from ._scorer import (
+    MultiMetricRankingScorer,
+    RankingScorer,
+    get_scorer,
+    get_scorer_names,
+    make_ranking_scorer,
+)
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "GroupScores",
+    "GroupedRanker",
+    "MultiMetricRankingScorer",
+    "RankingScorer",
     "auc_score",
     "dcg_score",
     "err_score",
@@ -31,7 +42,10 @@ __all__ = [
     "evaluate_per_group",
     "gauc_score",
     "get_metric_names",
+    "get_scorer",
+    "get_scorer_names",
     "hit_rate_score",
+    "make_ranking_scorer",
     "map_score",
     "mrr_score",
     "ndcg_score",

@@ -1,0 +1,500 @@
+"""Scikit-learn scorers for grouped ranking metrics.
+
+A scorer is called as ``scorer(estimator, X, y, groups=..., sample_weight=...)``.
+It gets ``groups`` in one of two ways:
+
+- metadata routing (``sklearn.set_config(enable_metadata_routing=True)``): every
+  scorer here requests ``groups`` by default, as ``GroupKFold`` does for ``split``,
+  so searches and ``cross_validate`` hand it each test fold's ids;
+- a column of ``X`` (``group_column``), which needs no routing and therefore works
+  on every supported scikit-learn version with routing off.
+
+With neither, it raises one error that names both fixes.
+"""
+
+import copy
+import inspect
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from sklearn import get_config
+from sklearn.base import BaseEstimator
+from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
+
+from ._evaluate import evaluate
+from ._groups_source import (
+    ROUTING_HINT,
+    check_group_column,
+    missing_groups_message,
+    read_group_column,
+)
+from ._registry import get_metric_names, parse_metric
+
+DEFAULT_RESPONSE_METHOD = ("decision_function", "predict_proba", "predict")
+_RESPONSE_METHODS = frozenset(DEFAULT_RESPONSE_METHOD)
+
+
+def _response_methods(response_method, owner):
+    methods = (
+        (response_method,) if isinstance(response_method, str) else response_method
+    )
+    try:
+        methods = tuple(methods)
+    except TypeError:
+        methods = ()
+    if not methods or not set(methods) <= _RESPONSE_METHODS:
+        raise ValueError(
+            f"The 'response_method' parameter of {owner} must be one of "
+            f"{sorted(_RESPONSE_METHODS)} or a tuple of them in order of preference. "
+            f"Got {response_method!r} instead."
+        )
+    return methods
+
+
+def _ranking_scores(estimator, X, response_method, owner):
+    """One real score per row from the first available response method.
+
+    Binary classifiers give the positive class's probability or decision value;
+    a classifier with more than two numeric classes (grades) gives its expected
+    grade ``predict_proba(X) @ classes_``.
+    """
+    methods = _response_methods(response_method, owner)
+    available = [m for m in methods if hasattr(estimator, m)]
+    if not available:
+        raise AttributeError(
+            f"{owner} needs {type(estimator).__name__} to have one of the methods "
+            f"{list(methods)} (its response_method); it has none."
+        )
+    method = available[0]
+    classes = getattr(estimator, "classes_", None)
+    multiclass = classes is not None and np.ndim(classes) == 1 and len(classes) > 2
+    if multiclass and method != "predict":
+        if "predict_proba" not in available:
+            raise ValueError(
+                f"{owner} scores a multiclass classifier by its expected grade, "
+                "predict_proba(X) @ classes_, but predict_proba is not available "
+                f"within response_method={list(methods)}."
+            )
+        classes = np.asarray(classes)
+        if classes.dtype.kind not in "iuf":
+            raise ValueError(
+                f"{owner} scores a multiclass classifier by its expected grade, "
+                "which needs numeric classes (relevance grades); got classes "
+                f"{classes.tolist()!r}."
+            )
+        return estimator.predict_proba(X) @ classes.astype(np.float64)
+    scores = np.asarray(getattr(estimator, method)(X))
+    if method == "predict_proba" and scores.ndim == 2 and scores.shape[1] == 2:
+        scores = scores[:, 1]  # probability of classes_[1], the positive class
+    if scores.ndim == 2 and scores.shape[1] == 1:
+        scores = scores[:, 0]
+    if scores.ndim != 1:
+        raise ValueError(
+            f"{owner} needs one score per row, but {type(estimator).__name__}."
+            f"{method} returned shape {scores.shape}."
+        )
+    return scores
+
+
+class _BaseRankingScorer(BaseEstimator):
+    """What the single- and multi-metric scorers share: inputs, routing, scores."""
+
+    def set_score_request(self, *, groups=UNCHANGED, sample_weight=UNCHANGED):
+        """Choose which metadata the scorer asks for (metadata routing only).
+
+        By default it requests ``groups`` and leaves ``sample_weight`` unset:
+        passing ``sample_weight`` to a search then raises until you decide here.
+
+        Parameters
+        ----------
+        groups : bool, None, str or UNCHANGED, default=UNCHANGED
+            True to request the routed ``groups`` (the default), False to ignore
+            them, a str to read them under another name (alias).
+
+        sample_weight : bool, None, str or UNCHANGED, default=UNCHANGED
+            True to weight each group by the mean weight of its rows.
+
+        Returns
+        -------
+        self : object
+            The scorer, changed in place.
+        """
+        if not get_config().get("enable_metadata_routing", False):
+            raise RuntimeError(
+                "set_score_request is only available when metadata routing is "
+                f"enabled: {ROUTING_HINT}."
+            )
+        request = self.get_metadata_routing()
+        for param, alias in (("groups", groups), ("sample_weight", sample_weight)):
+            if alias is not UNCHANGED:
+                request.score.add_request(param=param, alias=alias)
+        self._metadata_request = request
+        return self
+
+    def get_metadata_routing(self):
+        """The metadata this scorer requests when called by scikit-learn.
+
+        Returns
+        -------
+        routing : MetadataRequest
+            ``groups`` requested by default, ``sample_weight`` unset.
+        """
+        if hasattr(self, "_metadata_request"):
+            return copy.deepcopy(self._metadata_request)
+        # Request groups by default, as GroupKFold does for split. Written as a
+        # method rather than a __metadata_request__score class attribute: the
+        # scorer has no `score` method, and scikit-learn versions differ on whether
+        # they read class-level requests for methods a class lacks.
+        request = MetadataRequest(owner=type(self).__name__)
+        request.score.add_request(param="groups", alias=True)
+        request.score.add_request(param="sample_weight", alias=None)
+        return request
+
+    def _groups(self, X, groups):
+        """The routed ids, else the group column, else None."""
+        if groups is not None:
+            return groups
+        check_group_column(self.group_column, repr(self))
+        if self.group_column is not None:
+            return read_group_column(X, self.group_column, repr(self))
+        return None
+
+    def _needs_groups(self):  # pragma: no cover - overridden
+        return True
+
+    def _call(self, estimator, X, y_true, groups, sample_weight):
+        groups = self._groups(X, groups)
+        if groups is None and self._needs_groups():
+            raise ValueError(missing_groups_message(repr(self), "its call"))
+        y_score = _ranking_scores(estimator, X, self.response_method, repr(self))
+        return self._score(y_true, y_score, groups, sample_weight)
+
+    def _accept_sample_weight(self):
+        # scikit-learn >= 1.8 asks this, with routing off, before forwarding a
+        # search's sample_weight to the scorers of a scoring dict.
+        return True
+
+
+def _check_metric_kwargs(metric_kwargs, owner):
+    kwargs = {} if metric_kwargs is None else dict(metric_kwargs)
+    for key in ("groups", "sample_weight", "metrics"):
+        if key in kwargs:
+            raise ValueError(
+                f"{owner} got {key}= as a metric option; per-row inputs come from "
+                "the call (metadata routing or group_column), not from the scorer's "
+                "options."
+            )
+    return kwargs
+
+
+class RankingScorer(_BaseRankingScorer):
+    """A scorer for one grouped ranking metric; see :func:`make_ranking_scorer`.
+
+    Parameters
+    ----------
+    metric : str or callable
+        A metric name from :func:`get_scorer_names` (``"ndcg@10"``) or a function
+        ``f(y_true, y_score, *, groups, **metric_kwargs) -> float``.
+
+    group_column : str, int or None, default=None
+        Column of ``X`` with the group ids, used when no ``groups`` are passed.
+
+    response_method : str or tuple of str, \
+default=("decision_function", "predict_proba", "predict")
+        Estimator methods to try, in order, for the scores.
+
+    metric_kwargs : dict or None, default=None
+        Options passed to the metric (``ties``, ``gain``, ``undefined``, ...).
+
+    Examples
+    --------
+    >>> from sklearn_rank import RankingScorer
+    >>> RankingScorer("ndcg@10", group_column="qid")
+    RankingScorer(group_column='qid', metric='ndcg@10')
+    """
+
+    def __init__(
+        self,
+        metric,
+        *,
+        group_column=None,
+        response_method=DEFAULT_RESPONSE_METHOD,
+        metric_kwargs=None,
+    ):
+        self.metric = metric
+        self.group_column = group_column
+        self.response_method = response_method
+        self.metric_kwargs = metric_kwargs
+
+    def _needs_groups(self):
+        if callable(self.metric):
+            param = inspect.signature(self.metric).parameters.get("groups")
+            return param is None or param.default is inspect.Parameter.empty
+        spec, _ = parse_metric(self.metric)
+        return not spec.pooled
+
+    def _score(self, y_true, y_score, groups, sample_weight):
+        kwargs = _check_metric_kwargs(self.metric_kwargs, repr(self))
+        if sample_weight is not None:
+            kwargs["sample_weight"] = sample_weight
+        if callable(self.metric):
+            return float(self.metric(y_true, y_score, groups=groups, **kwargs))
+        scores = evaluate(
+            y_true, y_score, groups=groups, metrics=[self.metric], **kwargs
+        )
+        return scores[self.metric]
+
+    def __call__(self, estimator, X, y_true, groups=None, sample_weight=None):
+        """Score ``estimator`` on ``X`` against ``y_true``, per group.
+
+        Parameters
+        ----------
+        estimator : fitted estimator
+            Gives the scores through ``response_method``.
+
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Test features (with the group column when ``group_column`` is set).
+
+        y_true : array-like of shape (n_samples,)
+            Relevance labels.
+
+        groups : array-like of shape (n_samples,), default=None
+            Group id of each row; routed by scikit-learn when routing is on.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Row weights, when requested with ``set_score_request``.
+
+        Returns
+        -------
+        score : float
+            The metric, higher is better.
+        """
+        return self._call(estimator, X, y_true, groups, sample_weight)
+
+
+class MultiMetricRankingScorer(_BaseRankingScorer):
+    """Several metrics from one prediction and one ordering, as a dict.
+
+    Use it as ``scoring=`` with ``refit="<one of the names>"``; the search reports
+    ``mean_test_<name>`` for each. Build it with :func:`make_ranking_scorer` and a
+    list of names. Unlike a plain dict of scorers (which scikit-learn also
+    accepts), it predicts once and orders each fold's rows once for all metrics.
+
+    Parameters
+    ----------
+    metrics : sequence of str
+        Metric names (``"ndcg@10"``, ``"map"``, ...), the keys of the result.
+
+    group_column : str, int or None, default=None
+        Column of ``X`` with the group ids, used when no ``groups`` are passed.
+
+    response_method : str or tuple of str, \
+default=("decision_function", "predict_proba", "predict")
+        Estimator methods to try, in order, for the scores.
+
+    metric_kwargs : dict or None, default=None
+        Options passed to :func:`~sklearn_rank.evaluate`, shared by all metrics.
+
+    Examples
+    --------
+    >>> from sklearn_rank import MultiMetricRankingScorer
+    >>> MultiMetricRankingScorer(["ndcg@10", "map"])
+    MultiMetricRankingScorer(metrics=['ndcg@10', 'map'])
+    """
+
+    def __init__(
+        self,
+        metrics,
+        *,
+        group_column=None,
+        response_method=DEFAULT_RESPONSE_METHOD,
+        metric_kwargs=None,
+    ):
+        self.metrics = metrics
+        self.group_column = group_column
+        self.response_method = response_method
+        self.metric_kwargs = metric_kwargs
+
+    def _needs_groups(self):
+        return not all(parse_metric(name)[0].pooled for name in self.metrics)
+
+    def _score(self, y_true, y_score, groups, sample_weight):
+        kwargs = _check_metric_kwargs(self.metric_kwargs, repr(self))
+        if sample_weight is not None:
+            kwargs["sample_weight"] = sample_weight
+        return evaluate(
+            y_true, y_score, groups=groups, metrics=list(self.metrics), **kwargs
+        )
+
+    def __call__(self, estimator, X, y_true, groups=None, sample_weight=None):
+        """Score ``estimator`` on ``X`` against ``y_true`` with every metric.
+
+        Parameters
+        ----------
+        estimator : fitted estimator
+            Gives the scores through ``response_method``.
+
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Test features (with the group column when ``group_column`` is set).
+
+        y_true : array-like of shape (n_samples,)
+            Relevance labels.
+
+        groups : array-like of shape (n_samples,), default=None
+            Group id of each row; routed by scikit-learn when routing is on.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Row weights, when requested with ``set_score_request``.
+
+        Returns
+        -------
+        scores : dict of str to float
+            One entry per metric name, higher is better.
+        """
+        return self._call(estimator, X, y_true, groups, sample_weight)
+
+
+def make_ranking_scorer(
+    metric: str | Callable | Sequence[str],
+    *,
+    group_column: str | int | None = None,
+    response_method: str | Sequence[str] = DEFAULT_RESPONSE_METHOD,
+    **metric_kwargs,
+):
+    """Make a scikit-learn scorer from a grouped ranking metric.
+
+    The scorer requests ``groups`` through metadata routing by default, so with
+    ``sklearn.set_config(enable_metadata_routing=True)`` a search needs only
+    ``.fit(X, y, groups=qid)``. With routing off (scikit-learn's default) it reads
+    the ids from the ``group_column`` of a DataFrame ``X``; keep that column out of
+    the model with ``ColumnTransformer([("qid", "drop", ["qid"])],
+    remainder="passthrough")`` as the pipeline's first step. With neither it raises
+    an error that names both fixes; searches turn scorer errors into NaN scores
+    and a warning, so pass ``error_score="raise"`` to stop at it.
+
+    Parameters
+    ----------
+    metric : str, callable or sequence of str
+        A name from :func:`get_scorer_names` with a cutoff where one applies
+        (``"ndcg@10"``, ``"map"``); a metric function ``f(y_true, y_score, *,
+        groups, **metric_kwargs) -> float``; or several names, giving a
+        :class:`MultiMetricRankingScorer` that returns a dict from one prediction
+        (use ``refit="<name>"`` in a search).
+
+    group_column : str, int or None, default=None
+        Column of ``X`` holding the group ids (a DataFrame column name, or a
+        position), read when the call gets no ``groups``.
+
+    response_method : str or tuple of str, \
+default=("decision_function", "predict_proba", "predict")
+        Estimator methods tried in order for the scores. Regressors and rankers
+        use ``predict``, binary classifiers a continuous score for the positive
+        class; a multiclass classifier trained on grades is scored by its expected
+        grade ``predict_proba(X) @ classes_``.
+
+    **metric_kwargs
+        Options of the metric (``ties``, ``gain``, ``relevance_threshold``,
+        ``undefined``, ``convention``, ...), fixed for every call.
+
+    Returns
+    -------
+    scorer : RankingScorer or MultiMetricRankingScorer
+        Callable ``scorer(estimator, X, y, groups=None, sample_weight=None)``;
+        picklable, with a repr that rebuilds it.
+
+    Notes
+    -----
+    ``HalvingGridSearchCV`` subsamples rows, not queries, when its resource is
+    ``n_samples``: each fold's queries keep only part of their rows, so scores at
+    early iterations are computed on shorter lists (cutoff metrics such as
+    ``ndcg@10`` change meaning most). The scorer still gets each kept row's own
+    group id. Use a model parameter as the resource (e.g. ``n_estimators``) to
+    keep whole queries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import sklearn
+    >>> from sklearn.linear_model import Ridge
+    >>> from sklearn.model_selection import GridSearchCV, GroupKFold
+    >>> from sklearn_rank import make_ranking_scorer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3))
+    >>> y = (X[:, 0] + rng.normal(scale=0.5, size=60) > 0).astype(int)
+    >>> qid = np.repeat(np.arange(12), 5)  # 12 queries of 5 rows
+    >>> scorer = make_ranking_scorer(["ndcg@3", "map"])
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     search = GridSearchCV(
+    ...         Ridge(), {"alpha": [0.1, 100.0]}, scoring=scorer, refit="ndcg@3",
+    ...         cv=GroupKFold(n_splits=3),
+    ...     ).fit(X, y, groups=qid)
+    >>> sorted(k for k in search.cv_results_ if k.startswith("mean_test"))
+    ['mean_test_map', 'mean_test_ndcg@3']
+    >>> bool(search.best_score_ > 0.5)  # NDCG@3 of the best alpha, per query
+    True
+    """
+    options = dict(
+        group_column=group_column,
+        response_method=response_method,
+        metric_kwargs=metric_kwargs or None,
+    )
+    if isinstance(metric, str) or callable(metric):
+        scorer = RankingScorer(metric, **options)
+        if isinstance(metric, str):
+            parse_metric(metric)  # fail now on an unknown name, not in a search
+    else:
+        names = list(metric)
+        if not names or not all(isinstance(name, str) for name in names):
+            raise ValueError(
+                "The 'metric' parameter of make_ranking_scorer must be a metric name, "
+                f"a metric function or a non-empty list of names. Got {metric!r}."
+            )
+        for name in names:
+            parse_metric(name)
+        scorer = MultiMetricRankingScorer(names, **options)
+    _response_methods(response_method, "make_ranking_scorer")
+    check_group_column(group_column, "make_ranking_scorer")
+    return scorer
+
+
+def get_scorer(name):
+    """Return a new scorer for the metric ``name`` (a fresh object on every call).
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`get_scorer_names`, with a positive int for ``@k``
+        (``"ndcg@10"``, ``"precision@5"``, ``"map"``).
+
+    Returns
+    -------
+    scorer : RankingScorer
+        Requests ``groups`` through metadata routing; set ``group_column`` on it
+        (``scorer.set_params(group_column="qid")``) to read them from a column.
+
+    Examples
+    --------
+    >>> from sklearn_rank import get_scorer
+    >>> get_scorer("ndcg@10")
+    RankingScorer(metric='ndcg@10')
+    >>> get_scorer("ndcg@10") is get_scorer("ndcg@10")
+    False
+    """
+    return make_ranking_scorer(name)
+
+
+def get_scorer_names():
+    """Names accepted by :func:`get_scorer`, read from the metric registry.
+
+    Returns
+    -------
+    names : list of str
+        Sorted. ``"name@k"`` stands for a cutoff: replace ``k`` by a positive int.
+
+    Examples
+    --------
+    >>> from sklearn_rank import get_scorer_names
+    >>> "map" in get_scorer_names(), "ndcg@k" in get_scorer_names()
+    (True, True)
+    """
+    return get_metric_names()
