@@ -1,0 +1,199 @@
+"""trec_eval parity on trec_eval's own test suite (tests/data/trec_eval).
+
+Every value below is compared with the number trec_eval printed, per topic and
+averaged ("all"), at its 4 printed decimals. The inputs are read with
+``sklearn_rank.io`` (which emits rows in trec_eval's order: score descending, then
+docno descending), and scored with ``ties="stable"``, linear gain, P@k over k,
+AP over R, and groups without a relevant document scored 0 and counted.
+
+trec_eval measures in these files that the library does not implement, and so are
+not compared: num_q and runid (bookkeeping), gm_map, gm_bpref, bpref, infAP,
+iprec_at_recall_*, 11pt_avg, Rprec_mult_*, utility, relstring, binG, G, ndcg_rel,
+Rndcg, relative_P_*, set_P, set_relative_P, set_recall, set_map, set_F,
+num_nonrel_judged_ret, rbp, rbp_resid, unj_*, and ndcg with per-level custom
+gains (``ndcg_1=3,2=9,4=4.5`` in out.test.meas_params). ``num_ret``, ``num_rel``
+and ``num_rel_ret`` are counts read off the arrays.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sklearn_rank import evaluate, evaluate_per_group
+from sklearn_rank.io import load_trec
+
+DATA = Path(__file__).parent / "data" / "trec_eval"
+
+CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+# trec_eval's conventions, spelled out as keywords.
+TREC_KEYWORDS = {
+    "ties": "stable",
+    "gain": "linear",
+    "undefined": 0.0,
+    "precision_denominator": "k",
+    "ap_denominator": "n_relevant",
+}
+
+
+def read_trec_eval_output(path: Path) -> dict[tuple[str, str], str]:
+    """Parse trec_eval's ``measure \\t qid \\t value`` lines into a dict."""
+    table = {}
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        parts = line.split("\t")
+        if len(parts) != 3:
+            raise ValueError(f"{path.name}, line {number}: expected 3 tab fields")
+        measure, qid, value = (p.strip() for p in parts)
+        table[measure, qid] = value
+    return table
+
+
+def trec_to_library(
+    cutoffs_p=CUTOFFS,
+    cutoffs_recall=CUTOFFS,
+    cutoffs_ndcg=CUTOFFS,
+    cutoffs_map=CUTOFFS,
+    cutoffs_success=(1, 5, 10),
+    plain=True,
+):
+    """trec_eval measure name -> library metric name."""
+    names = {}
+    if plain:
+        names.update(
+            {"map": "map", "recip_rank": "mrr", "ndcg": "ndcg", "Rprec": "r_precision"}
+        )
+    names.update({f"P_{k}": f"precision@{k}" for k in cutoffs_p})
+    names.update({f"recall_{k}": f"recall@{k}" for k in cutoffs_recall})
+    names.update({f"ndcg_cut_{k}": f"ndcg@{k}" for k in cutoffs_ndcg})
+    names.update({f"map_cut_{k}": f"map@{k}" for k in cutoffs_map})
+    names.update({f"success_{k}": f"hit_rate@{k}" for k in cutoffs_success})
+    return names
+
+
+ALL_TREC = trec_to_library()
+# out.test.meas_params: -m P.5,7,3 -m recall.20,2000 -mndcg_cut.10,20,23.4
+# -msuccess.2,5,20 (trec_eval reads the cutoff 23.4 as 23).
+MEAS_PARAMS = trec_to_library(
+    cutoffs_p=(3, 5, 7),
+    cutoffs_recall=(20, 2000),
+    cutoffs_ndcg=(10, 20, 23),
+    cutoffs_map=(),
+    cutoffs_success=(2, 5, 20),
+    plain=False,
+)
+
+# name -> (expected output, qrels, run, reader options, metric options, measures)
+CASES = {
+    "aq": ("out.test.aq", "qrels.test", "results.test", {}, {}, ALL_TREC),
+    "aqc": (
+        "out.test.aqc",
+        "qrels.test",
+        "results.trunc",
+        {"complete": True},  # -c: topics missing from the run score 0
+        {},
+        ALL_TREC,
+    ),
+    "aql": (
+        "out.test.aql",
+        "qrels.rel_level",
+        "results.test",
+        {},
+        {"relevance_threshold": 2},  # -l2
+        ALL_TREC,
+    ),
+    "meas_params": (
+        "out.test.meas_params",
+        "qrels.test",
+        "results.test",
+        {},
+        {},
+        MEAS_PARAMS,
+    ),
+}
+
+
+def _counts(arrays, threshold: float) -> dict[str, dict[str, float]]:
+    """num_ret, num_rel, num_rel_ret per topic, straight from the arrays."""
+    relevant = arrays.y_true >= threshold
+    out = {}
+    for qid in np.unique(arrays.groups):
+        rows = arrays.groups == qid
+        out[str(qid)] = {
+            "num_ret": int(arrays.retrieved[rows].sum()),
+            "num_rel": int(relevant[rows].sum()),
+            "num_rel_ret": int((relevant & arrays.retrieved)[rows].sum()),
+        }
+    return out
+
+
+def _library_values(case: str, convention: str | None):
+    """Per topic and 'all' values of every compared measure, formatted like
+    trec_eval, together with the expected table."""
+    out_file, qrels, run, reader, options, measures = CASES[case]
+    arrays = load_trec(DATA / qrels, DATA / run, **reader)
+    keywords = dict(options)
+    if convention is None:
+        keywords.update(TREC_KEYWORDS)
+    else:
+        keywords["convention"] = convention
+    names = list(dict.fromkeys(measures.values()))
+    args = (arrays.y_true, arrays.y_score)
+    common = {"groups": arrays.groups, "retrieved": arrays.retrieved, **keywords}
+    # Per-group values carry NaN where undefined; ``undefined`` only acts on means.
+    per_group_kw = {k: v for k, v in common.items() if k != "undefined"}
+    per_group = evaluate_per_group(*args, metrics=names, **per_group_kw)
+    means = evaluate(*args, metrics=names, **common)
+    got = {}
+    for measure, name in measures.items():
+        values = np.nan_to_num(per_group.values[name], nan=0.0)  # undefined -> 0
+        for qid, value in zip(per_group.group_ids, values, strict=True):
+            got[measure, str(qid)] = f"{value:.4f}"
+        got[measure, "all"] = f"{means[name]:.4f}"
+    if case != "meas_params":
+        counts = _counts(arrays, options.get("relevance_threshold", 1))
+        for qid, row in counts.items():
+            for measure, value in row.items():
+                got[measure, qid] = str(value)
+        for measure in ("num_ret", "num_rel", "num_rel_ret"):
+            got[measure, "all"] = str(sum(row[measure] for row in counts.values()))
+    return got, read_trec_eval_output(DATA / out_file)
+
+
+@pytest.mark.parametrize("convention", [None, "trec_eval"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_reproduces_trec_eval_output(case, convention):
+    if convention is not None:
+        from sklearn_rank._conventions import CONVENTIONS
+
+        if convention not in CONVENTIONS:
+            pytest.skip(f"no {convention!r} preset")
+    got, expected = _library_values(case, convention)
+    assert got, "nothing compared"
+    missing = sorted(key for key in got if key not in expected)
+    assert not missing, f"measures not in {case} output: {missing[:5]}"
+    wrong = {key: (got[key], expected[key]) for key in got if got[key] != expected[key]}
+    assert not wrong, f"{len(wrong)} of {len(got)} values differ: {wrong}"
+
+
+def test_every_compared_topic_and_measure_is_covered():
+    """Guard: the comparison covers each topic and 'all' for every listed measure
+    (so a reader that dropped a topic could not pass by comparing less)."""
+    for case, (out_file, *_, measures) in CASES.items():
+        expected = read_trec_eval_output(DATA / out_file)
+        got, _ = _library_values(case, None)
+        for measure in measures:
+            topics = {q for (m, q) in expected if m == measure}
+            assert topics, (case, measure)
+            assert topics <= {q for (m, q) in got if m == measure}, (case, measure)
+
+
+def test_complete_flag_keeps_missing_topic():
+    """-c: topic 302 is absent from results.trunc but still averaged (as 0)."""
+    plain = load_trec(DATA / "qrels.test", DATA / "results.trunc")
+    complete = load_trec(DATA / "qrels.test", DATA / "results.trunc", complete=True)
+    assert sorted(set(plain.groups.tolist())) == ["301", "303"]
+    assert sorted(set(complete.groups.tolist())) == ["301", "302", "303"]
+    assert not complete.retrieved[complete.groups == "302"].any()
