@@ -38,6 +38,53 @@ CONVENTIONS: dict[str, dict[str, Any]] = {
         "max_grade": 1.0,
         "weights": "rows",
     },
+    # trec_eval (usnistgov/trec_eval). Use with rows from sklearn_rank.io, which
+    # come in trec_eval's order (form_res_rels.c: score descending, then docno
+    # descending), so that "stable" reproduces its tie rule.
+    "trec_eval": {
+        "ties": "stable",
+        "gain": "linear",  # m_ndcg.c: gain = the relevance level by default
+        "relevance_threshold": 1.0,  # rel >= relevance_level, default 1 (-l)
+        "undefined": 0.0,  # no relevant doc: every measure 0, topic still averaged
+        "precision_denominator": "k",  # m_P.c: missing ranks count as nonrelevant
+        "ap_denominator": "n_relevant",  # m_map.c, m_map_cut.c: sum / num_rel
+        "max_grade": 1.0,  # no ERR in trec_eval: project default
+        "weights": "rows",  # no grouped AUC in trec_eval: project default
+    },
+    # scikit-learn sklearn/metrics/_ranking.py (ndcg_score, dcg_score).
+    "sklearn": {
+        "ties": "average",  # ignore_ties=False: _tie_averaged_dcg
+        "gain": "linear",  # _dcg_sample_scores: y_true is the gain
+        "relevance_threshold": "positive",
+        "undefined": 0.0,  # _ndcg_sample_scores: all_irrelevant -> 0, averaged
+        "precision_denominator": "k",  # no precision@k in scikit-learn: default
+        "ap_denominator": "n_relevant",  # average_precision_score: all positives
+        "max_grade": 1.0,  # no ERR: project default
+        "weights": "rows",  # no grouped AUC: project default
+    },
+    # LightGBM src/metric/rank_metric.hpp, map_metric.hpp, dcg_calculator.cpp.
+    "lightgbm": {
+        "ties": "stable",  # CalDCG / CalMapAtK: std::stable_sort by score
+        "gain": "exponential",  # DefaultLabelGain: label_gain = 2^i - 1
+        "relevance_threshold": "positive",  # map: label > 0.5 on integer labels
+        "undefined": 1.0,  # "if all doc in this query are all negative, NDCG=1";
+        # CalMapAtK: npos == 0 -> 1
+        "precision_denominator": "k",  # no precision@k in LightGBM: default
+        "ap_denominator": "min_k_n_relevant",  # sum_ap / min(npos, k)
+        "max_grade": 1.0,  # no ERR: project default
+        "weights": "rows",  # no grouped AUC: project default
+    },
+    # XGBoost src/metric/rank_metric.cc (2.0 and later), common/algorithm.h.
+    "xgboost": {
+        "ties": "stable",  # ArgSort -> StableSort with std::greater
+        "gain": "exponential",  # ndcg_exp_gain defaults to true
+        "relevance_threshold": "positive",  # pre/map take binary labels
+        "undefined": 1.0,  # ndcg/map without "-" suffix: 1 for empty groups
+        "precision_denominator": "min_k_n",  # PreScore: hits / min(k, group size)
+        "ap_denominator": "min_k_n_relevant",  # MAPScore: / min(n_hits, k)
+        "max_grade": 1.0,  # no ERR: project default
+        "weights": "uniform",  # grouped AUC: one (group-weighted) value per group
+    },
 }
 
 
