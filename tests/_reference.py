@@ -1,0 +1,613 @@
+"""Slow reference implementations of every metric, written from the contract.
+
+This module is test code. It follows the written definitions in
+``docs/architecture.md`` and the metric definitions of the test brief, one group
+at a time, with plain Python loops, and it never imports ``sklearn_rank``. It is
+meant to be obviously right rather than fast: use it on small groups only.
+
+``ties="average"`` is computed by enumeration: every order of the items inside
+each tie block (a run of equal scores) is built, the metric is evaluated on the
+resolved list, and the values are averaged. Two orders that only swap items the
+metric cannot tell apart (same label for graded metrics, same relevance for
+binary ones) give the same value, and every distinct arrangement of a block's
+labels is produced by exactly ``prod(count!)`` of the block's ``m!`` orders, so
+averaging over the distinct arrangements equals averaging over all ``m!``
+orders. ``exhaustive=True`` switches to the literal ``itertools.permutations``
+enumeration (used by the tests to check that claim on small groups).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+import numpy as np
+
+METRICS = (
+    "ndcg",
+    "dcg",
+    "map",
+    "mrr",
+    "precision",
+    "recall",
+    "hit_rate",
+    "r_precision",
+    "err",
+    "gauc",
+    "auc",
+)
+CUTOFF_METRICS = frozenset(
+    {"ndcg", "dcg", "map", "mrr", "precision", "recall", "hit_rate", "err"}
+)
+GAIN_METRICS = frozenset({"ndcg", "dcg"})
+GRADED_METRICS = frozenset({"ndcg", "dcg", "err"})
+TIES = ("average", "stable", "pessimistic", "optimistic")
+GAINS = ("exponential", "linear")
+
+
+class ReferenceTieError(ValueError):
+    """ERR with ``ties="average"`` meets a tie block of different labels."""
+
+
+# --------------------------------------------------------------------------
+# Metric values on one resolved ranked list
+# --------------------------------------------------------------------------
+def _cut(n, k):
+    """Number of ranked positions that count for cutoff ``k`` (None = all)."""
+    return n if k is None else min(k, n)
+
+
+def _gain(y, gain):
+    if gain == "exponential":
+        return 2.0**y - 1.0
+    if gain == "linear":
+        return float(y)
+    raise ValueError(f"unknown gain {gain!r}")
+
+
+def _dcg(labels, k, gain):
+    """DCG@k = sum over p <= min(k, n) of gain(y_p) / log2(p + 1)."""
+    total = 0.0
+    for p, y in enumerate(labels[: _cut(len(labels), k)], start=1):
+        total += _gain(y, gain) / math.log2(p + 1)
+    return total
+
+
+def _err(labels, k, max_grade):
+    """ERR@k = sum_p (1/p) R(y_p) prod_{q<p} (1 - R(y_q))."""
+    total = 0.0
+    not_stopped = 1.0
+    for p, y in enumerate(labels[: _cut(len(labels), k)], start=1):
+        r = (2.0**y - 1.0) / 2.0**max_grade
+        total += not_stopped * r / p
+        not_stopped *= 1.0 - r
+    return total
+
+
+def _precision(rel, k, n_relevant, denominator):
+    n = len(rel)
+    hits = sum(rel[: _cut(n, k)])
+    if k is None:
+        denom = n
+    elif denominator == "k":
+        denom = k
+    elif denominator == "min_k_n":
+        denom = min(k, n)
+    else:
+        raise ValueError(f"unknown precision_denominator {denominator!r}")
+    return 0.0 if denom == 0 else hits / denom
+
+
+def _recall(rel, k, n_relevant):
+    return sum(rel[: _cut(len(rel), k)]) / n_relevant
+
+
+def _hit_rate(rel, k):
+    return 1.0 if any(rel[: _cut(len(rel), k)]) else 0.0
+
+
+def _mrr(rel, k):
+    for p, r in enumerate(rel[: _cut(len(rel), k)], start=1):
+        if r:
+            return 1.0 / p
+    return 0.0
+
+
+def _average_precision(rel, k, n_relevant, denominator):
+    total = 0.0
+    seen = 0
+    for p, r in enumerate(rel[: _cut(len(rel), k)], start=1):
+        if r:
+            seen += 1
+            total += seen / p
+    if denominator == "n_relevant" or k is None:
+        denom = n_relevant
+    elif denominator == "min_k_n_relevant":
+        denom = min(k, n_relevant)
+    else:
+        raise ValueError(f"unknown ap_denominator {denominator!r}")
+    return total / denom
+
+
+def _r_precision(rel, n_relevant):
+    return sum(rel[:n_relevant]) / n_relevant
+
+
+def _auc_of_order(rel, weights=None):
+    """Weighted share of (positive, negative) pairs with the positive first."""
+    if weights is None:
+        weights = [1.0] * len(rel)
+    good = 0.0
+    pos_before = 0.0
+    for r, w in zip(rel, weights, strict=True):
+        if r:
+            pos_before += w
+        else:
+            good += w * pos_before
+    total_pos = sum(w for r, w in zip(rel, weights, strict=True) if r)
+    total_neg = sum(w for r, w in zip(rel, weights, strict=True) if not r)
+    return good / (total_pos * total_neg)
+
+
+def _auc_with_half_ties(rel, scores, weights=None):
+    """AUC with tied (positive, negative) pairs credited 1/2 (ties="average")."""
+    if weights is None:
+        weights = [1.0] * len(rel)
+    num = 0.0
+    total_pos = 0.0
+    total_neg = 0.0
+    for r_i, s_i, w_i in zip(rel, scores, weights, strict=True):
+        if r_i:
+            total_pos += w_i
+        else:
+            total_neg += w_i
+        if not r_i:
+            continue
+        for r_j, s_j, w_j in zip(rel, scores, weights, strict=True):
+            if r_j:
+                continue
+            if s_i > s_j:
+                num += w_i * w_j
+            elif s_i == s_j:
+                num += 0.5 * w_i * w_j
+    return num / (total_pos * total_neg)
+
+
+# --------------------------------------------------------------------------
+# Orders
+# --------------------------------------------------------------------------
+def _relevant(y, threshold):
+    if isinstance(threshold, str):
+        if threshold != "positive":
+            raise ValueError(f"unknown relevance_threshold {threshold!r}")
+        return y > 0
+    return y >= threshold
+
+
+def _tie_blocks(rows, y_score):
+    """Split ``rows`` into runs of equal score, highest score first.
+
+    Inside a block the rows keep their input order.
+    """
+    ordered = sorted(rows, key=lambda i: (-y_score[i], i))
+    blocks = []
+    for i in ordered:
+        if blocks and y_score[blocks[-1][-1]] == y_score[i]:
+            blocks[-1].append(i)
+        else:
+            blocks.append([i])
+    return blocks
+
+
+def _resolve(blocks, y_true, ties):
+    """The single order of a deterministic tie policy (row indices)."""
+    order = []
+    for block in blocks:
+        if ties == "stable":
+            order.extend(sorted(block))
+        elif ties == "pessimistic":
+            order.extend(sorted(block, key=lambda i: (y_true[i], i)))
+        elif ties == "optimistic":
+            order.extend(sorted(block, key=lambda i: (-y_true[i], i)))
+        else:
+            raise ValueError(f"unknown ties {ties!r}")
+    return order
+
+
+def _distinct_permutations(items):
+    """Every distinct arrangement of the multiset ``items``, once each."""
+    counts = Counter(items)
+    keys = sorted(counts)
+    n = len(items)
+    prefix = []
+
+    def rec():
+        if len(prefix) == n:
+            yield tuple(prefix)
+            return
+        for key in keys:
+            if counts[key]:
+                counts[key] -= 1
+                prefix.append(key)
+                yield from rec()
+                prefix.pop()
+                counts[key] += 1
+
+    yield from rec()
+
+
+def _label_orders(block_keys, exhaustive):
+    """All label sequences of the ranked list, one per order of the tie blocks.
+
+    ``block_keys`` is a list of per-block label lists. With
+    ``exhaustive=True`` every one of the ``prod(m!)`` orders is produced (with
+    repeats); otherwise each distinct arrangement once. Either way a plain
+    mean over the result is the uniform expectation over all orders.
+    """
+    if exhaustive:
+        per_block = [list(itertools.permutations(keys)) for keys in block_keys]
+    else:
+        per_block = [list(_distinct_permutations(keys)) for keys in block_keys]
+    for combo in itertools.product(*per_block):
+        yield [x for part in combo for x in part]
+
+
+# --------------------------------------------------------------------------
+# Per-group reference
+# --------------------------------------------------------------------------
+def _as_arrays(y_true, y_score, groups, retrieved, sample_weight):
+    y_true = np.asarray(y_true, dtype=float)
+    y_score = np.asarray(y_score, dtype=float)
+    n = len(y_true)
+    groups = np.zeros(n, dtype=int) if groups is None else np.asarray(groups)
+    retrieved = (
+        np.ones(n, dtype=bool) if retrieved is None else np.asarray(retrieved, bool)
+    )
+    sample_weight = (
+        np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+    )
+    return y_true, y_score, groups, retrieved, sample_weight
+
+
+def _group_rows(groups):
+    """{group id: row indices in input order}, ids in sorted order."""
+    out = {}
+    for gid in sorted(set(groups.tolist())):
+        out[gid] = [i for i in range(len(groups)) if groups[i] == gid]
+    return out
+
+
+def group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
+    """The undefined rule of the contract for one group."""
+    rel = [bool(_relevant(y_true[i], relevance_threshold)) for i in rows]
+    if metric in ("gauc", "auc"):
+        ranked_rel = [r for r, i in zip(rel, rows, strict=True) if retrieved[i]]
+        return any(ranked_rel) and not all(ranked_rel)
+    return sum(rel) > 0
+
+
+def err_tie_conflict(k, rows, y_true, y_score, retrieved):
+    """True if a tie block with different labels starts at a position <= k."""
+    ranked = [i for i in rows if retrieved[i]]
+    position = 1
+    for block in _tie_blocks(ranked, y_score):
+        starts_in_cutoff = k is None or position <= k
+        if starts_in_cutoff and len({float(y_true[i]) for i in block}) > 1:
+            return True
+        position += len(block)
+    return False
+
+
+def _group_value(
+    metric,
+    k,
+    rows,
+    y_true,
+    y_score,
+    retrieved,
+    *,
+    ties,
+    gain,
+    relevance_threshold,
+    precision_denominator,
+    ap_denominator,
+    max_grade,
+    exhaustive,
+):
+    """Metric value of one (defined) group, averaged over tie orders if asked."""
+    ranked = [i for i in rows if retrieved[i]]
+    n_relevant = sum(bool(_relevant(y_true[i], relevance_threshold)) for i in rows)
+    all_labels = [float(y_true[i]) for i in rows]
+
+    if metric in GRADED_METRICS:
+
+        def key(i):
+            return float(y_true[i])
+    else:
+
+        def key(i):
+            return bool(_relevant(y_true[i], relevance_threshold))
+
+    if metric == "ndcg":
+        ideal = _dcg(sorted(all_labels, reverse=True), k, gain)
+
+        def value(seq):
+            return _dcg(seq, k, gain) / ideal
+    elif metric == "dcg":
+
+        def value(seq):
+            return _dcg(seq, k, gain)
+    elif metric == "err":
+
+        def value(seq):
+            return _err(seq, k, max_grade)
+    elif metric == "precision":
+
+        def value(seq):
+            return _precision(seq, k, n_relevant, precision_denominator)
+    elif metric == "recall":
+
+        def value(seq):
+            return _recall(seq, k, n_relevant)
+    elif metric == "hit_rate":
+
+        def value(seq):
+            return _hit_rate(seq, k)
+    elif metric == "mrr":
+
+        def value(seq):
+            return _mrr(seq, k)
+    elif metric == "map":
+
+        def value(seq):
+            return _average_precision(seq, k, n_relevant, ap_denominator)
+    elif metric == "r_precision":
+
+        def value(seq):
+            return _r_precision(seq, n_relevant)
+    elif metric in ("gauc", "auc"):
+        if ties == "average" and not exhaustive:
+            # The contract's formula: tied (pos, neg) pairs count 1/2.
+            return _auc_with_half_ties(
+                [key(i) for i in ranked], [float(y_score[i]) for i in ranked]
+            )
+
+        def value(seq):
+            return _auc_of_order(seq)
+    else:
+        raise ValueError(f"unknown metric {metric!r}")
+
+    blocks = _tie_blocks(ranked, y_score)
+    if ties != "average":
+        return value([key(i) for i in _resolve(blocks, y_true, ties)])
+    values = [
+        value(seq)
+        for seq in _label_orders([[key(i) for i in b] for b in blocks], exhaustive)
+    ]
+    return math.fsum(values) / len(values)
+
+
+def _check_err_labels(y_true, max_grade):
+    if np.any(y_true > max_grade) or np.any(y_true < 0):
+        raise ValueError("ERR labels must lie in [0, max_grade]")
+
+
+def reference_per_group(
+    metric,
+    k,
+    y_true,
+    y_score,
+    groups=None,
+    *,
+    ties="average",
+    gain="exponential",
+    relevance_threshold="positive",
+    retrieved=None,
+    precision_denominator="k",
+    ap_denominator="n_relevant",
+    max_grade=1.0,
+    exhaustive=False,
+):
+    """{group id: metric value, or NaN where the group is undefined}.
+
+    For ``metric="auc"`` the ``groups`` are ignored except as a row set: the
+    whole input is one pooled list (see :func:`reference_pooled_auc`).
+    Raises :class:`ReferenceTieError` for ERR with ``ties="average"`` and a tie
+    block of different labels starting within the cutoff (in any group).
+    """
+    y_true, y_score, groups, retrieved, _ = _as_arrays(
+        y_true, y_score, groups, retrieved, None
+    )
+    if metric == "err":
+        _check_err_labels(y_true, max_grade)
+    out = {}
+    for gid, rows in _group_rows(groups).items():
+        if metric == "err" and ties == "average":
+            if err_tie_conflict(k, rows, y_true, y_score, retrieved):
+                raise ReferenceTieError(f"group {gid!r} has a mixed tie block")
+        if not group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
+            out[gid] = math.nan
+            continue
+        out[gid] = _group_value(
+            metric,
+            k if metric in CUTOFF_METRICS else None,
+            rows,
+            y_true,
+            y_score,
+            retrieved,
+            ties=ties,
+            gain=gain,
+            relevance_threshold=relevance_threshold,
+            precision_denominator=precision_denominator,
+            ap_denominator=ap_denominator,
+            max_grade=max_grade,
+            exhaustive=exhaustive,
+        )
+    return out
+
+
+def reference_group_weights(
+    metric,
+    y_true,
+    groups=None,
+    *,
+    sample_weight=None,
+    retrieved=None,
+    relevance_threshold="positive",
+    weights="rows",
+):
+    """{group id: weight of the group in the mean over groups}.
+
+    Group weight = mean of ``sample_weight`` over all rows of the group (1 if
+    None); for gauc it is multiplied by n_g ranked rows ("rows"), 1
+    ("uniform") or the number of ranked positives ("positives").
+    """
+    y_true, _, groups, retrieved, sample_weight = _as_arrays(
+        y_true, y_true, groups, retrieved, sample_weight
+    )
+    out = {}
+    for gid, rows in _group_rows(groups).items():
+        w = math.fsum(sample_weight[i] for i in rows) / len(rows)
+        if metric == "gauc":
+            ranked = [i for i in rows if retrieved[i]]
+            if weights == "rows":
+                w *= len(ranked)
+            elif weights == "positives":
+                w *= sum(
+                    bool(_relevant(y_true[i], relevance_threshold)) for i in ranked
+                )
+            elif weights != "uniform":
+                raise ValueError(f"unknown weights {weights!r}")
+        out[gid] = w
+    return out
+
+
+def reduce_groups(values, group_weights, undefined="skip"):
+    """Apply the undefined rule and the weighted mean.
+
+    Returns ``(value, all_undefined)``; ``all_undefined`` is True when the
+    result is NaN because every group is undefined under ``undefined="skip"``
+    (the engine must then warn with ``UndefinedMetricWarning``).
+    """
+    terms = []
+    weights = []
+    for gid, v in values.items():
+        if math.isnan(v):
+            if undefined == "skip":
+                continue
+            if undefined == "raise":
+                raise ValueError(f"group {gid!r} is undefined")
+            v = float(undefined)
+        terms.append(group_weights[gid] * v)
+        weights.append(group_weights[gid])
+    if not weights:
+        return math.nan, True
+    num = math.fsum(terms)
+    den = math.fsum(weights)
+    if den == 0:
+        return math.nan, False
+    return num / den, False
+
+
+def reference_pooled_auc(
+    y_true,
+    y_score,
+    *,
+    ties="average",
+    relevance_threshold="positive",
+    retrieved=None,
+    sample_weight=None,
+    exhaustive=False,
+):
+    """Pooled AUC over all ranked rows; NaN if they are all one class.
+
+    Pairs are weighted by ``w_i * w_j``. Tied pairs count 1/2 under
+    "average" and follow the resolved order (input order across the whole
+    array for "stable") otherwise.
+    """
+    y_true, y_score, _, retrieved, sample_weight = _as_arrays(
+        y_true, y_score, None, retrieved, sample_weight
+    )
+    ranked = [i for i in range(len(y_true)) if retrieved[i]]
+    rel = {i: bool(_relevant(y_true[i], relevance_threshold)) for i in ranked}
+    if not ranked or all(rel.values()) or not any(rel.values()):
+        return math.nan
+    if ties == "average" and not exhaustive:
+        return _auc_with_half_ties(
+            [rel[i] for i in ranked],
+            [float(y_score[i]) for i in ranked],
+            [float(sample_weight[i]) for i in ranked],
+        )
+    blocks = _tie_blocks(ranked, y_score)
+    if ties != "average":
+        order = _resolve(blocks, y_true, ties)
+        return _auc_of_order([rel[i] for i in order], [sample_weight[i] for i in order])
+    # Exhaustive: every order of every tie block (rows carry their weights).
+    values = []
+    for combo in itertools.product(*(itertools.permutations(b) for b in blocks)):
+        order = [i for part in combo for i in part]
+        values.append(
+            _auc_of_order([rel[i] for i in order], [sample_weight[i] for i in order])
+        )
+    return math.fsum(values) / len(values)
+
+
+def reference_mean(
+    metric,
+    k,
+    y_true,
+    y_score,
+    groups=None,
+    *,
+    ties="average",
+    gain="exponential",
+    relevance_threshold="positive",
+    retrieved=None,
+    precision_denominator="k",
+    ap_denominator="n_relevant",
+    max_grade=1.0,
+    weights="rows",
+    sample_weight=None,
+    undefined="skip",
+):
+    """The public metric value: ``(value, all_undefined)``.
+
+    See :func:`reduce_groups` for ``all_undefined``. Raises ``ValueError``
+    where the engine must raise (``undefined="raise"`` with an undefined group,
+    ERR tie conflicts, ERR labels out of range).
+    """
+    if metric == "auc":
+        value = reference_pooled_auc(
+            y_true,
+            y_score,
+            ties=ties,
+            relevance_threshold=relevance_threshold,
+            retrieved=retrieved,
+            sample_weight=sample_weight,
+        )
+        return reduce_groups({0: value}, {0: 1.0}, undefined)
+    values = reference_per_group(
+        metric,
+        k,
+        y_true,
+        y_score,
+        groups,
+        ties=ties,
+        gain=gain,
+        relevance_threshold=relevance_threshold,
+        retrieved=retrieved,
+        precision_denominator=precision_denominator,
+        ap_denominator=ap_denominator,
+        max_grade=max_grade,
+    )
+    group_weights = reference_group_weights(
+        metric,
+        y_true,
+        groups,
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        relevance_threshold=relevance_threshold,
+        weights=weights,
+    )
+    return reduce_groups(values, group_weights, undefined)

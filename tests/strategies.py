@@ -1,0 +1,151 @@
+"""Hypothesis strategies for grouped ranking inputs.
+
+The shapes are chosen to reach the corners of the contract: ragged groups of
+1 to 8 rows (single-row groups included), 1 to 6 groups, ids that are ints or
+strings, rows shuffled so that groups are not contiguous, binary or graded
+(0..4) labels, groups forced to all-zero or all-relevant labels, scores drawn
+from a handful of values so that ties are frequent, an optional ``retrieved``
+mask (some groups with no ranked row at all) and optional integer sample
+weights.
+
+Groups stay small because the reference enumerates tie orders.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from hypothesis import strategies as st
+
+# A few score values: distinct floats, negatives included, so that ties are
+# common and order-by-score is unambiguous.
+SCORE_VALUES = (-1.5, 0.0, 0.25, 1.0, 2.0, 3.0)
+
+cutoffs = st.sampled_from([1, 2, 3, 5, None])
+"""Cutoffs below and above the group sizes (1..8) and no cutoff."""
+
+tie_policies = st.sampled_from(["average", "stable", "pessimistic", "optimistic"])
+gains = st.sampled_from(["exponential", "linear"])
+relevance_thresholds = st.sampled_from(["positive", 0.5, 1.0, 2.0, 3.5])
+undefined_rules = st.sampled_from(["skip", "raise", 0.0, 0.25, 1.0])
+precision_denominators = st.sampled_from(["k", "min_k_n"])
+ap_denominators = st.sampled_from(["n_relevant", "min_k_n_relevant"])
+gauc_weights = st.sampled_from(["rows", "uniform", "positives"])
+
+
+@dataclass
+class RankingCase:
+    """One grouped input; ``max_label`` is the largest label (for ERR)."""
+
+    y_true: np.ndarray
+    y_score: np.ndarray
+    groups: np.ndarray
+    retrieved: np.ndarray | None
+    sample_weight: np.ndarray | None
+    graded: bool
+
+    @property
+    def max_label(self) -> float:
+        return float(np.max(self.y_true))
+
+    def __repr__(self) -> str:  # compact, copy-pasteable failing inputs
+        def show(a):
+            return None if a is None else a.tolist()
+
+        return (
+            f"RankingCase(y_true={show(self.y_true)!r}, "
+            f"y_score={show(self.y_score)!r}, groups={show(self.groups)!r}, "
+            f"retrieved={show(self.retrieved)!r}, "
+            f"sample_weight={show(self.sample_weight)!r})"
+        )
+
+
+def _group_ids(n_groups):
+    ints = st.lists(
+        st.integers(-(10**6), 10**6), min_size=n_groups, max_size=n_groups, unique=True
+    )
+    strings = st.lists(
+        st.text(alphabet="abcqxyz_0", min_size=1, max_size=4),
+        min_size=n_groups,
+        max_size=n_groups,
+        unique=True,
+    )
+    return st.one_of(ints, strings)
+
+
+@st.composite
+def ranking_cases(
+    draw,
+    *,
+    max_groups=6,
+    max_rows=8,
+    graded=None,
+    allow_retrieved=True,
+    allow_weights=True,
+):
+    """A :class:`RankingCase` with rows of the groups shuffled together."""
+    n_groups = draw(st.integers(1, max_groups))
+    ids = draw(_group_ids(n_groups))
+    if graded is None:
+        graded = draw(st.booleans())
+    top = 4 if graded else 1
+    n_values = draw(st.integers(1, 3))
+    values = draw(
+        st.lists(
+            st.sampled_from(SCORE_VALUES),
+            min_size=n_values,
+            max_size=n_values,
+            unique=True,
+        )
+    )
+
+    use_retrieved = allow_retrieved and draw(st.booleans())
+    y_true, y_score, groups, retrieved = [], [], [], []
+    for gid in ids:
+        size = draw(st.integers(1, max_rows))
+        kind = draw(st.sampled_from(["any", "any", "any", "all_zero", "all_pos"]))
+        if kind == "all_zero":
+            labels = [0] * size
+        elif kind == "all_pos":
+            labels = draw(st.lists(st.integers(1, top), min_size=size, max_size=size))
+        else:
+            labels = draw(st.lists(st.integers(0, top), min_size=size, max_size=size))
+        scores = draw(st.lists(st.sampled_from(values), min_size=size, max_size=size))
+        if not use_retrieved:
+            mask = [True] * size
+        elif draw(st.integers(0, 4)) == 0:
+            mask = [False] * size  # judged, nothing ranked
+        else:
+            # Mostly retrieved; some rows judged but not ranked.
+            mask = draw(
+                st.lists(
+                    st.sampled_from([True, True, True, False]),
+                    min_size=size,
+                    max_size=size,
+                )
+            )
+        y_true += labels
+        y_score += scores
+        groups += [gid] * size
+        retrieved += mask
+
+    n = len(y_true)
+    perm = draw(st.permutations(range(n)))
+    y_true = np.array([y_true[i] for i in perm])
+    if draw(st.booleans()):
+        y_true = y_true.astype(float)
+    y_score = np.array([y_score[i] for i in perm], dtype=float)
+    groups = np.array([groups[i] for i in perm])
+    retrieved = (
+        np.array([retrieved[i] for i in perm], dtype=bool) if use_retrieved else None
+    )
+
+    sample_weight = None
+    if allow_weights and draw(st.booleans()):
+        sample_weight = np.array(
+            draw(st.lists(st.integers(1, 4), min_size=n, max_size=n))
+        )
+        if draw(st.booleans()):
+            sample_weight = sample_weight.astype(float)
+    return RankingCase(y_true, y_score, groups, retrieved, sample_weight, graded)

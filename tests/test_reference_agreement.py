@@ -1,0 +1,347 @@
+"""Property tests: the library agrees with the slow reference on random inputs.
+
+Every metric x every tie policy x both gains, through the public ``*_score``
+functions, ``evaluate`` and ``evaluate_per_group``, to 1e-12. The reference
+(``_reference.py``) is written from the contract only. Where the reference
+says the call must raise (``undefined="raise"`` with an undefined group, ERR
+with ``ties="average"`` and a mixed tie block within the cutoff) the library
+must raise ``ValueError``; where every group is undefined under
+``undefined="skip"`` it must return NaN and warn ``UndefinedMetricWarning``.
+"""
+
+import math
+import os
+import warnings
+
+import numpy as np
+import pytest
+from _reference import (
+    CUTOFF_METRICS,
+    GAIN_METRICS,
+    METRICS,
+    TIES,
+    reference_group_weights,
+    reference_mean,
+    reference_per_group,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import UndefinedMetricWarning
+from strategies import (
+    ap_denominators,
+    cutoffs,
+    gauc_weights,
+    precision_denominators,
+    ranking_cases,
+    relevance_thresholds,
+    undefined_rules,
+)
+
+import sklearn_rank as sr
+
+FUNCS = {
+    "ndcg": "ndcg_score",
+    "dcg": "dcg_score",
+    "map": "map_score",
+    "mrr": "mrr_score",
+    "precision": "precision_at_k_score",
+    "recall": "recall_at_k_score",
+    "hit_rate": "hit_rate_score",
+    "r_precision": "r_precision_score",
+    "err": "err_score",
+    "gauc": "gauc_score",
+    "auc": "auc_score",
+}
+DEFAULTS = {
+    "ties": "average",
+    "gain": "exponential",
+    "relevance_threshold": "positive",
+    "undefined": "skip",
+    "precision_denominator": "k",
+    "ap_denominator": "n_relevant",
+    "max_grade": 1.0,
+    "weights": "rows",
+}
+METRIC_VARIANTS = [
+    (metric, gain)
+    for metric in METRICS
+    for gain in (("exponential", "linear") if metric in GAIN_METRICS else (None,))
+]
+# The whole file must stay under about a minute on a shared 2-core machine;
+# SKLEARN_RANK_REFERENCE_EXAMPLES=500 makes a deeper local bug hunt.
+FAST = settings(
+    max_examples=int(os.environ.get("SKLEARN_RANK_REFERENCE_EXAMPLES", "30")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+def approx(x):
+    return pytest.approx(x, rel=1e-12, abs=1e-12, nan_ok=True)
+
+
+def _metric_options(data, metric, case):
+    """Draw the options that apply to ``metric`` (library keyword names)."""
+    opts = {}
+    if metric == "precision":
+        opts["precision_denominator"] = data.draw(precision_denominators)
+    if metric == "map":
+        opts["ap_denominator"] = data.draw(ap_denominators)
+    if metric == "err":
+        # Labels above max_grade raise; keep max_grade >= every label.
+        extra = data.draw(st.sampled_from([0.0, 0.0, 1.0, 0.5]))
+        opts["max_grade"] = max(1.0, case.max_label) + extra
+    if metric == "gauc":
+        opts["weights"] = data.draw(gauc_weights)
+    return opts
+
+
+def _drop_some_defaults(data, opts):
+    """Leave out some options equal to their documented default."""
+    out = {}
+    for name, value in opts.items():
+        if name in DEFAULTS and value == DEFAULTS[name] and data.draw(st.booleans()):
+            continue
+        out[name] = value
+    return out
+
+
+def _expected(metric, k, case, opts):
+    """("raise", None) or ("value", (value, all_undefined)) from the reference."""
+    try:
+        return "value", reference_mean(
+            metric,
+            k,
+            case.y_true,
+            case.y_score,
+            case.groups,
+            retrieved=case.retrieved,
+            sample_weight=case.sample_weight,
+            **opts,
+        )
+    except ValueError:
+        return "raise", None
+
+
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize(("metric", "gain"), METRIC_VARIANTS)
+@FAST
+@given(case=ranking_cases(), data=st.data())
+def test_score_function_agrees_with_reference(metric, gain, ties, case, data):
+    k = data.draw(cutoffs, label="k") if metric in CUTOFF_METRICS else None
+    opts = {
+        "ties": ties,
+        "relevance_threshold": data.draw(relevance_thresholds),
+        "undefined": data.draw(undefined_rules),
+        **_metric_options(data, metric, case),
+    }
+    if gain is not None:
+        opts["gain"] = gain
+    kind, expected = _expected(metric, k, case, opts)
+
+    kwargs = _drop_some_defaults(data, opts)
+    kwargs["retrieved"] = case.retrieved
+    kwargs["sample_weight"] = case.sample_weight
+    if metric in CUTOFF_METRICS:
+        kwargs["k"] = k
+    pooled_without_groups = metric == "auc" and data.draw(st.booleans())
+    if not pooled_without_groups:
+        kwargs["groups"] = case.groups
+    func = getattr(sr, FUNCS[metric])
+
+    if kind == "raise":
+        with pytest.raises(ValueError):
+            func(case.y_true, case.y_score, **kwargs)
+        return
+    value, all_undefined = expected
+    if all_undefined:
+        with pytest.warns(UndefinedMetricWarning):
+            got = func(case.y_true, case.y_score, **kwargs)
+        assert math.isnan(got)
+        return
+    if math.isnan(value):
+        # Σ w_g = 0 (only when undefined groups are filled in gauc with zero
+        # weights) is not specified by the contract: NaN or ValueError.
+        try:
+            got = func(case.y_true, case.y_score, **kwargs)
+        except ValueError:
+            return
+        assert math.isnan(got)
+        return
+    got = func(case.y_true, case.y_score, **kwargs)
+    assert isinstance(got, float)
+    assert got == approx(value)
+
+
+def _draw_metric_names(data, metrics):
+    names = []
+    for metric in metrics:
+        if metric in CUTOFF_METRICS:
+            k = data.draw(cutoffs, label=f"k[{metric}]")
+            names.append(metric if k is None else f"{metric}@{k}")
+        else:
+            names.append(metric)
+    return names
+
+
+def _split(name):
+    metric, _, k = name.partition("@")
+    return metric, (int(k) if k else None)
+
+
+def _shared_options(data, ties, gain, case, undefined=True):
+    opts = {
+        "ties": ties,
+        "gain": gain,
+        "relevance_threshold": data.draw(relevance_thresholds),
+        "precision_denominator": data.draw(precision_denominators),
+        "ap_denominator": data.draw(ap_denominators),
+        "max_grade": max(1.0, case.max_label),
+        "weights": data.draw(gauc_weights),
+    }
+    if undefined:
+        opts["undefined"] = data.draw(undefined_rules)
+    return opts
+
+
+def _reference_options(metric, opts):
+    """Only the options the reference function of ``metric`` takes."""
+    out = dict(opts)
+    if metric not in GAIN_METRICS:
+        out.pop("gain", None)
+    return out
+
+
+@pytest.mark.parametrize("gain", ["exponential", "linear"])
+@pytest.mark.parametrize("ties", TIES)
+@FAST
+@given(case=ranking_cases(), data=st.data())
+def test_evaluate_agrees_with_reference(ties, gain, case, data):
+    names = _draw_metric_names(data, METRICS)
+    opts = _shared_options(data, ties, gain, case)
+    expected = {}
+    must_raise = False
+    for name in list(names):
+        metric, k = _split(name)
+        kind, result = _expected(metric, k, case, _reference_options(metric, opts))
+        if kind == "raise" and metric == "err" and data.draw(st.booleans()):
+            # Mixed tie blocks are frequent: often test the other metrics.
+            names.remove(name)
+        elif kind == "raise":
+            must_raise = True
+        else:
+            expected[name] = result
+
+    kwargs = _drop_some_defaults(data, opts)
+    call = {
+        "groups": case.groups,
+        "metrics": names,
+        "retrieved": case.retrieved,
+        "sample_weight": case.sample_weight,
+        **kwargs,
+    }
+    if must_raise:
+        # Metrics before the failing one may legitimately warn first.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            with pytest.raises(ValueError):
+                sr.evaluate(case.y_true, case.y_score, **call)
+        return
+    unspecified = any(
+        math.isnan(value) and not all_undef for value, all_undef in expected.values()
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            got = sr.evaluate(case.y_true, case.y_score, **call)
+        except ValueError:
+            if unspecified:  # Σ w_g = 0 somewhere: NaN or ValueError
+                return
+            raise
+    assert all(issubclass(w.category, UndefinedMetricWarning) for w in caught), [
+        str(w.message) for w in caught
+    ]
+    any_all_undefined = any(all_undef for _, all_undef in expected.values())
+    assert bool(caught) == any_all_undefined, [str(w.message) for w in caught]
+    assert list(got) == names
+    for name in names:
+        value, all_undefined = expected[name]
+        if math.isnan(value) and not all_undefined:
+            continue  # Σ w_g = 0: unspecified
+        assert got[name] == approx(value), name
+
+
+@pytest.mark.parametrize("gain", ["exponential", "linear"])
+@pytest.mark.parametrize("ties", TIES)
+@FAST
+@given(case=ranking_cases(), data=st.data())
+def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
+    # Pooled "auc" has no per-group value in the contract: left out.
+    metrics = [m for m in METRICS if m != "auc"]
+    names = _draw_metric_names(data, metrics)
+    opts = _shared_options(data, ties, gain, case, undefined=False)
+    expected = {}
+    must_raise = False
+    for name in list(names):
+        metric, k = _split(name)
+        ref_opts = _reference_options(metric, opts)
+        weights = ref_opts.pop("weights")
+        try:
+            values = reference_per_group(
+                metric,
+                k,
+                case.y_true,
+                case.y_score,
+                case.groups,
+                retrieved=case.retrieved,
+                **ref_opts,
+            )
+        except ValueError:
+            if metric == "err" and data.draw(st.booleans()):
+                names.remove(name)  # mixed tie blocks are frequent
+            else:
+                must_raise = True
+            continue
+        group_weights = reference_group_weights(
+            metric,
+            case.y_true,
+            case.groups,
+            sample_weight=case.sample_weight,
+            retrieved=case.retrieved,
+            relevance_threshold=opts["relevance_threshold"],
+            weights=weights,
+        )
+        expected[name] = (values, group_weights)
+
+    call = {
+        "groups": case.groups,
+        "metrics": names,
+        "retrieved": case.retrieved,
+        "sample_weight": case.sample_weight,
+        **_drop_some_defaults(data, opts),
+    }
+    if must_raise:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            with pytest.raises(ValueError):
+                sr.evaluate_per_group(case.y_true, case.y_score, **call)
+        return
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = sr.evaluate_per_group(case.y_true, case.y_score, **call)
+    # Per-group values need no mean; if anything warns it must be this one.
+    assert all(issubclass(w.category, UndefinedMetricWarning) for w in caught)
+
+    ids = sorted(set(case.groups.tolist()))
+    assert list(np.asarray(result.group_ids).tolist()) == ids
+    for name in names:
+        values, group_weights = expected[name]
+        got_values = np.asarray(result.values[name], dtype=float)
+        got_weights = np.asarray(result.weights[name], dtype=float)
+        assert got_values.shape == (len(ids),)
+        assert got_weights.shape == (len(ids),)
+        want = [values[g] for g in ids]
+        assert got_values.tolist() == approx(want), name
+        for i, g in enumerate(ids):
+            if not math.isnan(values[g]):
+                assert got_weights[i] == approx(group_weights[g]), (name, g)
