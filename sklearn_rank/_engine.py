@@ -118,8 +118,10 @@ def order_rows(
         by_score = np.lexsort((labels, neg))
     elif ties == "optimistic":
         by_score = np.lexsort((-labels, neg))
-    else:  # "stable" keeps input order; "average" does not care about tie order
+    elif ties == "stable":  # input order within a tie
         by_score = np.argsort(neg, kind="stable")
+    else:  # "average" never depends on the order inside a tie: fastest sort
+        by_score = np.argsort(neg)
     if n_groups == 1:
         return by_score
     position = np.empty(n, dtype=np.int64)
@@ -161,6 +163,8 @@ class RankingContext:
         self.y_all = y_true
         self.codes_all = codes
         self.sample_weight = sample_weight
+        self._root = self
+        self._cache: dict[Any, Any] = {}
         if retrieved is None or retrieved.all():
             rows = None
             y_r, s_r, c_r = y_true, y_score, codes
@@ -174,42 +178,102 @@ class RankingContext:
         self.order = order if rows is None else rows[order]  # input row per position
         self.y = y_r[order]
         self.score = s_r[order]
-        self.group = c_r[order]
         self.length = np.bincount(c_r, minlength=n_groups)
+        self.group = np.repeat(np.arange(n_groups, dtype=np.intp), self.length)
         self.starts = np.zeros(n_groups + 1, dtype=np.intp)
         np.cumsum(self.length, out=self.starts[1:])
         n = self.y.shape[0]
         self.n_rows = n
         self.rank = np.arange(1, n + 1, dtype=np.int64) - self.starts[self.group]
         self._find_blocks()
-        self._cache: dict[Any, Any] = {}
 
-    # -- tie blocks -----------------------------------------------------------------
+    # -- tie blocks
     def _find_blocks(self) -> None:
         n = self.n_rows
-        self.has_ties = False
+        new = None
         if self.ties == "average" and n > 1:
             new = np.empty(n, dtype=bool)
             new[0] = True
             np.not_equal(self.score[1:], self.score[:-1], out=new[1:])
             new[1:] |= self.rank[1:] == 1
-            if not new.all():
-                self.has_ties = True
-                self.block_start = np.flatnonzero(new)
-                self.block_size = np.diff(np.append(self.block_start, n))
-                self.row_block = np.cumsum(new) - 1
-        if not self.has_ties:  # every row is its own block
+            if new.all():
+                new = None
+        if new is None:
+            self._set_blocks(None, None)
+        else:
+            start = np.flatnonzero(new)
+            self._set_blocks(start, np.diff(np.append(start, n)))
+
+    def _set_blocks(self, start: np.ndarray | None, size: np.ndarray | None) -> None:
+        """Store tie blocks; ``None`` means every row is a block of its own."""
+        n = self.n_rows
+        self.has_ties = start is not None
+        if not self.has_ties:
             self.block_start = np.arange(n)
             self.block_size = np.ones(n, dtype=np.int64)
             self.row_block = None
+        else:
+            self.block_start, self.block_size = start, size
+            self.row_block = np.repeat(np.arange(start.size), size)
+            # Most blocks are usually single rows: reduce only the tied ones.
+            tied = np.flatnonzero(size > 1)
+            self._tied_blocks = tied
+            self._tied_rows = np.flatnonzero(size[self.row_block] > 1)
+            self._tied_offsets = np.zeros(tied.size, dtype=np.intp)
+            np.cumsum(size[tied][:-1], out=self._tied_offsets[1:])
         self.block_rank = self.rank[self.block_start]
         self.block_group = self.group[self.block_start]
+
+    def head(self, k: int | None) -> RankingContext:
+        """The view restricted to the blocks that start at a position <= k.
+
+        Every cutoff metric at ``k`` reads only these rows: a block straddling the
+        cutoff is kept whole, so its tie expectation stays exact.
+        """
+        if k is None:
+            return self
+        key = ("head", k)
+        cache = self._cache
+        if key not in cache:
+            keep_block = self.block_rank <= k
+            if keep_block.all():
+                cache[key] = self
+            else:
+                cache[key] = self._subset(keep_block)
+        return cache[key]
+
+    def _subset(self, keep_block: np.ndarray) -> RankingContext:
+        rows = np.flatnonzero(self.to_rows(keep_block))
+        sub = object.__new__(RankingContext)
+        for name in ("n_groups", "ties", "y_all", "codes_all", "sample_weight"):
+            setattr(sub, name, getattr(self, name))
+        sub._root, sub._cache = self._root, {}
+        sub._ranked_rows, sub._ranked_input = self._ranked_rows, self._ranked_input
+        sub.order, sub.y, sub.score = self.order[rows], self.y[rows], self.score[rows]
+        sub.group, sub.rank = self.group[rows], self.rank[rows]
+        sub.length = self.length  # full list length, for precision denominators
+        sub.starts = np.zeros(self.n_groups + 1, dtype=np.intp)
+        np.cumsum(np.bincount(sub.group, minlength=self.n_groups), out=sub.starts[1:])
+        sub.n_rows = rows.size
+        size = self.block_size[keep_block]
+        if self.has_ties and (size > 1).any():
+            start = np.zeros(size.size, dtype=np.intp)
+            np.cumsum(size[:-1], out=start[1:])
+            sub._set_blocks(start, size)
+        else:
+            sub._set_blocks(None, None)
+        return sub
 
     def block_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum of per-row values over each tie block."""
         if not self.has_ties:
             return values
-        return np.add.reduceat(values, self.block_start)
+        out = values[self.block_start]
+        if self._tied_blocks.size:
+            out[self._tied_blocks] = np.add.reduceat(
+                values[self._tied_rows], self._tied_offsets
+            )
+        return out
 
     def to_rows(self, block_values: np.ndarray) -> np.ndarray:
         """Broadcast per-block values back to the rows of each block."""
@@ -232,11 +296,16 @@ class RankingContext:
         idx = self.group if index is None else index
         return np.bincount(idx, weights=values, minlength=self.n_groups)
 
-    def group_exclusive_cumsum(self, values: np.ndarray) -> np.ndarray:
-        """Per row, the sum of ``values`` over earlier rows of the same group."""
-        total = np.cumsum(values)
-        before = total - values
-        return before - before[self.starts[self.group]]
+    def group_exclusive_cumsum(
+        self, values: np.ndarray, at: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Sum of ``values`` over the earlier rows of the same group, for every row
+        or only at the row positions ``at``."""
+        total = np.zeros(values.shape[0] + 1)
+        np.cumsum(values, out=total[1:])
+        pos = np.arange(self.n_rows) if at is None else at
+        group = self.group if at is None else self.group[at]
+        return total[pos] - total[self.starts[group]]
 
     def first_in_group(self, mask: np.ndarray) -> np.ndarray:
         """Position of the first row with ``mask`` in each group, -1 if none."""
@@ -255,7 +324,7 @@ class RankingContext:
         products stay products: no logs, no cancellation across groups)."""
         out = values.copy()
         step = 1
-        longest = int(self.length.max()) if self.n_groups else 0
+        longest = int(self.rank.max()) if self.n_rows else 0
         while step < longest:
             same = self.rank[step:] > step
             out[step:] = np.where(same, out[step:] * out[:-step], out[step:])
@@ -273,6 +342,8 @@ class RankingContext:
     def n_relevant(self, threshold: float | None) -> np.ndarray:
         """R per group: relevant rows, retrieved or not."""
         key = ("R", threshold)
+        if self._root is not self:
+            return self._root.n_relevant(threshold)
         if key not in self._cache:
             rel = self.y_all > 0 if threshold is None else self.y_all >= threshold
             self._cache[key] = np.bincount(
@@ -282,6 +353,8 @@ class RankingContext:
 
     def group_weight(self) -> np.ndarray:
         """Mean sample weight of each group's rows (ones without weights)."""
+        if self._root is not self:
+            return self._root.group_weight()
         if "weight" not in self._cache:
             if self.sample_weight is None:
                 w = np.ones(self.n_groups)

@@ -57,19 +57,59 @@ def _expected_top_k_count(ctx: RankingContext, k_block: np.ndarray | int | None)
 def dcg_values(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
     """E[DCG@k]: each row's gain times the mean discount of its block's positions
     that fall inside the cutoff (McSherry & Najork, 2008)."""
+    ctx = ctx.head(k)
     disc = ctx.block_mean(_masked(_discount(ctx.rank), _within(ctx, k)))
     return ctx.group_sum(gains(ctx.y, gain) * disc)
 
 
+# Integer labels with at most this many levels per row get the linear-time ideal DCG.
+_LEVELS_PER_ROW = 4
+
+
+def _discount_prefix(n: int) -> np.ndarray:
+    """``P[p] = Σ_{q<=p} 1/log2(q + 1)`` in extended precision, so that differences
+    of far-apart prefixes keep float64 accuracy."""
+    prefix = np.zeros(n + 1, dtype=np.longdouble)
+    np.cumsum(_discount(np.arange(1, n + 1, dtype=np.float64)), out=prefix[1:])
+    return prefix
+
+
 def ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
     """DCG@k of each group's own labels (retrieved or not) sorted descending."""
+    key, cache = ("idcg", k, gain), ctx._root._cache
+    if key not in cache:
+        cache[key] = _ideal_dcg(ctx, k, gain)
+    return cache[key]
+
+
+def _ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
     y, codes, n_groups = ctx.y_all, ctx.codes_all, ctx.n_groups
+    top = int(y.max())
+    n_levels = top + 1
+    if np.array_equal(y, np.floor(y)) and n_levels * n_groups <= _LEVELS_PER_ROW * (
+        y.size + 256
+    ):
+        # Count each label level per group; in the ideal order level ``l`` holds the
+        # positions after all higher levels, so its DCG is a difference of prefixes.
+        counts = np.bincount(
+            codes * n_levels + y.astype(np.intp), minlength=n_groups * n_levels
+        ).reshape(n_groups, n_levels)
+        higher = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] - counts
+        size = counts.sum(axis=1)
+        depth = int(size.max()) if k is None else min(k, int(size.max()))
+        prefix = _discount_prefix(depth)
+        start = np.minimum(higher, depth)
+        stop = np.minimum(higher + counts, depth)
+        level_gain = gains(np.arange(n_levels, dtype=np.float64), gain)
+        return ((prefix[stop] - prefix[start]).astype(np.float64) * level_gain).sum(
+            axis=1
+        )
     order = np.lexsort((-y, codes))
     sorted_codes = codes[order]
     size = np.bincount(codes, minlength=n_groups)
-    start = np.zeros(n_groups, dtype=np.intp)
-    np.cumsum(size[:-1], out=start[1:])
-    rank = np.arange(1, y.shape[0] + 1) - start[sorted_codes]
+    first = np.zeros(n_groups, dtype=np.intp)
+    np.cumsum(size[:-1], out=first[1:])
+    rank = np.arange(1, y.shape[0] + 1) - first[sorted_codes]
     contrib = gains(y[order], gain) * _discount(rank)
     if k is not None:
         contrib = np.where(rank <= k, contrib, 0.0)
@@ -96,7 +136,7 @@ def _hits_in_top(ctx: RankingContext, k_block, opts: Options) -> np.ndarray:
 
 
 def precision(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
-    hits = _hits_in_top(ctx, k, opts)
+    hits = _hits_in_top(ctx.head(k), k, opts)
     if k is None:
         denom = ctx.length.astype(np.float64)
     elif opts.precision_denominator == "k":
@@ -109,7 +149,7 @@ def precision(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
 
 
 def recall(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
-    hits = _hits_in_top(ctx, k, opts)
+    hits = _hits_in_top(ctx.head(k), k, opts)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     values = hits / np.maximum(n_rel, 1)
     return _binary_result(ctx, values, opts)
@@ -156,6 +196,7 @@ def hit_rate(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     is a uniform ``t``-subset, which misses all ``r`` relevant rows with probability
     ``C(m - r, t) / C(m, t)``.
     """
+    ctx = ctx.head(k)
     found, _, a, m, r = _first_relevant_block(ctx, opts)
     if k is None:
         values = found.astype(np.float64)
@@ -177,6 +218,7 @@ def mrr(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     position ``a``) the first relevant row is at offset ``j`` with probability
     ``C(m - 1 - j, r - 1) / C(m, r)``, ``0 <= j <= m - r``.
     """
+    ctx = ctx.head(k)
     found, block, a, m, r = _first_relevant_block(ctx, opts)
     if not ctx.has_ties:
         values = np.where(found, 1.0 / np.maximum(a, 1), 0.0)
@@ -212,6 +254,7 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> _Res
     ``(r/m) [(c + 1) U + (r - 1)/(m - 1) V]`` with ``U = Σ_j 1/(a + j)`` and
     ``V = Σ_j j/(a + j)`` over the offsets inside the cutoff.
     """
+    ctx = ctx.head(k)
     rel = ctx.relevant(opts.relevance_threshold).astype(np.float64)
     inside = _within(ctx, k)
     if ctx.has_ties:
@@ -220,7 +263,7 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> _Res
         v = ctx.block_sum(_masked(offset / ctx.rank, inside))
         r = ctx.block_sum(rel)
         m = ctx.block_size
-        c = ctx.group_exclusive_cumsum(rel)[ctx.block_start]
+        c = ctx.group_exclusive_cumsum(rel, at=ctx.block_start)
         spread = np.divide(r - 1.0, m - 1.0, out=np.zeros_like(r), where=m > 1)
         contrib = (r / m) * ((c + 1.0) * u + spread * v)
         total = ctx.group_sum(contrib, ctx.block_group)
@@ -246,6 +289,7 @@ def err(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     no linear-time vectorised form; such a block inside the cutoff raises instead of
     being approximated. Blocks of equal grades give the same value in every order.
     """
+    ctx = ctx.head(k)
     if ctx.has_ties:
         y = ctx.y
         lo = np.minimum.reduceat(y, ctx.block_start)
@@ -280,7 +324,7 @@ def _auc_parts(ctx: RankingContext, pos_w: np.ndarray, neg_w: np.ndarray):
     pos_b = ctx.block_sum(pos_w)
     neg_b = ctx.block_sum(neg_w)
     neg_total = ctx.group_sum(neg_w)
-    neg_before = ctx.group_exclusive_cumsum(neg_w)[ctx.block_start]
+    neg_before = ctx.group_exclusive_cumsum(neg_w, at=ctx.block_start)
     below = neg_total[ctx.block_group] - neg_before - neg_b
     credit = ctx.group_sum(pos_b * (below + 0.5 * neg_b), ctx.block_group)
     return credit, ctx.group_sum(pos_w), neg_total
