@@ -294,7 +294,10 @@ class RankingContext:
     ) -> np.ndarray:
         """Sum per group of per-row (``index=None``) or per-block values."""
         idx = self.group if index is None else index
-        return np.bincount(idx, weights=values, minlength=self.n_groups)
+        # bincount returns ints for empty input; keep float64 throughout.
+        return np.bincount(idx, weights=values, minlength=self.n_groups).astype(
+            np.float64, copy=False
+        )
 
     def group_exclusive_cumsum(
         self, values: np.ndarray, at: np.ndarray | None = None
