@@ -16,6 +16,8 @@ import numpy as np
 # Integer group ids spanning at most this many values per row are encoded with a
 # lookup table (linear time) instead of a sort.
 _TABLE_SPAN_PER_ROW = 4
+# Up to this many groups, the group pass of the ordering is a radix sort.
+_RADIX_GROUPS = 1 << 16
 
 
 def _is_categorical(groups: Any) -> bool:
@@ -108,9 +110,9 @@ def order_rows(
     """Row order by group, then descending score, ties resolved by ``ties``.
 
     One sort of the scores (with the tie policy as secondary key) gives every row a
-    unique global position; a second integer sort of ``code * n + position`` then
-    groups the rows while keeping that order. Both keys are unique, so the result
-    does not depend on the sort algorithm's stability.
+    global position; a second, integer pass then groups the rows while keeping that
+    order: a stable radix sort of 16-bit group codes when there are few groups,
+    otherwise a sort of the unique keys ``code * n + position``.
     """
     n = score.shape[0]
     neg = -score
@@ -124,6 +126,10 @@ def order_rows(
         by_score = np.argsort(neg)
     if n_groups == 1:
         return by_score
+    if n_groups <= _RADIX_GROUPS:
+        # NumPy's stable sort of 16-bit ints is a linear-time radix sort.
+        by_group = np.argsort(codes[by_score].astype(np.uint16), kind="stable")
+        return by_score[by_group]
     position = np.empty(n, dtype=np.int64)
     position[by_score] = np.arange(n, dtype=np.int64)
     return np.argsort(codes.astype(np.int64) * n + position)
