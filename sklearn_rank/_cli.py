@@ -1,0 +1,251 @@
+"""The main job: model selection for ranking on the bundled LambdaRank sample.
+
+``sklearn-rank`` (or ``python -m sklearn_rank``) runs ``GridSearchCV`` with
+``GroupKFold`` over the training queries for a scikit-learn regressor (and for
+``LGBMRanker`` through :class:`~sklearn_rank.GroupedRanker` when lightgbm is
+installed), scoring every fold per query with one multi-metric scorer, then scores
+each refit model on the held-out test queries and prints a table.
+"""
+
+import argparse
+import importlib.util
+import time
+
+import numpy as np
+import sklearn
+from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.model_selection import GridSearchCV, GroupKFold
+from threadpoolctl import threadpool_limits
+
+from ._evaluate import evaluate
+from ._rankers import GroupedRanker
+from ._scorer import make_ranking_scorer
+from .datasets import load_lambdarank
+
+METRICS = {
+    "ndcg@10": "NDCG@10",
+    "map": "MAP",
+    "mrr": "MRR",
+    "precision@10": "P@10",
+    "gauc": "GAUC",
+}
+REFIT = "ndcg@10"
+
+
+def get_parser():
+    """The command-line interface of the main job.
+
+    Returns
+    -------
+    parser : argparse.ArgumentParser
+        Parses the options of :func:`main`.
+
+    Examples
+    --------
+    >>> from sklearn_rank._cli import get_parser
+    >>> args = get_parser().parse_args(["--fast", "--n-jobs", "2"])
+    >>> args.fast, args.n_jobs, args.folds  # folds: None means 3, or 2 with --fast
+    (True, 2, None)
+    """
+    parser = argparse.ArgumentParser(
+        prog="sklearn-rank",
+        description=(
+            "Model selection for learning to rank with scikit-learn: GridSearchCV "
+            "with GroupKFold over the training queries of the bundled LambdaRank "
+            "sample, scored per query (NDCG@10, MAP, MRR, P@10, GAUC), then the "
+            "refit models scored on the test queries."
+        ),
+    )
+    parser.add_argument(
+        "--folds",
+        type=int,
+        default=None,
+        help="GroupKFold splits over the training queries (default: 3, 2 with --fast)",
+    )
+    parser.add_argument(
+        "--fast",
+        action="store_true",
+        help="one small candidate per model and 2 folds: a smoke run of a few seconds",
+    )
+    parser.add_argument(
+        "--no-lightgbm",
+        action="store_true",
+        help="skip LGBMRanker even when lightgbm is installed",
+    )
+    parser.add_argument(
+        "--n-jobs",
+        type=int,
+        default=1,
+        help="fits run in parallel, each single-threaded (default: 1)",
+    )
+    return parser
+
+
+def _candidates(fast, use_lightgbm):
+    """(label, estimator, parameter grid) for each model of the search."""
+    hgb_grid = (
+        {"max_iter": [20], "max_leaf_nodes": [15]}
+        if fast
+        else {"max_iter": [50, 100], "max_leaf_nodes": [15, 31]}
+    )
+    models = [
+        (
+            "HistGradientBoostingRegressor",
+            HistGradientBoostingRegressor(early_stopping=False, random_state=0),
+            hgb_grid,
+        )
+    ]
+    if use_lightgbm:
+        from lightgbm import LGBMRanker
+
+        ranker = GroupedRanker(LGBMRanker(n_jobs=1, verbose=-1, random_state=0))
+        grid = (
+            {"estimator__n_estimators": [20], "estimator__num_leaves": [15]}
+            if fast
+            else {
+                "estimator__n_estimators": [50, 100],
+                "estimator__num_leaves": [15, 31],
+            }
+        )
+        models.append(("LGBMRanker (GroupedRanker)", ranker, grid))
+    return models
+
+
+def _table(header, rows, n_text=1):
+    """Text columns (the first ``n_text``) left-aligned, numbers right-aligned."""
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells):
+        padded = [
+            str(cell).ljust(width) if i < n_text else str(cell).rjust(width)
+            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(padded).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), rule, *(line(r) for r in rows)])
+
+
+def _params_text(params):
+    return ", ".join(
+        f"{name.removeprefix('estimator__')}={value}" for name, value in params.items()
+    )
+
+
+def main(argv=None):
+    """Run the main job and print its progress and result tables.
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        Command-line arguments; None reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    status : int
+        0 on success.
+    """
+    args = get_parser().parse_args(argv)
+    folds = args.folds if args.folds is not None else (2 if args.fast else 3)
+    if folds < 2:
+        get_parser().error(f"--folds must be at least 2; got {folds}")
+    if args.n_jobs == 0:
+        get_parser().error("--n-jobs must not be 0 (use 1, 2, ... or -1 for all)")
+    has_lightgbm = importlib.util.find_spec("lightgbm") is not None
+    use_lightgbm = has_lightgbm and not args.no_lightgbm
+
+    def say(text=""):
+        print(text, flush=True)
+
+    start = time.perf_counter()
+    train = load_lambdarank(subset="train")
+    test = load_lambdarank(subset="test")
+    n_train_q, n_test_q = len(np.unique(train.groups)), len(np.unique(test.groups))
+    say("sklearn-rank: model selection for ranking on the bundled LambdaRank sample")
+    say(
+        f"data: {n_train_q} training queries ({len(train.target)} rows), "
+        f"{n_test_q} test queries ({len(test.target)} rows), "
+        f"{train.data.shape[1]} features, relevance grades 0-4"
+    )
+    say(
+        f"search: GridSearchCV, GroupKFold(n_splits={folds}) over training queries, "
+        f"metrics {', '.join(METRICS.values())} per query, refit on {METRICS[REFIT]}"
+    )
+    if not has_lightgbm and not args.no_lightgbm:
+        say(
+            "note: lightgbm is not installed, so LGBMRanker is skipped "
+            "(pip install 'sklearn-rank[lightgbm]')"
+        )
+    say()
+
+    scorer = make_ranking_scorer(list(METRICS))
+    models = _candidates(args.fast, use_lightgbm)
+    results = []
+    # Single-threaded fits: OpenMP threads of several fits (or of other programs)
+    # competing for two cores slow a search down by an order of magnitude.
+    with (
+        threadpool_limits(limits=1),
+        sklearn.config_context(enable_metadata_routing=True),
+    ):
+        for step, (label, estimator, grid) in enumerate(models, start=1):
+            n_candidates = int(np.prod([len(v) for v in grid.values()]))
+            say(
+                f"[{step}/{len(models)}] {label}: {n_candidates} candidate(s) x "
+                f"{folds} folds = {n_candidates * folds} fits, then refit ..."
+            )
+            tic = time.perf_counter()
+            search = GridSearchCV(
+                estimator,
+                grid,
+                scoring=scorer,
+                refit=REFIT,
+                cv=GroupKFold(n_splits=folds),
+                n_jobs=args.n_jobs,
+                error_score="raise",
+            ).fit(train.data, train.target, groups=train.groups)
+            cv = search.cv_results_
+            best = search.best_index_
+            say(
+                f"      done in {time.perf_counter() - tic:.1f}s; best "
+                f"{_params_text(search.best_params_)}: CV {METRICS[REFIT]} "
+                f"{cv[f'mean_test_{REFIT}'][best]:.4f} "
+                f"± {cv[f'std_test_{REFIT}'][best]:.4f}"
+            )
+            test_scores = scorer(
+                search.best_estimator_, test.data, test.target, groups=test.groups
+            )
+            results.append((label, search, test_scores))
+
+    random_scores = np.random.default_rng(0).random(len(test.target))
+    baseline = evaluate(
+        test.target, random_scores, groups=test.groups, metrics=list(METRICS)
+    )
+
+    say()
+    say(f"Cross-validation on the training queries (mean over {folds} folds)")
+    header = ["model", "best parameters", *METRICS.values()]
+    rows = [
+        [
+            label,
+            _params_text(search.best_params_),
+            *(
+                f"{search.cv_results_[f'mean_test_{m}'][search.best_index_]:.4f}"
+                for m in METRICS
+            ),
+        ]
+        for label, search, _ in results
+    ]
+    say(_table(header, rows, n_text=2))
+    say()
+    say(f"Held-out test queries ({n_test_q} queries, {len(test.target)} rows)")
+    header = ["model", *METRICS.values()]
+    rows = [["random scores (baseline)", *(f"{baseline[m]:.4f}" for m in METRICS)]]
+    rows += [
+        [label, *(f"{scores[m]:.4f}" for m in METRICS)] for label, _, scores in results
+    ]
+    say(_table(header, rows))
+    say()
+    say("Every metric is computed per query, then averaged over queries.")
+    say("Relevant = grade > 0 for MAP, MRR, P@10 and GAUC; NDCG gains 2**grade - 1.")
+    say(f"total time {time.perf_counter() - start:.1f}s")
+    return 0
