@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Second CI environment: the scikit-learn integration tests on the oldest supported
+# scikit-learn (1.4.2; 1.4.0 breaks ColumnTransformer under routing, 1.3 does not
+# route to scorers), with the numpy/scipy/pandas of its time. The package is
+# installed as a regular (non-editable) install and the tests import that copy, so
+# a missing package-data file fails here too. Called by .ci/run; runnable alone:
+#   bash .ci/oldest_sklearn.sh
+# The venv lives outside the clone and is reused when its pins are unchanged.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+pins=(
+    "scikit-learn==1.4.2"
+    "numpy==1.26.4"
+    "scipy==1.13.1"
+    "pandas==2.2.3"
+    "lightgbm>=4.0"
+    "pytest>=7.4"
+    "hypothesis>=6.80"
+)
+venv=${SKLEARN_RANK_OLDEST_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/sklearn-rank/venv-sklearn-1.4.2}
+stamp="$venv/.pins"
+start=$SECONDS
+
+if [[ ! -x "$venv/bin/python" ]] || [[ "$(cat "$stamp" 2>/dev/null)" != "${pins[*]}" ]]; then
+    echo "oldest scikit-learn: creating $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --upgrade pip
+    "$venv/bin/python" -m pip install --quiet "${pins[@]}"
+    echo "${pins[*]}" > "$stamp"
+fi
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+# Always reinstall the package itself: the code under test is this clone's.
+if ! "$venv/bin/python" -m pip install --quiet --no-deps --force-reinstall "$repo" \
+    > "$scratch/pip.log" 2>&1; then
+    cat "$scratch/pip.log"
+    exit 1
+fi
+
+# Run from a scratch directory so `import sklearn_rank` finds the installed copy,
+# not the source tree; -c keeps the repository's pytest settings.
+cp -r tests "$scratch/tests"
+cd "$scratch"
+"$venv/bin/python" -c "import sklearn, sklearn_rank; print('oldest scikit-learn:', \
+sklearn.__version__, '| sklearn_rank from', sklearn_rank.__file__)"
+"$venv/bin/python" -m pytest -c "$repo/pyproject.toml" --rootdir "$scratch" \
+    -p no:cacheprovider -q \
+    tests/test_scorer.py tests/test_model_selection.py tests/test_rankers.py \
+    tests/test_datasets.py tests/test_cli.py
+echo "oldest scikit-learn environment: done in $((SECONDS - start))s"
