@@ -42,12 +42,12 @@ fi
 
 # Run from a scratch directory so `import sklearn_rank` finds the installed copy,
 # not the source tree; -c keeps the repository's pytest settings.
-cp -r tests "$scratch/tests"
+cp -r tests docs "$scratch/"
 cd "$scratch"
 "$venv/bin/python" -c "import sklearn, sklearn_rank; print('oldest scikit-learn:', \
 sklearn.__version__, '| sklearn_rank from', sklearn_rank.__file__)"
 "$venv/bin/python" -m pytest -c "$repo/pyproject.toml" --rootdir "$scratch" \
     -p no:cacheprovider -q \
     tests/test_scorer.py tests/test_model_selection.py tests/test_rankers.py \
-    tests/test_datasets.py tests/test_cli.py
+    tests/test_datasets.py tests/test_cli.py tests/test_docs_sklearn.py
 echo "oldest scikit-learn environment: done in $((SECONDS - start))s"
