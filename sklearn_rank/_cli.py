@@ -190,7 +190,8 @@ def main(argv=None):
         for step, (label, estimator, grid) in enumerate(models, start=1):
             n_candidates = int(np.prod([len(v) for v in grid.values()]))
             say(
-                f"[{step}/{len(models)}] {label}: {n_candidates} candidate(s) x "
+                f"[{step}/{len(models)}] {label}: {n_candidates} "
+                f"candidate{'s' if n_candidates != 1 else ''} x "
                 f"{folds} folds = {n_candidates * folds} fits, then refit ..."
             )
             tic = time.perf_counter()

@@ -206,6 +206,12 @@ default=("decision_function", "predict_proba", "predict")
     metric_kwargs : dict or None, default=None
         Options passed to the metric (``ties``, ``gain``, ``undefined``, ...).
 
+    Notes
+    -----
+    The repr rebuilds the scorer when ``metric`` is a name; a metric function
+    appears as its own repr. Either way the scorer pickles (a function by
+    reference, so it must be importable, e.g. defined at module level).
+
     Examples
     --------
     >>> from sklearn_rank import RankingScorer

@@ -143,6 +143,25 @@ def test_searches_hand_the_scorer_the_test_fold_groups(search, routed):
     assert scores.tolist() == [1.0] * len(scores)
 
 
+def test_routing_with_pandas_inputs_and_series_groups():
+    # DataFrame X, Series y and Series groups with a non-default index: routing
+    # slices them by position, and the scorer must still line rows up.
+    cv = GroupKFold(n_splits=3)
+    index = np.arange(N) * 7 + 3
+    X = pd.DataFrame({"row": np.arange(N, dtype=np.float64)}, index=index)
+    y = pd.Series(Y, index=index)
+    groups = pd.Series(GROUPS, index=index, name="qid")
+    with routing(True):
+        search = GridSearchCV(
+            RowIndexRegressor(),
+            {"dummy": [0, 1]},
+            scoring=probe_scorer(cv, None),
+            cv=cv,
+            error_score="raise",
+        ).fit(X, y, groups=groups)
+    assert search.cv_results_["mean_test_score"].tolist() == [1.0, 1.0]
+
+
 def test_probe_detects_wrong_groups():
     # The probe itself has teeth: shifted ids, missing ids or a wrong fold give 0.
     cv = GroupKFold(n_splits=3)
