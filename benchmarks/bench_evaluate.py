@@ -13,7 +13,12 @@ ir_measures, scikit-learn) is optional and used when installed (``pip install -e
 * peers, counting their input conversion, and a check that their values agree with
   sklearn_rank once the conventions are aligned;
 * optional sections: peak memory in a fresh process, import time, and the number of
-  sorts done by ``evaluate`` and by the multi-metric scorer inside GridSearchCV.
+  sorts done by ``evaluate`` and by the multi-metric scorer inside GridSearchCV;
+* a summary of issue 5's targets as measured in the run.
+
+Times are medians of several runs after a warm-up run, taken in interleaved rounds
+(every item of a scenario once per round) so that the ratios survive a shared,
+noisy machine.
 
 Run ``python benchmarks/bench_evaluate.py --help``; see docs/benchmarks.md.
 """
@@ -432,6 +437,13 @@ PEERS: tuple[Peer, ...] = (
         max_rows=10_000_000,
     ),
     Peer(
+        "dicts",
+        "arrays -> TREC dicts (ranx's input; not in its row)",
+        (),
+        arrays_to_dicts,
+        metrics=(),
+    ),
+    Peer(
         "ranx",
         "ranx (warm, from dicts)",
         ("ranx",),
@@ -466,31 +478,6 @@ PEER_NAMES = (*(p.name for p in PEERS), "gauc_loop")
 
 
 # ------------------------------------------------------------------------- timing
-def time_call(
-    fn: Callable[[], Any], repeats: int, budget: float, warmup: bool = True
-) -> list[float]:
-    """Seconds of `repeats` calls after one warm-up call (fewer if over budget).
-
-    The garbage collector runs once before the item, not between repeats: with
-    torch or ranx imported a full collection costs ~0.4 s, more than most items.
-    """
-    runs = repeats
-    gc.collect()
-    if warmup:
-        t0 = time.perf_counter()
-        fn()
-        first = time.perf_counter() - t0
-        if first * repeats > budget:
-            runs = max(1, int(budget // max(first, 1e-9)))
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-        del out
-    return times
-
-
 @dataclass
 class Row:
     scenario: str
@@ -520,60 +507,109 @@ def _log(args, msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
 
+@dataclass
+class Item:
+    """One timed piece of work of a scenario."""
+
+    work: str
+    kind: str
+    fn: Callable[[], Any]
+    note: str = ""
+    versus: str | None = None
+    factor: float = 1.0  # extrapolation factor of a subsampled peer
+    times: list[float] = field(default_factory=list)
+    error: str = ""
+
+
+def time_items(items: Sequence[Item], repeats: int, budget: float, log) -> None:
+    """Warm every item up once, then time them in interleaved rounds.
+
+    Round r runs every item once, in turn, so that the load of a shared machine
+    drifts over all of them alike and the ratios between items stay meaningful.
+    An item stops once another run would take it past `budget` seconds (it keeps
+    at least one run). The garbage collector runs before the rounds, not between
+    runs: with torch or ranx imported a full collection costs ~0.4 s.
+    """
+    for item in items:
+        log(item.work)
+        try:
+            _quiet(item.fn)()
+        except Exception as exc:
+            item.error = repr(exc)
+    gc.collect()
+    for _ in range(repeats):
+        for item in items:
+            t = item.times
+            if item.error or (t and sum(t) + t[-1] > budget):
+                continue
+            call = _quiet(item.fn)
+            t0 = time.perf_counter()
+            out = call()
+            t.append(time.perf_counter() - t0)
+            del out
+
+
 def bench_scenario(
     d: Data, args, peers: Sequence[Peer], with_gauc_loop: bool
 ) -> list[Row]:
     scen = f"{d.dist}/{d.layout}"
     base = {"scenario": scen, "rows": d.n, "groups": d.n_groups}
-    rows: list[Row] = []
-
-    def add(work, kind, fn, note="", versus=None, factor=1.0, warmup=True):
-        _log(args, f"  {scen} n={d.n:_}: {work}")
-        try:
-            times = time_call(_quiet(fn), args.repeats, args.budget, warmup)
-        except Exception as exc:
-            rows.append(Row(**base, work=work, kind=kind, median=None, note=repr(exc)))
-            return
-        med = statistics.median(times) * factor
-        rows.append(
-            Row(**base, work=work, kind=kind, median=med, runs=len(times), note=note)
-        )
-        rows[-1].versus = versus
-
+    items: list[Item] = []
+    skipped: list[Row] = []
     for work, fn in FLOORS:
-        add(work, "floor", lambda fn=fn: fn(d))
+        items.append(Item(work, "floor", lambda fn=fn: fn(d)))
     if _srank() is not None:
-        add(SRANK_EVAL, "sklearn_rank", lambda: srank_evaluate(d))
-        add(SRANK_GAUC, "sklearn_rank", lambda: srank_gauc(d))
+        items.append(Item(SRANK_EVAL, "sklearn_rank", lambda: srank_evaluate(d)))
+        items.append(Item(SRANK_GAUC, "sklearn_rank", lambda: srank_gauc(d)))
     for peer in peers:
         if peer.name == "sklearn_dense" and d.group_len is None:
             continue
-        if d.n > (args.peer_max_rows or peer.max_rows):
-            rows.append(
-                Row(
-                    **base,
-                    work=peer.label,
-                    kind="peer",
-                    median=None,
-                    note=f"skipped: over {args.peer_max_rows or peer.max_rows:_} rows",
-                )
+        limit = args.peer_max_rows or peer.max_rows
+        if d.n > limit:
+            note = f"skipped: over {limit:_} rows"
+            skipped.append(
+                Row(**base, work=peer.label, kind="peer", median=None, note=note)
             )
             continue
         prepared = peer.setup(d)
-        add(peer.label, "peer", lambda p=peer, x=prepared: p.run(x), versus=SRANK_EVAL)
+        fn = lambda p=peer, x=prepared: p.run(x)  # noqa: E731
+        items.append(Item(peer.label, "peer", fn, versus=SRANK_EVAL))
     if with_gauc_loop:
         sub, factor = _gauc_loop_setup(d, args.gauc_loop_max_groups)
         note = ""
         if factor > 1:
             note = f"extrapolated x{factor:.4g} from {sub.n_groups:_} groups"
-        add(
-            "per-group roc_auc_score loop (GAUC)",
-            "peer",
-            lambda: gauc_loop(sub),
-            note=note,
-            versus=SRANK_GAUC,
-            factor=factor,
+        items.append(
+            Item(
+                "per-group roc_auc_score loop (GAUC)",
+                "peer",
+                lambda: gauc_loop(sub),
+                note=note,
+                versus=SRANK_GAUC,
+                factor=factor,
+            )
         )
+    time_items(
+        items,
+        args.repeats,
+        args.budget,
+        lambda work: _log(args, f"  {scen} n={d.n:_}: {work}"),
+    )
+    rows = []
+    for it in items:
+        med = statistics.median(it.times) * it.factor if it.times else None
+        rows.append(
+            Row(
+                **base,
+                work=it.work,
+                kind=it.kind,
+                median=med,
+                runs=len(it.times),
+                note=it.error or it.note,
+                versus=it.versus,
+            )
+        )
+    rows += skipped
     lex = next((r.median for r in rows if r.work == LEXSORT), None)
     by_work = {r.work: r.median for r in rows}
     for r in rows:
@@ -662,7 +698,7 @@ def run_checks(args) -> list[Check]:
     who = "sklearn_rank" if _srank() is not None else "numpy_ref (no sklearn_rank)"
     checks = []
     for peer in selected_peers(args):
-        if peer.name == "numpy_ref" and _srank() is None:
+        if not peer.metrics or (peer.name == "numpy_ref" and _srank() is None):
             continue
         d = equal if peer.name == "sklearn_dense" else tie_free
         if peer.check_ties:
@@ -986,6 +1022,157 @@ def machine_facts() -> dict:
     }
 
 
+def _find(rows, scenario, work, rows_n=None):
+    for r in rows:
+        if r["scenario"] == scenario and r["work"] == work and r["median"]:
+            if rows_n is None or r["rows"] == rows_n:
+                return r
+    return None
+
+
+def targets(results: dict) -> list[list[str]]:
+    """Issue 5's targets, read off this run's rows: [target, measured, limit, met]."""
+    rows = results.get("table") or []
+    out: list[list[str]] = []
+
+    def add(name, value, limit, ok, fmt=".2f"):
+        shown = "not measured" if value is None else format(value, fmt)
+        met = "" if value is None else ("yes" if ok(value) else "NO")
+        out.append([name, shown, limit, met])
+
+    sizes = sorted({r["rows"] for r in rows if r["scenario"] == "typical/shuffled"})
+    big = [n for n in sizes if n >= 1_000_000] or sizes[-1:]
+    for n in big:
+        r = _find(rows, "typical/shuffled", SRANK_EVAL, n)
+        add(
+            f"1. evaluate ÷ lexsort, typical shuffled, {n:_} rows",
+            r and r["vs_lexsort"],
+            "<= 1.0",
+            lambda v: v <= 1.0,
+        )
+        r = _find(rows, "typical/contiguous", SRANK_EVAL, n)
+        add(
+            f"2. evaluate ÷ lexsort, contiguous groups, {n:_} rows",
+            r and r["vs_lexsort"],
+            "<= 0.6",
+            lambda v: v <= 0.6,
+        )
+    n3 = 1_000_000 if 1_000_000 in sizes else (sizes[-1] if sizes else None)
+    for label, limit in (("pytrec_eval", 5), ("ranx", 20), ("torchmetrics", 20)):
+        r = next(
+            (
+                x
+                for x in rows
+                if x["scenario"] == "typical/shuffled"
+                and x["rows"] == n3
+                and x["work"].startswith(label)
+                and x["vs_srank"]
+            ),
+            None,
+        )
+        add(
+            f"3. {label} ÷ evaluate, {n3 or 0:_} rows",
+            r and r["vs_srank"],
+            f">= {limit}",
+            lambda v, m=limit: v >= m,
+            ".1f",
+        )
+    checks = results.get("check")
+    if checks is not None:
+        bad = [c["peer"] for c in checks if not c["ok"]]
+        out.append(
+            [
+                "3. same values as every peer checked",
+                ", ".join(bad) or "all agree",
+                "agree",
+                "NO" if bad else "yes",
+            ]
+        )
+    small = sorted({r["rows"] for r in rows if r["scenario"] == "small/shuffled"})
+    n4 = 1_000_000 if 1_000_000 in small else (small[-1] if small else None)
+    r = _find(rows, "small/shuffled", SRANK_GAUC, n4)
+    add(
+        f"4. gauc_score ÷ lexsort, small groups, {n4 or 0:_} rows",
+        r and r["vs_lexsort"],
+        "<= 1.0",
+        lambda v: v <= 1.0,
+    )
+    r = _find(rows, "small/shuffled", "per-group roc_auc_score loop (GAUC)", n4)
+    add(
+        f"4. roc_auc_score loop ÷ gauc_score, {n4 or 0:_} rows",
+        r and r["vs_srank"],
+        ">= 300",
+        lambda v: v >= 300,
+        ".0f",
+    )
+    for m in results.get("memory") or []:
+        if m["work"] in ("evaluate", "gauc") and m.get("bytes_per_row") is not None:
+            add(
+                f"5. {m['work']} peak bytes/row above inputs, {m['dist']}, "
+                f"{m['rows']:_} rows",
+                m["bytes_per_row"],
+                "<= 100",
+                lambda v: v <= 100,
+                ".1f",
+            )
+    for dist in ("typical", "tiny", "huge"):
+        per_row = [
+            r["median"] / r["rows"]
+            for r in rows
+            if r["scenario"] == f"{dist}/shuffled"
+            and r["work"] == SRANK_EVAL
+            and r["median"]
+        ]
+        if len(per_row) > 1:
+            add(
+                f"6. evaluate time/row, largest ÷ smallest over sizes, {dist}",
+                max(per_row) / min(per_row),
+                "<= 2",
+                lambda v: v <= 2,
+            )
+    for dist in ("tiny", "huge"):
+        for n in [x for x in sizes if x >= 1_000_000] or sizes[-1:]:
+            r = _find(rows, f"{dist}/shuffled", SRANK_EVAL, n)
+            if r:
+                add(
+                    f"6. evaluate ÷ lexsort, {dist} groups, {n:_} rows",
+                    r["vs_lexsort"],
+                    "<= 1.0",
+                    lambda v: v <= 1.0,
+                )
+    sorts = results.get("sorts") or {}
+    sc = sorts.get("scorer") or {}
+    if "1 metric" in sc and "5 metrics" in sc:
+        cut = sorts["rows"] // 10
+        one, five = (
+            sum(1 for x in sc[k] if x[1] is not None and x[1] >= cut)
+            for k in ("1 metric", "5 metrics")
+        )
+        add(
+            "7. extra sorts of the 5-metric scorer over the 1-metric one, per call",
+            (five - one) / sc["scoring_calls"],
+            "0",
+            lambda v: v <= 0,
+        )
+    imp = results.get("import")
+    if imp:
+        add(
+            "7. ms added to import sklearn.metrics (-X importtime cumulative)",
+            imp["importtime_cumulative"] and imp["importtime_cumulative"] * 1e3,
+            "<= 100",
+            lambda v: v <= 100,
+            ".0f",
+        )
+        add(
+            "7. ms added to import sklearn.metrics (wall, difference of medians)",
+            imp["added"] * 1e3,
+            "<= 100",
+            lambda v: v <= 100,
+            ".0f",
+        )
+    return out
+
+
 def _fmt(x: float | None, spec: str) -> str:
     return "" if x is None else format(x, spec)
 
@@ -1156,6 +1343,12 @@ def render(results: dict, markdown: bool) -> str:
             f"{h}sorts done by sklearn_rank code (arrays of >= half the rows;"
             " in GridSearchCV, of >= a tenth of the rows, a fold has a third)",
             _table(["call", "sorts"], body, markdown),
+        ]
+    goals = targets(results)
+    if goals:
+        parts += [
+            f"{h}issue 5 targets, as measured in this run",
+            _table(["target", "measured", "limit", "met"], goals, markdown),
         ]
     return "\n\n".join(parts)
 
