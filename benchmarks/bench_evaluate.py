@@ -488,6 +488,7 @@ class Row:
     median: float | None
     runs: int = 0
     note: str = ""
+    sys_median: float | None = None  # kernel CPU seconds per call
     vs_lexsort: float | None = None
     vs_srank: float | None = None
     versus: str | None = None  # the sklearn_rank row a peer is compared to
@@ -518,7 +519,17 @@ class Item:
     versus: str | None = None
     factor: float = 1.0  # extrapolation factor of a subsampled peer
     times: list[float] = field(default_factory=list)
+    sys_times: list[float] = field(default_factory=list)
     error: str = ""
+
+
+def _sys_seconds() -> float:
+    """Kernel CPU seconds of this process so far."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return os.times().system
+    return resource.getrusage(resource.RUSAGE_SELF).ru_stime
 
 
 def time_items(items: Sequence[Item], repeats: int, budget: float, log) -> None:
@@ -543,9 +554,11 @@ def time_items(items: Sequence[Item], repeats: int, budget: float, log) -> None:
             if item.error or (t and sum(t) + t[-1] > budget):
                 continue
             call = _quiet(item.fn)
+            k0 = _sys_seconds()
             t0 = time.perf_counter()
             out = call()
             t.append(time.perf_counter() - t0)
+            item.sys_times.append(_sys_seconds() - k0)
             del out
 
 
@@ -589,15 +602,21 @@ def bench_scenario(
                 factor=factor,
             )
         )
+
+    def log(work):
+        _log(args, f"  {scen} n={d.n:_}: {work}")
+
+    # The ratios that matter first, interleaved among themselves; the peers, whose
+    # allocations change the process's memory state, after them.
+    ours = [it for it in items if it.kind != "peer"]
+    time_items(ours, args.repeats, args.budget, log)
     time_items(
-        items,
-        args.repeats,
-        args.budget,
-        lambda work: _log(args, f"  {scen} n={d.n:_}: {work}"),
+        [it for it in items if it.kind == "peer"], args.repeats, args.budget, log
     )
     rows = []
     for it in items:
         med = statistics.median(it.times) * it.factor if it.times else None
+        sys_med = statistics.median(it.sys_times) * it.factor if it.times else None
         rows.append(
             Row(
                 **base,
@@ -606,6 +625,7 @@ def bench_scenario(
                 median=med,
                 runs=len(it.times),
                 note=it.error or it.note,
+                sys_median=sys_med,
                 versus=it.versus,
             )
         )
@@ -646,23 +666,62 @@ def peers_for(args, dist: str, layout: str, first_layout: str) -> list[Peer]:
     ]
 
 
+def prefault(megabytes: int) -> None:
+    """Touch and free `megabytes` of memory in 16 MB arrays, twice.
+
+    On the machines this was written on, how fast allocation-heavy code runs depends
+    on what the process allocated before (glibc raises its mmap threshold after
+    large frees; numpy asks for transparent huge pages for large arrays, and a fresh
+    process faults them in): ``evaluate`` at 1e6 rows took ~0.4 s in a fresh process
+    and ~0.2 s after 1 GB had been touched, while lexsort did not change. Every
+    scenario process starts from this same warmed-up state.
+    """
+    for _ in range(2):
+        chunks = [np.ones(2_000_000) for _ in range(max(0, megabytes) // 16)]
+        del chunks
+
+
+def run_scenario(args, n: int, dist: str, layout: str, first_layout: str) -> list[Row]:
+    d = make_data(n, dist, layout, seed=args.seed, group_size=args.group_size)
+    peers = peers_for(args, dist, layout, first_layout)
+    loop_dists = args.peer_dists or ["small"]
+    with_loop = (
+        "gauc_loop" in args.peers
+        and layout == first_layout
+        and (loop_dists == ["all"] or dist in loop_dists)
+    )
+    return bench_scenario(d, args, peers, with_loop)
+
+
 def run_table(args) -> list[Row]:
+    """Every scenario in a fresh process (prefaulted), unless --in-process."""
     rows: list[Row] = []
     scens = scenarios(args)
     first_layout = scens[0][1] if scens else "shuffled"
     for n in args.sizes:
         for dist, layout in scens:
-            d = make_data(n, dist, layout, seed=args.seed, group_size=args.group_size)
-            peers = peers_for(args, dist, layout, first_layout)
-            loop_dists = args.peer_dists or ["small"]
-            with_loop = (
-                "gauc_loop" in args.peers
-                and layout == first_layout
-                and (loop_dists == ["all"] or dist in loop_dists)
+            if args.in_process:
+                rows.extend(run_scenario(args, n, dist, layout, first_layout))
+                gc.collect()
+                continue
+            cmd = [
+                sys.executable,
+                __file__,
+                *args.argv,
+                "--_child",
+                "scenario",
+                str(n),
+                dist,
+                layout,
+                first_layout,
+            ]
+            proc = subprocess.run(
+                cmd, stdout=subprocess.PIPE, stderr=None, text=True, check=False
             )
-            rows.extend(bench_scenario(d, args, peers, with_loop))
-            del d
-            gc.collect()
+            if proc.returncode != 0:
+                raise RuntimeError(f"scenario {dist}/{layout} n={n} failed")
+            lines = proc.stdout.strip().splitlines()
+            rows.extend(Row(**r) for r in json.loads(lines[-1]))
     return rows
 
 
@@ -1036,6 +1095,7 @@ def targets(results: dict) -> list[list[str]]:
     out: list[list[str]] = []
 
     def add(name, value, limit, ok, fmt=".2f"):
+        name = name.replace(", 0 rows", "")
         shown = "not measured" if value is None else format(value, fmt)
         met = "" if value is None else ("yes" if ok(value) else "NO")
         out.append([name, shown, limit, met])
@@ -1207,6 +1267,7 @@ def render(results: dict, markdown: bool) -> str:
             "groups",
             "work",
             "median s",
+            "sys s",
             "runs",
             "ns/row",
             "÷ lexsort",
@@ -1223,6 +1284,7 @@ def render(results: dict, markdown: bool) -> str:
                     f"{r['groups']:_}",
                     r["work"],
                     _fmt(r["median"], ".4g"),
+                    _fmt(r.get("sys_median"), ".2g"),
                     str(r["runs"]),
                     _fmt(per_row, ".1f"),
                     _fmt(r["vs_lexsort"], ".3f"),
@@ -1396,6 +1458,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-sizes", type=_sizes, help="default 1e6,1e7")
     p.add_argument("--import-repeats", type=int)
     p.add_argument("--sort-rows", type=int, default=20_000, help="sorts section")
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="time every scenario in this process (default: a fresh process each;"
+        " --quick: in-process)",
+    )
+    p.add_argument(
+        "--prefault-mb",
+        type=int,
+        help="memory touched at the start of each scenario process (1024;"
+        " --quick: 256, once)",
+    )
     p.add_argument("--markdown", action="store_true", help="print markdown tables")
     p.add_argument("--json", help="also write the results to this file")
     p.add_argument("--silent", action="store_true", help="no progress on stderr")
@@ -1430,11 +1504,17 @@ def resolve(args) -> argparse.Namespace:
     if args.memory_sizes is None:
         args.memory_sizes = [100_000] if quick else [1_000_000, 10_000_000]
     args.import_repeats = args.import_repeats or (1 if quick else 7)
+    if quick:
+        args.in_process = True
+    if args.prefault_mb is None:
+        args.prefault_mb = 256 if quick else 1024
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    args.argv = [a for a in argv if a not in ("--markdown",)]
     if args.sections == ["none"]:
         args.sections = []
     if args._child:
@@ -1442,14 +1522,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             _child_memory(args._child[1], args._child[2])
         elif args._child[0] == "sorts":
             _child_sorts(int(args._child[1]))
+        elif args._child[0] == "scenario":
+            args = resolve(args)
+            prefault(args.prefault_mb)
+            n, dist, layout, first = args._child[1:5]
+            rows = run_scenario(args, int(n), dist, layout, first)
+            print(json.dumps([r.__dict__ for r in rows]))
         return 0
     args = resolve(args)
     results: dict[str, Any] = {
         "machine": machine_facts(),
-        "argv": list(argv or sys.argv[1:]),
+        "argv": argv,
     }
     if _srank() is None:
         _log(args, "sklearn_rank.evaluate is not importable: floors and peers only")
+    if args.in_process and "table" in args.sections:
+        prefault(args.prefault_mb)
     t0 = time.perf_counter()
     sections: dict[str, Callable[[], Any]] = {
         "table": lambda: [r.__dict__ for r in run_table(args)],
