@@ -18,6 +18,8 @@ import numpy as np
 _TABLE_SPAN_PER_ROW = 4
 # Up to this many groups, the group pass of the ordering is a radix sort.
 _RADIX_GROUPS = 1 << 16
+# A cutoff view is cut out only when it keeps less than this share of the rows.
+_HEAD_SHARE = 0.5
 
 
 def _is_categorical(groups: Any) -> bool:
@@ -111,10 +113,9 @@ def order_rows(
 
     One sort of the scores (with the tie policy as secondary key) gives every row a
     global position; a second, integer pass then groups the rows while keeping that
-    order: a stable radix sort of 16-bit group codes when there are few groups,
-    otherwise a sort of the unique keys ``code * n + position``.
+    order: one stable radix pass over 16-bit group codes when there are few groups,
+    two passes (low and high half of the code) otherwise.
     """
-    n = score.shape[0]
     neg = -score
     if ties == "pessimistic":  # least relevant first within a tie
         by_score = np.lexsort((labels, neg))
@@ -130,13 +131,33 @@ def order_rows(
         # NumPy's stable sort of 16-bit ints is a linear-time radix sort.
         by_group = np.argsort(codes[by_score].astype(np.uint16), kind="stable")
         return by_score[by_group]
-    position = np.empty(n, dtype=np.int64)
-    position[by_score] = np.arange(n, dtype=np.int64)
-    return np.argsort(codes.astype(np.int64) * n + position)
+    # Two stable 16-bit radix passes (low half, then high half of the code) keep
+    # the score order within each group and stay linear in the number of rows.
+    halves = codes.astype(np.uint32)[by_score].view(np.uint16).reshape(-1, 2)
+    low_half, high_half = (0, 1) if np.little_endian else (1, 0)
+    low = np.argsort(halves[:, low_half], kind="stable")
+    high = np.argsort(halves[low, high_half], kind="stable")
+    return by_score[low[high]]
+
+
+def ranges(start: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(start[i], start[i] + size[i])`` for every i."""
+    total = int(size.sum())
+    offsets = np.zeros(size.size, dtype=np.intp)
+    np.cumsum(size[:-1], out=offsets[1:])
+    return np.repeat(start - offsets, size) + np.arange(total)
 
 
 class RankingContext:
     """The ordered view of one set of inputs that every kernel reads.
+
+    Per ranked position it holds the label ``y``, the group code ``group`` and the
+    1-based position within the group ``rank``. Tie blocks (runs of equal scores in
+    a group, kept only for ``ties="average"``) are stored for the tied rows alone:
+    ``tie_start``, ``tie_size``, ``tie_rank`` (first position), ``tie_group``, and
+    ``tie_rows`` with ``tie_offsets`` (the positions of their rows, block after
+    block). Every other row is a block of its own, so kernels compute on plain rows
+    and correct the tied ones.
 
     Parameters
     ----------
@@ -183,55 +204,81 @@ class RankingContext:
         order = order_rows(c_r, s_r, y_r, ties, n_groups)
         self.order = order if rows is None else rows[order]  # input row per position
         self.y = y_r[order]
-        self.score = s_r[order]
         self.length = np.bincount(c_r, minlength=n_groups)
         self.group = np.repeat(np.arange(n_groups, dtype=np.intp), self.length)
         self.starts = np.zeros(n_groups + 1, dtype=np.intp)
         np.cumsum(self.length, out=self.starts[1:])
         n = self.y.shape[0]
         self.n_rows = n
-        self.rank = np.arange(1, n + 1, dtype=np.int64) - self.starts[self.group]
-        self._find_blocks()
+        self.rank = np.arange(1, n + 1, dtype=np.int64)
+        self.rank -= self.starts[self.group]
+        self._find_ties(s_r[order] if ties == "average" else None)
 
     # -- tie blocks
-    def _find_blocks(self) -> None:
-        n = self.n_rows
-        new = None
-        if self.ties == "average" and n > 1:
-            new = np.empty(n, dtype=bool)
-            new[0] = True
-            np.not_equal(self.score[1:], self.score[:-1], out=new[1:])
-            new[1:] |= self.rank[1:] == 1
-            if new.all():
-                new = None
-        if new is None:
-            self._set_blocks(None, None)
-        else:
-            start = np.flatnonzero(new)
-            self._set_blocks(start, np.diff(np.append(start, n)))
+    def _find_ties(self, score: np.ndarray | None) -> None:
+        start = size = None
+        if score is not None and self.n_rows > 1:
+            # A tie continues where the score repeats inside the same group.
+            cont = score[1:] == score[:-1]
+            cont &= self.rank[1:] > 1
+            pair = np.flatnonzero(cont)  # rows i tied with row i + 1; usually few
+            if pair.size:
+                new = np.ones(pair.size + 1, dtype=bool)
+                np.not_equal(pair[1:], pair[:-1] + 1, out=new[1:-1])
+                start = pair[new[:-1]]  # each block's first row
+                size = pair[new[1:]] - start + 2
+        self._set_ties(start, size)
 
-    def _set_blocks(self, start: np.ndarray | None, size: np.ndarray | None) -> None:
-        """Store tie blocks; ``None`` means every row is a block of its own."""
-        n = self.n_rows
-        self.has_ties = start is not None
+    def _set_ties(self, start: np.ndarray | None, size: np.ndarray | None) -> None:
+        self.has_ties = start is not None and start.size > 0
         if not self.has_ties:
-            self.block_start = np.arange(n)
-            self.block_size = np.ones(n, dtype=np.int64)
-            self.row_block = None
-        else:
-            self.block_start, self.block_size = start, size
-            self.row_block = np.repeat(np.arange(start.size), size)
-            # Most blocks are usually single rows: reduce only the tied ones.
-            tied = np.flatnonzero(size > 1)
-            self._tied_blocks = tied
-            self._tied_rows = np.flatnonzero(size[self.row_block] > 1)
-            self._tied_offsets = np.zeros(tied.size, dtype=np.intp)
-            np.cumsum(size[tied][:-1], out=self._tied_offsets[1:])
-        self.block_rank = self.rank[self.block_start]
-        self.block_group = self.group[self.block_start]
+            start = size = np.zeros(0, dtype=np.intp)
+        self.tie_start, self.tie_size = start, size
+        self.tie_rank = self.rank[start]
+        self.tie_group = self.group[start]
+        self.tie_rows = ranges(start, size)
+        self.tie_offsets = np.zeros(size.size, dtype=np.intp)
+        np.cumsum(size[:-1], out=self.tie_offsets[1:])
+
+    def tie_sum(self, values: np.ndarray) -> np.ndarray:
+        """Sum of per-row values over each tied block."""
+        return np.add.reduceat(values[self.tie_rows], self.tie_offsets)
+
+    def spread(self, tie_values: np.ndarray) -> np.ndarray:
+        """Per-tied-block values repeated for each row of the block."""
+        return np.repeat(tie_values, self.tie_size)
+
+    def tie_block_of(self, positions: np.ndarray) -> np.ndarray:
+        """Index of the tied block holding each position, -1 for untied rows."""
+        block = np.searchsorted(self.tie_start, positions, side="right") - 1
+        inside = block >= 0
+        end = self.tie_start[block[inside]] + self.tie_size[block[inside]]
+        inside[inside] = positions[inside] < end
+        return np.where(inside, block, -1)
+
+    def block_mean(self, values: np.ndarray) -> np.ndarray:
+        """Per row, the mean of ``values`` over its tie block: the expected value of
+        a positional quantity when the block is ordered uniformly at random. May
+        overwrite and return ``values``."""
+        if self.has_ties:
+            values[self.tie_rows] = self.spread(self.tie_sum(values) / self.tie_size)
+        return values
+
+    def in_top(self, k: int | np.ndarray | None) -> np.ndarray:
+        """Per row, the probability of landing at a position <= k (``k`` an int or
+        one cutoff per group): the share of its tie block inside the cutoff."""
+        if k is None:
+            return np.ones(self.n_rows)
+        k_rows = k if np.isscalar(k) else k[self.group]
+        inside = (self.rank <= k_rows).astype(np.float64)
+        if self.has_ties:
+            k_ties = k if np.isscalar(k) else k[self.tie_group]
+            share = np.clip(k_ties - self.tie_rank + 1, 0, self.tie_size)
+            inside[self.tie_rows] = self.spread(share / self.tie_size)
+        return inside
 
     def head(self, k: int | None) -> RankingContext:
-        """The view restricted to the blocks that start at a position <= k.
+        """The view restricted to rows whose tie block starts at a position <= k.
 
         Every cutoff metric at ``k`` reads only these rows: a block straddling the
         cutoff is kept whole, so its tie expectation stays exact.
@@ -239,60 +286,32 @@ class RankingContext:
         if k is None:
             return self
         key = ("head", k)
-        cache = self._cache
-        if key not in cache:
-            keep_block = self.block_rank <= k
-            if keep_block.all():
-                cache[key] = self
-            else:
-                cache[key] = self._subset(keep_block)
-        return cache[key]
+        if key not in self._cache:
+            keep = self.rank <= k
+            if self.has_ties:
+                keep[self.tie_rows] = self.spread(self.tie_rank <= k)
+            # Kernels mask positions beyond k themselves; the subset only pays
+            # when it drops many rows.
+            small = np.count_nonzero(keep) < _HEAD_SHARE * self.n_rows
+            self._cache[key] = self._subset(keep, k) if small else self
+        return self._cache[key]
 
-    def _subset(self, keep_block: np.ndarray) -> RankingContext:
-        rows = np.flatnonzero(self.to_rows(keep_block))
+    def _subset(self, keep: np.ndarray, k: int) -> RankingContext:
+        rows = np.flatnonzero(keep)
         sub = object.__new__(RankingContext)
         for name in ("n_groups", "ties", "y_all", "codes_all", "sample_weight"):
             setattr(sub, name, getattr(self, name))
         sub._root, sub._cache = self._root, {}
         sub._ranked_rows, sub._ranked_input = self._ranked_rows, self._ranked_input
-        sub.order, sub.y, sub.score = self.order[rows], self.y[rows], self.score[rows]
+        sub.order, sub.y = self.order[rows], self.y[rows]
         sub.group, sub.rank = self.group[rows], self.rank[rows]
         sub.length = self.length  # full list length, for precision denominators
         sub.starts = np.zeros(self.n_groups + 1, dtype=np.intp)
         np.cumsum(np.bincount(sub.group, minlength=self.n_groups), out=sub.starts[1:])
         sub.n_rows = rows.size
-        size = self.block_size[keep_block]
-        if self.has_ties and (size > 1).any():
-            start = np.zeros(size.size, dtype=np.intp)
-            np.cumsum(size[:-1], out=start[1:])
-            sub._set_blocks(start, size)
-        else:
-            sub._set_blocks(None, None)
+        kept = self.tie_rank <= k
+        sub._set_ties(np.searchsorted(rows, self.tie_start[kept]), self.tie_size[kept])
         return sub
-
-    def block_sum(self, values: np.ndarray) -> np.ndarray:
-        """Sum of per-row values over each tie block."""
-        if not self.has_ties:
-            return values
-        out = values[self.block_start]
-        if self._tied_blocks.size:
-            out[self._tied_blocks] = np.add.reduceat(
-                values[self._tied_rows], self._tied_offsets
-            )
-        return out
-
-    def to_rows(self, block_values: np.ndarray) -> np.ndarray:
-        """Broadcast per-block values back to the rows of each block."""
-        if not self.has_ties:
-            return block_values
-        return block_values[self.row_block]
-
-    def block_mean(self, values: np.ndarray) -> np.ndarray:
-        """Per row, the mean of ``values`` over its tie block: the expected value of
-        a positional quantity when the block is ordered uniformly at random."""
-        if not self.has_ties:
-            return values
-        return self.to_rows(self.block_sum(values) / self.block_size)
 
     # -- group reductions
     def group_sum(
@@ -305,16 +324,20 @@ class RankingContext:
             np.float64, copy=False
         )
 
-    def group_exclusive_cumsum(
-        self, values: np.ndarray, at: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Sum of ``values`` over the earlier rows of the same group, for every row
-        or only at the row positions ``at``."""
-        total = np.zeros(values.shape[0] + 1)
-        np.cumsum(values, out=total[1:])
-        pos = np.arange(self.n_rows) if at is None else at
-        group = self.group if at is None else self.group[at]
-        return total[pos] - total[self.starts[group]]
+    def group_exclusive_cumsum(self, values: np.ndarray) -> np.ndarray:
+        """Per row, the sum of ``values`` over the earlier rows of its group.
+
+        One running sum over all rows minus each group's offset: exact for the
+        integer counts it serves (relevant or negative rows).
+        """
+        total = np.cumsum(values, dtype=np.float64)
+        offset = np.zeros(self.n_groups)
+        nonempty = self.starts[1:] > self.starts[:-1]
+        first = self.starts[:-1][nonempty]
+        offset[nonempty] = total[first] - values[first]
+        total -= values
+        total -= offset[self.group]
+        return total
 
     def first_in_group(self, mask: np.ndarray) -> np.ndarray:
         """Position of the first row with ``mask`` in each group, -1 if none."""

@@ -17,18 +17,9 @@ import numpy as np
 from scipy.special import gammaln
 
 from ._conventions import Options
-from ._engine import RankingContext
+from ._engine import RankingContext, ranges
 
 _Result = tuple[np.ndarray, np.ndarray, np.ndarray]
-
-
-def _within(ctx: RankingContext, k: int | None) -> np.ndarray | None:
-    """Mask of ranked rows at positions <= k (None: every row)."""
-    return None if k is None else ctx.rank <= k
-
-
-def _masked(values: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
-    return values if mask is None else np.where(mask, values, 0.0)
 
 
 def _binary_result(ctx: RankingContext, values: np.ndarray, opts: Options) -> _Result:
@@ -44,32 +35,30 @@ def _discount(rank: np.ndarray) -> np.ndarray:
     return 1.0 / np.log2(rank + 1.0)
 
 
-def _expected_top_k_count(ctx: RankingContext, k_block: np.ndarray | int | None):
-    """Per row, the probability that it lands at a position <= k: the share of its
-    tie block inside the cutoff (``k_block`` may differ per block)."""
-    if k_block is None:
-        return np.ones(ctx.n_rows)
-    inside = np.clip(k_block - ctx.block_rank + 1, 0, ctx.block_size)
-    return ctx.to_rows(inside / ctx.block_size)
-
-
 # -- DCG / NDCG -----------------------------------------------------------------------
 def dcg_values(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
     """E[DCG@k]: each row's gain times the mean discount of its block's positions
     that fall inside the cutoff (McSherry & Najork, 2008)."""
     ctx = ctx.head(k)
-    disc = ctx.block_mean(_masked(_discount(ctx.rank), _within(ctx, k)))
-    return ctx.group_sum(gains(ctx.y, gain) * disc)
+    disc = _discount(ctx.rank)
+    if k is not None:
+        disc[ctx.rank > k] = 0.0
+    disc = ctx.block_mean(disc)
+    disc *= gains(ctx.y, gain)
+    return ctx.group_sum(disc)
 
 
-# Integer labels with at most this many levels per row get the linear-time ideal DCG.
-_LEVELS_PER_ROW = 4
+# Integer labels with at most this many levels get the linear-time ideal DCG.
+_MAX_LEVELS = 16
+# Up to this depth float64 prefix sums of discounts differ from exact by < 1e-15.
+_SHORT_PREFIX = 64
 
 
 def _discount_prefix(n: int) -> np.ndarray:
-    """``P[p] = Σ_{q<=p} 1/log2(q + 1)`` in extended precision, so that differences
-    of far-apart prefixes keep float64 accuracy."""
-    prefix = np.zeros(n + 1, dtype=np.longdouble)
+    """``P[p] = Σ_{q<=p} 1/log2(q + 1)``; in extended precision for deep lists, so
+    that differences of far-apart prefixes keep float64 accuracy."""
+    dtype = np.float64 if n <= _SHORT_PREFIX else np.longdouble
+    prefix = np.zeros(n + 1, dtype=dtype)
     np.cumsum(_discount(np.arange(1, n + 1, dtype=np.float64)), out=prefix[1:])
     return prefix
 
@@ -85,28 +74,24 @@ def ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
 def _ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
     y, codes, n_groups = ctx.y_all, ctx.codes_all, ctx.n_groups
     top = int(y.max())
-    n_levels = top + 1
-    if np.array_equal(y, np.floor(y)) and n_levels * n_groups <= _LEVELS_PER_ROW * (
-        y.size + 256
-    ):
-        # Count each label level per group; in the ideal order level ``l`` holds the
-        # positions after all higher levels, so its DCG is a difference of prefixes.
-        counts = np.bincount(
-            codes * n_levels + y.astype(np.intp), minlength=n_groups * n_levels
-        ).reshape(n_groups, n_levels)
-        higher = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] - counts
-        size = counts.sum(axis=1)
+    size = np.bincount(codes, minlength=n_groups)
+    if top < _MAX_LEVELS and np.array_equal(y, np.floor(y)):
+        # In the ideal order the rows of label l take the positions right after
+        # every higher label of the group, so each level adds its gain times a
+        # difference of discount prefixes. One pass per level, none per group.
         depth = int(size.max()) if k is None else min(k, int(size.max()))
         prefix = _discount_prefix(depth)
-        start = np.minimum(higher, depth)
-        stop = np.minimum(higher + counts, depth)
-        level_gain = gains(np.arange(n_levels, dtype=np.float64), gain)
-        return ((prefix[stop] - prefix[start]).astype(np.float64) * level_gain).sum(
-            axis=1
-        )
+        total = np.zeros(n_groups)
+        higher = np.zeros(n_groups, dtype=np.intp)
+        for level in range(top, 0, -1):
+            count = np.bincount(codes[y == level], minlength=n_groups)
+            span = prefix[np.minimum(higher + count, depth)]
+            span -= prefix[np.minimum(higher, depth)]
+            total += span.astype(np.float64) * float(gains(np.float64(level), gain))
+            higher += count
+        return total
     order = np.lexsort((-y, codes))
     sorted_codes = codes[order]
-    size = np.bincount(codes, minlength=n_groups)
     first = np.zeros(n_groups, dtype=np.intp)
     np.cumsum(size[:-1], out=first[1:])
     rank = np.arange(1, y.shape[0] + 1) - first[sorted_codes]
@@ -129,10 +114,11 @@ def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
 
 
 # -- counting metrics -----------------------------------------------------------------
-def _hits_in_top(ctx: RankingContext, k_block, opts: Options) -> np.ndarray:
+def _hits_in_top(ctx: RankingContext, k, opts: Options) -> np.ndarray:
     """E[number of relevant rows at positions <= k] per group."""
-    rel = ctx.relevant(opts.relevance_threshold)
-    return ctx.group_sum(rel * _expected_top_k_count(ctx, k_block))
+    share = ctx.in_top(k)
+    share *= ctx.relevant(opts.relevance_threshold)
+    return ctx.group_sum(share)
 
 
 def precision(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
@@ -151,36 +137,36 @@ def precision(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
 def recall(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     hits = _hits_in_top(ctx.head(k), k, opts)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
-    values = hits / np.maximum(n_rel, 1)
-    return _binary_result(ctx, values, opts)
+    return _binary_result(ctx, hits / np.maximum(n_rel, 1), opts)
 
 
 def r_precision(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     """Precision at R, the group's own number of relevant rows (``k`` unused)."""
     n_rel = ctx.n_relevant(opts.relevance_threshold)
-    hits = _hits_in_top(ctx, n_rel[ctx.block_group], opts)
+    hits = _hits_in_top(ctx, n_rel, opts)
     return _binary_result(ctx, hits / np.maximum(n_rel, 1), opts)
 
 
 # -- first-hit metrics ----------------------------------------------------------------
 def _first_relevant_block(ctx: RankingContext, opts: Options):
-    """Per group: the tie block holding the first relevant row (-1 if none), its
-    first position ``a``, size ``m`` and relevant count ``r``."""
+    """Per group: whether a relevant row is ranked, and the tie block holding the
+    first one: its tied-block index (-1 for a single row), first position ``a``,
+    size ``m`` and relevant count ``r``."""
     rel = ctx.relevant(opts.relevance_threshold)
-    first_row = ctx.first_in_group(rel)
-    found = first_row >= 0
+    first = ctx.first_in_group(rel)
+    found = first >= 0
+    a = np.ones(ctx.n_groups, dtype=np.int64)
+    m = np.ones(ctx.n_groups, dtype=np.int64)
+    r = np.ones(ctx.n_groups, dtype=np.int64)
     block = np.full(ctx.n_groups, -1, dtype=np.intp)
+    a[found] = ctx.rank[first[found]]
     if ctx.has_ties:
-        block[found] = ctx.row_block[first_row[found]]
-    else:
-        block[found] = first_row[found]
-    safe = np.where(found, block, 0)
-    if ctx.n_rows == 0:
-        zeros = np.zeros(ctx.n_groups, dtype=np.int64)
-        return found, block, zeros, zeros, zeros
-    a = ctx.block_rank[safe]
-    m = ctx.block_size[safe]
-    r = ctx.block_sum(rel.astype(np.float64))[safe].astype(np.int64)
+        block[found] = ctx.tie_block_of(first[found])
+        tied = block >= 0
+        tb = block[tied]
+        a[tied] = ctx.tie_rank[tb]
+        m[tied] = ctx.tie_size[tb]
+        r[tied] = ctx.tie_sum(rel)[tb]
     return found, block, a, m, r
 
 
@@ -220,24 +206,22 @@ def mrr(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     """
     ctx = ctx.head(k)
     found, block, a, m, r = _first_relevant_block(ctx, opts)
-    if not ctx.has_ties:
-        values = np.where(found, 1.0 / np.maximum(a, 1), 0.0)
-        if k is not None:
-            values = np.where(a <= k, values, 0.0)
-        return _binary_result(ctx, values, opts)
-    # Rows of each group's first relevant block, with their offset j in the block.
-    in_first = ctx.row_block == block[ctx.group]
-    rows = np.flatnonzero(in_first)
-    g = ctx.group[rows]
-    a_g, m_g, r_g = a[g], m[g], r[g]
-    j = ctx.rank[rows] - a_g
-    possible = j <= m_g - r_g
-    jj = np.where(possible, j, 0)
-    log_p = _log_comb(m_g - 1 - jj, r_g - 1) - _log_comb(m_g, r_g)
-    term = np.where(possible, np.exp(log_p) / ctx.rank[rows], 0.0)
+    values = np.where(found, 1.0 / a, 0.0)
     if k is not None:
-        term = np.where(ctx.rank[rows] <= k, term, 0.0)
-    values = np.bincount(g, weights=term, minlength=ctx.n_groups)
+        values[a > k] = 0.0
+    tied = np.flatnonzero(block >= 0)
+    if tied.size:
+        size = m[tied]
+        g = np.repeat(tied, size)
+        j = ranges(np.zeros_like(size), size)  # offset of each row in its block
+        m_j, r_j, a_j = m[g], r[g], a[g]
+        possible = j <= m_j - r_j
+        jj = np.where(possible, j, 0)
+        log_p = _log_comb(m_j - 1 - jj, r_j - 1) - _log_comb(m_j, r_j)
+        term = np.where(possible, np.exp(log_p) / (a_j + j), 0.0)
+        if k is not None:
+            term[a_j + j > k] = 0.0
+        values[tied] = np.bincount(g, weights=term, minlength=ctx.n_groups)[tied]
     return _binary_result(ctx, values, opts)
 
 
@@ -245,10 +229,11 @@ def mrr(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
 def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     """E[AP@k] = (1/D) Σ over relevant rows at positions p <= k of precision@p.
 
-    For a relevant row of a block (first position ``a``, ``m`` rows, ``r`` relevant,
-    ``c`` relevant rows in earlier blocks) placed at offset ``j``, the other ``r - 1``
-    relevant rows of the block fill the ``j`` earlier slots in expectation
-    ``j (r - 1) / (m - 1)`` times, so E[precision at a + j] is
+    An untied relevant row at position p with ``c`` relevant rows above it adds
+    ``(c + 1) / p``. For a relevant row of a tied block (first position ``a``, ``m``
+    rows, ``r`` relevant, ``c`` relevant rows in earlier blocks) placed at offset
+    ``j``, the other ``r - 1`` relevant rows of the block fill the ``j`` earlier
+    slots in expectation ``j (r - 1) / (m - 1)`` times, so E[precision at a + j] is
     ``(c + 1 + j (r - 1)/(m - 1)) / (a + j)``. Averaging over the ``m`` offsets and
     summing over the ``r`` relevant rows gives, per block,
     ``(r/m) [(c + 1) U + (r - 1)/(m - 1) V]`` with ``U = Σ_j 1/(a + j)`` and
@@ -256,26 +241,33 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> _Res
     """
     ctx = ctx.head(k)
     rel = ctx.relevant(opts.relevance_threshold).astype(np.float64)
-    inside = _within(ctx, k)
+    above = ctx.group_exclusive_cumsum(rel)  # relevant rows earlier in the group
+    term = above + 1.0
+    term *= rel
+    term /= ctx.rank
+    if k is not None:
+        term[ctx.rank > k] = 0.0
     if ctx.has_ties:
-        offset = ctx.rank - ctx.block_rank[ctx.row_block]
-        u = ctx.block_sum(_masked(1.0 / ctx.rank, inside))
-        v = ctx.block_sum(_masked(offset / ctx.rank, inside))
-        r = ctx.block_sum(rel)
-        m = ctx.block_size
-        c = ctx.group_exclusive_cumsum(rel, at=ctx.block_start)
+        rows = ctx.tie_rows
+        rank = ctx.rank[rows]
+        inside = rank <= k if k is not None else np.ones(rows.size, dtype=bool)
+        offset = rank - ctx.spread(ctx.tie_rank)
+        u = np.add.reduceat(np.where(inside, 1.0 / rank, 0.0), ctx.tie_offsets)
+        v = np.add.reduceat(np.where(inside, offset / rank, 0.0), ctx.tie_offsets)
+        r = ctx.tie_sum(rel)
+        m = ctx.tie_size
+        c = above[ctx.tie_start]
         spread = np.divide(r - 1.0, m - 1.0, out=np.zeros_like(r), where=m > 1)
         contrib = (r / m) * ((c + 1.0) * u + spread * v)
-        total = ctx.group_sum(contrib, ctx.block_group)
+        term[rows] = 0.0
+        total = ctx.group_sum(term) + ctx.group_sum(contrib, ctx.tie_group)
     else:
-        before = ctx.group_exclusive_cumsum(rel)
-        total = ctx.group_sum(_masked(rel * (before + 1.0) / ctx.rank, inside))
+        total = ctx.group_sum(term)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
-    denom = (
-        n_rel
-        if (k is None or opts.ap_denominator == "n_relevant")
-        else np.minimum(n_rel, k)
-    )
+    if k is None or opts.ap_denominator == "n_relevant":
+        denom = n_rel
+    else:
+        denom = np.minimum(n_rel, k)
     return _binary_result(ctx, total / np.maximum(denom, 1), opts)
 
 
@@ -291,12 +283,12 @@ def err(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     """
     ctx = ctx.head(k)
     if ctx.has_ties:
-        y = ctx.y
-        lo = np.minimum.reduceat(y, ctx.block_start)
-        hi = np.maximum.reduceat(y, ctx.block_start)
-        mixed = (lo != hi) & (ctx.block_size > 1)
+        labels = ctx.y[ctx.tie_rows]
+        lo = np.minimum.reduceat(labels, ctx.tie_offsets)
+        hi = np.maximum.reduceat(labels, ctx.tie_offsets)
+        mixed = lo != hi
         if k is not None:
-            mixed &= ctx.block_rank <= k
+            mixed &= ctx.tie_rank <= k
         if mixed.any():
             raise ValueError(
                 f"err_score with ties='average': {int(mixed.sum())} tie block(s) "
@@ -309,7 +301,9 @@ def err(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     reach = np.ones(ctx.n_rows)
     if ctx.n_rows > 1:
         reach[1:] = np.where(ctx.rank[1:] > 1, through[:-1], 1.0)
-    term = _masked(stop * reach / ctx.rank, _within(ctx, k))
+    term = stop * reach / ctx.rank
+    if k is not None:
+        term[ctx.rank > k] = 0.0
     return _binary_result(ctx, ctx.group_sum(term), opts)
 
 
@@ -318,22 +312,30 @@ def _auc_parts(ctx: RankingContext, pos_w: np.ndarray, neg_w: np.ndarray):
     """Per group: Mann-Whitney credit Σ_pos Σ_neg ([s_i > s_j] + ½[s_i = s_j]) with
     pair weights ``pos_w[i] * neg_w[j]``, and the positive / negative totals.
 
-    With resolved ties every row is its own block, so tied pairs are credited by the
-    resolved order instead of ½.
+    An untied positive row beats every negative below it; a tied block's positives
+    beat the negatives below the block and half of those inside it. With resolved
+    ties every row is untied, so tied pairs are credited by the resolved order.
     """
-    pos_b = ctx.block_sum(pos_w)
-    neg_b = ctx.block_sum(neg_w)
     neg_total = ctx.group_sum(neg_w)
-    neg_before = ctx.group_exclusive_cumsum(neg_w, at=ctx.block_start)
-    below = neg_total[ctx.block_group] - neg_before - neg_b
-    credit = ctx.group_sum(pos_b * (below + 0.5 * neg_b), ctx.block_group)
+    below = neg_total[ctx.group]
+    neg_above = ctx.group_exclusive_cumsum(neg_w)
+    below -= neg_above
+    below -= neg_w
+    below *= pos_w
+    credit = ctx.group_sum(below) if not ctx.has_ties else None
+    if ctx.has_ties:
+        pos_b, neg_b = ctx.tie_sum(pos_w), ctx.tie_sum(neg_w)
+        under = neg_total[ctx.tie_group] - neg_above[ctx.tie_start] - neg_b
+        below[ctx.tie_rows] = 0.0
+        credit = ctx.group_sum(below) + ctx.group_sum(
+            pos_b * (under + 0.5 * neg_b), ctx.tie_group
+        )
     return credit, ctx.group_sum(pos_w), neg_total
 
 
 def gauc(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     """Per-group AUC, weighted by rows, positives or uniformly (Zhou et al., 2018)."""
-    rel = ctx.relevant(opts.relevance_threshold)
-    pos = rel.astype(np.float64)
+    pos = ctx.relevant(opts.relevance_threshold).astype(np.float64)
     credit, n_pos, n_neg = _auc_parts(ctx, pos, 1.0 - pos)
     defined = (n_pos > 0) & (n_neg > 0)
     values = np.divide(

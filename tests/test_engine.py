@@ -1,0 +1,122 @@
+"""The engine's building blocks against independent, plain definitions."""
+
+import numpy as np
+import pytest
+
+import sklearn_rank
+from sklearn_rank._engine import RankingContext, encode_groups, order_rows
+
+
+def random_rows(n, n_groups, n_scores, seed):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_groups, size=n)
+    score = rng.integers(0, n_scores, size=n).astype(float)
+    labels = rng.integers(0, 3, size=n).astype(float)
+    return codes, score, labels
+
+
+@pytest.mark.parametrize(
+    "n, n_groups",
+    [(1, 1), (50, 1), (2_000, 7), (200_000, 70_000), (150_000, 140_000)],
+    ids=["one-row", "one-group", "radix-16", "radix-2x16", "tiny-groups"],
+)
+@pytest.mark.parametrize("ties", ["stable", "pessimistic", "optimistic"])
+def test_order_rows_matches_lexsort(n, n_groups, ties):
+    codes, score, labels = random_rows(n, n_groups, 50, seed=n)
+    codes = np.unique(codes, return_inverse=True)[1]
+    n_groups = int(codes.max()) + 1
+    rows = np.arange(n)
+    secondary = {"stable": rows, "pessimistic": labels, "optimistic": -labels}[ties]
+    # lexsort is stable, so remaining ties keep input order in every policy.
+    expected = np.lexsort((secondary, -score, codes))
+    got = order_rows(codes, score, labels, ties, n_groups)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_average_order_groups_rows_by_descending_score():
+    codes, score, labels = random_rows(100_000, 80_000, 20, seed=3)
+    codes = np.unique(codes, return_inverse=True)[1]
+    got = order_rows(codes, score, labels, "average", int(codes.max()) + 1)
+    assert np.array_equal(np.sort(got), np.arange(codes.size))
+    c, s = codes[got], score[got]
+    assert (np.diff(c) >= 0).all()
+    assert (np.diff(s)[np.diff(c) == 0] <= 0).all()
+
+
+def plain_tie_blocks(codes, score):
+    """(start position, size, group) of every run of equal scores in a group, by a
+    loop over the rows sorted by group then descending score."""
+    order = np.lexsort((-score, codes))
+    c, s = codes[order], score[order]
+    blocks, i = [], 0
+    while i < c.size:
+        j = i
+        while j + 1 < c.size and c[j + 1] == c[i] and s[j + 1] == s[i]:
+            j += 1
+        if j > i:
+            blocks.append((i, j - i + 1, c[i]))
+        i = j + 1
+    return blocks
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_tie_blocks_match_a_plain_scan(seed):
+    codes, score, labels = random_rows(3_000, 40, 6, seed)
+    ctx = RankingContext(labels, score, codes, 40, ties="average")
+    got = list(
+        zip(
+            ctx.tie_start.tolist(),
+            ctx.tie_size.tolist(),
+            ctx.tie_group.tolist(),
+            strict=True,
+        )
+    )
+    assert got == plain_tie_blocks(codes, score)
+    assert (ctx.tie_rank == ctx.rank[ctx.tie_start]).all()
+
+
+def test_resolved_policies_have_no_tie_blocks():
+    codes, score, labels = random_rows(500, 5, 3, seed=0)
+    for ties in ("stable", "pessimistic", "optimistic"):
+        assert not RankingContext(labels, score, codes, 5, ties=ties).has_ties
+
+
+def test_group_exclusive_cumsum_matches_a_loop():
+    codes, score, labels = random_rows(2_000, 30, 10, seed=1)
+    ctx = RankingContext(labels, score, codes, 30, ties="average")
+    values = ctx.y.copy()
+    expected = np.zeros_like(values)
+    for i in range(1, values.size):
+        if ctx.group[i] == ctx.group[i - 1]:
+            expected[i] = expected[i - 1] + values[i - 1]
+    np.testing.assert_array_equal(ctx.group_exclusive_cumsum(values), expected)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 7])
+def test_head_view_gives_the_same_values_as_the_full_view(k, monkeypatch):
+    rng = np.random.default_rng(k)
+    groups = np.repeat(np.arange(60), rng.integers(5, 30, size=60))
+    y = rng.integers(0, 3, groups.size)
+    s = rng.integers(0, 5, groups.size)
+    names = [f"{m}@{k}" for m in ("ndcg", "dcg", "map", "mrr", "precision", "recall")]
+    names.append(f"hit_rate@{k}")
+    with_head = sklearn_rank.evaluate(y, s, groups=groups, metrics=names)
+    monkeypatch.setattr(RankingContext, "head", lambda self, k: self)
+    full = sklearn_rank.evaluate(y, s, groups=groups, metrics=names)
+    assert with_head == pytest.approx(full, rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    "groups",
+    [
+        np.array([5, 5, 9, 2, 9, 5]),
+        np.array(["b", "b", "c", "a", "c", "b"]),
+        np.array([5.5, 5.5, 9.0, 2.0, 9.0, 5.5]),
+        np.array([10**15, 10**15, 3 * 10**15, 1, 3 * 10**15, 10**15]),
+    ],
+    ids=["small-ints", "strings", "floats", "wide-ints"],
+)
+def test_encode_groups_gives_sorted_ids(groups):
+    codes, ids = encode_groups(groups, groups.size, "f")
+    np.testing.assert_array_equal(ids, np.unique(groups))
+    np.testing.assert_array_equal(ids[codes], groups)
