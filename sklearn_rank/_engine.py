@@ -102,6 +102,36 @@ def encode_groups(groups: Any, n: int, func: str) -> tuple[np.ndarray, np.ndarra
     return np.asarray(arr_codes, dtype=np.intp).reshape(-1), ids
 
 
+def _one_key_order(
+    codes: np.ndarray, score: np.ndarray, n_groups: int
+) -> np.ndarray | None:
+    """Group-then-score order from one sort of a float key, or None.
+
+    In exact arithmetic ``code * step - score``, with ``step`` a power of two above
+    the score range, puts each group in its own band, ordered by descending score.
+    Floating-point rounding is monotone, so the computed keys keep that order but
+    may merge distinct keys; the order is kept only if every run of equal keys holds
+    rows of one group and one score, whose order ``ties="average"`` never uses.
+    """
+    span = float(np.ptp(score))
+    step = 2.0 ** (np.frexp(span)[1] + 1) if span > 0 else 1.0
+    if not np.isfinite(span) or n_groups * step > 1e300:
+        return None
+    key = codes.astype(np.float64)
+    key *= step
+    key -= score
+    order = np.argsort(key)
+    ranked = key[order]
+    merged = np.flatnonzero(ranked[1:] == ranked[:-1])
+    if merged.size:
+        first, second = order[merged], order[merged + 1]
+        if (codes[first] != codes[second]).any() or (
+            score[first] != score[second]
+        ).any():
+            return None
+    return order
+
+
 def order_rows(
     codes: np.ndarray,
     score: np.ndarray,
@@ -111,11 +141,19 @@ def order_rows(
 ) -> np.ndarray:
     """Row order by group, then descending score, ties resolved by ``ties``.
 
-    One sort of the scores (with the tie policy as secondary key) gives every row a
-    global position; a second, integer pass then groups the rows while keeping that
-    order: one stable radix pass over 16-bit group codes when there are few groups,
-    two passes (low and high half of the code) otherwise.
+    With ``ties="average"`` one sort of a combined float key usually suffices
+    (:func:`_one_key_order`). Otherwise, one sort of the scores (with the tie
+    policy as secondary key) gives every row a global position, and an integer pass
+    groups the rows while keeping that order: one stable radix pass over 16-bit
+    group codes when there are few groups, two passes (low and high half of the
+    code) otherwise.
     """
+    if score.size < 2:
+        return np.arange(score.size)
+    if ties == "average" and n_groups > 1:
+        order = _one_key_order(codes, score, n_groups)
+        if order is not None:
+            return order
     neg = -score
     if ties == "pessimistic":  # least relevant first within a tie
         by_score = np.lexsort((labels, neg))
