@@ -240,16 +240,22 @@ class RankingContext:
         self._ranked_input = (y_r, s_r, c_r)
 
         order = order_rows(c_r, s_r, y_r, ties, n_groups)
-        self.order = order if rows is None else rows[order]  # input row per position
         self.y = y_r[order]
+        # Row weights in ranked order, for the pooled AUC's pair weights only.
+        self.row_weight = None
+        if sample_weight is not None:
+            w = sample_weight if rows is None else sample_weight[rows]
+            self.row_weight = w[order]
         self.length = np.bincount(c_r, minlength=n_groups)
         self.group = np.repeat(np.arange(n_groups, dtype=np.intp), self.length)
         self.starts = np.zeros(n_groups + 1, dtype=np.intp)
         np.cumsum(self.length, out=self.starts[1:])
         n = self.y.shape[0]
         self.n_rows = n
-        self.rank = np.arange(1, n + 1, dtype=np.int64)
-        self.rank -= self.starts[self.group]
+        # Positions fit in 32 bits for any input that fits in memory twice over.
+        rank_type = np.int32 if n < 2**31 else np.int64
+        self.rank = np.arange(1, n + 1, dtype=rank_type)
+        self.rank -= self.starts[:-1].astype(rank_type).repeat(self.length)
         self._find_ties(s_r[order] if ties == "average" else None)
 
     # -- tie blocks
@@ -341,7 +347,8 @@ class RankingContext:
             setattr(sub, name, getattr(self, name))
         sub._root, sub._cache = self._root, {}
         sub._ranked_rows, sub._ranked_input = self._ranked_rows, self._ranked_input
-        sub.order, sub.y = self.order[rows], self.y[rows]
+        sub.y = self.y[rows]
+        sub.row_weight = None if self.row_weight is None else self.row_weight[rows]
         sub.group, sub.rank = self.group[rows], self.rank[rows]
         sub.length = self.length  # full list length, for precision denominators
         sub.starts = np.zeros(self.n_groups + 1, dtype=np.intp)
@@ -365,17 +372,20 @@ class RankingContext:
     def group_exclusive_cumsum(self, values: np.ndarray) -> np.ndarray:
         """Per row, the sum of ``values`` over the earlier rows of its group.
 
-        One running sum over all rows minus each group's offset: exact for the
-        integer counts it serves (relevant or negative rows).
+        Each group's first row first takes away the previous group's total, so one
+        running sum restarts at every group: exact for the integer counts it serves
+        (relevant or negative rows), with a single row-length array.
         """
-        total = np.cumsum(values, dtype=np.float64)
-        offset = np.zeros(self.n_groups)
-        nonempty = self.starts[1:] > self.starts[:-1]
-        first = self.starts[:-1][nonempty]
-        offset[nonempty] = total[first] - values[first]
-        total -= values
-        total -= offset[self.group]
-        return total
+        out = np.array(values, dtype=np.float64)
+        if self.n_groups > 1 and self.n_rows:
+            totals = np.bincount(self.group, weights=values, minlength=self.n_groups)
+            nonempty = np.flatnonzero(self.starts[1:] > self.starts[:-1])
+            # The running sum restarted at the previous group, so it carries only
+            # that group's total into the next one.
+            out[self.starts[nonempty[1:]]] -= totals[nonempty[:-1]]
+        np.cumsum(out, out=out)
+        out -= values
+        return out
 
     def first_in_group(self, mask: np.ndarray) -> np.ndarray:
         """Position of the first row with ``mask`` in each group, -1 if none."""

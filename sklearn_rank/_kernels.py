@@ -355,11 +355,7 @@ def auc(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     equals ``sklearn.metrics.roc_auc_score``. Returns a single "group"."""
     pooled = ctx.pooled()
     rel = pooled.relevant(opts.relevance_threshold)
-    w = (
-        np.ones(pooled.n_rows)
-        if pooled.sample_weight is None
-        else pooled.sample_weight[pooled.order]
-    )
+    w = np.ones(pooled.n_rows) if pooled.row_weight is None else pooled.row_weight
     credit, w_pos, w_neg = _auc_parts(pooled, w * rel, w * ~rel)
     defined = (w_pos > 0) & (w_neg > 0)
     values = np.divide(credit, w_pos * w_neg, out=np.full(1, np.nan), where=defined)
