@@ -48,8 +48,10 @@ def dcg_values(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
     return ctx.group_sum(disc)
 
 
-# Integer labels with at most this many levels get the linear-time ideal DCG.
+# Integer labels with at most this many levels get the linear-time ideal DCG, as
+# long as the (group, level) count table stays within a few cells per row.
 _MAX_LEVELS = 16
+_LEVEL_CELLS_PER_ROW = 4
 # Up to this depth float64 prefix sums of discounts differ from exact by < 1e-15.
 _SHORT_PREFIX = 64
 
@@ -75,16 +77,22 @@ def _ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
     y, codes, n_groups = ctx.y_all, ctx.codes_all, ctx.n_groups
     top = int(y.max())
     size = np.bincount(codes, minlength=n_groups)
-    if top < _MAX_LEVELS and np.array_equal(y, np.floor(y)):
+    dense = (top + 1) * n_groups <= _LEVEL_CELLS_PER_ROW * (y.size + 1024)
+    if top < _MAX_LEVELS and dense and np.array_equal(y, np.floor(y)):
         # In the ideal order the rows of label l take the positions right after
         # every higher label of the group, so each level adds its gain times a
         # difference of discount prefixes. One pass per level, none per group.
         depth = int(size.max()) if k is None else min(k, int(size.max()))
         prefix = _discount_prefix(depth)
+        n_levels = top + 1
+        key = codes * n_levels
+        key += y.astype(np.intp)
+        counts = np.bincount(key, minlength=n_groups * n_levels)
+        counts = counts.reshape(n_groups, n_levels)
         total = np.zeros(n_groups)
         higher = np.zeros(n_groups, dtype=np.intp)
         for level in range(top, 0, -1):
-            count = np.bincount(codes[y == level], minlength=n_groups)
+            count = counts[:, level]
             span = prefix[np.minimum(higher + count, depth)]
             span -= prefix[np.minimum(higher, depth)]
             total += span.astype(np.float64) * float(gains(np.float64(level), gain))
@@ -240,13 +248,17 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> _Res
     ``V = Σ_j j/(a + j)`` over the offsets inside the cutoff.
     """
     ctx = ctx.head(k)
-    rel = ctx.relevant(opts.relevance_threshold).astype(np.float64)
-    above = ctx.group_exclusive_cumsum(rel)  # relevant rows earlier in the group
-    term = above + 1.0
-    term *= rel
-    term /= ctx.rank
+    rel = ctx.relevant(opts.relevance_threshold)
+    # The i-th relevant row of a group (i from 1) adds i / position: computed at
+    # the relevant rows only, from their index among all relevant rows.
+    hits = np.flatnonzero(rel)
+    hit_group = ctx.group[hits]
+    first_hit = np.searchsorted(hits, ctx.starts[:-1])  # per group
+    nth = np.arange(1, hits.size + 1, dtype=np.float64)
+    nth -= first_hit[hit_group]
+    term = nth / ctx.rank[hits]
     if k is not None:
-        term[ctx.rank > k] = 0.0
+        term[ctx.rank[hits] > k] = 0.0
     if ctx.has_ties:
         rows = ctx.tie_rows
         rank = ctx.rank[rows]
@@ -254,15 +266,19 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> _Res
         offset = rank - ctx.spread(ctx.tie_rank)
         u = np.add.reduceat(np.where(inside, 1.0 / rank, 0.0), ctx.tie_offsets)
         v = np.add.reduceat(np.where(inside, offset / rank, 0.0), ctx.tie_offsets)
-        r = ctx.tie_sum(rel)
+        r = ctx.tie_sum(rel).astype(np.float64)
         m = ctx.tie_size
-        c = above[ctx.tie_start]
+        # Relevant rows of the group above each tied block.
+        c = np.searchsorted(hits, ctx.tie_start) - first_hit[ctx.tie_group]
         spread = np.divide(r - 1.0, m - 1.0, out=np.zeros_like(r), where=m > 1)
         contrib = (r / m) * ((c + 1.0) * u + spread * v)
-        term[rows] = 0.0
-        total = ctx.group_sum(term) + ctx.group_sum(contrib, ctx.tie_group)
+        # Drop the tied rows' own terms; the block expectation replaces them.
+        tied = np.zeros(ctx.n_rows, dtype=bool)
+        tied[rows] = True
+        term[tied[hits]] = 0.0
+        total = ctx.group_sum(term, hit_group) + ctx.group_sum(contrib, ctx.tie_group)
     else:
-        total = ctx.group_sum(term)
+        total = ctx.group_sum(term, hit_group)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     if k is None or opts.ap_denominator == "n_relevant":
         denom = n_rel

@@ -133,3 +133,28 @@ def test_one_key_order_falls_back_when_the_key_cannot_separate_scores():
     assert keys[0] == keys[1] == keys[2]
     got = order_rows(codes, score, np.zeros(4), "average", n_groups)
     np.testing.assert_array_equal(got, [3, 2, 1, 0])
+
+
+@pytest.mark.parametrize(
+    "labels",
+    ["levels", "fractional", "many-levels"],
+)
+@pytest.mark.parametrize("k", [None, 1, 3])
+@pytest.mark.parametrize("gain", ["exponential", "linear"])
+def test_ideal_dcg_matches_a_plain_sort(labels, k, gain):
+    from sklearn_rank._kernels import ideal_dcg
+
+    rng = np.random.default_rng(4)
+    codes = rng.integers(0, 50, size=600)
+    y = {
+        "levels": rng.integers(0, 5, size=600).astype(float),
+        "fractional": rng.integers(0, 9, size=600) / 2.0,  # the sort path
+        "many-levels": rng.integers(0, 40, size=600).astype(float),  # too many
+    }[labels]
+    ctx = RankingContext(y, rng.random(600), codes, 50, ties="average")
+    expected = []
+    for g in range(50):
+        top = np.sort(y[codes == g])[::-1][:k]
+        gain_of = 2.0**top - 1 if gain == "exponential" else top
+        expected.append(np.sum(gain_of / np.log2(np.arange(2, top.size + 2))))
+    np.testing.assert_allclose(ideal_dcg(ctx, k, gain), expected, rtol=1e-13)
