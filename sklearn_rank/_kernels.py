@@ -253,7 +253,8 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> _Res
     # the relevant rows only, from their index among all relevant rows.
     hits = np.flatnonzero(rel)
     hit_group = ctx.group[hits]
-    first_hit = np.searchsorted(hits, ctx.starts[:-1])  # per group
+    per_group = np.bincount(hit_group, minlength=ctx.n_groups)
+    first_hit = np.cumsum(per_group) - per_group  # index of each group's 1st hit
     nth = np.arange(1, hits.size + 1, dtype=np.float64)
     nth -= first_hit[hit_group]
     term = nth / ctx.rank[hits]
