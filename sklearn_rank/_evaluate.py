@@ -89,6 +89,36 @@ def _parse_all(metrics: str | Sequence[str], func: str):
     return names, [parse_metric(name) for name in names]
 
 
+def _setup(
+    func: str,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: Any,
+    metrics: str | Sequence[str],
+    sample_weight: ArrayLike | None,
+    retrieved: ArrayLike | None,
+    convention: str | None,
+    per_group: bool = False,
+    **conventions: Any,
+):
+    """Resolve options, parse metric names and build the shared ordered view."""
+    opts = resolve_options(func, convention, **conventions)
+    names, parsed = _parse_all(metrics, func)
+    if per_group:
+        for name, (spec, _) in zip(names, parsed, strict=True):
+            if spec.pooled:
+                raise ValueError(
+                    f"{name!r} is pooled over all rows and has no per-group value; "
+                    "use 'gauc' for per-group AUC."
+                )
+    specs = [spec for spec, _ in parsed]
+    ctx, ids = prepare(
+        func, y_true, y_score, groups, sample_weight, retrieved, specs, opts
+    )
+    return opts, names, parsed, ctx, ids
+
+
 def evaluate(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -149,30 +179,7 @@ ap_denominator, max_grade, weights : see the metric functions
     >>> evaluate(y_true, y_score, groups=groups, metrics=["mrr", "precision@2"])
     {'mrr': 0.6666666666666666, 'precision@2': 0.25}
     """
-    func = "evaluate"
-    opts = resolve_options(
-        func,
-        convention,
-        ties=ties,
-        gain=gain,
-        relevance_threshold=relevance_threshold,
-        undefined=undefined,
-        precision_denominator=precision_denominator,
-        ap_denominator=ap_denominator,
-        max_grade=max_grade,
-        weights=weights,
-    )
-    names, parsed = _parse_all(metrics, func)
-    ctx, ids = prepare(
-        func,
-        y_true,
-        y_score,
-        groups,
-        sample_weight,
-        retrieved,
-        [s for s, _ in parsed],
-        opts,
-    )
+    opts, names, parsed, ctx, ids = _setup("evaluate", **locals())
     return {
         name: score_context(ctx, ids, spec, k, opts, name)
         for name, (spec, k) in zip(names, parsed, strict=True)
@@ -265,34 +272,8 @@ def evaluate_per_group(
     >>> res.group_ids.tolist(), res.values["mrr"].tolist()
     (['q1', 'q2'], [1.0, 0.3333333333333333])
     """
-    func = "evaluate_per_group"
-    opts = resolve_options(
-        func,
-        convention,
-        ties=ties,
-        gain=gain,
-        relevance_threshold=relevance_threshold,
-        precision_denominator=precision_denominator,
-        ap_denominator=ap_denominator,
-        max_grade=max_grade,
-        weights=weights,
-    )
-    names, parsed = _parse_all(metrics, func)
-    for name, (spec, _) in zip(names, parsed, strict=True):
-        if spec.pooled:
-            raise ValueError(
-                f"{name!r} is pooled over all rows and has no per-group value; use "
-                "'gauc' for per-group AUC."
-            )
-    ctx, ids = prepare(
-        func,
-        y_true,
-        y_score,
-        groups,
-        sample_weight,
-        retrieved,
-        [s for s, _ in parsed],
-        opts,
+    opts, names, parsed, ctx, ids = _setup(
+        "evaluate_per_group", per_group=True, **locals()
     )
     values, weights_out = {}, {}
     for name, (spec, k) in zip(names, parsed, strict=True):

@@ -71,7 +71,6 @@ def _doc(*keys: str):
 
 
 def _score(
-    func: str,
     metric: str,
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -83,9 +82,11 @@ def _score(
     convention: str | None = None,
     **conventions: Any,
 ) -> float:
+    """The body of every public metric function: its arguments, by name."""
+    spec = METRICS[metric]
+    func = spec.function
     opts = resolve_options(func, convention, **conventions)
     k = check_k(k, func)
-    spec = METRICS[metric]
     label = metric if k is None else f"{metric}@{k}"
     ctx, ids = prepare(
         func, y_true, y_score, groups, sample_weight, retrieved, [spec], opts
@@ -138,21 +139,7 @@ def ndcg_score(
     >>> round(ndcg_score(y_true, y_score, groups=[0] * 5, k=5, gain="linear"), 3)
     0.96
     """
-    return _score(
-        "ndcg_score",
-        "ndcg",
-        y_true,
-        y_score,
-        groups,
-        k=k,
-        gain=gain,
-        ties=ties,
-        relevance_threshold=relevance_threshold,
-        undefined=undefined,
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        convention=convention,
-    )
+    return _score("ndcg", **locals())
 
 
 @_doc("common", "k", "gain", "ties", "threshold", "undefined", "tail")
@@ -190,21 +177,7 @@ def dcg_score(
     >>> round(dcg_score([1, 0], [0.5, 0.5], groups=[0, 0]), 4)
     0.8155
     """
-    return _score(
-        "dcg_score",
-        "dcg",
-        y_true,
-        y_score,
-        groups,
-        k=k,
-        gain=gain,
-        ties=ties,
-        relevance_threshold=relevance_threshold,
-        undefined=undefined,
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        convention=convention,
-    )
+    return _score("dcg", **locals())
 
 
 @_doc("common", "k", "ties", "threshold", "undefined", "tail")
@@ -250,21 +223,7 @@ def map_score(
     >>> round(map_score(y_true, y_score, groups=[0] * 13, retrieved=retrieved), 3)
     0.405
     """
-    return _score(
-        "map_score",
-        "map",
-        y_true,
-        y_score,
-        groups,
-        k=k,
-        ties=ties,
-        relevance_threshold=relevance_threshold,
-        undefined=undefined,
-        ap_denominator=ap_denominator,
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        convention=convention,
-    )
+    return _score("map", **locals())
 
 
 @_doc("common", "k", "ties", "threshold", "undefined", "tail")
@@ -303,20 +262,7 @@ def mrr_score(
     >>> round(mrr_score(y_true, y_score, groups=groups), 3)
     0.611
     """
-    return _score(
-        "mrr_score",
-        "mrr",
-        y_true,
-        y_score,
-        groups,
-        k=k,
-        ties=ties,
-        relevance_threshold=relevance_threshold,
-        undefined=undefined,
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        convention=convention,
-    )
+    return _score("mrr", **locals())
 
 
 @_doc("common", "k", "ties", "threshold", "undefined", "tail")
@@ -359,21 +305,7 @@ def precision_at_k_score(
     >>> precision_at_k_score(y_true, y_score, groups=[0] * 6, k=5)
     0.4
     """
-    return _score(
-        "precision_at_k_score",
-        "precision",
-        y_true,
-        y_score,
-        groups,
-        k=k,
-        ties=ties,
-        relevance_threshold=relevance_threshold,
-        undefined=undefined,
-        precision_denominator=precision_denominator,
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        convention=convention,
-    )
+    return _score("precision", **locals())
 
 
 @_doc("common", "k", "ties", "threshold", "undefined", "tail")
@@ -409,20 +341,7 @@ def recall_at_k_score(
     >>> round(recall_at_k_score(y_true, y_score, groups=[0] * 6, k=5), 3)
     0.667
     """
-    return _score(
-        "recall_at_k_score",
-        "recall",
-        y_true,
-        y_score,
-        groups,
-        k=k,
-        ties=ties,
-        relevance_threshold=relevance_threshold,
-        undefined=undefined,
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        convention=convention,
-    )
+    return _score("recall", **locals())
 
 
 @_doc("common", "k", "ties", "threshold", "undefined", "tail")
@@ -459,20 +378,7 @@ def hit_rate_score(
     >>> hit_rate_score(y_true, y_score, groups=[0, 0, 0, 1, 1, 1], k=2)
     0.5
     """
-    return _score(
-        "hit_rate_score",
-        "hit_rate",
-        y_true,
-        y_score,
-        groups,
-        k=k,
-        ties=ties,
-        relevance_threshold=relevance_threshold,
-        undefined=undefined,
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        convention=convention,
-    )
+    return _score("hit_rate", **locals())
 
 
 @_doc("common", "ties", "threshold", "undefined", "tail")
@@ -508,19 +414,7 @@ def r_precision_score(
     >>> round(r_precision_score(y_true, y_score, groups=[0] * 6), 4)
     0.3333
     """
-    return _score(
-        "r_precision_score",
-        "r_precision",
-        y_true,
-        y_score,
-        groups,
-        ties=ties,
-        relevance_threshold=relevance_threshold,
-        undefined=undefined,
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        convention=convention,
-    )
+    return _score("r_precision", **locals())
 
 
 @_doc("common", "k", "ties", "threshold", "undefined", "tail")
@@ -572,21 +466,7 @@ def err_score(
     >>> err_score([0, 4, 0], [3, 2, 1], groups=[0, 0, 0], max_grade=4)
     0.46875
     """
-    return _score(
-        "err_score",
-        "err",
-        y_true,
-        y_score,
-        groups,
-        k=k,
-        max_grade=max_grade,
-        ties=ties,
-        relevance_threshold=relevance_threshold,
-        undefined=undefined,
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        convention=convention,
-    )
+    return _score("err", **locals())
 
 
 @_doc("common", "ties", "threshold", "undefined", "tail")
@@ -637,20 +517,7 @@ def gauc_score(
     >>> round(gauc_score(y_true, y_score, groups=groups, weights="uniform"), 3)
     0.667
     """
-    return _score(
-        "gauc_score",
-        "gauc",
-        y_true,
-        y_score,
-        groups,
-        weights=weights,
-        ties=ties,
-        relevance_threshold=relevance_threshold,
-        undefined=undefined,
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        convention=convention,
-    )
+    return _score("gauc", **locals())
 
 
 def auc_score(
@@ -702,16 +569,4 @@ def auc_score(
     >>> auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
     """
-    return _score(
-        "auc_score",
-        "auc",
-        y_true,
-        y_score,
-        groups,
-        ties=ties,
-        relevance_threshold=relevance_threshold,
-        undefined=undefined,
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        convention=convention,
-    )
+    return _score("auc", **locals())
