@@ -10,7 +10,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._conventions import Options, resolve_options
-from ._engine import RankingContext, encode_groups
+from ._engine import RankingContext
+from ._group_codes import encode_groups
 from ._reduce import apply_undefined, weighted_mean
 from ._registry import MetricSpec, parse_metric
 from ._validation import (

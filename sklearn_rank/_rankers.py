@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from ._engine import encode_groups
+from ._group_codes import encode_groups
 from ._groups_source import (
     check_group_column,
     drop_group_column,

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import sklearn_rank
-from sklearn_rank._engine import RankingContext, encode_groups, order_rows
+from sklearn_rank._engine import RankingContext, order_rows
+from sklearn_rank._group_codes import encode_groups
 
 
 def random_rows(n, n_groups, n_scores, seed):
