@@ -4,31 +4,78 @@ Every metric takes flat per-row arrays ``y_true``, ``y_score`` and ``groups``,
 computes one value per group from a single shared ordering and averages over groups.
 """
 
-from ._evaluate import GroupScores, evaluate, evaluate_per_group
-from ._metrics import (
-    auc_score,
-    dcg_score,
-    err_score,
-    gauc_score,
-    hit_rate_score,
-    map_score,
-    mrr_score,
-    ndcg_score,
-    precision_at_k_score,
-    r_precision_score,
-    recall_at_k_score,
-)
-from ._rankers import GroupedRanker
-from ._registry import get_metric_names
-from ._scorer import (
-    MultiMetricRankingScorer,
-    RankingScorer,
-    get_scorer,
-    get_scorer_names,
-    make_ranking_scorer,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0.dev0"
+
+# Public name -> private module that defines it. Modules load on first use, so
+# that ``import sklearn_rank`` (and the command line) pays neither for
+# scikit-learn nor for scipy until a name that needs them is used.
+_LAZY = {
+    "GroupScores": "_evaluate",
+    "evaluate": "_evaluate",
+    "evaluate_per_group": "_evaluate",
+    "auc_score": "_metrics",
+    "dcg_score": "_metrics",
+    "err_score": "_metrics",
+    "gauc_score": "_metrics",
+    "hit_rate_score": "_metrics",
+    "map_score": "_metrics",
+    "mrr_score": "_metrics",
+    "ndcg_score": "_metrics",
+    "precision_at_k_score": "_metrics",
+    "r_precision_score": "_metrics",
+    "recall_at_k_score": "_metrics",
+    "GroupedRanker": "_rankers",
+    "get_metric_names": "_registry",
+    "MultiMetricRankingScorer": "_scorer",
+    "RankingScorer": "_scorer",
+    "get_scorer": "_scorer",
+    "get_scorer_names": "_scorer",
+    "make_ranking_scorer": "_scorer",
+}
+
+if TYPE_CHECKING:  # static analysers and IDEs see plain imports
+    from ._evaluate import GroupScores, evaluate, evaluate_per_group
+    from ._metrics import (
+        auc_score,
+        dcg_score,
+        err_score,
+        gauc_score,
+        hit_rate_score,
+        map_score,
+        mrr_score,
+        ndcg_score,
+        precision_at_k_score,
+        r_precision_score,
+        recall_at_k_score,
+    )
+    from ._rankers import GroupedRanker
+    from ._registry import get_metric_names
+    from ._scorer import (
+        MultiMetricRankingScorer,
+        RankingScorer,
+        get_scorer,
+        get_scorer_names,
+        make_ranking_scorer,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sklearn_rank' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "GroupScores",

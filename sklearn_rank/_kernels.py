@@ -14,7 +14,6 @@ few non-linear metrics (Hit, MRR, AP) use the closed forms derived next to them.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import gammaln
 
 from ._conventions import Options
 from ._engine import RankingContext, ranges
@@ -179,6 +178,8 @@ def _first_relevant_block(ctx: RankingContext, opts: Options):
 
 
 def _log_comb(n: np.ndarray, j: np.ndarray) -> np.ndarray:
+    from scipy.special import gammaln  # only tie blocks need it; keeps import light
+
     return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
 
 

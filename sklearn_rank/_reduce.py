@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
 _SHOWN_IDS = 5
 
@@ -40,6 +39,10 @@ def weighted_mean(
 ) -> float:
     """Weighted mean over the included groups; NaN with a warning if none."""
     if not include.any():
+        # scikit-learn's own warning class, imported here so that importing the
+        # engine does not import scikit-learn.
+        from sklearn.exceptions import UndefinedMetricWarning
+
         warnings.warn(
             f"{metric} is undefined for every group (no group has a relevant item; "
             "for AUC, none has both classes); returning NaN. Check y_true and "
