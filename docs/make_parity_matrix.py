@@ -29,7 +29,7 @@ import xgboost as xgb
 from sklearn.metrics import average_precision_score, ndcg_score
 
 from sklearn_rank import evaluate
-from sklearn_rank._conventions import CONVENTIONS
+from sklearn_rank._conventions import preset_values
 from sklearn_rank.io import read_qrels, read_run, trec_arrays
 
 OUT = Path(__file__).with_name("parity.md")
@@ -274,20 +274,20 @@ def _case_table(case: Case) -> list[str]:
 
 def _presets_table() -> list[str]:
     names = ["sklearn_rank", *LIBRARIES]
-    keys = list(CONVENTIONS["sklearn_rank"])
+    keys = list(preset_values("sklearn_rank"))
     lines = [
         "| keyword | " + " | ".join(f'`"{n}"`' for n in names) + " |",
         "|" + "---|" * (len(names) + 1),
     ]
     for key in keys:
-        cells = [f"`{CONVENTIONS[n][key]!r}`".replace("'", '"') for n in names]
+        cells = [f"`{preset_values(n)[key]!r}`".replace("'", '"') for n in names]
         lines.append(f"| `{key}` | " + " | ".join(cells) + " |")
     return lines
 
 
 def _variant(name: str, metric: str) -> str:
     """The formula variant a preset selects for one metric, in words."""
-    c = CONVENTIONS[name]
+    c = preset_values(name)
     ties = {
         "average": "ties averaged over orders",
         "stable": "ties in input order",

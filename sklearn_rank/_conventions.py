@@ -1,43 +1,149 @@
-"""Convention presets and the resolution of metric options.
+"""Every convention keyword, declared once, and the presets that set them.
 
-Every convention is an ordinary keyword. A keyword left at ``None`` takes its value
-from the preset named by ``convention``; a keyword given explicitly always wins.
+``OPTIONS`` is the one table of convention keywords: each entry holds the
+keyword's default (the project convention), its constraints (used for validation
+and for the error message), how a valid value is normalised, and the numpydoc text
+of the parameter. Public signatures, docstrings, presets and the test strategies
+are pinned to it by tests.
+
+A keyword left at ``None`` takes its value from the preset named by
+``convention``; a keyword given explicitly always wins. A preset is a set of
+overrides of the default convention.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import numbers
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, make_dataclass
 from typing import Any
 
-from ._validation import (
-    check_max_grade,
-    check_option,
-    check_threshold,
-    check_undefined,
-    param_error,
+from ._params import Interval, IsNone, StrOptions, check_param
+
+
+@dataclass(frozen=True)
+class Option:
+    """One convention keyword."""
+
+    name: str
+    default: Any
+    constraints: Sequence[Callable[[Any], bool]]
+    doc: str  # numpydoc body: the type line is built from the constraints
+    annotation: str  # type hint of the public keyword (always "| None")
+    normalise: Callable[[Any], Any] = lambda value: value
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """The str values the keyword accepts."""
+        return tuple(
+            o for c in self.constraints if isinstance(c, StrOptions) for o in c.options
+        )
+
+    def check(self, value: Any, func: str) -> Any:
+        return self.normalise(check_param(value, self.name, func, self.constraints))
+
+
+def _threshold(value: str | float) -> float | None:
+    return None if value == "positive" else float(value)
+
+
+def _undefined(value: str | float) -> str | float:
+    return value if isinstance(value, str) else float(value)
+
+
+_OPTIONS = (
+    Option(
+        "ties",
+        "average",
+        (StrOptions("average", "stable", "pessimistic", "optimistic"),),
+        """How rows with equal scores in a group are ordered. "average" (the
+        default convention) is the exact expected value over all orders of the
+        tied rows; "stable" keeps input order; "pessimistic" puts the least
+        relevant first (relevant rows last); "optimistic" the most relevant
+        first.""",
+        "str | None",
+    ),
+    Option(
+        "gain",
+        "exponential",
+        (StrOptions("exponential", "linear"),),
+        """Gain of a label ``y``: ``2**y - 1`` ("exponential", the default
+        convention, as LightGBM and XGBoost) or ``y`` ("linear", as trec_eval
+        and scikit-learn). Labels must be >= 0.""",
+        "str | None",
+    ),
+    Option(
+        "relevance_threshold",
+        "positive",
+        (StrOptions("positive"), Interval(numbers.Real, 0, None, closed="neither")),
+        """Which rows are relevant: ``y_true > 0`` ("positive", the default
+        convention) or ``y_true >= t`` for a float ``t > 0``. A group without
+        any relevant row is undefined for every metric.""",
+        "float | str | None",
+        _threshold,
+    ),
+    Option(
+        "undefined",
+        "skip",
+        (StrOptions("skip", "raise"), Interval(numbers.Real, None, None)),
+        """What to do with undefined groups (no relevant row; for AUC, one
+        class): "skip" (default convention) leaves them out of the mean, a
+        float scores them with that value (0.0 as trec_eval, 1.0 as LightGBM),
+        "raise" raises. If every group is undefined under "skip", the result is
+        NaN with an ``UndefinedMetricWarning``.""",
+        "str | float | None",
+        _undefined,
+    ),
+    Option(
+        "precision_denominator",
+        "k",
+        (StrOptions("k", "min_k_n"),),
+        """Divide by ``k`` ("k", the default convention, as trec_eval: a short
+        list counts as padded with non-relevant rows) or by ``min(k, n)`` with
+        ``n`` the group's list length (as XGBoost). With ``k=None`` both divide
+        by ``n``.""",
+        "str | None",
+    ),
+    Option(
+        "ap_denominator",
+        "n_relevant",
+        (StrOptions("n_relevant", "min_k_n_relevant"),),
+        """Divide by R, the group's number of relevant rows ("n_relevant", the
+        default convention, as trec_eval), or by ``min(k, R)`` (as LightGBM and
+        XGBoost).""",
+        "str | None",
+    ),
+    Option(
+        "max_grade",
+        1.0,
+        (Interval(numbers.Real, 0, 1023, closed="right"),),
+        """The top of the grade scale (1.0 in the default convention, for binary
+        labels). It is a property of the labelling scheme, never of the data:
+        taking the largest label seen would give the same row a different stop
+        probability in each cross-validation fold. Labels above it raise.""",
+        "float | None",
+        float,
+    ),
+    Option(
+        "weights",
+        "rows",
+        (StrOptions("rows", "uniform", "positives"),),
+        """Weight of a group: its number of ranked rows ("rows", the default
+        convention, as Zhou et al.), 1 ("uniform"), or its number of relevant
+        rows ("positives", e.g. clicks). Multiplied by the mean sample
+        weight.""",
+        "str | None",
+    ),
 )
 
-TIES = ("average", "stable", "pessimistic", "optimistic")
-GAINS = ("exponential", "linear")
-PRECISION_DENOMINATORS = ("k", "min_k_n")
-AP_DENOMINATORS = ("n_relevant", "min_k_n_relevant")
-GAUC_WEIGHTS = ("rows", "uniform", "positives")
+OPTIONS: dict[str, Option] = {option.name: option for option in _OPTIONS}
 
 DEFAULT_CONVENTION = "sklearn_rank"
 
-# Preset name -> value of every convention keyword. Presets for other libraries
-# record where their values come from next to each entry.
-CONVENTIONS: dict[str, dict[str, Any]] = {
-    DEFAULT_CONVENTION: {
-        "ties": "average",
-        "gain": "exponential",
-        "relevance_threshold": "positive",
-        "undefined": "skip",
-        "precision_denominator": "k",
-        "ap_denominator": "n_relevant",
-        "max_grade": 1.0,
-        "weights": "rows",
-    },
+# Preset name -> the keywords it sets differently from the default convention (or
+# restates where the source says so), each with the source it was read from.
+PRESETS: dict[str, dict[str, Any]] = {
+    DEFAULT_CONVENTION: {},
     # trec_eval (usnistgov/trec_eval). Use with rows from sklearn_rank.io, which
     # come in trec_eval's order (form_res_rels.c: score descending, then docno
     # descending), so that "stable" reproduces its tie rule.
@@ -48,19 +154,13 @@ CONVENTIONS: dict[str, dict[str, Any]] = {
         "undefined": 0.0,  # no relevant doc: every measure 0, topic still averaged
         "precision_denominator": "k",  # m_P.c: missing ranks count as nonrelevant
         "ap_denominator": "n_relevant",  # m_map.c, m_map_cut.c: sum / num_rel
-        "max_grade": 1.0,  # no ERR in trec_eval: project default
-        "weights": "rows",  # no grouped AUC in trec_eval: project default
     },
     # scikit-learn sklearn/metrics/_ranking.py (ndcg_score, dcg_score).
     "sklearn": {
         "ties": "average",  # ignore_ties=False: _tie_averaged_dcg
         "gain": "linear",  # _dcg_sample_scores: y_true is the gain
-        "relevance_threshold": "positive",
         "undefined": 0.0,  # _ndcg_sample_scores: all_irrelevant -> 0, averaged
-        "precision_denominator": "k",  # no precision@k in scikit-learn: default
         "ap_denominator": "n_relevant",  # average_precision_score: all positives
-        "max_grade": 1.0,  # no ERR: project default
-        "weights": "rows",  # no grouped AUC: project default
     },
     # LightGBM src/metric/rank_metric.hpp, map_metric.hpp, dcg_calculator.cpp.
     "lightgbm": {
@@ -69,10 +169,7 @@ CONVENTIONS: dict[str, dict[str, Any]] = {
         "relevance_threshold": "positive",  # map: label > 0.5 on integer labels
         "undefined": 1.0,  # "if all doc in this query are all negative, NDCG=1";
         # CalMapAtK: npos == 0 -> 1
-        "precision_denominator": "k",  # no precision@k in LightGBM: default
         "ap_denominator": "min_k_n_relevant",  # sum_ap / min(npos, k)
-        "max_grade": 1.0,  # no ERR: project default
-        "weights": "rows",  # no grouped AUC: project default
     },
     # XGBoost src/metric/rank_metric.cc (2.0 and later), common/algorithm.h.
     "xgboost": {
@@ -82,53 +179,41 @@ CONVENTIONS: dict[str, dict[str, Any]] = {
         "undefined": 1.0,  # ndcg/map without "-" suffix: 1 for empty groups
         "precision_denominator": "min_k_n",  # PreScore: hits / min(k, group size)
         "ap_denominator": "min_k_n_relevant",  # MAPScore: / min(n_hits, k)
-        "max_grade": 1.0,  # no ERR: project default
         "weights": "uniform",  # grouped AUC: one (group-weighted) value per group
     },
 }
 
-
-@dataclass(frozen=True)
-class Options:
-    """Resolved, validated convention values shared by every metric of one call."""
-
-    ties: str
-    gain: str
-    relevance_threshold: float | None  # None: y_true > 0
-    undefined: str | float
-    precision_denominator: str
-    ap_denominator: str
-    max_grade: float
-    weights: str
+# The resolved, validated value of every convention keyword for one call. Built
+# from the table, so a new keyword needs no edit here.
+Options = make_dataclass("Options", [(name, Any) for name in OPTIONS], frozen=True)
+Options.__module__ = __name__
+Options.__doc__ = "Resolved convention values shared by every metric of one call."
 
 
-def resolve_options(func: str, convention: str | None = None, **given: Any) -> Options:
-    """Merge explicit keywords over the preset and validate the result."""
-    name = DEFAULT_CONVENTION if convention is None else convention
-    if not isinstance(name, str) or name not in CONVENTIONS:
-        choices = ", ".join(repr(c) for c in CONVENTIONS)
-        raise param_error(
-            "convention", func, f"None or a str among {{{choices}}}", name
-        )
-    unknown = set(given) - set(CONVENTIONS[name])
-    if unknown:  # programming error inside the package, not user input
+def preset_values(name: str) -> dict[str, Any]:
+    """Every convention keyword's value under the preset ``name``."""
+    return {key: PRESETS[name].get(key, opt.default) for key, opt in OPTIONS.items()}
+
+
+def check_convention(convention: Any, func: str) -> str:
+    """The preset name (``None`` is the default convention)."""
+    if convention is None:
+        return DEFAULT_CONVENTION
+    return check_param(convention, "convention", func, (StrOptions(*PRESETS), IsNone()))
+
+
+def resolve_options(
+    func: str, convention: str | None, given: Mapping[str, Any]
+) -> Options:
+    """Validate the explicit keywords and fill the others from the preset."""
+    preset = PRESETS[check_convention(convention, func)]
+    unknown = set(given) - set(OPTIONS)
+    if unknown:  # a programming error inside the package, not user input
         raise TypeError(f"unknown convention keyword(s) {sorted(unknown)}")
-    values = dict(CONVENTIONS[name])
-    values.update({key: val for key, val in given.items() if val is not None})
-    return Options(
-        ties=check_option("ties", func, values["ties"], TIES),
-        gain=check_option("gain", func, values["gain"], GAINS),
-        relevance_threshold=check_threshold(values["relevance_threshold"], func),
-        undefined=check_undefined(values["undefined"], func),
-        precision_denominator=check_option(
-            "precision_denominator",
-            func,
-            values["precision_denominator"],
-            PRECISION_DENOMINATORS,
-        ),
-        ap_denominator=check_option(
-            "ap_denominator", func, values["ap_denominator"], AP_DENOMINATORS
-        ),
-        max_grade=check_max_grade(values["max_grade"], func),
-        weights=check_option("weights", func, values["weights"], GAUC_WEIGHTS),
-    )
+    values = {}
+    for name, option in OPTIONS.items():
+        value = given.get(name)
+        if value is None:
+            value = preset.get(name, option.default)
+        values[name] = option.check(value, func)
+    return Options(**values)

@@ -1,17 +1,21 @@
-"""The grouped engine: encode groups once, order rows once, find tie blocks once.
+"""The grouped engine: order rows once, find tie blocks once.
 
-Every metric kernel reads a :class:`RankingContext`. Within each group the ranked
-rows are ordered by descending score; rows with equal scores in one group form a
-*tie block*. With ``ties="average"`` kernels take the exact expectation over the
-orders of each block; with the other policies the order is fully resolved by the
-sort and every row is a block of its own.
+Group ids arrive encoded (``_group_codes``); every metric kernel reads a
+:class:`RankingContext` and reduces through the primitives of ``_segments``.
+Within each group the ranked rows are ordered by descending score; rows with
+equal scores in one group form a *tie block*. With ``ties="average"`` kernels take
+the exact expectation over the orders of each block; with the other policies the
+order is fully resolved by the sort and every row is a block of its own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from . import _segments as seg
 
 # Up to this many groups, the group pass of the ordering is a radix sort.
 _RADIX_GROUPS = 1 << 16
@@ -95,42 +99,176 @@ def order_rows(
     return by_score[low[high]]
 
 
-def ranges(start: np.ndarray, size: np.ndarray) -> np.ndarray:
-    """Concatenated ``arange(start[i], start[i] + size[i])`` for every i."""
-    total = int(size.sum())
-    offsets = np.zeros(size.size, dtype=np.intp)
-    np.cumsum(size[:-1], out=offsets[1:])
-    return np.repeat(start - offsets, size) + np.arange(total)
+class TieBlocks:
+    """Runs of equal scores inside a group (``ties="average"`` only), stored for the
+    tied rows alone; every other row is a block of its own, so kernels compute on
+    plain rows and correct the tied ones.
+
+    Attributes
+    ----------
+    start, size : ndarray
+        First ranked row and number of rows of each block.
+    rank, group : ndarray
+        First 1-based position in the group, and group code, of each block.
+    rows, offsets : ndarray
+        The ranked rows of every block, block after block, and where each block
+        starts in ``rows``.
+    """
+
+    def __init__(
+        self, start: np.ndarray, size: np.ndarray, rank: np.ndarray, group: np.ndarray
+    ) -> None:
+        self.start, self.size = start, size
+        self.rank, self.group = rank[start], group[start]
+        self.rows = seg.ranges(start, size)
+        self.offsets = np.zeros(size.size, dtype=np.intp)
+        np.cumsum(size[:-1], out=self.offsets[1:])
+
+    @classmethod
+    def find(
+        cls, score: np.ndarray | None, rank: np.ndarray, group: np.ndarray
+    ) -> TieBlocks:
+        """Blocks of the ordered ``score`` (None: no blocks)."""
+        start = size = np.zeros(0, dtype=np.intp)
+        if score is not None and score.size > 1:
+            # A tie continues where the score repeats inside the same group.
+            cont = score[1:] == score[:-1]
+            cont &= rank[1:] > 1
+            pair = np.flatnonzero(cont)  # rows i tied with row i + 1; usually few
+            if pair.size:
+                new = np.ones(pair.size + 1, dtype=bool)
+                np.not_equal(pair[1:], pair[:-1] + 1, out=new[1:-1])
+                start = pair[new[:-1]]  # each block's first row
+                size = pair[new[1:]] - start + 2
+        return cls(start, size, rank, group)
+
+    def __bool__(self) -> bool:
+        return self.size.size > 0
+
+    def sum(self, values: np.ndarray) -> np.ndarray:
+        """Sum of per-row values over each block."""
+        return seg.block_sum(values, self.rows, self.offsets)
+
+    def min(self, values: np.ndarray) -> np.ndarray:
+        return seg.block_min(values, self.rows, self.offsets)
+
+    def max(self, values: np.ndarray) -> np.ndarray:
+        return seg.block_max(values, self.rows, self.offsets)
+
+    def spread(self, block_values: np.ndarray) -> np.ndarray:
+        """Per-block values repeated for each row of the block."""
+        return np.repeat(block_values, self.size)
+
+    def block_of(self, positions: np.ndarray) -> np.ndarray:
+        """Index of the block holding each position, -1 for untied rows."""
+        block = np.searchsorted(self.start, positions, side="right") - 1
+        inside = block >= 0
+        end = self.start[block[inside]] + self.size[block[inside]]
+        inside[inside] = positions[inside] < end
+        return np.where(inside, block, -1)
+
+
+class GroupTotals:
+    """What every view of one input shares: per-group facts over all rows (ranked
+    or not) and the caches of values that do not depend on the view."""
+
+    def __init__(
+        self,
+        y_true: np.ndarray,
+        y_score: np.ndarray,
+        codes: np.ndarray,
+        n_groups: int,
+        ties: str,
+        sample_weight: np.ndarray | None,
+        ranked_rows: np.ndarray | None,
+    ) -> None:
+        self.y_all, self.y_score, self.codes_all = y_true, y_score, codes
+        self.n_groups, self.ties, self.sample_weight = n_groups, ties, sample_weight
+        self.ranked_rows = ranked_rows  # None: every row is ranked
+        self._cache: dict[Any, Any] = {}
+
+    def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per key for this input."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def n_relevant(self, threshold: float | None) -> np.ndarray:
+        """R per group: relevant rows, retrieved or not."""
+
+        def count() -> np.ndarray:
+            y = self.y_all
+            rel = y > 0 if threshold is None else y >= threshold
+            counts = np.bincount(self.codes_all[rel], minlength=self.n_groups)
+            return counts.astype(np.int64)
+
+        return self.cached(("R", threshold), count)
+
+    def group_weight(self) -> np.ndarray:
+        """Mean sample weight of each group's rows (ones without weights)."""
+
+        def mean_weight() -> np.ndarray:
+            if self.sample_weight is None:
+                return np.ones(self.n_groups)
+            size = np.bincount(self.codes_all, minlength=self.n_groups)
+            total = seg.segment_sum(self.codes_all, self.sample_weight, self.n_groups)
+            return total / np.maximum(size, 1)
+
+        return self.cached("weight", mean_weight)
+
+    def ranked(self, values: np.ndarray) -> np.ndarray:
+        """Per-row ``values`` of the ranked rows, in input order."""
+        return values if self.ranked_rows is None else values[self.ranked_rows]
 
 
 class RankingContext:
     """The ordered view of one set of inputs that every kernel reads.
 
     Per ranked position it holds the label ``y``, the group code ``group`` and the
-    1-based position within the group ``rank``. Tie blocks (runs of equal scores in
-    a group, kept only for ``ties="average"``) are stored for the tied rows alone:
-    ``tie_start``, ``tie_size``, ``tie_rank`` (first position), ``tie_group``, and
-    ``tie_rows`` with ``tie_offsets`` (the positions of their rows, block after
-    block). Every other row is a block of its own, so kernels compute on plain rows
-    and correct the tied ones.
+    1-based position within the group ``rank``; ``blocks`` holds the tie blocks
+    (:class:`TieBlocks`) and ``totals`` the per-group facts shared by every view
+    (:class:`GroupTotals`). Build one with :meth:`from_inputs`; :meth:`head` and
+    :meth:`pooled` build derived views through the same constructor.
 
     Parameters
     ----------
-    y_true, y_score : ndarray of shape (n,)
-        Validated float64 labels and scores (never modified).
-    codes : ndarray of shape (n,)
-        Group code per row, ``0..n_groups-1``.
-    n_groups : int
-    ties : str
-        Tie policy; only ``"average"`` keeps tie blocks.
-    retrieved : ndarray of bool or None
-        Rows with False count in group totals (R, ideal DCG) but are not ranked.
-    sample_weight : ndarray or None
-        Per-row weights; a group's weight is the mean over all its rows.
+    totals : GroupTotals
+    y, group, rank : ndarray of shape (n_view,)
+        Label, group code and 1-based position of each ranked row, in ranked order.
+    length : ndarray of shape (n_groups,)
+        Full ranked-list length of each group (kept by head views, for precision
+        denominators).
+    blocks : TieBlocks
+    row_weight : ndarray or None
+        Sample weight of each ranked row, for the pooled AUC's pair weights.
+    sizes : ndarray of shape (n_groups,), default=None
+        Rows of each group in this view, when the caller already has them.
     """
 
     def __init__(
         self,
+        totals: GroupTotals,
+        y: np.ndarray,
+        group: np.ndarray,
+        rank: np.ndarray,
+        length: np.ndarray,
+        blocks: TieBlocks,
+        row_weight: np.ndarray | None,
+        sizes: np.ndarray | None = None,
+    ) -> None:
+        self.totals, self.n_groups = totals, totals.n_groups
+        self.y, self.group, self.rank, self.length = y, group, rank, length
+        self.blocks, self.row_weight = blocks, row_weight
+        self.n_rows = y.shape[0]
+        if sizes is None:  # rows per group in this view
+            sizes = np.bincount(group, minlength=self.n_groups)
+        self.starts = np.zeros(self.n_groups + 1, dtype=np.intp)
+        np.cumsum(sizes, out=self.starts[1:])
+        self._views: dict[Any, Any] = {}
+
+    @classmethod
+    def from_inputs(
+        cls,
         y_true: np.ndarray,
         y_score: np.ndarray,
         codes: np.ndarray,
@@ -139,105 +277,55 @@ class RankingContext:
         ties: str,
         retrieved: np.ndarray | None = None,
         sample_weight: np.ndarray | None = None,
-    ) -> None:
-        self.n_groups = n_groups
-        self.ties = ties
-        self.y_all = y_true
-        self.codes_all = codes
-        self.sample_weight = sample_weight
-        self._root = self
-        self._cache: dict[Any, Any] = {}
-        if retrieved is None or retrieved.all():
-            rows = None
-            y_r, s_r, c_r = y_true, y_score, codes
-        else:
+    ) -> RankingContext:
+        """Order the ranked rows by group, then descending score, once."""
+        rows = None
+        if retrieved is not None and not retrieved.all():
             rows = np.flatnonzero(retrieved)
-            y_r, s_r, c_r = y_true[rows], y_score[rows], codes[rows]
-        self._ranked_rows = rows
-        self._ranked_input = (y_r, s_r, c_r)
+        totals = GroupTotals(
+            y_true, y_score, codes, n_groups, ties, sample_weight, rows
+        )
+        return cls._ordered(totals, ties)
 
+    @classmethod
+    def _ordered(cls, totals: GroupTotals, ties: str) -> RankingContext:
+        y_r, s_r = totals.ranked(totals.y_all), totals.ranked(totals.y_score)
+        c_r = totals.ranked(totals.codes_all)
+        n_groups = totals.n_groups
         order = order_rows(c_r, s_r, y_r, ties, n_groups)
-        self.y = y_r[order]
-        # Row weights in ranked order, for the pooled AUC's pair weights only.
-        self.row_weight = None
-        if sample_weight is not None:
-            w = sample_weight if rows is None else sample_weight[rows]
-            self.row_weight = w[order]
-        self.length = np.bincount(c_r, minlength=n_groups)
-        self.group = np.repeat(np.arange(n_groups, dtype=np.intp), self.length)
-        self.starts = np.zeros(n_groups + 1, dtype=np.intp)
-        np.cumsum(self.length, out=self.starts[1:])
-        n = self.y.shape[0]
-        self.n_rows = n
+        length = np.bincount(c_r, minlength=n_groups)
+        group = np.repeat(np.arange(n_groups, dtype=np.intp), length)
+        n = y_r.shape[0]
         # Positions fit in 32 bits for any input that fits in memory twice over.
         rank_type = np.int32 if n < 2**31 else np.int64
-        self.rank = np.arange(1, n + 1, dtype=rank_type)
-        self.rank -= self.starts[:-1].astype(rank_type).repeat(self.length)
-        self._find_ties(s_r[order] if ties == "average" else None)
+        first = np.zeros(n_groups, dtype=rank_type)
+        np.cumsum(length[:-1], out=first[1:])
+        rank = np.arange(1, n + 1, dtype=rank_type)
+        rank -= first.repeat(length)
+        blocks = TieBlocks.find(s_r[order] if ties == "average" else None, rank, group)
+        row_weight = None
+        if totals.sample_weight is not None:
+            row_weight = totals.ranked(totals.sample_weight)[order]
+        return cls(
+            totals, y_r[order], group, rank, length, blocks, row_weight, sizes=length
+        )
 
-    # -- tie blocks
-    def _find_ties(self, score: np.ndarray | None) -> None:
-        start = size = None
-        if score is not None and self.n_rows > 1:
-            # A tie continues where the score repeats inside the same group.
-            cont = score[1:] == score[:-1]
-            cont &= self.rank[1:] > 1
-            pair = np.flatnonzero(cont)  # rows i tied with row i + 1; usually few
-            if pair.size:
-                new = np.ones(pair.size + 1, dtype=bool)
-                np.not_equal(pair[1:], pair[:-1] + 1, out=new[1:-1])
-                start = pair[new[:-1]]  # each block's first row
-                size = pair[new[1:]] - start + 2
-        self._set_ties(start, size)
+    # -- per-group facts shared by every view
+    def n_relevant(self, threshold: float | None) -> np.ndarray:
+        return self.totals.n_relevant(threshold)
 
-    def _set_ties(self, start: np.ndarray | None, size: np.ndarray | None) -> None:
-        self.has_ties = start is not None and start.size > 0
-        if not self.has_ties:
-            start = size = np.zeros(0, dtype=np.intp)
-        self.tie_start, self.tie_size = start, size
-        self.tie_rank = self.rank[start]
-        self.tie_group = self.group[start]
-        self.tie_rows = ranges(start, size)
-        self.tie_offsets = np.zeros(size.size, dtype=np.intp)
-        np.cumsum(size[:-1], out=self.tie_offsets[1:])
+    def group_weight(self) -> np.ndarray:
+        return self.totals.group_weight()
 
-    def tie_sum(self, values: np.ndarray) -> np.ndarray:
-        """Sum of per-row values over each tied block."""
-        return np.add.reduceat(values[self.tie_rows], self.tie_offsets)
+    def relevant(self, threshold: float | None) -> np.ndarray:
+        """Relevance of each ranked row (``y > 0`` or ``y >= threshold``)."""
+        key = ("rel", threshold)
+        if key not in self._views:
+            y = self.y
+            self._views[key] = y > 0 if threshold is None else y >= threshold
+        return self._views[key]
 
-    def spread(self, tie_values: np.ndarray) -> np.ndarray:
-        """Per-tied-block values repeated for each row of the block."""
-        return np.repeat(tie_values, self.tie_size)
-
-    def tie_block_of(self, positions: np.ndarray) -> np.ndarray:
-        """Index of the tied block holding each position, -1 for untied rows."""
-        block = np.searchsorted(self.tie_start, positions, side="right") - 1
-        inside = block >= 0
-        end = self.tie_start[block[inside]] + self.tie_size[block[inside]]
-        inside[inside] = positions[inside] < end
-        return np.where(inside, block, -1)
-
-    def block_mean(self, values: np.ndarray) -> np.ndarray:
-        """Per row, the mean of ``values`` over its tie block: the expected value of
-        a positional quantity when the block is ordered uniformly at random. May
-        overwrite and return ``values``."""
-        if self.has_ties:
-            values[self.tie_rows] = self.spread(self.tie_sum(values) / self.tie_size)
-        return values
-
-    def in_top(self, k: int | np.ndarray | None) -> np.ndarray:
-        """Per row, the probability of landing at a position <= k (``k`` an int or
-        one cutoff per group): the share of its tie block inside the cutoff."""
-        if k is None:
-            return np.ones(self.n_rows)
-        k_rows = k if np.isscalar(k) else k[self.group]
-        inside = (self.rank <= k_rows).astype(np.float64)
-        if self.has_ties:
-            k_ties = k if np.isscalar(k) else k[self.tie_group]
-            share = np.clip(k_ties - self.tie_rank + 1, 0, self.tie_size)
-            inside[self.tie_rows] = self.spread(share / self.tie_size)
-        return inside
-
+    # -- derived views
     def head(self, k: int | None) -> RankingContext:
         """The view restricted to rows whose tie block starts at a position <= k.
 
@@ -247,133 +335,88 @@ class RankingContext:
         if k is None:
             return self
         key = ("head", k)
-        if key not in self._cache:
+        if key not in self._views:
             keep = self.rank <= k
-            if self.has_ties:
-                keep[self.tie_rows] = self.spread(self.tie_rank <= k)
+            if self.blocks:
+                keep[self.blocks.rows] = self.blocks.spread(self.blocks.rank <= k)
             # Kernels mask positions beyond k themselves; the subset only pays
             # when it drops many rows.
             small = np.count_nonzero(keep) < _HEAD_SHARE * self.n_rows
-            self._cache[key] = self._subset(keep, k) if small else self
-        return self._cache[key]
+            self._views[key] = self._subset(np.flatnonzero(keep), k) if small else self
+        return self._views[key]
 
-    def _subset(self, keep: np.ndarray, k: int) -> RankingContext:
-        rows = np.flatnonzero(keep)
-        sub = object.__new__(RankingContext)
-        for name in ("n_groups", "ties", "y_all", "codes_all", "sample_weight"):
-            setattr(sub, name, getattr(self, name))
-        sub._root, sub._cache = self._root, {}
-        sub._ranked_rows, sub._ranked_input = self._ranked_rows, self._ranked_input
-        sub.y = self.y[rows]
-        sub.row_weight = None if self.row_weight is None else self.row_weight[rows]
-        sub.group, sub.rank = self.group[rows], self.rank[rows]
-        sub.length = self.length  # full list length, for precision denominators
-        sub.starts = np.zeros(self.n_groups + 1, dtype=np.intp)
-        np.cumsum(np.bincount(sub.group, minlength=self.n_groups), out=sub.starts[1:])
-        sub.n_rows = rows.size
-        kept = self.tie_rank <= k
-        sub._set_ties(np.searchsorted(rows, self.tie_start[kept]), self.tie_size[kept])
-        return sub
+    def _subset(self, rows: np.ndarray, k: int) -> RankingContext:
+        kept = self.blocks.rank <= k
+        group, rank = self.group[rows], self.rank[rows]
+        start = np.searchsorted(rows, self.blocks.start[kept])
+        blocks = TieBlocks(start, self.blocks.size[kept], rank, group)
+        weight = None if self.row_weight is None else self.row_weight[rows]
+        return RankingContext(
+            self.totals, self.y[rows], group, rank, self.length, blocks, weight
+        )
 
-    # -- group reductions
+    def pooled(self) -> RankingContext:
+        """All ranked rows as a single list (for the pooled AUC), cached."""
+        totals = self.totals
+        if totals.n_groups == 1 and totals.ranked_rows is None:
+            return self
+
+        def build() -> RankingContext:
+            one = GroupTotals(
+                totals.ranked(totals.y_all),
+                totals.ranked(totals.y_score),
+                np.zeros(self.n_rows, dtype=np.intp),
+                1,
+                totals.ties,
+                None
+                if totals.sample_weight is None
+                else totals.ranked(totals.sample_weight),
+                None,
+            )
+            return RankingContext._ordered(one, totals.ties)
+
+        return totals.cached("pooled", build)
+
+    # -- positional expectations under averaged ties
+    def block_mean(self, values: np.ndarray) -> np.ndarray:
+        """Per row, the mean of ``values`` over its tie block: the expected value of
+        a positional quantity when the block is ordered uniformly at random. May
+        overwrite and return ``values``."""
+        if self.blocks:
+            b = self.blocks
+            values[b.rows] = b.spread(b.sum(values) / b.size)
+        return values
+
+    def in_top(self, k: int | np.ndarray | None) -> np.ndarray:
+        """Per row, the probability of landing at a position <= k (``k`` an int or
+        one cutoff per group): the share of its tie block inside the cutoff."""
+        if k is None:
+            return np.ones(self.n_rows)
+        k_rows = k if np.isscalar(k) else k[self.group]
+        inside = (self.rank <= k_rows).astype(np.float64)
+        if self.blocks:
+            b = self.blocks
+            k_ties = k if np.isscalar(k) else k[b.group]
+            share = np.clip(k_ties - b.rank + 1, 0, b.size)
+            inside[b.rows] = b.spread(share / b.size)
+        return inside
+
+    # -- segment reductions over groups (see _segments)
     def group_sum(
         self, values: np.ndarray, index: np.ndarray | None = None
     ) -> np.ndarray:
-        """Sum per group of per-row (``index=None``) or per-block values."""
+        """Sum per group of per-row (``index=None``) or indexed values."""
         idx = self.group if index is None else index
-        # bincount returns ints for empty input; keep float64 throughout.
-        return np.bincount(idx, weights=values, minlength=self.n_groups).astype(
-            np.float64, copy=False
-        )
+        return seg.segment_sum(idx, values, self.n_groups)
 
     def group_exclusive_cumsum(self, values: np.ndarray) -> np.ndarray:
-        """Per row, the sum of ``values`` over the earlier rows of its group.
-
-        Each group's first row first takes away the previous group's total, so one
-        running sum restarts at every group: exact for the integer counts it serves
-        (relevant or negative rows), with a single row-length array.
-        """
-        out = np.array(values, dtype=np.float64)
-        if self.n_groups > 1 and self.n_rows:
-            totals = np.bincount(self.group, weights=values, minlength=self.n_groups)
-            nonempty = np.flatnonzero(self.starts[1:] > self.starts[:-1])
-            # The running sum restarted at the previous group, so it carries only
-            # that group's total into the next one.
-            out[self.starts[nonempty[1:]]] -= totals[nonempty[:-1]]
-        np.cumsum(out, out=out)
-        out -= values
-        return out
+        """Per row, the sum of ``values`` over the earlier rows of its group."""
+        return seg.exclusive_cumsum(values, self.group, self.starts, self.n_groups)
 
     def first_in_group(self, mask: np.ndarray) -> np.ndarray:
         """Position of the first row with ``mask`` in each group, -1 if none."""
-        pos = np.flatnonzero(mask)
-        first = np.full(self.n_groups, -1, dtype=np.intp)
-        if pos.size:
-            grp = self.group[pos]
-            keep = np.empty(pos.size, dtype=bool)
-            keep[0] = True
-            np.not_equal(grp[1:], grp[:-1], out=keep[1:])
-            first[grp[keep]] = pos[keep]
-        return first
+        return seg.first_in_segment(mask, self.group, self.n_groups)
 
     def segmented_cumprod(self, values: np.ndarray) -> np.ndarray:
-        """Inclusive running product within each group (Hillis-Steele doubling, so
-        products stay products: no logs, no cancellation across groups)."""
-        out = values.copy()
-        step = 1
-        longest = int(self.rank.max()) if self.n_rows else 0
-        while step < longest:
-            same = self.rank[step:] > step
-            out[step:] = np.where(same, out[step:] * out[:-step], out[step:])
-            step *= 2
-        return out
-
-    # -- cached per-group totals
-    def relevant(self, threshold: float | None) -> np.ndarray:
-        """Relevance of each ranked row (``y > 0`` or ``y >= threshold``)."""
-        key = ("rel", threshold)
-        if key not in self._cache:
-            self._cache[key] = self.y > 0 if threshold is None else self.y >= threshold
-        return self._cache[key]
-
-    def n_relevant(self, threshold: float | None) -> np.ndarray:
-        """R per group: relevant rows, retrieved or not."""
-        key = ("R", threshold)
-        if self._root is not self:
-            return self._root.n_relevant(threshold)
-        if key not in self._cache:
-            rel = self.y_all > 0 if threshold is None else self.y_all >= threshold
-            self._cache[key] = np.bincount(
-                self.codes_all[rel], minlength=self.n_groups
-            ).astype(np.int64)
-        return self._cache[key]
-
-    def group_weight(self) -> np.ndarray:
-        """Mean sample weight of each group's rows (ones without weights)."""
-        if self._root is not self:
-            return self._root.group_weight()
-        if "weight" not in self._cache:
-            if self.sample_weight is None:
-                w = np.ones(self.n_groups)
-            else:
-                size = np.bincount(self.codes_all, minlength=self.n_groups)
-                total = np.bincount(
-                    self.codes_all, weights=self.sample_weight, minlength=self.n_groups
-                )
-                w = total / np.maximum(size, 1)
-            self._cache["weight"] = w
-        return self._cache["weight"]
-
-    def pooled(self) -> RankingContext:
-        """All ranked rows as a single list (for pooled AUC), cached."""
-        if self.n_groups == 1 and self._ranked_rows is None:
-            return self
-        if "pooled" not in self._cache:
-            y_r, s_r, c_r = self._ranked_input
-            w = self.sample_weight
-            if w is not None and self._ranked_rows is not None:
-                w = w[self._ranked_rows]
-            self._cache["pooled"] = RankingContext(
-                y_r, s_r, np.zeros_like(c_r), 1, ties=self.ties, sample_weight=w
-            )
-        return self._cache["pooled"]
+        """Inclusive running product within each group."""
+        return seg.segment_cumprod(values, self.rank)

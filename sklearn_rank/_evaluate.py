@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,113 +11,95 @@ from numpy.typing import ArrayLike
 
 from ._conventions import Options, resolve_options
 from ._engine import RankingContext
-from ._group_codes import encode_groups
+from ._kernels import GroupValues
+from ._params import check_k
 from ._reduce import apply_undefined, weighted_mean
-from ._registry import MetricSpec, parse_metric
-from ._validation import (
-    check_bool_mask,
-    check_lengths,
-    check_numeric,
-    check_sample_weight,
-)
+from ._registry import METRICS
+from ._validation import MetricRequest, check_inputs, check_labels, check_metrics
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr")
 
-
-def _check_labels(y_true: np.ndarray, specs: Iterable[MetricSpec], opts: Options, func):
-    specs = list(specs)
-    if any(s.uses_gain or s.uses_grades for s in specs) and (y_true < 0).any():
-        raise ValueError(
-            f"y_true in {func} contains negative labels; graded gains need labels "
-            ">= 0. Shift or clip the labels (e.g. grades 0..4)."
-        )
-    if opts.gain == "exponential" and any(s.uses_gain for s in specs):
-        if y_true.max() > 1023:
-            raise ValueError(
-                f"y_true in {func} has a label of {y_true.max():g}: the exponential "
-                "gain 2**label - 1 overflows float64 above 1023. Use gain='linear' "
-                "or rescale the labels."
-            )
-    if any(s.uses_grades for s in specs) and y_true.max() > opts.max_grade:
-        raise ValueError(
-            f"y_true in {func} has a grade of {y_true.max():g} above "
-            f"max_grade={opts.max_grade:g}. Pass max_grade=<the top of your grade "
-            "scale> (e.g. max_grade=4 for grades 0..4); it must not depend on the "
-            "data of one fold."
-        )
+# The one path from inputs to numbers, shared by every public entry point:
+#   resolve_options -> check_metrics / check_k -> rank_inputs (check_inputs,
+#   check_labels, RankingContext.from_inputs) -> group_values (the kernel) ->
+#   mean_value (undefined rule and weighted mean).
 
 
-def prepare(
+def rank_inputs(
     func: str,
     y_true: ArrayLike,
     y_score: ArrayLike,
     groups: Any,
     sample_weight: ArrayLike | None,
     retrieved: ArrayLike | None,
-    specs: Sequence[MetricSpec],
+    requests: Sequence[MetricRequest],
     opts: Options,
 ) -> tuple[RankingContext, np.ndarray]:
-    """Validate the per-row inputs and build the shared ordered view."""
-    yt = check_numeric(y_true, "y_true", func)
-    ys = check_numeric(y_score, "y_score", func)
-    ret = None if retrieved is None else check_bool_mask(retrieved, "retrieved", func)
-    n = check_lengths(func, y_true=yt, y_score=ys, retrieved=ret)
-    sw = None if sample_weight is None else check_sample_weight(sample_weight, n, func)
-    if groups is None and all(s.pooled for s in specs):
-        codes, ids = np.zeros(n, dtype=np.intp), np.zeros(1, dtype=np.intp)
-    else:
-        codes, ids = encode_groups(groups, n, func)
-    _check_labels(yt, specs, opts, func)
-    ctx = RankingContext(
-        yt,
-        ys,
-        codes,
-        ids.shape[0],
-        ties=opts.ties,
-        retrieved=ret,
-        sample_weight=sw,
+    """Validate the per-row inputs and order them once; returns the ordered view
+    and the group ids (aligned with group codes)."""
+    inputs = check_inputs(
+        func,
+        y_true,
+        y_score,
+        groups,
+        sample_weight,
+        retrieved,
+        groups_required=not all(r.spec.pooled for r in requests),
     )
-    return ctx, ids
+    check_labels(inputs.y_true, [r.spec for r in requests], opts, func)
+    ctx = RankingContext.from_inputs(
+        inputs.y_true,
+        inputs.y_score,
+        inputs.codes,
+        inputs.n_groups,
+        ties=opts.ties,
+        retrieved=inputs.retrieved,
+        sample_weight=inputs.sample_weight,
+    )
+    return ctx, inputs.group_ids
 
 
-def _parse_all(metrics: str | Sequence[str], func: str):
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError(
-            f"The 'metrics' parameter of {func} must name at least one metric, "
-            "e.g. metrics=('ndcg@10', 'map')."
-        )
-    return names, [parse_metric(name) for name in names]
+def group_values(
+    ctx: RankingContext, request: MetricRequest, opts: Options
+) -> GroupValues:
+    """One metric's value, definedness and weight per group."""
+    return request.spec.kernel(ctx, request.k, opts)
 
 
-def _setup(
-    func: str,
+def mean_value(
+    ctx: RankingContext, ids: np.ndarray, request: MetricRequest, opts: Options
+) -> float:
+    """One metric reduced to a float: the undefined rule, then the weighted mean."""
+    values, defined, weight = group_values(ctx, request, opts)
+    group_ids = np.array(["<all rows>"], dtype=object) if request.spec.pooled else ids
+    values, include = apply_undefined(
+        values, defined, opts.undefined, request.label, group_ids
+    )
+    return weighted_mean(values, include, weight, request.label)
+
+
+def score_metric(
+    metric: str,
     y_true: ArrayLike,
     y_score: ArrayLike,
     *,
     groups: Any,
-    metrics: str | Sequence[str],
+    k: int | None,
+    options: dict[str, Any],
     sample_weight: ArrayLike | None,
     retrieved: ArrayLike | None,
     convention: str | None,
-    per_group: bool = False,
-    **conventions: Any,
-):
-    """Resolve options, parse metric names and build the shared ordered view."""
-    opts = resolve_options(func, convention, **conventions)
-    names, parsed = _parse_all(metrics, func)
-    if per_group:
-        for name, (spec, _) in zip(names, parsed, strict=True):
-            if spec.pooled:
-                raise ValueError(
-                    f"{name!r} is pooled over all rows and has no per-group value; "
-                    "use 'gauc' for per-group AUC."
-                )
-    specs = [spec for spec, _ in parsed]
-    ctx, ids = prepare(
-        func, y_true, y_score, groups, sample_weight, retrieved, specs, opts
+) -> float:
+    """The body of every public ``*_score`` function."""
+    spec = METRICS[metric]
+    func = spec.function
+    opts = resolve_options(func, convention, options)
+    k = check_k(k, func)
+    request = MetricRequest(metric if k is None else f"{metric}@{k}", spec, k)
+    ctx, ids = rank_inputs(
+        func, y_true, y_score, groups, sample_weight, retrieved, [request], opts
     )
-    return opts, names, parsed, ctx, ids
+    return mean_value(ctx, ids, request, opts)
 
 
 def evaluate(
@@ -180,26 +162,26 @@ ap_denominator, max_grade, weights : see the metric functions
     >>> evaluate(y_true, y_score, groups=groups, metrics=["mrr", "precision@2"])
     {'mrr': 0.6666666666666666, 'precision@2': 0.25}
     """
-    opts, names, parsed, ctx, ids = _setup("evaluate", **locals())
-    return {
-        name: score_context(ctx, ids, spec, k, opts, name)
-        for name, (spec, k) in zip(names, parsed, strict=True)
-    }
-
-
-def score_context(
-    ctx: RankingContext,
-    ids: np.ndarray,
-    spec: MetricSpec,
-    k: int | None,
-    opts: Options,
-    label: str,
-) -> float:
-    """One metric from a prepared context, reduced to a float."""
-    values, defined, weight = spec.kernel(ctx, k, opts)
-    group_ids = np.array(["<all rows>"], dtype=object) if spec.pooled else ids
-    values, include = apply_undefined(values, defined, opts.undefined, label, group_ids)
-    return weighted_mean(values, include, weight, label)
+    func = "evaluate"
+    opts = resolve_options(
+        func,
+        convention,
+        {
+            "ties": ties,
+            "gain": gain,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "precision_denominator": precision_denominator,
+            "ap_denominator": ap_denominator,
+            "max_grade": max_grade,
+            "weights": weights,
+        },
+    )
+    requests = check_metrics(metrics, func)
+    ctx, ids = rank_inputs(
+        func, y_true, y_score, groups, sample_weight, retrieved, requests, opts
+    )
+    return {r.label: mean_value(ctx, ids, r, opts) for r in requests}
 
 
 @dataclass(frozen=True)
@@ -273,12 +255,27 @@ def evaluate_per_group(
     >>> res.group_ids.tolist(), res.values["mrr"].tolist()
     (['q1', 'q2'], [1.0, 0.3333333333333333])
     """
-    opts, names, parsed, ctx, ids = _setup(
-        "evaluate_per_group", per_group=True, **locals()
+    func = "evaluate_per_group"
+    opts = resolve_options(
+        func,
+        convention,
+        {
+            "ties": ties,
+            "gain": gain,
+            "relevance_threshold": relevance_threshold,
+            "precision_denominator": precision_denominator,
+            "ap_denominator": ap_denominator,
+            "max_grade": max_grade,
+            "weights": weights,
+        },
+    )
+    requests = check_metrics(metrics, func, per_group=True)
+    ctx, ids = rank_inputs(
+        func, y_true, y_score, groups, sample_weight, retrieved, requests, opts
     )
     values, weights_out = {}, {}
-    for name, (spec, k) in zip(names, parsed, strict=True):
-        v, defined, w = spec.kernel(ctx, k, opts)
-        values[name] = np.where(defined, v, np.nan)
-        weights_out[name] = w
+    for request in requests:
+        v, defined, w = group_values(ctx, request, opts)
+        values[request.label] = np.where(defined, v, np.nan)
+        weights_out[request.label] = w
     return GroupScores(group_ids=ids, values=values, weights=weights_out)

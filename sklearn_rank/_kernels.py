@@ -13,17 +13,30 @@ few non-linear metrics (Hit, MRR, AP) use the closed forms derived next to them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NamedTuple
+
 import numpy as np
 
-from ._conventions import Options
-from ._engine import RankingContext, ranges
+from ._segments import ranges
 
-_Result = tuple[np.ndarray, np.ndarray, np.ndarray]
+if TYPE_CHECKING:
+    from ._conventions import Options
+    from ._engine import RankingContext
 
 
-def _binary_result(ctx: RankingContext, values: np.ndarray, opts: Options) -> _Result:
+class GroupValues(NamedTuple):
+    """What every kernel returns, one entry per group."""
+
+    values: np.ndarray  # the metric value; NaN where undefined
+    defined: np.ndarray  # whether the group enters the mean
+    weight: np.ndarray  # the group's weight in the mean
+
+
+def _binary_result(
+    ctx: RankingContext, values: np.ndarray, opts: Options
+) -> GroupValues:
     defined = ctx.n_relevant(opts.relevance_threshold) > 0
-    return np.where(defined, values, np.nan), defined, ctx.group_weight()
+    return GroupValues(np.where(defined, values, np.nan), defined, ctx.group_weight())
 
 
 def gains(labels: np.ndarray, gain: str) -> np.ndarray:
@@ -66,14 +79,11 @@ def _discount_prefix(n: int) -> np.ndarray:
 
 def ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
     """DCG@k of each group's own labels (retrieved or not) sorted descending."""
-    key, cache = ("idcg", k, gain), ctx._root._cache
-    if key not in cache:
-        cache[key] = _ideal_dcg(ctx, k, gain)
-    return cache[key]
+    return ctx.totals.cached(("idcg", k, gain), lambda: _ideal_dcg(ctx, k, gain))
 
 
 def _ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
-    y, codes, n_groups = ctx.y_all, ctx.codes_all, ctx.n_groups
+    y, codes, n_groups = ctx.totals.y_all, ctx.totals.codes_all, ctx.n_groups
     top = int(y.max())
     size = np.bincount(codes, minlength=n_groups)
     dense = (top + 1) * n_groups <= _LEVEL_CELLS_PER_ROW * (y.size + 1024)
@@ -108,16 +118,16 @@ def _ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
     return np.bincount(sorted_codes, weights=contrib, minlength=n_groups)
 
 
-def dcg(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
+def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     return _binary_result(ctx, dcg_values(ctx, k, opts.gain), opts)
 
 
-def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
+def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     values, defined, weight = dcg(ctx, k, opts)
     ideal = ideal_dcg(ctx, k, opts.gain)
     # Defined groups hold a label >= threshold > 0, so their ideal DCG is > 0.
     safe = np.where(defined, ideal, 1.0)
-    return np.where(defined, values / safe, np.nan), defined, weight
+    return GroupValues(np.where(defined, values / safe, np.nan), defined, weight)
 
 
 # -- counting metrics -----------------------------------------------------------------
@@ -128,7 +138,7 @@ def _hits_in_top(ctx: RankingContext, k, opts: Options) -> np.ndarray:
     return ctx.group_sum(share)
 
 
-def precision(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
+def precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     hits = _hits_in_top(ctx.head(k), k, opts)
     if k is None:
         denom = ctx.length.astype(np.float64)
@@ -141,13 +151,13 @@ def precision(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     return _binary_result(ctx, values, opts)
 
 
-def recall(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
+def recall(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     hits = _hits_in_top(ctx.head(k), k, opts)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     return _binary_result(ctx, hits / np.maximum(n_rel, 1), opts)
 
 
-def r_precision(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
+def r_precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """Precision at R, the group's own number of relevant rows (``k`` unused)."""
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     hits = _hits_in_top(ctx, n_rel, opts)
@@ -167,13 +177,14 @@ def _first_relevant_block(ctx: RankingContext, opts: Options):
     r = np.ones(ctx.n_groups, dtype=np.int64)
     block = np.full(ctx.n_groups, -1, dtype=np.intp)
     a[found] = ctx.rank[first[found]]
-    if ctx.has_ties:
-        block[found] = ctx.tie_block_of(first[found])
+    blocks = ctx.blocks
+    if blocks:
+        block[found] = blocks.block_of(first[found])
         tied = block >= 0
         tb = block[tied]
-        a[tied] = ctx.tie_rank[tb]
-        m[tied] = ctx.tie_size[tb]
-        r[tied] = ctx.tie_sum(rel)[tb]
+        a[tied] = blocks.rank[tb]
+        m[tied] = blocks.size[tb]
+        r[tied] = blocks.sum(rel)[tb]
     return found, block, a, m, r
 
 
@@ -183,7 +194,7 @@ def _log_comb(n: np.ndarray, j: np.ndarray) -> np.ndarray:
     return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
 
 
-def hit_rate(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
+def hit_rate(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """P(some relevant row at positions <= k).
 
     Only the first block holding a relevant row matters. If it straddles the cutoff
@@ -206,7 +217,7 @@ def hit_rate(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     return _binary_result(ctx, values, opts)
 
 
-def mrr(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
+def mrr(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """E[1/position of the first relevant row], 0 beyond the cutoff.
 
     In the first block holding a relevant row (``m`` rows, ``r`` relevant, first
@@ -235,7 +246,7 @@ def mrr(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
 
 
 # -- average precision ----------------------------------------------------------------
-def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
+def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """E[AP@k] = (1/D) Σ over relevant rows at positions p <= k of precision@p.
 
     An untied relevant row at position p with ``c`` relevant rows above it adds
@@ -261,24 +272,25 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> _Res
     term = nth / ctx.rank[hits]
     if k is not None:
         term[ctx.rank[hits] > k] = 0.0
-    if ctx.has_ties:
-        rows = ctx.tie_rows
+    blocks = ctx.blocks
+    if blocks:
+        rows = blocks.rows
         rank = ctx.rank[rows]
         inside = rank <= k if k is not None else np.ones(rows.size, dtype=bool)
-        offset = rank - ctx.spread(ctx.tie_rank)
-        u = np.add.reduceat(np.where(inside, 1.0 / rank, 0.0), ctx.tie_offsets)
-        v = np.add.reduceat(np.where(inside, offset / rank, 0.0), ctx.tie_offsets)
-        r = ctx.tie_sum(rel).astype(np.float64)
-        m = ctx.tie_size
+        offset = rank - blocks.spread(blocks.rank)
+        u = np.add.reduceat(np.where(inside, 1.0 / rank, 0.0), blocks.offsets)
+        v = np.add.reduceat(np.where(inside, offset / rank, 0.0), blocks.offsets)
+        r = blocks.sum(rel).astype(np.float64)
+        m = blocks.size
         # Relevant rows of the group above each tied block.
-        c = np.searchsorted(hits, ctx.tie_start) - first_hit[ctx.tie_group]
+        c = np.searchsorted(hits, blocks.start) - first_hit[blocks.group]
         spread = np.divide(r - 1.0, m - 1.0, out=np.zeros_like(r), where=m > 1)
         contrib = (r / m) * ((c + 1.0) * u + spread * v)
         # Drop the tied rows' own terms; the block expectation replaces them.
         tied = np.zeros(ctx.n_rows, dtype=bool)
         tied[rows] = True
         term[tied[hits]] = 0.0
-        total = ctx.group_sum(term, hit_group) + ctx.group_sum(contrib, ctx.tie_group)
+        total = ctx.group_sum(term, hit_group) + ctx.group_sum(contrib, blocks.group)
     else:
         total = ctx.group_sum(term, hit_group)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
@@ -290,7 +302,7 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> _Res
 
 
 # -- ERR ---------------------------------------------------------------------------
-def err(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
+def err(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """Expected reciprocal rank (Chapelle et al., 2009) with stop probability
     ``R(g) = (2^g - 1) / 2^max_grade``.
 
@@ -300,13 +312,10 @@ def err(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     being approximated. Blocks of equal grades give the same value in every order.
     """
     ctx = ctx.head(k)
-    if ctx.has_ties:
-        labels = ctx.y[ctx.tie_rows]
-        lo = np.minimum.reduceat(labels, ctx.tie_offsets)
-        hi = np.maximum.reduceat(labels, ctx.tie_offsets)
-        mixed = lo != hi
+    if ctx.blocks:
+        mixed = ctx.blocks.min(ctx.y) != ctx.blocks.max(ctx.y)
         if k is not None:
-            mixed &= ctx.tie_rank <= k
+            mixed &= ctx.blocks.rank <= k
         if mixed.any():
             raise ValueError(
                 f"err_score with ties='average': {int(mixed.sum())} tie block(s) "
@@ -340,18 +349,20 @@ def _auc_parts(ctx: RankingContext, pos_w: np.ndarray, neg_w: np.ndarray):
     below -= neg_above
     below -= neg_w
     below *= pos_w
-    credit = ctx.group_sum(below) if not ctx.has_ties else None
-    if ctx.has_ties:
-        pos_b, neg_b = ctx.tie_sum(pos_w), ctx.tie_sum(neg_w)
-        under = neg_total[ctx.tie_group] - neg_above[ctx.tie_start] - neg_b
-        below[ctx.tie_rows] = 0.0
+    blocks = ctx.blocks
+    if blocks:
+        pos_b, neg_b = blocks.sum(pos_w), blocks.sum(neg_w)
+        under = neg_total[blocks.group] - neg_above[blocks.start] - neg_b
+        below[blocks.rows] = 0.0
         credit = ctx.group_sum(below) + ctx.group_sum(
-            pos_b * (under + 0.5 * neg_b), ctx.tie_group
+            pos_b * (under + 0.5 * neg_b), blocks.group
         )
+    else:
+        credit = ctx.group_sum(below)
     return credit, ctx.group_sum(pos_w), neg_total
 
 
-def gauc(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
+def gauc(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """Per-group AUC, weighted by rows, positives or uniformly (Zhou et al., 2018)."""
     pos = ctx.relevant(opts.relevance_threshold).astype(np.float64)
     credit, n_pos, n_neg = _auc_parts(ctx, pos, 1.0 - pos)
@@ -365,10 +376,10 @@ def gauc(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
         size = n_pos
     else:
         size = np.ones(ctx.n_groups)
-    return values, defined, ctx.group_weight() * size
+    return GroupValues(values, defined, ctx.group_weight() * size)
 
 
-def auc(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
+def auc(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """Pooled AUC over all ranked rows (one list), pairs weighted by sample weights;
     equals ``sklearn.metrics.roc_auc_score``. Returns a single "group"."""
     pooled = ctx.pooled()
@@ -377,4 +388,4 @@ def auc(ctx: RankingContext, k: int | None, opts: Options) -> _Result:
     credit, w_pos, w_neg = _auc_parts(pooled, w * rel, w * ~rel)
     defined = (w_pos > 0) & (w_neg > 0)
     values = np.divide(credit, w_pos * w_neg, out=np.full(1, np.nan), where=defined)
-    return values, defined, np.ones(1)
+    return GroupValues(values, defined, np.ones(1))

@@ -1,51 +1,32 @@
 """Public metric functions: validate, call the kernel, reduce to a float.
 
-The parameter descriptions shared by several functions live in ``_PARAMS`` so that
-every function documents a convention with the same words.
+Each function's parameters section is built from the registry and the option
+table (``_doc``), so every function documents a keyword with the same words, and a
+test pins each signature to its registry entry.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import numbers
 
 from numpy.typing import ArrayLike
 
-from ._conventions import resolve_options
-from ._evaluate import prepare, score_context
+from ._conventions import OPTIONS, Option
+from ._evaluate import score_metric
+from ._params import Interval
 from ._registry import METRICS
-from ._validation import check_k
 
-_PARAMS = {
-    "common": """y_true : array-like of shape (n_samples,)
+_INPUTS = """y_true : array-like of shape (n_samples,)
         Relevance label of each row (binary or graded).
     y_score : array-like of shape (n_samples,)
         Score of each row; higher scores rank first within a group.
     groups : array-like of shape (n_samples,)
         Query, user or session id of each row: ints, strings, objects or a pandas
-        Categorical, in any order (groups need not be contiguous).""",
-    "k": """k : int, default=None
+        Categorical, in any order (groups need not be contiguous)."""
+_CUTOFF = """k : int, default=None
         Cutoff: only the top ``k`` positions of each group count. None means the
-        whole list.""",
-    "ties": """ties : {"average", "stable", "pessimistic", "optimistic"}, default=None
-        How rows with equal scores in a group are ordered. "average" (the default
-        convention) is the exact expected value over all orders of the tied rows;
-        "stable" keeps input order; "pessimistic" puts the least relevant first
-        (relevant rows last); "optimistic" the most relevant first.""",
-    "gain": """gain : {"exponential", "linear"}, default=None
-        Gain of a label ``y``: ``2**y - 1`` ("exponential", the default
-        convention, as LightGBM and XGBoost) or ``y`` ("linear", as trec_eval and
-        scikit-learn). Labels must be >= 0.""",
-    "threshold": """relevance_threshold : "positive" or float, default=None
-        Which rows are relevant: ``y_true > 0`` ("positive", the default
-        convention) or ``y_true >= t`` for a float ``t > 0``. A group without any
-        relevant row is undefined for every metric.""",
-    "undefined": """undefined : "skip", "raise" or float, default=None
-        What to do with undefined groups (no relevant row; for AUC, one class):
-        "skip" (default convention) leaves them out of the mean, a float scores
-        them with that value (0.0 as trec_eval, 1.0 as LightGBM), "raise" raises.
-        If every group is undefined under "skip", the result is NaN with an
-        ``UndefinedMetricWarning``.""",
-    "tail": """sample_weight : array-like of shape (n_samples,), default=None
+        whole list."""
+_TAIL = """sample_weight : array-like of shape (n_samples,), default=None
         Row weights. A group's weight is the mean of its rows' weights and the
         result is the weighted mean over groups.
     retrieved : array-like of bool of shape (n_samples,), default=None
@@ -54,47 +35,56 @@ _PARAMS = {
         its ideal DCG, never at a position.
     convention : str, default=None
         Name of a convention preset that sets every keyword left at None; None is
-        the project default, "sklearn_rank".""",
-}
+        the project default, "sklearn_rank"."""
 
 
-def _doc(*keys: str):
-    """Insert the shared parameter descriptions named by ``keys``."""
+def option_type(option: Option) -> str:
+    """The numpydoc type of a convention keyword, from its constraints."""
+    strs = list(option.choices)
+    numeric = [c for c in option.constraints if isinstance(c, Interval)]
+    if strs and not numeric:
+        parts = ["{" + ", ".join(f'"{o}"' for o in strs) + "}"]
+    else:
+        parts = [f'"{o}"' for o in strs]
+    parts += ["int" if c.kind is numbers.Integral else "float" for c in numeric]
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+    return f"{text}, default=None"
+
+
+def option_doc(option: Option) -> str:
+    """The numpydoc entry of a convention keyword, as the table words it."""
+    lines, line = [], ""
+    for word in option.doc.split():
+        if line and len(line) + 1 + len(word) > 76:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    indent = "\n        "
+    return f"{option.name} : {option_type(option)}{indent}{indent.join(lines)}"
+
+
+def _doc(metric: str):
+    """Fill ``{params}`` from the registry and the option table: the inputs, the
+    cutoff if the metric has one, its options in signature order, the tail."""
+    spec = METRICS[metric]
+    parts = [_INPUTS]
+    if spec.takes_k:
+        parts.append(_CUTOFF)
+    parts.extend(option_doc(OPTIONS[name]) for name in spec.options)
+    parts.append(_TAIL)
 
     def wrap(func):
         func.__doc__ = func.__doc__.replace(
-            "    {params}", "\n".join("    " + _PARAMS[key] for key in keys)
+            "    {params}", "\n".join("    " + part for part in parts)
         )
         return func
 
     return wrap
 
 
-def _score(
-    metric: str,
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    groups: Any,
-    *,
-    k: int | None = None,
-    sample_weight: ArrayLike | None = None,
-    retrieved: ArrayLike | None = None,
-    convention: str | None = None,
-    **conventions: Any,
-) -> float:
-    """The body of every public metric function: its arguments, by name."""
-    spec = METRICS[metric]
-    func = spec.function
-    opts = resolve_options(func, convention, **conventions)
-    k = check_k(k, func)
-    label = metric if k is None else f"{metric}@{k}"
-    ctx, ids = prepare(
-        func, y_true, y_score, groups, sample_weight, retrieved, [spec], opts
-    )
-    return score_context(ctx, ids, spec, k, opts, label)
-
-
-@_doc("common", "k", "gain", "ties", "threshold", "undefined", "tail")
+@_doc("ndcg")
 def ndcg_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -139,10 +129,25 @@ def ndcg_score(
     >>> round(ndcg_score(y_true, y_score, groups=[0] * 5, k=5, gain="linear"), 3)
     0.96
     """
-    return _score("ndcg", **locals())
+    return score_metric(
+        "ndcg",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "gain": gain,
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
 
 
-@_doc("common", "k", "gain", "ties", "threshold", "undefined", "tail")
+@_doc("dcg")
 def dcg_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -177,10 +182,25 @@ def dcg_score(
     >>> round(dcg_score([1, 0], [0.5, 0.5], groups=[0, 0]), 4)
     0.8155
     """
-    return _score("dcg", **locals())
+    return score_metric(
+        "dcg",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "gain": gain,
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
 
 
-@_doc("common", "k", "ties", "threshold", "undefined", "tail")
+@_doc("map")
 def map_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -200,10 +220,6 @@ def map_score(
     Parameters
     ----------
     {params}
-    ap_denominator : {"n_relevant", "min_k_n_relevant"}, default=None
-        Divide by R, the group's number of relevant rows ("n_relevant", the
-        default convention, as trec_eval), or by ``min(k, R)`` (as LightGBM and
-        XGBoost).
 
     Returns
     -------
@@ -223,10 +239,25 @@ def map_score(
     >>> round(map_score(y_true, y_score, groups=[0] * 13, retrieved=retrieved), 3)
     0.405
     """
-    return _score("map", **locals())
+    return score_metric(
+        "map",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "ap_denominator": ap_denominator,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
 
 
-@_doc("common", "k", "ties", "threshold", "undefined", "tail")
+@_doc("mrr")
 def mrr_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -262,10 +293,24 @@ def mrr_score(
     >>> round(mrr_score(y_true, y_score, groups=groups), 3)
     0.611
     """
-    return _score("mrr", **locals())
+    return score_metric(
+        "mrr",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
 
 
-@_doc("common", "k", "ties", "threshold", "undefined", "tail")
+@_doc("precision")
 def precision_at_k_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -285,11 +330,6 @@ def precision_at_k_score(
     Parameters
     ----------
     {params}
-    precision_denominator : {"k", "min_k_n"}, default=None
-        Divide by ``k`` ("k", the default convention, as trec_eval: a short list
-        counts as padded with non-relevant rows) or by ``min(k, n)`` with ``n``
-        the group's list length (as XGBoost). With ``k=None`` both divide by
-        ``n``.
 
     Returns
     -------
@@ -305,10 +345,25 @@ def precision_at_k_score(
     >>> precision_at_k_score(y_true, y_score, groups=[0] * 6, k=5)
     0.4
     """
-    return _score("precision", **locals())
+    return score_metric(
+        "precision",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "precision_denominator": precision_denominator,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
 
 
-@_doc("common", "k", "ties", "threshold", "undefined", "tail")
+@_doc("recall")
 def recall_at_k_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -341,10 +396,24 @@ def recall_at_k_score(
     >>> round(recall_at_k_score(y_true, y_score, groups=[0] * 6, k=5), 3)
     0.667
     """
-    return _score("recall", **locals())
+    return score_metric(
+        "recall",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
 
 
-@_doc("common", "k", "ties", "threshold", "undefined", "tail")
+@_doc("hit_rate")
 def hit_rate_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -378,10 +447,24 @@ def hit_rate_score(
     >>> hit_rate_score(y_true, y_score, groups=[0, 0, 0, 1, 1, 1], k=2)
     0.5
     """
-    return _score("hit_rate", **locals())
+    return score_metric(
+        "hit_rate",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
 
 
-@_doc("common", "ties", "threshold", "undefined", "tail")
+@_doc("r_precision")
 def r_precision_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -414,10 +497,24 @@ def r_precision_score(
     >>> round(r_precision_score(y_true, y_score, groups=[0] * 6), 4)
     0.3333
     """
-    return _score("r_precision", **locals())
+    return score_metric(
+        "r_precision",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
 
 
-@_doc("common", "k", "ties", "threshold", "undefined", "tail")
+@_doc("err")
 def err_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -440,11 +537,6 @@ def err_score(
     Parameters
     ----------
     {params}
-    max_grade : float, default=None
-        The top of the grade scale (1.0 in the default convention, for binary
-        labels). It is a property of the labelling scheme, never of the data:
-        taking the largest label seen would give the same row a different stop
-        probability in each cross-validation fold. Labels above it raise.
 
     Returns
     -------
@@ -466,10 +558,25 @@ def err_score(
     >>> err_score([0, 4, 0], [3, 2, 1], groups=[0, 0, 0], max_grade=4)
     0.46875
     """
-    return _score("err", **locals())
+    return score_metric(
+        "err",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "max_grade": max_grade,
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
 
 
-@_doc("common", "ties", "threshold", "undefined", "tail")
+@_doc("gauc")
 def gauc_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -492,10 +599,6 @@ def gauc_score(
     Parameters
     ----------
     {params}
-    weights : {"rows", "uniform", "positives"}, default=None
-        Weight of a group: its number of ranked rows ("rows", the default
-        convention, as Zhou et al.), 1 ("uniform"), or its number of relevant rows
-        ("positives", e.g. clicks). Multiplied by the mean sample weight.
 
     Returns
     -------
@@ -517,7 +620,22 @@ def gauc_score(
     >>> round(gauc_score(y_true, y_score, groups=groups, weights="uniform"), 3)
     0.667
     """
-    return _score("gauc", **locals())
+    return score_metric(
+        "gauc",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "weights": weights,
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
 
 
 def auc_score(
@@ -569,4 +687,18 @@ def auc_score(
     >>> auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
     """
-    return _score("auc", **locals())
+    return score_metric(
+        "auc",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )

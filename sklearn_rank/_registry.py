@@ -1,5 +1,12 @@
-"""The one table of metric names. ``evaluate``, the scorers, the error messages,
-the docs and the invariance tests all read it."""
+"""The one table of metrics.
+
+``METRICS`` drives ``evaluate``'s names, the error that lists valid names,
+``get_metric_names``, the scorers (and their sign), the public ``*_score``
+signatures and docstrings (pinned by tests) and every registry-driven test: the
+independent oracle of each metric in ``tests/_reference.py``, the property tests
+and the invariance suite. Adding a metric means a kernel, one entry here, an oracle
+and a docs section; tests fail until each exists.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +14,54 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import _kernels
+from ._conventions import OPTIONS
+
+# Options every ranked metric reads (in this order in signatures and docs).
+_BINARY = ("ties", "relevance_threshold", "undefined")
 
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """One metric: its kernel and what it needs."""
+    """Everything one metric is.
+
+    Attributes
+    ----------
+    name : str
+        Registry name; ``name@k`` adds a cutoff when ``takes_k``.
+    kernel : callable
+        ``kernel(ctx, k, opts) -> GroupValues``, one value per group.
+    function : str
+        Name of the public ``*_score`` function.
+    summary : str
+        One line for listings and the docs.
+    options : tuple of str
+        The convention keywords (entries of ``OPTIONS``) the metric reads, in
+        signature order.
+    takes_k : bool
+        Whether the metric has a cutoff ``k``.
+    labels : {"binary", "gain", "grades"}
+        How labels enter: through the relevance threshold only, as graded gains
+        (labels >= 0), or as grades within ``[0, max_grade]``.
+    greater_is_better : bool
+        False for losses; scorers negate them, as scikit-learn's do.
+    pooled : bool
+        One value over all rows (no per-group values); ``groups`` optional.
+    """
 
     name: str
     kernel: Callable
-    function: str  # public function name
+    function: str
     summary: str
+    options: tuple[str, ...] = _BINARY
     takes_k: bool = True
-    uses_gain: bool = False  # graded gain: labels must be >= 0
-    uses_grades: bool = False  # ERR: labels within [0, max_grade]
-    pooled: bool = False  # one value over all rows, no per-group values
+    labels: str = "binary"
+    greater_is_better: bool = True
+    pooled: bool = False
+
+    def __post_init__(self) -> None:
+        unknown = set(self.options) - set(OPTIONS)
+        if unknown:
+            raise ValueError(f"{self.name}: unknown options {sorted(unknown)}")
 
 
 METRICS: dict[str, MetricSpec] = {
@@ -31,21 +72,31 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.ndcg,
             "ndcg_score",
             "normalised discounted cumulative gain",
-            uses_gain=True,
+            options=("gain", *_BINARY),
+            labels="gain",
         ),
         MetricSpec(
             "dcg",
             _kernels.dcg,
             "dcg_score",
             "discounted cumulative gain",
-            uses_gain=True,
+            options=("gain", *_BINARY),
+            labels="gain",
         ),
         MetricSpec(
-            "map", _kernels.average_precision, "map_score", "mean average precision"
+            "map",
+            _kernels.average_precision,
+            "map_score",
+            "mean average precision",
+            options=(*_BINARY, "ap_denominator"),
         ),
         MetricSpec("mrr", _kernels.mrr, "mrr_score", "mean reciprocal rank"),
         MetricSpec(
-            "precision", _kernels.precision, "precision_at_k_score", "precision at k"
+            "precision",
+            _kernels.precision,
+            "precision_at_k_score",
+            "precision at k",
+            options=(*_BINARY, "precision_denominator"),
         ),
         MetricSpec("recall", _kernels.recall, "recall_at_k_score", "recall at k"),
         MetricSpec(
@@ -66,13 +117,15 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.err,
             "err_score",
             "expected reciprocal rank",
-            uses_grades=True,
+            options=("max_grade", *_BINARY),
+            labels="grades",
         ),
         MetricSpec(
             "gauc",
             _kernels.gauc,
             "gauc_score",
             "per-group AUC averaged over groups",
+            options=("weights", *_BINARY),
             takes_k=False,
         ),
         MetricSpec(
@@ -109,27 +162,3 @@ def get_metric_names() -> list[str]:
         if spec.takes_k:
             names.append(f"{spec.name}@k")
     return sorted(names)
-
-
-def parse_metric(name: str) -> tuple[MetricSpec, int | None]:
-    """``"ndcg@10"`` -> (ndcg spec, 10); ``"map"`` -> (map spec, None)."""
-    if not isinstance(name, str):
-        raise TypeError(
-            f"Metric names must be strings such as 'ndcg@10'; got {name!r}."
-        )
-    base, sep, cut = name.partition("@")
-    spec = METRICS.get(base)
-    if spec is None:
-        valid = ", ".join(get_metric_names())
-        raise ValueError(f"Unknown metric {name!r}. Valid names: {valid}.")
-    if not sep:
-        return spec, None
-    if not spec.takes_k:
-        raise ValueError(
-            f"Metric {base!r} takes no cutoff; use {base!r} instead of {name!r}."
-        )
-    if not cut.isdigit() or int(cut) < 1:
-        raise ValueError(
-            f"The cutoff in {name!r} must be a positive integer, as in '{base}@10'."
-        )
-    return spec, int(cut)

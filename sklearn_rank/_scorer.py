@@ -28,7 +28,8 @@ from ._groups_source import (
     missing_groups_message,
     read_group_column,
 )
-from ._registry import get_metric_names, parse_metric
+from ._registry import get_metric_names
+from ._validation import parse_metric
 
 DEFAULT_RESPONSE_METHOD = ("decision_function", "predict_proba", "predict")
 _RESPONSE_METHODS = frozenset(DEFAULT_RESPONSE_METHOD)
@@ -236,8 +237,7 @@ default=("decision_function", "predict_proba", "predict")
         if callable(self.metric):
             param = inspect.signature(self.metric).parameters.get("groups")
             return param is None or param.default is inspect.Parameter.empty
-        spec, _ = parse_metric(self.metric)
-        return not spec.pooled
+        return not parse_metric(self.metric).spec.pooled
 
     def _score(self, y_true, y_score, groups, sample_weight):
         kwargs = _check_metric_kwargs(self.metric_kwargs, repr(self))
@@ -322,7 +322,7 @@ default=("decision_function", "predict_proba", "predict")
         self.metric_kwargs = metric_kwargs
 
     def _needs_groups(self):
-        return not all(parse_metric(name)[0].pooled for name in self.metrics)
+        return not all(parse_metric(name).spec.pooled for name in self.metrics)
 
     def _score(self, y_true, y_score, groups, sample_weight):
         kwargs = _check_metric_kwargs(self.metric_kwargs, repr(self))

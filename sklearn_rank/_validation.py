@@ -6,38 +6,16 @@ scikit-learn uses for parameter validation.
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Collection
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-
-def param_error(
-    name: str, func: str, expected: str, got: Any, fix: str = ""
-) -> ValueError:
-    """Build the one error format for a bad option value."""
-    msg = f"The {name!r} parameter of {func} must be {expected}. Got {got!r} instead."
-    if fix:
-        msg = f"{msg} {fix}"
-    return ValueError(msg)
-
-
-def check_option(name: str, func: str, value: Any, allowed: Collection[str]) -> str:
-    """Check a string option against its allowed values."""
-    if not isinstance(value, str) or value not in allowed:
-        choices = ", ".join(repr(a) for a in allowed)
-        raise param_error(name, func, f"a str among {{{choices}}}", value)
-    return value
-
-
-def check_k(k: Any, func: str, name: str = "k") -> int | None:
-    """Check a cutoff: a positive int or None (the whole list)."""
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise param_error(name, func, "an int in the range [1, inf) or None", k)
-    return int(k)
+from ._conventions import Options
+from ._group_codes import encode_groups
+from ._params import param_error
+from ._registry import METRICS, MetricSpec, get_metric_names
 
 
 def _to_1d(x: Any, name: str, func: str) -> np.ndarray:
@@ -127,45 +105,128 @@ def check_lengths(func: str, **arrays: np.ndarray | None) -> int:
     return n
 
 
-def check_threshold(value: Any, func: str) -> float | None:
-    """'positive' -> None (y_true > 0); a float t > 0 -> t (y_true >= t)."""
-    if value == "positive":
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise param_error(
-            "relevance_threshold", func, "'positive' or a float in (0, inf)", value
+@dataclass(frozen=True)
+class ValidatedInputs:
+    """Per-row inputs after every boundary check: float64 labels and scores, group
+    codes ``0..n_groups-1`` with their ids, optional weights and ranked mask."""
+
+    y_true: np.ndarray
+    y_score: np.ndarray
+    codes: np.ndarray
+    group_ids: np.ndarray
+    sample_weight: np.ndarray | None
+    retrieved: np.ndarray | None
+
+    @property
+    def n_groups(self) -> int:
+        return self.group_ids.shape[0]
+
+
+def check_inputs(
+    func: str,
+    y_true: Any,
+    y_score: Any,
+    groups: Any,
+    sample_weight: Any,
+    retrieved: Any,
+    *,
+    groups_required: bool = True,
+) -> ValidatedInputs:
+    """Convert and check every per-row input of one call."""
+    yt = check_numeric(y_true, "y_true", func)
+    ys = check_numeric(y_score, "y_score", func)
+    ret = None if retrieved is None else check_bool_mask(retrieved, "retrieved", func)
+    n = check_lengths(func, y_true=yt, y_score=ys, retrieved=ret)
+    sw = None if sample_weight is None else check_sample_weight(sample_weight, n, func)
+    if groups is None and not groups_required:
+        codes, ids = np.zeros(n, dtype=np.intp), np.zeros(1, dtype=np.intp)
+    else:
+        codes, ids = encode_groups(groups, n, func)
+    return ValidatedInputs(yt, ys, codes, ids, sw, ret)
+
+
+def check_labels(
+    y_true: np.ndarray, specs: Sequence[MetricSpec], opts: Options, func: str
+) -> None:
+    """Labels fit the way each requested metric uses them (gains, grades)."""
+    kinds = {spec.labels for spec in specs}
+    if kinds & {"gain", "grades"} and (y_true < 0).any():
+        raise ValueError(
+            f"y_true in {func} contains negative labels; graded gains need labels "
+            ">= 0. Shift or clip the labels (e.g. grades 0..4)."
         )
-    value = float(value)
-    if not (np.isfinite(value) and value > 0):
+    if "gain" in kinds and opts.gain == "exponential" and y_true.max() > 1023:
+        raise ValueError(
+            f"y_true in {func} has a label of {y_true.max():g}: the exponential "
+            "gain 2**label - 1 overflows float64 above 1023. Use gain='linear' "
+            "or rescale the labels."
+        )
+    if "grades" in kinds and y_true.max() > opts.max_grade:
+        raise ValueError(
+            f"y_true in {func} has a grade of {y_true.max():g} above "
+            f"max_grade={opts.max_grade:g}. Pass max_grade=<the top of your grade "
+            "scale> (e.g. max_grade=4 for grades 0..4); it must not depend on the "
+            "data of one fold."
+        )
+
+
+@dataclass(frozen=True)
+class MetricRequest:
+    """One requested metric: its label as given (``"ndcg@10"``), spec and cutoff."""
+
+    label: str
+    spec: MetricSpec
+    k: int | None
+
+
+def parse_metric(name: Any) -> MetricRequest:
+    """``"ndcg@10"`` -> (ndcg, k=10); ``"map"`` -> (map, k=None)."""
+    if not isinstance(name, str):
+        raise TypeError(
+            f"Metric names must be strings such as 'ndcg@10'; got {name!r}."
+        )
+    base, sep, cut = name.partition("@")
+    spec = METRICS.get(base)
+    if spec is None:
+        valid = ", ".join(get_metric_names())
+        raise ValueError(f"Unknown metric {name!r}. Valid names: {valid}.")
+    if not sep:
+        return MetricRequest(name, spec, None)
+    if not spec.takes_k:
+        raise ValueError(
+            f"Metric {base!r} takes no cutoff; use {base!r} instead of {name!r}."
+        )
+    if not cut.isdigit() or int(cut) < 1:
+        raise ValueError(
+            f"The cutoff in {name!r} must be a positive integer, as in '{base}@10'."
+        )
+    return MetricRequest(name, spec, int(cut))
+
+
+def check_metrics(
+    metrics: Any, func: str, *, per_group: bool = False
+) -> list[MetricRequest]:
+    """Parse the ``metrics`` argument: one name or a non-empty sequence of names."""
+    if isinstance(metrics, str):
+        names = [metrics]
+    elif isinstance(metrics, Iterable) and not isinstance(metrics, Mapping):
+        names = list(metrics)
+    else:
+        names = []
+    if not names:
         raise param_error(
-            "relevance_threshold",
+            "metrics",
             func,
-            "'positive' or a float in (0, inf)",
-            value,
-            "A threshold <= 0 would make rows with zero gain relevant.",
+            "a metric name or a non-empty list of names",
+            metrics,
+            "Name at least one metric, e.g. metrics=('ndcg@10', 'map').",
         )
-    return value
-
-
-def check_undefined(value: Any, func: str) -> str | float:
-    if isinstance(value, str) and value in ("skip", "raise"):
-        return value
-    if (
-        not isinstance(value, bool)
-        and isinstance(value, numbers.Real)
-        and np.isfinite(value)
-    ):
-        return float(value)
-    raise param_error(
-        "undefined", func, "'skip', 'raise' or a finite float (e.g. 0.0)", value
-    )
-
-
-def check_max_grade(value: Any, func: str) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not (0 < value <= 1023)
-    ):
-        raise param_error("max_grade", func, "a float in the range (0, 1023]", value)
-    return float(value)
+    requests = [parse_metric(name) for name in names]
+    if per_group:
+        for request in requests:
+            if request.spec.pooled:
+                raise ValueError(
+                    f"{request.label!r} is pooled over all rows and has no per-group "
+                    "value; use 'gauc' for per-group AUC."
+                )
+    return requests

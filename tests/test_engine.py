@@ -63,28 +63,28 @@ def plain_tie_blocks(codes, score):
 @pytest.mark.parametrize("seed", range(5))
 def test_tie_blocks_match_a_plain_scan(seed):
     codes, score, labels = random_rows(3_000, 40, 6, seed)
-    ctx = RankingContext(labels, score, codes, 40, ties="average")
+    ctx = RankingContext.from_inputs(labels, score, codes, 40, ties="average")
     got = list(
         zip(
-            ctx.tie_start.tolist(),
-            ctx.tie_size.tolist(),
-            ctx.tie_group.tolist(),
+            ctx.blocks.start.tolist(),
+            ctx.blocks.size.tolist(),
+            ctx.blocks.group.tolist(),
             strict=True,
         )
     )
     assert got == plain_tie_blocks(codes, score)
-    assert (ctx.tie_rank == ctx.rank[ctx.tie_start]).all()
+    assert (ctx.blocks.rank == ctx.rank[ctx.blocks.start]).all()
 
 
 def test_resolved_policies_have_no_tie_blocks():
     codes, score, labels = random_rows(500, 5, 3, seed=0)
     for ties in ("stable", "pessimistic", "optimistic"):
-        assert not RankingContext(labels, score, codes, 5, ties=ties).has_ties
+        assert not RankingContext.from_inputs(labels, score, codes, 5, ties=ties).blocks
 
 
 def test_group_exclusive_cumsum_matches_a_loop():
     codes, score, labels = random_rows(2_000, 30, 10, seed=1)
-    ctx = RankingContext(labels, score, codes, 30, ties="average")
+    ctx = RankingContext.from_inputs(labels, score, codes, 30, ties="average")
     values = ctx.y.copy()
     expected = np.zeros_like(values)
     for i in range(1, values.size):
@@ -152,7 +152,7 @@ def test_ideal_dcg_matches_a_plain_sort(labels, k, gain):
         "fractional": rng.integers(0, 9, size=600) / 2.0,  # the sort path
         "many-levels": rng.integers(0, 40, size=600).astype(float),  # too many
     }[labels]
-    ctx = RankingContext(y, rng.random(600), codes, 50, ties="average")
+    ctx = RankingContext.from_inputs(y, rng.random(600), codes, 50, ties="average")
     expected = []
     for g in range(50):
         top = np.sort(y[codes == g])[::-1][:k]

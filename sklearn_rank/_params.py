@@ -1,0 +1,148 @@
+"""The parameter-constraint vocabulary and the one error format.
+
+Every public parameter is checked against a tuple of constraints (as scikit-learn's
+``validate_params``); a value that meets none raises::
+
+    The 'k' parameter of ndcg_score must be an int in the range [1, inf) or None.
+    Got 0 instead.
+
+This module imports nothing from the package, so every layer can use it.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+
+def param_error(
+    name: str, func: str, expected: str, got: Any, fix: str = ""
+) -> ValueError:
+    """Build the one error format for a bad parameter value."""
+    msg = f"The {name!r} parameter of {func} must be {expected}. Got {got!r} instead."
+    if fix:
+        msg = f"{msg} {fix}"
+    return ValueError(msg)
+
+
+# -- parameter constraints (the scikit-learn ``validate_params`` vocabulary) ---------
+class StrOptions:
+    """A str among a fixed set of values."""
+
+    def __init__(self, *options: str) -> None:
+        self.options = tuple(options)
+
+    def __call__(self, value: Any) -> bool:
+        return isinstance(value, str) and value in self.options
+
+    def __str__(self) -> str:
+        return "a str among {" + ", ".join(repr(o) for o in self.options) + "}"
+
+
+class Interval:
+    """A number of type ``kind`` (``numbers.Integral`` or ``numbers.Real``) in a
+    range; bools are never numbers here, and NaN is in no range."""
+
+    def __init__(
+        self,
+        kind: type,
+        left: float | None,
+        right: float | None,
+        closed: str = "both",
+    ) -> None:
+        self.kind, self.left, self.right, self.closed = kind, left, right, closed
+
+    def __call__(self, value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, self.kind):
+            return False
+        if value != value:  # NaN
+            return False
+        if self.left is not None:
+            if value < self.left or (
+                value == self.left and self.closed not in ("left", "both")
+            ):
+                return False
+        elif value == -np.inf:
+            return False
+        if self.right is not None:
+            if value > self.right or (
+                value == self.right and self.closed not in ("right", "both")
+            ):
+                return False
+        elif value == np.inf:
+            return False
+        return True
+
+    def __str__(self) -> str:
+        kind = "an int" if self.kind is numbers.Integral else "a float"
+        lo = "-inf" if self.left is None else f"{self.left:g}"
+        hi = "inf" if self.right is None else f"{self.right:g}"
+        left = "[" if self.closed in ("left", "both") and self.left is not None else "("
+        right = (
+            "]" if self.closed in ("right", "both") and self.right is not None else ")"
+        )
+        return f"{kind} in the range {left}{lo}, {hi}{right}"
+
+
+class IsNone:
+    def __call__(self, value: Any) -> bool:
+        return value is None
+
+    def __str__(self) -> str:
+        return "None"
+
+
+class HasMethods:
+    """An object with every one of ``methods`` (e.g. an estimator)."""
+
+    def __init__(self, *methods: str, what: str = "an object") -> None:
+        self.methods, self.what = methods, what
+
+    def __call__(self, value: Any) -> bool:
+        return all(callable(getattr(value, m, None)) for m in self.methods)
+
+    def __str__(self) -> str:
+        return f"{self.what} with {' and '.join(self.methods)}"
+
+
+class InstanceOf:
+    def __init__(self, kind: type | tuple[type, ...], what: str) -> None:
+        self.kind, self.what = kind, what
+
+    def __call__(self, value: Any) -> bool:
+        return isinstance(value, self.kind) and not isinstance(value, bool)
+
+    def __str__(self) -> str:
+        return self.what
+
+
+def describe(constraints: Sequence[Callable[[Any], bool]]) -> str:
+    """``"a str among {...} or None"``: the expected-value text of an error."""
+    parts = [str(c) for c in constraints]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def check_param(
+    value: Any,
+    name: str,
+    func: str,
+    constraints: Sequence[Callable[[Any], bool]],
+    fix: str = "",
+) -> Any:
+    """Return ``value`` if it meets one of ``constraints``; else raise the one
+    error format, naming the parameter, the function and what was expected."""
+    if any(c(value) for c in constraints):
+        return value
+    raise param_error(name, func, describe(constraints), value, fix)
+
+
+def check_k(k: Any, func: str, name: str = "k") -> int | None:
+    """Check a cutoff: a positive int or None (the whole list)."""
+    check_param(k, name, func, CUTOFF)
+    return None if k is None else int(k)
+
+
+CUTOFF = (Interval(numbers.Integral, 1, None, closed="left"), IsNone())
