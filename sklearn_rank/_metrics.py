@@ -38,6 +38,22 @@ _TAIL = """sample_weight : array-like of shape (n_samples,), default=None
         the project default, "sklearn_rank"."""
 
 
+_AUC_INPUTS = """y_true : array-like of shape (n_samples,)
+        Labels; relevant (positive) rows follow ``relevance_threshold``.
+    y_score : array-like of shape (n_samples,)
+        Scores.
+    groups : array-like of shape (n_samples,), default=None
+        Accepted (and validated) so that AUC and GAUC take the same arguments; the
+        pooled AUC does not depend on it. Under ``ties="average"`` a tied
+        positive/negative pair counts ½."""
+_AUC_TAIL = """sample_weight : array-like of shape (n_samples,), default=None
+        Row weights; a pair weighs the product of its rows' weights.
+    retrieved : array-like of bool of shape (n_samples,), default=None
+        Rows with False are left out.
+    convention : str, default=None
+        Name of a convention preset that sets every keyword left at None."""
+
+
 def option_type(option: Option) -> str:
     """The numpydoc type of a convention keyword, from its constraints."""
     strs = list(option.choices)
@@ -65,15 +81,15 @@ def option_doc(option: Option) -> str:
     return f"{option.name} : {option_type(option)}{indent}{indent.join(lines)}"
 
 
-def _doc(metric: str):
+def _doc(metric: str, inputs: str = _INPUTS, tail: str = _TAIL):
     """Fill ``{params}`` from the registry and the option table: the inputs, the
     cutoff if the metric has one, its options in signature order, the tail."""
     spec = METRICS[metric]
-    parts = [_INPUTS]
+    parts = [inputs]
     if spec.takes_k:
         parts.append(_CUTOFF)
     parts.extend(option_doc(OPTIONS[name]) for name in spec.options)
-    parts.append(_TAIL)
+    parts.append(tail)
 
     def wrap(func):
         func.__doc__ = func.__doc__.replace(
@@ -638,6 +654,7 @@ def gauc_score(
     )
 
 
+@_doc("auc", inputs=_AUC_INPUTS, tail=_AUC_TAIL)
 def auc_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -657,25 +674,7 @@ def auc_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        Labels; relevant (positive) rows follow ``relevance_threshold``.
-    y_score : array-like of shape (n_samples,)
-        Scores.
-    groups : array-like of shape (n_samples,), default=None
-        Accepted (and validated) so that AUC and GAUC take the same arguments; the
-        pooled AUC does not depend on it.
-    ties : {"average", "stable", "pessimistic", "optimistic"}, default=None
-        "average" credits a tied positive/negative pair with ½.
-    relevance_threshold : "positive" or float, default=None
-        See :func:`gauc_score`.
-    undefined : "skip", "raise" or float, default=None
-        Value when all rows are one class ("skip": NaN with a warning).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Row weights; a pair weighs the product of its rows' weights.
-    retrieved : array-like of bool of shape (n_samples,), default=None
-        Rows with False are left out.
-    convention : str, default=None
-        Convention preset.
+    {params}
 
     Returns
     -------

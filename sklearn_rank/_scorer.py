@@ -97,6 +97,12 @@ def _ranking_scores(estimator, X, response_method, owner):
     return scores
 
 
+def _signed(name, value):
+    """Scorers maximise: a loss (``greater_is_better=False``) is negated, as
+    scikit-learn's ``make_scorer(..., greater_is_better=False)`` does."""
+    return value if parse_metric(name).spec.greater_is_better else -value
+
+
 class _BaseRankingScorer(BaseEstimator):
     """What the single- and multi-metric scorers share: inputs, routing, scores."""
 
@@ -248,7 +254,7 @@ default=("decision_function", "predict_proba", "predict")
         scores = evaluate(
             y_true, y_score, groups=groups, metrics=[self.metric], **kwargs
         )
-        return scores[self.metric]
+        return _signed(self.metric, scores[self.metric])
 
     def __call__(self, estimator, X, y_true, groups=None, sample_weight=None):
         """Score ``estimator`` on ``X`` against ``y_true``, per group.
@@ -328,9 +334,10 @@ default=("decision_function", "predict_proba", "predict")
         kwargs = _check_metric_kwargs(self.metric_kwargs, repr(self))
         if sample_weight is not None:
             kwargs["sample_weight"] = sample_weight
-        return evaluate(
+        scores = evaluate(
             y_true, y_score, groups=groups, metrics=list(self.metrics), **kwargs
         )
+        return {name: _signed(name, value) for name, value in scores.items()}
 
     def __call__(self, estimator, X, y_true, groups=None, sample_weight=None):
         """Score ``estimator`` on ``X`` against ``y_true`` with every metric.

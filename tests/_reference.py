@@ -21,27 +21,11 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
-METRICS = (
-    "ndcg",
-    "dcg",
-    "map",
-    "mrr",
-    "precision",
-    "recall",
-    "hit_rate",
-    "r_precision",
-    "err",
-    "gauc",
-    "auc",
-)
-CUTOFF_METRICS = frozenset(
-    {"ndcg", "dcg", "map", "mrr", "precision", "recall", "hit_rate", "err"}
-)
-GAIN_METRICS = frozenset({"ndcg", "dcg"})
-GRADED_METRICS = frozenset({"ndcg", "dcg", "err"})
 TIES = ("average", "stable", "pessimistic", "optimistic")
 GAINS = ("exponential", "linear")
 
@@ -299,90 +283,90 @@ def err_tie_conflict(k, rows, y_true, y_score, retrieved):
     return False
 
 
-def _group_value(
-    metric,
-    k,
-    rows,
-    y_true,
-    y_score,
-    retrieved,
-    *,
-    ties,
-    gain,
-    relevance_threshold,
-    precision_denominator,
-    ap_denominator,
-    max_grade,
-    exhaustive,
-):
+@dataclass(frozen=True)
+class GroupFacts:
+    """What an oracle may read about one group besides its ranked list."""
+
+    k: int | None
+    n_relevant: int
+    all_labels: list  # every label of the group, retrieved or not
+    options: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """The independent definition of one metric on one resolved ranked list.
+
+    ``value(seq, facts)`` gets ``seq``, the ranked rows in order as labels
+    (``graded``) or as relevance booleans, and returns the group's value.
+    ``cutoff`` says whether the metric reads ``k``; ``pairwise`` marks the AUC
+    family, whose averaged ties count half a pair instead of enumerating orders.
+    """
+
+    value: Callable
+    graded: bool = False
+    cutoff: bool = True
+    pairwise: bool = False
+
+
+def _ndcg(seq, g):
+    gain = g.options["gain"]
+    return _dcg(seq, g.k, gain) / _dcg(sorted(g.all_labels, reverse=True), g.k, gain)
+
+
+# One entry per metric of the library's registry; a guard test fails when a
+# registry metric has no oracle here, or when the two disagree on the cutoff.
+ORACLES = {
+    "ndcg": Oracle(_ndcg, graded=True),
+    "dcg": Oracle(lambda seq, g: _dcg(seq, g.k, g.options["gain"]), graded=True),
+    "err": Oracle(lambda seq, g: _err(seq, g.k, g.options["max_grade"]), graded=True),
+    "precision": Oracle(
+        lambda seq, g: _precision(
+            seq, g.k, g.n_relevant, g.options["precision_denominator"]
+        )
+    ),
+    "recall": Oracle(lambda seq, g: _recall(seq, g.k, g.n_relevant)),
+    "hit_rate": Oracle(lambda seq, g: _hit_rate(seq, g.k)),
+    "mrr": Oracle(lambda seq, g: _mrr(seq, g.k)),
+    "map": Oracle(
+        lambda seq, g: _average_precision(
+            seq, g.k, g.n_relevant, g.options["ap_denominator"]
+        )
+    ),
+    "r_precision": Oracle(lambda seq, g: _r_precision(seq, g.n_relevant), cutoff=False),
+    "gauc": Oracle(lambda seq, g: _auc_of_order(seq), cutoff=False, pairwise=True),
+    "auc": Oracle(lambda seq, g: _auc_of_order(seq), cutoff=False, pairwise=True),
+}
+GRADED_METRICS = frozenset(name for name, o in ORACLES.items() if o.graded)
+
+
+def _group_value(metric, k, rows, y_true, y_score, retrieved, *, exhaustive, **opts):
     """Metric value of one (defined) group, averaged over tie orders if asked."""
+    oracle = ORACLES[metric]
+    ties, threshold = opts["ties"], opts["relevance_threshold"]
     ranked = [i for i in rows if retrieved[i]]
-    n_relevant = sum(bool(_relevant(y_true[i], relevance_threshold)) for i in rows)
-    all_labels = [float(y_true[i]) for i in rows]
+    facts = GroupFacts(
+        k=k if oracle.cutoff else None,
+        n_relevant=sum(bool(_relevant(y_true[i], threshold)) for i in rows),
+        all_labels=[float(y_true[i]) for i in rows],
+        options=opts,
+    )
 
-    if metric in GRADED_METRICS:
-
-        def key(i):
+    def key(i):
+        if oracle.graded:
             return float(y_true[i])
-    else:
+        return bool(_relevant(y_true[i], threshold))
 
-        def key(i):
-            return bool(_relevant(y_true[i], relevance_threshold))
-
-    if metric == "ndcg":
-        ideal = _dcg(sorted(all_labels, reverse=True), k, gain)
-
-        def value(seq):
-            return _dcg(seq, k, gain) / ideal
-    elif metric == "dcg":
-
-        def value(seq):
-            return _dcg(seq, k, gain)
-    elif metric == "err":
-
-        def value(seq):
-            return _err(seq, k, max_grade)
-    elif metric == "precision":
-
-        def value(seq):
-            return _precision(seq, k, n_relevant, precision_denominator)
-    elif metric == "recall":
-
-        def value(seq):
-            return _recall(seq, k, n_relevant)
-    elif metric == "hit_rate":
-
-        def value(seq):
-            return _hit_rate(seq, k)
-    elif metric == "mrr":
-
-        def value(seq):
-            return _mrr(seq, k)
-    elif metric == "map":
-
-        def value(seq):
-            return _average_precision(seq, k, n_relevant, ap_denominator)
-    elif metric == "r_precision":
-
-        def value(seq):
-            return _r_precision(seq, n_relevant)
-    elif metric in ("gauc", "auc"):
-        if ties == "average" and not exhaustive:
-            # The contract's formula: tied (pos, neg) pairs count 1/2.
-            return _auc_with_half_ties(
-                [key(i) for i in ranked], [float(y_score[i]) for i in ranked]
-            )
-
-        def value(seq):
-            return _auc_of_order(seq)
-    else:
-        raise ValueError(f"unknown metric {metric!r}")
-
+    if oracle.pairwise and ties == "average" and not exhaustive:
+        # The contract's formula: tied (pos, neg) pairs count 1/2.
+        return _auc_with_half_ties(
+            [key(i) for i in ranked], [float(y_score[i]) for i in ranked]
+        )
     blocks = _tie_blocks(ranked, y_score)
     if ties != "average":
-        return value([key(i) for i in _resolve(blocks, y_true, ties)])
+        return oracle.value([key(i) for i in _resolve(blocks, y_true, ties)], facts)
     values = [
-        value(seq)
+        oracle.value(seq, facts)
         for seq in _label_orders([[key(i) for i in b] for b in blocks], exhaustive)
     ]
     return math.fsum(values) / len(values)
@@ -431,7 +415,7 @@ def reference_per_group(
             continue
         out[gid] = _group_value(
             metric,
-            k if metric in CUTOFF_METRICS else None,
+            k,
             rows,
             y_true,
             y_score,

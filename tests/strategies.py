@@ -149,3 +149,23 @@ def ranking_cases(
         if draw(st.booleans()):
             sample_weight = sample_weight.astype(float)
     return RankingCase(y_true, y_score, groups, retrieved, sample_weight, graded)
+
+
+def _max_grades(case):
+    # Labels above max_grade raise; keep max_grade >= every label.
+    extra = st.sampled_from([0.0, 0.0, 1.0, 0.5])
+    return extra.map(lambda e: max(1.0, case.max_label) + e)
+
+
+# One strategy per convention keyword of sklearn_rank._conventions.OPTIONS (a
+# guard test fails when a keyword has none), as a function of the drawn case.
+OPTION_STRATEGIES = {
+    "ties": lambda case: tie_policies,
+    "gain": lambda case: gains,
+    "relevance_threshold": lambda case: relevance_thresholds,
+    "undefined": lambda case: undefined_rules,
+    "precision_denominator": lambda case: precision_denominators,
+    "ap_denominator": lambda case: ap_denominators,
+    "max_grade": _max_grades,
+    "weights": lambda case: gauc_weights,
+}

@@ -16,9 +16,6 @@ import warnings
 import numpy as np
 import pytest
 from _reference import (
-    CUTOFF_METRICS,
-    GAIN_METRICS,
-    METRICS,
     TIES,
     reference_group_weights,
     reference_mean,
@@ -27,46 +24,23 @@ from _reference import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
-from strategies import (
-    ap_denominators,
-    cutoffs,
-    gauc_weights,
-    precision_denominators,
-    ranking_cases,
-    relevance_thresholds,
-    undefined_rules,
-)
+from strategies import OPTION_STRATEGIES, cutoffs, ranking_cases
 
 import sklearn_rank as sr
+from sklearn_rank._conventions import OPTIONS
+from sklearn_rank._registry import METRICS
 
-FUNCS = {
-    "ndcg": "ndcg_score",
-    "dcg": "dcg_score",
-    "map": "map_score",
-    "mrr": "mrr_score",
-    "precision": "precision_at_k_score",
-    "recall": "recall_at_k_score",
-    "hit_rate": "hit_rate_score",
-    "r_precision": "r_precision_score",
-    "err": "err_score",
-    "gauc": "gauc_score",
-    "auc": "auc_score",
-}
-DEFAULTS = {
-    "ties": "average",
-    "gain": "exponential",
-    "relevance_threshold": "positive",
-    "undefined": "skip",
-    "precision_denominator": "k",
-    "ap_denominator": "n_relevant",
-    "max_grade": 1.0,
-    "weights": "rows",
-}
+# Everything below is driven by the registry and the option table: a new metric or
+# option is exercised here without editing this file.
+DEFAULTS = {name: option.default for name, option in OPTIONS.items()}
+# Options drawn per test rather than per metric.
+_SHARED = ("ties", "gain", "relevance_threshold", "undefined")
 METRIC_VARIANTS = [
-    (metric, gain)
-    for metric in METRICS
-    for gain in (("exponential", "linear") if metric in GAIN_METRICS else (None,))
+    (name, gain)
+    for name, spec in METRICS.items()
+    for gain in (OPTIONS["gain"].choices if "gain" in spec.options else (None,))
 ]
+CUTOFF_METRICS = frozenset(name for name, spec in METRICS.items() if spec.takes_k)
 # The whole file must stay under about a minute on a shared 2-core machine;
 # SKLEARN_RANK_REFERENCE_EXAMPLES=500 makes a deeper local bug hunt.
 FAST = settings(
@@ -80,20 +54,17 @@ def approx(x):
     return pytest.approx(x, rel=1e-12, abs=1e-12, nan_ok=True)
 
 
+def _draw(data, name, case):
+    return data.draw(OPTION_STRATEGIES[name](case), label=name)
+
+
 def _metric_options(data, metric, case):
-    """Draw the options that apply to ``metric`` (library keyword names)."""
-    opts = {}
-    if metric == "precision":
-        opts["precision_denominator"] = data.draw(precision_denominators)
-    if metric == "map":
-        opts["ap_denominator"] = data.draw(ap_denominators)
-    if metric == "err":
-        # Labels above max_grade raise; keep max_grade >= every label.
-        extra = data.draw(st.sampled_from([0.0, 0.0, 1.0, 0.5]))
-        opts["max_grade"] = max(1.0, case.max_label) + extra
-    if metric == "gauc":
-        opts["weights"] = data.draw(gauc_weights)
-    return opts
+    """Draw the metric's own options from the registry (library keyword names)."""
+    return {
+        name: _draw(data, name, case)
+        for name in METRICS[metric].options
+        if name not in _SHARED
+    }
 
 
 def _drop_some_defaults(data, opts):
@@ -131,8 +102,8 @@ def test_score_function_agrees_with_reference(metric, gain, ties, case, data):
     k = data.draw(cutoffs, label="k") if metric in CUTOFF_METRICS else None
     opts = {
         "ties": ties,
-        "relevance_threshold": data.draw(relevance_thresholds),
-        "undefined": data.draw(undefined_rules),
+        "relevance_threshold": _draw(data, "relevance_threshold", case),
+        "undefined": _draw(data, "undefined", case),
         **_metric_options(data, metric, case),
     }
     if gain is not None:
@@ -147,7 +118,7 @@ def test_score_function_agrees_with_reference(metric, gain, ties, case, data):
     pooled_without_groups = metric == "auc" and data.draw(st.booleans())
     if not pooled_without_groups:
         kwargs["groups"] = case.groups
-    func = getattr(sr, FUNCS[metric])
+    func = getattr(sr, METRICS[metric].function)
 
     if kind == "raise":
         with pytest.raises(ValueError):
@@ -190,26 +161,18 @@ def _split(name):
 
 
 def _shared_options(data, ties, gain, case, undefined=True):
-    opts = {
-        "ties": ties,
-        "gain": gain,
-        "relevance_threshold": data.draw(relevance_thresholds),
-        "precision_denominator": data.draw(precision_denominators),
-        "ap_denominator": data.draw(ap_denominators),
-        "max_grade": max(1.0, case.max_label),
-        "weights": data.draw(gauc_weights),
-    }
-    if undefined:
-        opts["undefined"] = data.draw(undefined_rules)
+    """Every option of the table (one call serves every metric)."""
+    opts = {name: _draw(data, name, case) for name in OPTIONS}
+    opts["ties"], opts["gain"] = ties, gain
+    if not undefined:
+        del opts["undefined"]
     return opts
 
 
 def _reference_options(metric, opts):
-    """Only the options the reference function of ``metric`` takes."""
-    out = dict(opts)
-    if metric not in GAIN_METRICS:
-        out.pop("gain", None)
-    return out
+    """Only the options ``metric`` reads, plus those every call takes."""
+    keep = set(METRICS[metric].options) | {"undefined", "weights", "ties"}
+    return {name: value for name, value in opts.items() if name in keep}
 
 
 @pytest.mark.parametrize("gain", ["exponential", "linear"])
@@ -217,7 +180,7 @@ def _reference_options(metric, opts):
 @FAST
 @given(case=ranking_cases(), data=st.data())
 def test_evaluate_agrees_with_reference(ties, gain, case, data):
-    names = _draw_metric_names(data, METRICS)
+    names = _draw_metric_names(data, list(METRICS))
     opts = _shared_options(data, ties, gain, case)
     expected = {}
     must_raise = False
@@ -277,7 +240,7 @@ def test_evaluate_agrees_with_reference(ties, gain, case, data):
 @given(case=ranking_cases(), data=st.data())
 def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
     # Pooled "auc" has no per-group value in the contract: left out.
-    metrics = [m for m in METRICS if m != "auc"]
+    metrics = [name for name, spec in METRICS.items() if not spec.pooled]
     names = _draw_metric_names(data, metrics)
     opts = _shared_options(data, ties, gain, case, undefined=False)
     expected = {}
