@@ -11,6 +11,8 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
+from ._params import param_error
+
 ROUTING_HINT = "sklearn.set_config(enable_metadata_routing=True)"
 
 
@@ -38,10 +40,11 @@ def check_group_column(group_column, owner):
         return
     if isinstance(group_column, Integral) and not isinstance(group_column, bool):
         return
-    raise TypeError(
-        f"The 'group_column' parameter of {owner} must be a str (a DataFrame "
-        f"column name), an int (a column position) or None. Got {group_column!r} "
-        "instead."
+    raise param_error(
+        "group_column",
+        owner,
+        "a str (a DataFrame column name), an int (a column position) or None",
+        group_column,
     )
 
 

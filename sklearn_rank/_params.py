@@ -18,14 +18,20 @@ from typing import Any
 import numpy as np
 
 
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter of the wrong type or value. It subclasses both ``ValueError``
+    and ``TypeError``, as scikit-learn's ``InvalidParameterError`` does, so either
+    ``except`` clause catches it."""
+
+
 def param_error(
     name: str, func: str, expected: str, got: Any, fix: str = ""
-) -> ValueError:
+) -> InvalidParameterError:
     """Build the one error format for a bad parameter value."""
     msg = f"The {name!r} parameter of {func} must be {expected}. Got {got!r} instead."
     if fix:
         msg = f"{msg} {fix}"
-    return ValueError(msg)
+    return InvalidParameterError(msg)
 
 
 # -- parameter constraints (the scikit-learn ``validate_params`` vocabulary) ---------

@@ -23,6 +23,7 @@ from ._groups_source import (
     read_group_column,
     take_rows,
 )
+from ._params import param_error
 
 
 def _group_argument(estimator):
@@ -33,11 +34,14 @@ def _group_argument(estimator):
     for name in ("qid", "group"):
         if name in params:
             return name
-    raise TypeError(
-        "The 'estimator' parameter of GroupedRanker must be a learning-to-rank model "
-        "whose fit takes qid= (XGBRanker) or group= (LGBMRanker); got "
-        f"{type(estimator).__name__}. Pointwise models such as "
-        "HistGradientBoostingRegressor need no wrapper: use them directly."
+    raise param_error(
+        "estimator",
+        "GroupedRanker",
+        "a learning-to-rank model whose fit takes qid= (XGBRanker) or group= "
+        "(LGBMRanker)",
+        estimator,
+        "Pointwise models such as HistGradientBoostingRegressor need no wrapper: "
+        "use them directly.",
     )
 
 

@@ -28,6 +28,7 @@ from ._groups_source import (
     missing_groups_message,
     read_group_column,
 )
+from ._params import param_error
 from ._registry import get_metric_names
 from ._validation import parse_metric
 
@@ -44,10 +45,12 @@ def _response_methods(response_method, owner):
     except TypeError:
         methods = ()
     if not methods or not set(methods) <= _RESPONSE_METHODS:
-        raise ValueError(
-            f"The 'response_method' parameter of {owner} must be one of "
-            f"{sorted(_RESPONSE_METHODS)} or a tuple of them in order of preference. "
-            f"Got {response_method!r} instead."
+        raise param_error(
+            "response_method",
+            owner,
+            f"one of {sorted(_RESPONSE_METHODS)} or a tuple of them in order of "
+            "preference",
+            response_method,
         )
     return methods
 
@@ -458,9 +461,11 @@ default=("decision_function", "predict_proba", "predict")
     else:
         names = list(metric)
         if not names or not all(isinstance(name, str) for name in names):
-            raise ValueError(
-                "The 'metric' parameter of make_ranking_scorer must be a metric name, "
-                f"a metric function or a non-empty list of names. Got {metric!r}."
+            raise param_error(
+                "metric",
+                "make_ranking_scorer",
+                "a metric name, a metric function or a non-empty list of names",
+                metric,
             )
         for name in names:
             parse_metric(name)

@@ -135,3 +135,41 @@ def test_modules_import_only_the_layers_above_them():
         imported |= set(re.findall(r"^from \. import (_\w+)", source, flags=re.M))
         below = imported - set(order[:i])
         assert not (below & set(order)), f"{name} imports {sorted(below)}"
+
+
+class _Reached(Exception):
+    pass
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_every_option_of_a_function_reaches_the_resolution(spec, monkeypatch):
+    # A keyword in the signature but missing from the call would be ignored.
+    seen = {}
+
+    def capture(func, convention, given):
+        seen.update(given)
+        raise _Reached
+
+    monkeypatch.setattr("sklearn_rank._evaluate.resolve_options", capture)
+    marks = {name: f"<{name}>" for name in spec.options}
+    with pytest.raises(_Reached):
+        getattr(sklearn_rank, spec.function)([1], [1], groups=[0], **marks)
+    assert seen == marks
+
+
+@pytest.mark.parametrize(
+    ("func", "excluded"),
+    [(sklearn_rank.evaluate, set()), (sklearn_rank.evaluate_per_group, {"undefined"})],
+)
+def test_every_option_of_evaluate_reaches_the_resolution(func, excluded, monkeypatch):
+    seen = {}
+
+    def capture(name, convention, given):
+        seen.update(given)
+        raise _Reached
+
+    monkeypatch.setattr("sklearn_rank._evaluate.resolve_options", capture)
+    marks = {name: f"<{name}>" for name in OPTIONS if name not in excluded}
+    with pytest.raises(_Reached):
+        func([1], [1], groups=[0], **marks)
+    assert seen == marks

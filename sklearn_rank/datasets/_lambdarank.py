@@ -8,6 +8,8 @@ import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 from sklearn.utils import Bunch
 
+from .._params import StrOptions, check_param
+
 N_FEATURES = 300
 # Query ids are global over the two parts: train queries first, then test queries.
 _PARTS = {"train": "rank.train", "test": "rank.test"}
@@ -96,11 +98,7 @@ def load_lambdarank(*, subset="train", return_X_y=False, as_frame=False, sparse=
     >>> test.data.shape, int(test.groups.min()), int(test.groups.max())
     ((768, 300), 201, 250)
     """
-    if subset not in _SUBSETS:
-        raise ValueError(
-            f"The 'subset' parameter of load_lambdarank must be a str among "
-            f"{set(_SUBSETS)}. Got {subset!r} instead."
-        )
+    check_param(subset, "subset", "load_lambdarank", (StrOptions(*_SUBSETS),))
     names = ["train", "test"] if subset == "all" else [subset]
     parts = {name: _read_part(_PARTS[name]) for name in ("train", "test")}
     first_id = {"train": 0, "test": len(parts["train"][2])}
