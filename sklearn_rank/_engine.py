@@ -34,7 +34,10 @@ def _one_key_order(
     may merge distinct keys; the order is kept only if every run of equal keys holds
     rows of one group and one score, whose order ``ties="average"`` never uses.
     """
-    span = float(np.ptp(score))
+    with np.errstate(over="ignore", invalid="ignore"):
+        # Scores near the float limits overflow the range: no key then, and no
+        # RuntimeWarning escapes (the fallback orders them exactly).
+        span = float(np.ptp(score))
     step = 2.0 ** (np.frexp(span)[1] + 1) if span > 0 else 1.0
     if not np.isfinite(span) or n_groups * step > 1e300:
         return None

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from . import _segments as seg
 from ._segments import ranges
 
 if TYPE_CHECKING:
@@ -39,8 +40,38 @@ def _binary_result(
     return GroupValues(np.where(defined, values, np.nan), defined, ctx.group_weight())
 
 
-def gains(labels: np.ndarray, gain: str) -> np.ndarray:
-    return np.exp2(labels) - 1.0 if gain == "exponential" else labels
+def gains(labels: np.ndarray, gain: str, shift: np.ndarray | None = None) -> np.ndarray:
+    """Gain of each label; with ``shift``, exponential gains scaled by ``2**-shift``
+    (exactly: powers of two), so that sums of gains of labels up to 1023 stay
+    finite."""
+    if gain != "exponential":
+        return labels
+    if shift is None:
+        return np.exp2(labels) - 1.0
+    return np.exp2(labels - shift) - np.exp2(-shift)
+
+
+# Exponential gains of labels up to this are summed unscaled (n * 2**512 is far
+# from float64's limit); above it each group's gains are scaled by a power of two.
+_UNSCALED_LABEL = 512
+
+
+def _gain_shift(ctx: RankingContext, gain: str) -> np.ndarray | None:
+    """Per group, the power of two that scales its exponential gains (None when
+    every label is small enough, the usual case). NDCG is a ratio of sums scaled
+    alike, so it is exact for every accepted label; DCG is scaled back."""
+    if gain != "exponential":
+        return None
+
+    def compute() -> np.ndarray | None:
+        y, codes = ctx.totals.y_all, ctx.totals.codes_all
+        if not y.size or y.max() <= _UNSCALED_LABEL:
+            return None
+        top = np.zeros(ctx.n_groups)
+        np.maximum.at(top, codes, y)
+        return np.maximum(np.floor(top) - _UNSCALED_LABEL, 0.0)
+
+    return ctx.totals.cached("gain_shift", compute)
 
 
 def _discount(rank: np.ndarray) -> np.ndarray:
@@ -51,12 +82,14 @@ def _discount(rank: np.ndarray) -> np.ndarray:
 def dcg_values(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
     """E[DCG@k]: each row's gain times the mean discount of its block's positions
     that fall inside the cutoff (McSherry & Najork, 2008)."""
+    k = _positions(ctx, k)
     ctx = ctx.head(k)
     disc = _discount(ctx.rank)
     if k is not None:
         disc[ctx.rank > k] = 0.0
     disc = ctx.block_mean(disc)
-    disc *= gains(ctx.y, gain)
+    shift = _gain_shift(ctx, gain)
+    disc *= gains(ctx.y, gain, None if shift is None else shift[ctx.group])
     return ctx.group_sum(disc)
 
 
@@ -112,19 +145,34 @@ def _ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
     first = np.zeros(n_groups, dtype=np.intp)
     np.cumsum(size[:-1], out=first[1:])
     rank = np.arange(1, y.shape[0] + 1) - first[sorted_codes]
-    contrib = gains(y[order], gain) * _discount(rank)
+    shift = _gain_shift(ctx, gain)
+    row_shift = None if shift is None else shift[sorted_codes]
+    contrib = gains(y[order], gain, row_shift) * _discount(rank)
     if k is not None:
         contrib = np.where(rank <= k, contrib, 0.0)
     return np.bincount(sorted_codes, weights=contrib, minlength=n_groups)
 
 
 def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    return _binary_result(ctx, dcg_values(ctx, k, opts.gain), opts)
+    values = dcg_values(ctx, k, opts.gain)
+    shift = _gain_shift(ctx, opts.gain)
+    if shift is not None:
+        with np.errstate(over="ignore"):
+            values = np.ldexp(values, shift.astype(np.intp))
+        if not np.isfinite(values).all():
+            raise ValueError(
+                "DCG with gain='exponential' overflows float64 for y_true labels up "
+                f"to {ctx.totals.y_all.max():g} (2**label - 1 summed over a list). Use "
+                "NDCG (scale-free, exact for every label up to 1023), gain='linear', "
+                "or smaller labels."
+            )
+    return _binary_result(ctx, values, opts)
 
 
 def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    values, defined, weight = dcg(ctx, k, opts)
-    ideal = ideal_dcg(ctx, k, opts.gain)
+    # DCG and ideal DCG are scaled alike per group (_gain_shift): the ratio is exact.
+    values, defined, weight = _binary_result(ctx, dcg_values(ctx, k, opts.gain), opts)
+    ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain)
     # Defined groups hold a label >= threshold > 0, so their ideal DCG is > 0.
     safe = np.where(defined, ideal, 1.0)
     return GroupValues(np.where(defined, values / safe, np.nan), defined, weight)
@@ -139,19 +187,21 @@ def _hits_in_top(ctx: RankingContext, k, opts: Options) -> np.ndarray:
 
 
 def precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    hits = _hits_in_top(ctx.head(k), k, opts)
+    top = _positions(ctx, k)
+    hits = _hits_in_top(ctx.head(top), top, opts)
     if k is None:
         denom = ctx.length.astype(np.float64)
     elif opts.precision_denominator == "k":
-        denom = np.full(ctx.n_groups, float(k))
+        denom = np.full(ctx.n_groups, float(k))  # the real k, however large
     else:  # "min_k_n"
-        denom = np.minimum(ctx.length, k).astype(np.float64)
+        denom = np.minimum(ctx.length, top).astype(np.float64)
     # A group with nothing ranked has retrieved nothing: precision 0.
     values = np.divide(hits, denom, out=np.zeros_like(hits), where=denom > 0)
     return _binary_result(ctx, values, opts)
 
 
 def recall(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    k = _positions(ctx, k)
     hits = _hits_in_top(ctx.head(k), k, opts)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     return _binary_result(ctx, hits / np.maximum(n_rel, 1), opts)
@@ -188,10 +238,23 @@ def _first_relevant_block(ctx: RankingContext, opts: Options):
     return found, block, a, m, r
 
 
-def _log_comb(n: np.ndarray, j: np.ndarray) -> np.ndarray:
-    from scipy.special import gammaln  # only tie blocks need it; keeps import light
+def _log_none_in_first(m: np.ndarray, r: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``log(C(m - r, t) / C(m, t))``: the log-probability that the first ``t`` rows
+    of a uniformly shuffled block of ``m`` rows (``r`` relevant) hold no relevant row,
+    for ``t <= m - r``.
 
-    return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
+    The ratio is ``prod_{i<t} (1 - r/(m - i)) = prod_{j<r} (1 - t/(m - j))``; the
+    shorter product is summed as ``log1p`` terms, none of which cancels, so the
+    result keeps float64 relative accuracy for blocks of any size (a difference of
+    ``gammaln`` values of huge numbers does not).
+    """
+    by_t = t <= r
+    n_terms = np.where(by_t, t, r).astype(np.intp)
+    other = np.where(by_t, r, t).astype(np.float64)
+    owner = np.repeat(np.arange(m.size), n_terms)
+    i = ranges(np.zeros_like(n_terms), n_terms)
+    terms = np.log1p(-other[owner] / (m[owner] - i))
+    return np.bincount(owner, weights=terms, minlength=m.size)
 
 
 def hit_rate(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
@@ -200,20 +263,21 @@ def hit_rate(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     Only the first block holding a relevant row matters. If it straddles the cutoff
     with ``t = k - a + 1`` of its ``m`` positions inside, the top ``t`` of that block
     is a uniform ``t``-subset, which misses all ``r`` relevant rows with probability
-    ``C(m - r, t) / C(m, t)``.
+    ``C(m - r, t) / C(m, t)`` (:func:`_log_none_in_first`); the hit probability is
+    ``-expm1`` of its log, exact even when it is tiny.
     """
+    k = _positions(ctx, k)
     ctx = ctx.head(k)
     found, _, a, m, r = _first_relevant_block(ctx, opts)
     if k is None:
         values = found.astype(np.float64)
     else:
         t = np.clip(k - a + 1, 0, m)
-        miss = np.where(
-            m - r >= t,
-            np.exp(_log_comb(m - r, np.minimum(t, m - r)) - _log_comb(m, t)),
-            0.0,
-        )
-        values = np.where(found & (t > 0), 1.0 - miss, 0.0)
+        values = np.where(found & (t > 0), 1.0, 0.0)
+        partial = np.flatnonzero(found & (t > 0) & (t <= m - r))
+        if partial.size:
+            log_miss = _log_none_in_first(m[partial], r[partial], t[partial])
+            values[partial] = -np.expm1(log_miss)
     return _binary_result(ctx, values, opts)
 
 
@@ -222,8 +286,12 @@ def mrr(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
 
     In the first block holding a relevant row (``m`` rows, ``r`` relevant, first
     position ``a``) the first relevant row is at offset ``j`` with probability
-    ``C(m - 1 - j, r - 1) / C(m, r)``, ``0 <= j <= m - r``.
+    ``P_j = [C(m - r, j) / C(m, j)] * r / (m - j)``, ``0 <= j <= m - r``: the first
+    ``j`` rows miss every relevant row, then row ``j`` is one of them. Its log is a
+    running sum of ``log1p(-r / (m - i))`` over ``i < j`` (no cancellation), and
+    only offsets inside the cutoff are expanded.
     """
+    k = _positions(ctx, k)
     ctx = ctx.head(k)
     found, block, a, m, r = _first_relevant_block(ctx, opts)
     values = np.where(found, 1.0 / a, 0.0)
@@ -231,18 +299,36 @@ def mrr(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
         values[a > k] = 0.0
     tied = np.flatnonzero(block >= 0)
     if tied.size:
-        size = m[tied]
-        g = np.repeat(tied, size)
-        j = ranges(np.zeros_like(size), size)  # offset of each row in its block
-        m_j, r_j, a_j = m[g], r[g], a[g]
-        possible = j <= m_j - r_j
-        jj = np.where(possible, j, 0)
-        log_p = _log_comb(m_j - 1 - jj, r_j - 1) - _log_comb(m_j, r_j)
-        term = np.where(possible, np.exp(log_p) / (a_j + j), 0.0)
+        last = m[tied] - r[tied]  # the last offset the first relevant row can take
         if k is not None:
-            term[a_j + j > k] = 0.0
+            last = np.minimum(last, k - a[tied])
+        count = np.maximum(last + 1, 0)
+        g = np.repeat(tied, count)
+        j = ranges(np.zeros_like(count), count)  # offset of each row in its block
+        m_j, r_j = m[g].astype(np.float64), r[g].astype(np.float64)
+        # log P(row j misses | rows < j missed); the last possible offset's step is
+        # log(0) and never used (the sum is exclusive), so it is left at 0.
+        step = np.zeros_like(m_j)
+        np.log1p(-r_j / (m_j - j), out=step, where=j < m_j - r_j)
+        log_miss = seg.exclusive_cumsum(step, *_runs(count))
+        term = np.exp(log_miss) * (r_j / (m_j - j)) / (a[g] + j)
         values[tied] = np.bincount(g, weights=term, minlength=ctx.n_groups)[tied]
     return _binary_result(ctx, values, opts)
+
+
+def _runs(count: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """(run id per row, run starts, number of runs) of consecutive runs of the
+    given lengths, for the segment primitives."""
+    starts = np.zeros(count.size + 1, dtype=np.intp)
+    np.cumsum(count, out=starts[1:])
+    return np.repeat(np.arange(count.size), count), starts, count.size
+
+
+def _positions(ctx: RankingContext, k: int | None) -> int | None:
+    """The cutoff as a position: a ``k`` beyond every list is capped at the number
+    of rows (any ``k`` is valid; only precision's ``k`` denominator needs the real
+    value), so position arithmetic never overflows."""
+    return None if k is None else min(k, max(ctx.totals.y_all.shape[0], 1))
 
 
 # -- average precision ----------------------------------------------------------------
@@ -259,6 +345,7 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
     ``(r/m) [(c + 1) U + (r - 1)/(m - 1) V]`` with ``U = Σ_j 1/(a + j)`` and
     ``V = Σ_j j/(a + j)`` over the offsets inside the cutoff.
     """
+    k = _positions(ctx, k)
     ctx = ctx.head(k)
     rel = ctx.relevant(opts.relevance_threshold)
     # The i-th relevant row of a group (i from 1) adds i / position: computed at
@@ -311,6 +398,7 @@ def err(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     no linear-time vectorised form; such a block inside the cutoff raises instead of
     being approximated. Blocks of equal grades give the same value in every order.
     """
+    k = _positions(ctx, k)
     ctx = ctx.head(k)
     if ctx.blocks:
         mixed = ctx.blocks.min(ctx.y) != ctx.blocks.max(ctx.y)

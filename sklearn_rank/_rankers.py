@@ -151,6 +151,10 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         self.estimator_ = clone(self.estimator).fit(X_sorted, y_sorted, **query)
         self.n_features_in_ = X.shape[1]
         self.n_groups_ = len(ids)
+        # The training queries, so that a scorer can tell when a splitter put
+        # rows of one query on both sides (see _scorer._warn_split_queries).
+        self.train_groups_ = ids
+        self.train_group_sizes_ = np.bincount(codes, minlength=len(ids))
         return self
 
     def predict(self, X):

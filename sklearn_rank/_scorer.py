@@ -13,14 +13,18 @@ With neither, it raises one error that names both fixes.
 """
 
 import copy
+import difflib
 import inspect
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from sklearn import get_config
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
+from ._conventions import OPTIONS, resolve_options
 from ._evaluate import evaluate
 from ._groups_source import (
     ROUTING_HINT,
@@ -72,13 +76,20 @@ def _ranking_scores(estimator, X, response_method, owner):
     method = available[0]
     classes = getattr(estimator, "classes_", None)
     multiclass = classes is not None and np.ndim(classes) == 1 and len(classes) > 2
-    if multiclass and method != "predict":
-        if "predict_proba" not in available:
+    if multiclass and method != "predict" and "predict_proba" not in available:
+        # A multiclass classifier without probabilities (e.g. LinearSVC) has no
+        # expected grade; its predicted grade is the next method in the list.
+        if "predict" not in available:
+            name = type(estimator).__name__
             raise ValueError(
                 f"{owner} scores a multiclass classifier by its expected grade, "
-                "predict_proba(X) @ classes_, but predict_proba is not available "
-                f"within response_method={list(methods)}."
+                f"predict_proba(X) @ classes_, but {name} has no predict_proba "
+                f"(response_method={list(methods)}). Pass response_method='predict' "
+                "to rank by the predicted grade, or use a classifier with "
+                f"predict_proba (e.g. CalibratedClassifierCV({name}()))."
             )
+        method = "predict"
+    if multiclass and method != "predict":
         classes = np.asarray(classes)
         if classes.dtype.kind not in "iuf":
             raise ValueError(
@@ -177,6 +188,7 @@ class _BaseRankingScorer(BaseEstimator):
         if groups is None and self._needs_groups():
             raise ValueError(missing_groups_message(repr(self), "its call"))
         y_score = _ranking_scores(estimator, X, self.response_method, repr(self))
+        _warn_split_queries(estimator, groups, repr(self))
         return self._score(y_true, y_score, groups, sample_weight)
 
     def _accept_sample_weight(self):
@@ -185,16 +197,105 @@ class _BaseRankingScorer(BaseEstimator):
         return True
 
 
-def _check_metric_kwargs(metric_kwargs, owner):
+_PER_ROW = ("groups", "sample_weight", "retrieved", "metrics")
+
+
+def _check_metric_kwargs(metric_kwargs, owner, by_name=True):
+    """The metric options of a scorer, checked as the metric functions check
+    them: names (with a suggestion for a misspelling) and values."""
     kwargs = {} if metric_kwargs is None else dict(metric_kwargs)
-    for key in ("groups", "sample_weight", "metrics"):
+    for key in _PER_ROW:
         if key in kwargs:
             raise ValueError(
                 f"{owner} got {key}= as a metric option; per-row inputs come from "
                 "the call (metadata routing or group_column), not from the scorer's "
                 "options."
             )
+    if not by_name:  # a metric function checks its own keywords
+        return kwargs
+    known = [*OPTIONS, "convention"]
+    for key in kwargs:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise TypeError(
+                f"{owner} got an unknown metric option {key!r}.{hint} Valid "
+                f"options: {', '.join(known)}."
+            )
+    given = {k: v for k, v in kwargs.items() if k != "convention"}
+    resolve_options(owner, kwargs.get("convention"), given)
     return kwargs
+
+
+def _training_groups(estimator):
+    """(ids, row counts) of the queries a fitted GroupedRanker (alone or last in a
+    Pipeline) was trained on, or None when the estimator does not record them."""
+    steps = getattr(estimator, "steps", None)
+    if steps:
+        estimator = steps[-1][1]
+    ids = getattr(estimator, "train_groups_", None)
+    sizes = getattr(estimator, "train_group_sizes_", None)
+    return None if ids is None or sizes is None else (ids, sizes)
+
+
+def _warn_split_queries(estimator, groups, owner):
+    """Warn when a test fold holds some but not all rows of a training query: the
+    splitter ignored the groups (e.g. KFold with routing on). Scoring the training
+    rows themselves (``return_train_score``) gives the same ids and row counts as
+    training and is not warned about."""
+    train = _training_groups(estimator)
+    if train is None or groups is None:
+        return
+    train_ids, train_sizes = train
+    try:
+        test_ids, test_sizes = np.unique(np.asarray(groups), return_counts=True)
+        where = np.searchsorted(train_ids, test_ids).clip(0, max(train_ids.size - 1, 0))
+        shared = train_ids[where] == test_ids if train_ids.size else np.zeros(0, bool)
+    except TypeError:  # ids of incomparable types: nothing to compare
+        return
+    if not shared.any():
+        return
+    same_rows = shared.all() and (train_sizes[where] == test_sizes).all()
+    if not same_rows:
+        warnings.warn(
+            f"{owner}: {int(shared.sum())} of {test_ids.size} queries of this test "
+            "fold also had rows in the training fold, so the scores leak training "
+            "queries. The splitter ignored the groups: use a group-aware splitter "
+            "such as GroupKFold(n_splits=...) or GroupShuffleSplit.",
+            SplitQueryWarning,
+            stacklevel=4,
+        )
+
+
+class SplitQueryWarning(UserWarning):
+    """A query's rows were split between the training and the test fold."""
+
+
+class UndefinedFoldWarning(UndefinedMetricWarning):
+    """A scorer returned NaN for a whole test fold."""
+
+
+def _score_fold(owner, compute):
+    """Run ``compute()`` and turn an all-undefined fold into one clear warning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UndefinedMetricWarning)
+        scores = compute()
+    for w in caught:  # pass on anything else unchanged
+        if not issubclass(w.category, UndefinedMetricWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    undefined = [name for name, value in scores.items() if value != value]
+    if undefined:
+        warnings.warn(
+            f"{owner} scored NaN for {', '.join(undefined)} on this test fold: no "
+            "group of the fold has a relevant row (for AUC, both classes). In a "
+            "search every candidate then gets a NaN mean_test_score and best_params_ "
+            "silently becomes the first candidate. Pass undefined=0.0 to score such "
+            "groups, or split with StratifiedGroupKFold so that each fold holds "
+            "relevant rows.",
+            UndefinedFoldWarning,
+            stacklevel=4,
+        )
+    return scores
 
 
 class RankingScorer(_BaseRankingScorer):
@@ -249,13 +350,17 @@ default=("decision_function", "predict_proba", "predict")
         return not parse_metric(self.metric).spec.pooled
 
     def _score(self, y_true, y_score, groups, sample_weight):
-        kwargs = _check_metric_kwargs(self.metric_kwargs, repr(self))
+        by_name = not callable(self.metric)
+        kwargs = _check_metric_kwargs(self.metric_kwargs, repr(self), by_name)
         if sample_weight is not None:
             kwargs["sample_weight"] = sample_weight
-        if callable(self.metric):
+        if not by_name:
             return float(self.metric(y_true, y_score, groups=groups, **kwargs))
-        scores = evaluate(
-            y_true, y_score, groups=groups, metrics=[self.metric], **kwargs
+        scores = _score_fold(
+            repr(self),
+            lambda: evaluate(
+                y_true, y_score, groups=groups, metrics=[self.metric], **kwargs
+            ),
         )
         return _signed(self.metric, scores[self.metric])
 
@@ -337,8 +442,11 @@ default=("decision_function", "predict_proba", "predict")
         kwargs = _check_metric_kwargs(self.metric_kwargs, repr(self))
         if sample_weight is not None:
             kwargs["sample_weight"] = sample_weight
-        scores = evaluate(
-            y_true, y_score, groups=groups, metrics=list(self.metrics), **kwargs
+        scores = _score_fold(
+            repr(self),
+            lambda: evaluate(
+                y_true, y_score, groups=groups, metrics=list(self.metrics), **kwargs
+            ),
         )
         return {name: _signed(name, value) for name, value in scores.items()}
 
@@ -454,24 +562,29 @@ default=("decision_function", "predict_proba", "predict")
         response_method=response_method,
         metric_kwargs=metric_kwargs or None,
     )
+    # Everything is checked here, when the scorer is made, so that a typo fails
+    # at once rather than as a NaN score in every fold of a search.
+    owner = "make_ranking_scorer"
     if isinstance(metric, str) or callable(metric):
         scorer = RankingScorer(metric, **options)
         if isinstance(metric, str):
             parse_metric(metric)  # fail now on an unknown name, not in a search
     else:
-        names = list(metric)
+        names = list(metric) if isinstance(metric, (list, tuple)) else []
         if not names or not all(isinstance(name, str) for name in names):
             raise param_error(
                 "metric",
-                "make_ranking_scorer",
+                owner,
                 "a metric name, a metric function or a non-empty list of names",
                 metric,
+                "Names are listed by get_scorer_names(), e.g. 'ndcg@10'.",
             )
         for name in names:
             parse_metric(name)
         scorer = MultiMetricRankingScorer(names, **options)
-    _response_methods(response_method, "make_ranking_scorer")
-    check_group_column(group_column, "make_ranking_scorer")
+    _check_metric_kwargs(metric_kwargs, owner, by_name=not callable(metric))
+    _response_methods(response_method, owner)
+    check_group_column(group_column, owner)
     return scorer
 
 

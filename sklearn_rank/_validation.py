@@ -6,7 +6,7 @@ scikit-learn uses for parameter validation.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,13 +17,37 @@ from ._group_codes import encode_groups
 from ._params import param_error
 from ._registry import METRICS, MetricSpec, get_metric_names
 
+# What to do about a non-numeric per-row input, by argument.
+_NUMERIC_HINTS = {
+    "y_true": "Encode labels as numbers (e.g. 0/1 or grades 0..4).",
+    "y_score": "Pass the model's numeric scores (e.g. its predict or "
+    "decision_function output).",
+    "sample_weight": "Pass one non-negative number per row.",
+}
+
 
 def _to_1d(x: Any, name: str, func: str) -> np.ndarray:
     """Return a 1-D ndarray view or copy of ``x`` without modifying it."""
     if hasattr(x, "to_numpy") and not hasattr(x, "categories"):
         # pandas Series / Index; DataFrames are 2-D and rejected below.
         x = x.to_numpy()
-    arr = np.asarray(x)
+    if isinstance(x, Iterator) or (
+        isinstance(x, Iterable)
+        and not isinstance(x, (Sequence, np.ndarray))
+        and not hasattr(x, "__array__")
+    ):
+        raise TypeError(
+            f"{name} in {func} must be an array-like (list, tuple, ndarray or "
+            f"Series) with one entry per row; got a {type(x).__name__}. Convert it "
+            f"first, e.g. {name}=list(...)."
+        )
+    try:
+        arr = np.asarray(x)
+    except ValueError:  # numpy cannot build a rectangular array
+        raise ValueError(
+            f"{name} in {func} must be a flat array-like with one entry per row; it "
+            "holds sequences of different lengths (a ragged nested list)."
+        ) from None
     if arr.ndim == 0:
         raise ValueError(
             f"{name} in {func} must be a 1-D array-like with one entry per row; "
@@ -38,18 +62,39 @@ def _to_1d(x: Any, name: str, func: str) -> np.ndarray:
     return arr
 
 
+def _non_numeric(arr: np.ndarray, name: str, func: str, found: str) -> TypeError:
+    hint = _NUMERIC_HINTS.get(name, "Pass numbers.")
+    return TypeError(f"{name} in {func} must be numeric; got {found}. {hint}")
+
+
 def check_numeric(x: Any, name: str, func: str) -> np.ndarray:
-    """Convert labels or scores to a finite float64 1-D array."""
+    """Convert labels, scores or weights to a finite float64 1-D array.
+
+    As ``sklearn.utils.check_array(dtype="numeric")``: text (even numeric text such
+    as ``"1"``), bytes and complex numbers are rejected, never parsed or truncated.
+    """
     arr = _to_1d(x, name, func)
-    if arr.dtype == bool:
-        arr = arr.astype(np.float64)
-    elif arr.dtype.kind not in "iuf":
+    kind = arr.dtype.kind
+    if kind in "USaV":
+        raise _non_numeric(arr, name, func, f"text or bytes (dtype {arr.dtype})")
+    if kind == "c":
+        raise _non_numeric(arr, name, func, "complex numbers")
+    if kind == "O":
+        bad = next(
+            (
+                v
+                for v in arr
+                if isinstance(v, (str, bytes, complex, np.complexfloating))
+            ),
+            None,
+        )
+        if bad is not None:
+            raise _non_numeric(arr, name, func, f"a {type(bad).__name__} value {bad!r}")
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError):
-            raise TypeError(
-                f"{name} in {func} must be numeric; got dtype {arr.dtype}. "
-                "Encode labels as numbers (e.g. 0/1 or grades 0..4)."
+            raise _non_numeric(
+                arr, name, func, "values that are not numbers (or missing values)"
             ) from None
     arr = np.asarray(arr, dtype=np.float64)
     if not np.isfinite(arr).all():
@@ -87,7 +132,17 @@ def check_sample_weight(x: Any, n: int, func: str) -> np.ndarray:
         raise ValueError(
             f"sample_weight in {func} contains negative values; weights must be >= 0."
         )
+    # Results depend on weights only up to one common factor. Weights far from 1
+    # (1e308, 5e-324) are scaled by a power of two (exact) so that the largest is
+    # in [0.5, 1): products and sums of weights then stay finite and away from
+    # underflow. Ordinary weights are kept as given (GroupScores reports them).
+    top = arr.max()
+    if top > 0 and not _WEIGHT_SAFE[0] <= top <= _WEIGHT_SAFE[1]:
+        arr = np.ldexp(arr, -int(np.frexp(top)[1]))
     return arr
+
+
+_WEIGHT_SAFE = (2.0**-64, 2.0**64)
 
 
 def check_lengths(func: str, **arrays: np.ndarray | None) -> int:

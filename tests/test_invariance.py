@@ -148,3 +148,62 @@ def test_values_in_unit_interval(name, data):
     value = run(name, y, s, g)
     upper = np.inf if name.startswith("dcg") else 1.0  # DCG is not normalised
     assert 0.0 <= value <= upper
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e300])
+def test_weights_scaled_by_a_constant_change_nothing(name, data, scale):
+    y, s, g = data
+    w = np.linspace(0.5, 2, y.size) / 2
+    expected = run(name, y, s, g, sample_weight=w)
+    got = run(name, y, s, g, sample_weight=w * scale)
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("weight", [5e-324, 1e308, np.finfo(float).max])
+def test_extreme_uniform_weights_equal_none(name, data, weight):
+    y, s, g = data
+    got = run(name, y, s, g, sample_weight=np.full(y.size, weight))
+    assert got == pytest.approx(run(name, y, s, g), rel=1e-12)
+
+
+def test_a_cutoff_beyond_every_list_is_the_whole_list(name, data):
+    y, s, g = data
+    base = name.split("@")[0]
+    if not METRICS[base].takes_k:
+        return
+    # precision's default denominator is the real k, checked below.
+    whole = {"precision_denominator": "min_k_n"} if base == "precision" else {}
+    for k in (2**31, 2**63, 2**64 + 5, 10**30):
+        assert run(f"{base}@{k}", y, s, g, **whole) == pytest.approx(
+            run(base, y, s, g, **whole)
+        )
+    if base == "precision":  # every list has <= 8 rows: the same hits as k=8
+        assert run(f"{base}@{2**64}", y, s, g) == pytest.approx(
+            run(f"{base}@8", y, s, g) * 8 / 2**64
+        )
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda a: a.astype(complex),
+        lambda a: a.astype(str),
+        lambda a: a.astype(str).astype(object),
+        lambda a: np.array([str(v).encode() for v in a]),
+    ],
+    ids=["complex", "numeric-text", "object-text", "bytes"],
+)
+@pytest.mark.parametrize("argument", ["y_true", "y_score", "sample_weight"])
+def test_non_numeric_inputs_are_rejected_naming_the_argument(name, bad, argument):
+    y, s, g = make_data(0)
+    arrays = {"y_true": y, "y_score": s, "sample_weight": np.ones(y.size)}
+    arrays[argument] = bad(arrays[argument])
+    with pytest.raises(TypeError, match=rf"^{argument} in evaluate must be numeric"):
+        sklearn_rank.evaluate(
+            arrays["y_true"],
+            arrays["y_score"],
+            groups=g,
+            metrics=[name],
+            sample_weight=arrays["sample_weight"],
+            **OPTIONS,
+        )
