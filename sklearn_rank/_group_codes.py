@@ -24,7 +24,9 @@ import numpy as np
 # Integer group ids spanning at most this many values per row are encoded with a
 # lookup table (linear time) instead of a sort.
 _TABLE_SPAN_PER_ROW = 4
-_FNV_PRIME = np.uint64(0x100000001B3)
+# Multiplying by an odd constant is a bijection of 64-bit integers that carries
+# every bit into the top ones, which index the hash table below.
+_ODD = np.uint64(0x9E3779B97F4A7C15)
 
 
 def encode_groups(groups: Any, n: int, func: str) -> tuple[np.ndarray, np.ndarray]:
@@ -104,6 +106,11 @@ def _encode_column(groups: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
         return _encode_fixed_width(arr, func)
     if kind == "O":
         return _encode_objects(arr, func)
+    if kind == "f" and arr.dtype.itemsize <= 8:  # exact in float64
+        if np.isnan(arr).any():
+            raise _missing_error(func)
+        keys = (arr.astype(np.float64) + 0.0).view(np.uint64)  # -0.0 becomes 0.0
+        return _encode_by_keys(arr, keys * _ODD)
     if kind == "f" and np.isnan(arr).any():
         raise _missing_error(func)
     return _sorted_unique(arr, func)
@@ -131,8 +138,8 @@ def _encode_ints(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(0, dtype=np.intp), arr[:0]
     lo, hi = int(arr.min()), int(arr.max())
     if hi - lo > _TABLE_SPAN_PER_ROW * arr.size + 1024:
-        ids, codes = np.unique(arr, return_inverse=True)
-        return codes, ids
+        wide = np.uint64 if arr.dtype.kind == "u" else np.int64
+        return _encode_by_keys(arr, arr.astype(wide).view(np.uint64) * _ODD)
     # Offsets from the minimum are computed modulo 2**bits and read as unsigned,
     # so int8 spans of 255 and uint64 ids >= 2**63 need no wider type.
     unsigned = np.dtype(f"u{arr.dtype.itemsize}")
@@ -161,13 +168,13 @@ def _sorted_unique(arr: np.ndarray, func: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _encode_fixed_width(arr: np.ndarray, func: str) -> tuple[np.ndarray, np.ndarray]:
-    """numpy ``<U``/``S`` strings: hash each row's bytes, factorize the hashes.
+    """numpy ``<U``/``S`` strings: a 64-bit hash of each row's bytes, checked.
 
     numpy has no hash table and sorting strings costs several times the sort of
-    the scores, so each row is reduced to one 64-bit hash (a few vectorised
-    passes), the hashes are factorized, and every row is then compared with its
-    group's first row: a collision (never seen in practice) falls back to the
-    exact sort.
+    the scores, so each row is reduced to one random linear combination of its
+    8-byte words (one matrix-vector product), the hashes are factorized, and every
+    row is then compared with its group's first row: a collision (never seen in
+    practice) falls back to the exact sort.
     """
     if not arr.size or arr.dtype.itemsize == 0:
         return _sorted_unique(arr, func)
@@ -175,27 +182,58 @@ def _encode_fixed_width(arr: np.ndarray, func: str) -> tuple[np.ndarray, np.ndar
     char = 4 if arr.dtype.kind == "U" else 1
     padded = arr.astype(f"{arr.dtype.kind}{width // char}", copy=False)  # 0-padded
     words = padded.view(np.uint64).reshape(arr.size, width // 8)
-    hashes = np.zeros(arr.size, dtype=np.uint64)
-    for column in words.T:  # FNV-style, one 64-bit word at a time
-        hashes ^= column
-        hashes *= _FNV_PRIME
-        hashes ^= hashes >> np.uint64(29)
-    codes, first = _factorize_ints(hashes)
+    multipliers = np.random.default_rng(0).integers(
+        1, 2**63, size=words.shape[1], dtype=np.uint64
+    )
+    keys = words @ (multipliers | np.uint64(1))
+    keys ^= keys >> np.uint64(31)
+    keys *= _ODD
+    codes, first = _factorize_keys(keys)
     if not np.array_equal(padded[first][codes], padded):
         return _sorted_unique(arr, func)
     return _in_sorted_order(codes, arr[first], np.argsort(arr[first]))
 
 
-def _factorize_ints(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Codes in first-seen (pandas) or sorted (numpy) order, and one row each."""
+def _encode_by_keys(arr: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ids whose 64-bit keys are equal exactly when the ids are."""
+    codes, first = _factorize_keys(keys)
+    return _in_sorted_order(codes, arr[first], np.argsort(arr[first]))
+
+
+def _factorize_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of 64-bit keys in any order, and one row of each code."""
     pd = _loaded_pandas()
-    if pd is None:
-        _, first, codes = np.unique(values, return_index=True, return_inverse=True)
-        return codes.reshape(-1), first
-    codes, uniques = pd.factorize(values)
-    first = np.empty(len(uniques), dtype=np.intp)
+    if pd is not None:
+        codes, uniques = pd.factorize(keys)
+        n_codes = len(uniques)
+    else:
+        codes, n_codes = _table_factorize(keys)
+    first = np.empty(n_codes, dtype=np.intp)
     first[codes] = np.arange(codes.size)  # any row of each code will do
     return codes, first
+
+
+def _table_factorize(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """numpy's stand-in for a hash table: a direct-address table on the top bits.
+
+    Each slot keeps the last key written to it; the rows whose key lost its slot to
+    another key (about keys**2 / (2 * slots) keys) are factorized by a sort.
+    """
+    bits = max(10, keys.size.bit_length())
+    slot = (keys >> np.uint64(64 - bits)).astype(np.intp)
+    owner = np.empty(1 << bits, dtype=np.uint64)
+    owner[slot] = keys
+    present = np.zeros(1 << bits, dtype=bool)
+    present[slot] = True
+    table = np.cumsum(present, dtype=np.intp) - 1
+    codes = table[slot]
+    n_codes = int(table[-1]) + 1
+    clash = owner[slot] != keys
+    if clash.any():
+        _, rest = np.unique(keys[clash], return_inverse=True)
+        codes[clash] = n_codes + rest.reshape(-1)
+        n_codes += int(rest.max()) + 1
+    return codes, n_codes
 
 
 def _loaded_pandas() -> Any:

@@ -56,6 +56,9 @@ WORDS = np.array([f"q{v}" for v in INTS], dtype=object)
         lambda: np.array([-128, 127, 0, 127], dtype=np.int8),
         lambda: (INTS + 40).astype(np.uint8),
         lambda: INTS.astype(float) / 7,
+        lambda: np.array([0.0, -0.0, 1e300, -1e-300, 0.0]),
+        lambda: (INTS * 1e10).astype(np.float32),
+        lambda: np.array([1, 2**63 + 5, 3, 2**64 - 1] * 3, dtype=np.uint64),
         lambda: INTS % 2 == 0,
         lambda: INTS.tolist(),
         lambda: tuple(INTS.tolist()),
@@ -83,6 +86,9 @@ WORDS = np.array([f"q{v}" for v in INTS], dtype=object)
         "int8-extremes",
         "uint8",
         "floats",
+        "signed-zeros",
+        "float32",
+        "wide-uint64",
         "bools",
         "int-list",
         "int-tuple",
@@ -224,12 +230,24 @@ def test_uint64_ids_work_end_to_end():
 def test_a_hash_collision_falls_back_to_the_exact_sort(monkeypatch):
     # Every row put in one group, as a total collision would: the row check
     # must see it and give the right encoding anyway.
-    def collide(values):
-        return np.zeros(values.size, dtype=np.intp), np.zeros(1, dtype=np.intp)
+    def collide(keys):
+        return np.zeros(keys.size, dtype=np.intp), np.zeros(1, dtype=np.intp)
 
-    monkeypatch.setattr(_group_codes, "_factorize_ints", collide)
+    monkeypatch.setattr(_group_codes, "_factorize_keys", collide)
     values = ["b", "a", "b", "c"]
     check(np.array(values), values)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_table_factorize_separates_keys_that_share_a_slot(seed):
+    # Keys below 2**40 all fall in slot 0 of a 1024-slot table.
+    keys = np.random.default_rng(seed).integers(0, 40, size=300).astype(np.uint64)
+    keys[::3] *= np.uint64(2**60)
+    codes, n_codes = _group_codes._table_factorize(keys)
+    assert n_codes == len(set(keys.tolist()))
+    assert sorted(set(codes.tolist())) == list(range(n_codes))
+    same_key = keys[:, None] == keys[None, :]
+    np.testing.assert_array_equal(codes[:, None] == codes[None, :], same_key)
 
 
 def test_unhashable_ids_get_a_clear_error():
