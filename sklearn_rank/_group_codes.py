@@ -172,26 +172,35 @@ def _encode_fixed_width(arr: np.ndarray, func: str) -> tuple[np.ndarray, np.ndar
 
     numpy has no hash table and sorting strings costs several times the sort of
     the scores, so each row is reduced to one random linear combination of its
-    8-byte words (one matrix-vector product), the hashes are factorized, and every
+    8-byte words (a matrix-vector product), the hashes are factorized, and every
     row is then compared with its group's first row: a collision (never seen in
-    practice) falls back to the exact sort.
+    practice) falls back to the exact sort. Both passes go through the rows in
+    chunks, so that no temporary is as large as the ids.
     """
     if not arr.size or arr.dtype.itemsize == 0:
         return _sorted_unique(arr, func)
     width = -(-arr.dtype.itemsize // 8) * 8
-    char = 4 if arr.dtype.kind == "U" else 1
-    padded = arr.astype(f"{arr.dtype.kind}{width // char}", copy=False)  # 0-padded
-    words = padded.view(np.uint64).reshape(arr.size, width // 8)
+    padded = f"{arr.dtype.kind}{width // (4 if arr.dtype.kind == 'U' else 1)}"
     multipliers = np.random.default_rng(0).integers(
-        1, 2**63, size=words.shape[1], dtype=np.uint64
+        1, 2**63, size=width // 8, dtype=np.uint64
     )
-    keys = words @ (multipliers | np.uint64(1))
+    multipliers |= np.uint64(1)
+    keys = np.empty(arr.size, dtype=np.uint64)
+    for rows in _chunks(arr.size):
+        words = arr[rows].astype(padded).view(np.uint64).reshape(-1, width // 8)
+        np.matmul(words, multipliers, out=keys[rows])
     keys ^= keys >> np.uint64(31)
     keys *= _ODD
     codes, first = _factorize_keys(keys)
-    if not np.array_equal(padded[first][codes], padded):
-        return _sorted_unique(arr, func)
-    return _in_sorted_order(codes, arr[first], np.argsort(arr[first]))
+    uniques = arr[first]
+    for rows in _chunks(arr.size):
+        if not np.array_equal(uniques[codes[rows]], arr[rows]):
+            return _sorted_unique(arr, func)
+    return _in_sorted_order(codes, uniques, np.argsort(uniques))
+
+
+def _chunks(n: int, size: int = 1 << 16) -> list[slice]:
+    return [slice(start, min(start + size, n)) for start in range(0, n, size)]
 
 
 def _encode_by_keys(arr: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
