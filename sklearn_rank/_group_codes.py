@@ -143,7 +143,10 @@ def _encode_ints(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # Offsets from the minimum are computed modulo 2**bits and read as unsigned,
     # so int8 spans of 255 and uint64 ids >= 2**63 need no wider type.
     unsigned = np.dtype(f"u{arr.dtype.itemsize}")
-    shifted = (arr - arr.dtype.type(lo)).view(unsigned).astype(np.intp, copy=False)
+    shifted = (arr - arr.dtype.type(lo)).view(unsigned)
+    shifted = (
+        shifted.view(np.intp) if unsigned.itemsize == 8 else shifted.astype(np.intp)
+    )
     present = np.zeros(hi - lo + 1, dtype=bool)
     present[shifted] = True
     table = np.cumsum(present) - 1
