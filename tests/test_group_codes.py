@@ -124,12 +124,6 @@ def test_every_kind_matches_the_plain_definition(make):
     check(groups, values)
 
 
-def test_pyarrow_strings():
-    pytest.importorskip("pyarrow")
-    values = WORDS.tolist()
-    check(pd.Series(values, dtype="string[pyarrow]"), values)
-
-
 @pytest.mark.parametrize(
     "groups",
     [
