@@ -13,6 +13,20 @@ import numpy as np
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_evaluate.py"
+SHAPE_NAMES = (
+    "continuous",
+    "rounded",
+    "int_scores",
+    "sorted",
+    "tiny",
+    "str_objects",
+    "str_objects_pd",
+    "pandas_str",
+    "numpy_U",
+    "categorical",
+    "big_rounded",
+    "big_int_scores",
+)
 
 
 def _load_bench():
@@ -53,7 +67,7 @@ def test_data_is_deterministic_and_well_formed(bench, dist, layout):
     np.testing.assert_array_equal(np.argsort(tie_free.y_score), order)
 
 
-def test_quick_mode_runs_and_values_agree(tmp_path):
+def test_quick_mode_runs_and_values_agree(bench, tmp_path):
     out = tmp_path / "bench.json"
     cmd = [
         sys.executable,
@@ -95,3 +109,30 @@ def test_quick_mode_runs_and_values_agree(tmp_path):
     assert "error" not in res["sorts"], res["sorts"]
     assert res["import"]["with"] > 0
     assert "| scenario | rows |" in proc.stdout  # --markdown prints markdown tables
+    shapes = {r["shape"]: r for r in res["shapes"]}
+    assert tuple(shapes) == bench.SHAPE_NAMES == SHAPE_NAMES
+    assert all(r["vs_lexsort"] > 0 and not r["note"] for r in shapes.values())
+    assert all("vs_int_ids" in r for r in shapes.values() if "ids" in r["shape"])
+
+
+@pytest.mark.parametrize("name", SHAPE_NAMES)
+def test_shapes_are_what_their_names_say(bench, name):
+    d = bench.make_shape(name, 3000, seed=1)
+    e = bench.make_shape(name, 3000, seed=1)
+    np.testing.assert_array_equal(d.y_score, e.y_score)
+    shape = bench.SHAPES[SHAPE_NAMES.index(name)]
+    assert d.n == 3000 * shape.scale
+    assert len(np.unique(d.int_ids)) == d.n_groups
+    # the ids in the shape's representation name the same groups as int_ids
+    as_text = np.array([f"query-{i:07d}" for i in d.int_ids])
+    ids = np.asarray(d.groups).astype(str) if shape.ids != "int" else d.int_ids
+    np.testing.assert_array_equal(ids, as_text if shape.ids != "int" else d.int_ids)
+    score = d.y_score
+    if shape.scores == "int20":
+        assert set(np.unique(score)) <= set(range(21))
+    elif shape.scores == "rounded2":
+        np.testing.assert_array_equal(score, np.round(score, 2))
+    if shape.layout == "contiguous":
+        assert np.all(np.diff(d.int_ids) >= 0)
+    if shape.sizes == "1-3":
+        assert np.bincount(d.int_ids).max() <= 3

@@ -1,0 +1,1 @@
+"""The parts of benchmarks/bench_evaluate.py (see docs/benchmarks.md)."""
