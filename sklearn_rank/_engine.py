@@ -25,7 +25,7 @@ _HEAD_SHARE = 0.5
 
 def _one_key_order(
     codes: np.ndarray, score: np.ndarray, n_groups: int
-) -> np.ndarray | None:
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Group-then-score order from one sort of a float key, or None.
 
     In exact arithmetic ``code * step - score``, with ``step`` a power of two above
@@ -33,6 +33,10 @@ def _one_key_order(
     Floating-point rounding is monotone, so the computed keys keep that order but
     may merge distinct keys; the order is kept only if every run of equal keys holds
     rows of one group and one score, whose order ``ties="average"`` never uses.
+    Whole-number scores whose keys stay below 2**53 are exact: no check is needed.
+
+    Returns the order and, per ranked row but the last, whether the next row has
+    the same key: exactly the tie-block continuation (same group, same score).
     """
     with np.errstate(over="ignore", invalid="ignore"):
         # Scores near the float limits overflow the range: no key then, and no
@@ -46,14 +50,28 @@ def _one_key_order(
     key -= score
     order = np.argsort(key)
     ranked = key[order]
-    merged = np.flatnonzero(ranked[1:] == ranked[:-1])
-    if merged.size:
-        first, second = order[merged], order[merged + 1]
-        if (codes[first] != codes[second]).any() or (
-            score[first] != score[second]
-        ).any():
-            return None
-    return order
+    same = ranked[1:] == ranked[:-1]
+    # Whole-number scores give whole-number keys, exact while below 2**53.
+    largest = n_groups * step + max(abs(float(score.min())), abs(float(score.max())))
+    exact = largest < _EXACT_FLOAT and _integral(score)
+    if not exact:
+        merged = np.flatnonzero(same)
+        if merged.size:
+            first, second = order[merged], order[merged + 1]
+            if (codes[first] != codes[second]).any() or (
+                score[first] != score[second]
+            ).any():
+                return None
+    return order, same
+
+
+# Integers up to this are exact in float64.
+_EXACT_FLOAT = 2.0**53
+
+
+def _integral(score: np.ndarray) -> bool:
+    """Whether every score is a whole number."""
+    return bool(np.all(np.trunc(score) == score))
 
 
 def order_rows(
@@ -62,8 +80,9 @@ def order_rows(
     labels: np.ndarray,
     ties: str,
     n_groups: int,
-) -> np.ndarray:
-    """Row order by group, then descending score, ties resolved by ``ties``.
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Row order by group, then descending score, ties resolved by ``ties``, and
+    the tie-block continuation mask when the ordering found it (else None).
 
     With ``ties="average"`` one sort of a combined float key usually suffices
     (:func:`_one_key_order`). Otherwise, one sort of the scores (with the tie
@@ -73,11 +92,11 @@ def order_rows(
     code) otherwise.
     """
     if score.size < 2:
-        return np.arange(score.size)
+        return np.arange(score.size), None
     if ties == "average" and n_groups > 1:
-        order = _one_key_order(codes, score, n_groups)
-        if order is not None:
-            return order
+        found = _one_key_order(codes, score, n_groups)
+        if found is not None:
+            return found
     neg = -score
     if ties == "pessimistic":  # least relevant first within a tie
         by_score = np.lexsort((labels, neg))
@@ -88,18 +107,18 @@ def order_rows(
     else:  # "average" never depends on the order inside a tie: fastest sort
         by_score = np.argsort(neg)
     if n_groups == 1:
-        return by_score
+        return by_score, None
     if n_groups <= _RADIX_GROUPS:
         # NumPy's stable sort of 16-bit ints is a linear-time radix sort.
         by_group = np.argsort(codes[by_score].astype(np.uint16), kind="stable")
-        return by_score[by_group]
+        return by_score[by_group], None
     # Two stable 16-bit radix passes (low half, then high half of the code) keep
     # the score order within each group and stay linear in the number of rows.
     halves = codes.astype(np.uint32)[by_score].view(np.uint16).reshape(-1, 2)
     low_half, high_half = (0, 1) if np.little_endian else (1, 0)
     low = np.argsort(halves[:, low_half], kind="stable")
     high = np.argsort(halves[low, high_half], kind="stable")
-    return by_score[low[high]]
+    return by_score[low[high]], None
 
 
 class TieBlocks:
@@ -132,12 +151,21 @@ class TieBlocks:
         cls, score: np.ndarray | None, rank: np.ndarray, group: np.ndarray
     ) -> TieBlocks:
         """Blocks of the ordered ``score`` (None: no blocks)."""
-        start = size = np.zeros(0, dtype=np.intp)
+        cont = None
         if score is not None and score.size > 1:
             # A tie continues where the score repeats inside the same group.
             cont = score[1:] == score[:-1]
             cont &= rank[1:] > 1
-            pair = np.flatnonzero(cont)  # rows i tied with row i + 1; usually few
+        return cls.from_continuation(cont, rank, group)
+
+    @classmethod
+    def from_continuation(
+        cls, cont: np.ndarray | None, rank: np.ndarray, group: np.ndarray
+    ) -> TieBlocks:
+        """Blocks from ``cont[i]``: ranked row i is tied with row i + 1."""
+        start = size = np.zeros(0, dtype=np.intp)
+        if cont is not None:
+            pair = np.flatnonzero(cont)  # rows i tied with row i + 1
             if pair.size:
                 new = np.ones(pair.size + 1, dtype=bool)
                 np.not_equal(pair[1:], pair[:-1] + 1, out=new[1:-1])
@@ -295,7 +323,7 @@ class RankingContext:
         y_r, s_r = totals.ranked(totals.y_all), totals.ranked(totals.y_score)
         c_r = totals.ranked(totals.codes_all)
         n_groups = totals.n_groups
-        order = order_rows(c_r, s_r, y_r, ties, n_groups)
+        order, tied_next = order_rows(c_r, s_r, y_r, ties, n_groups)
         length = np.bincount(c_r, minlength=n_groups)
         group = np.repeat(np.arange(n_groups, dtype=np.intp), length)
         n = y_r.shape[0]
@@ -305,7 +333,12 @@ class RankingContext:
         np.cumsum(length[:-1], out=first[1:])
         rank = np.arange(1, n + 1, dtype=rank_type)
         rank -= first.repeat(length)
-        blocks = TieBlocks.find(s_r[order] if ties == "average" else None, rank, group)
+        if ties != "average":
+            blocks = TieBlocks.find(None, rank, group)
+        elif tied_next is not None:  # the ordering compared the keys already
+            blocks = TieBlocks.from_continuation(tied_next, rank, group)
+        else:
+            blocks = TieBlocks.find(s_r[order], rank, group)
         row_weight = None
         if totals.sample_weight is not None:
             row_weight = totals.ranked(totals.sample_weight)[order]

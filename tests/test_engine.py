@@ -30,14 +30,14 @@ def test_order_rows_matches_lexsort(n, n_groups, ties):
     secondary = {"stable": rows, "pessimistic": labels, "optimistic": -labels}[ties]
     # lexsort is stable, so remaining ties keep input order in every policy.
     expected = np.lexsort((secondary, -score, codes))
-    got = order_rows(codes, score, labels, ties, n_groups)
+    got, _ = order_rows(codes, score, labels, ties, n_groups)
     np.testing.assert_array_equal(got, expected)
 
 
 def test_average_order_groups_rows_by_descending_score():
     codes, score, labels = random_rows(100_000, 80_000, 20, seed=3)
     codes = np.unique(codes, return_inverse=True)[1]
-    got = order_rows(codes, score, labels, "average", int(codes.max()) + 1)
+    got, _ = order_rows(codes, score, labels, "average", int(codes.max()) + 1)
     assert np.array_equal(np.sort(got), np.arange(codes.size))
     c, s = codes[got], score[got]
     assert (np.diff(c) >= 0).all()
@@ -132,7 +132,7 @@ def test_one_key_order_falls_back_when_the_key_cannot_separate_scores():
     step = 2.0
     keys = codes * step - (score - score.min())
     assert keys[0] == keys[1] == keys[2]
-    got = order_rows(codes, score, np.zeros(4), "average", n_groups)
+    got, _ = order_rows(codes, score, np.zeros(4), "average", n_groups)
     np.testing.assert_array_equal(got, [3, 2, 1, 0])
 
 
@@ -159,3 +159,33 @@ def test_ideal_dcg_matches_a_plain_sort(labels, k, gain):
         gain_of = 2.0**top - 1 if gain == "exponential" else top
         expected.append(np.sum(gain_of / np.log2(np.arange(2, top.size + 2))))
     np.testing.assert_allclose(ideal_dcg(ctx, k, gain), expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["integers", "halves", "huge-integers", "negative-integers", "tenths", "2**53"],
+)
+def test_tie_blocks_from_the_ordering_match_a_plain_scan(kind):
+    # Whole-number scores take the exact-key path (no merge check); the others
+    # are checked; scores beyond 2**53 must not be taken as exact.
+    rng = np.random.default_rng(11)
+    codes = rng.integers(0, 300, size=20_000)
+    base = rng.integers(0, 8, size=codes.size).astype(np.float64)
+    score = {
+        "integers": base,
+        "halves": base / 2,
+        "huge-integers": base * 2.0**40 + 2.0**60,
+        "negative-integers": -base - 10**6,
+        "tenths": base / 10,
+        "2**53": base - (2.0**53 - 1),  # keys above 2**53 round: not exact
+    }[kind]
+    ctx = RankingContext.from_inputs(base, score, codes, 300, ties="average")
+    got = list(
+        zip(
+            ctx.blocks.start.tolist(),
+            ctx.blocks.size.tolist(),
+            ctx.blocks.group.tolist(),
+            strict=True,
+        )
+    )
+    assert got == plain_tie_blocks(codes, score)

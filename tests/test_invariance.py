@@ -67,7 +67,7 @@ def test_row_permutation(name, data):
         lambda g: np.array([f"query-{v}" for v in g], dtype=object),
         lambda g: -g,
         lambda g: g * 10**12,  # spread too wide for the lookup-table encoding
-        lambda g: (np.uint64(2**64 - 1) - g.astype(np.uint64)),  # near 2**64
+        lambda g: np.uint64(2**64 - 1) - g.astype(np.uint64),  # near 2**64
         lambda g: g.astype(float) / 3,
         lambda g: pd.Categorical(g.astype(str)),
         lambda g: pd.Series(g).astype("category"),
