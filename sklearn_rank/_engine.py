@@ -41,7 +41,8 @@ def _one_key_order(
     with np.errstate(over="ignore", invalid="ignore"):
         # Scores near the float limits overflow the range: no key then, and no
         # RuntimeWarning escapes (the fallback orders them exactly).
-        span = float(np.ptp(score))
+        lo, hi = float(score.min()), float(score.max())
+        span = hi - lo
     step = 2.0 ** (np.frexp(span)[1] + 1) if span > 0 else 1.0
     if not np.isfinite(span) or n_groups * step > 1e300:
         return None
@@ -51,10 +52,17 @@ def _one_key_order(
     order = np.argsort(key)
     ranked = key[order]
     same = ranked[1:] == ranked[:-1]
-    # Whole-number scores give whole-number keys, exact while below 2**53.
-    largest = n_groups * step + max(abs(float(score.min())), abs(float(score.max())))
-    exact = largest < _EXACT_FLOAT and _integral(score)
-    if not exact:
+    n_merged = int(np.count_nonzero(same))
+    # Checking equal keys gathers both rows of each; with many of them (heavy
+    # ties) a pass over the scores is cheaper: whole-number scores give
+    # whole-number keys, exact (so never merged wrongly) while below 2**53.
+    largest = n_groups * step + max(abs(lo), abs(hi))
+    exact = (
+        n_merged > score.size // _GATHER_SHARE
+        and largest < _EXACT_FLOAT
+        and _integral(score)
+    )
+    if not exact and n_merged:
         merged = np.flatnonzero(same)
         if merged.size:
             first, second = order[merged], order[merged + 1]
@@ -67,11 +75,23 @@ def _one_key_order(
 
 # Integers up to this are exact in float64.
 _EXACT_FLOAT = 2.0**53
+# Equal keys are checked by gathers when fewer than 1/this of the rows have one.
+_GATHER_SHARE = 8
 
 
 def _integral(score: np.ndarray) -> bool:
-    """Whether every score is a whole number."""
-    return bool(np.all(np.trunc(score) == score))
+    """Whether every score is a whole number (in cache-sized chunks: no temporary
+    as large as the scores, and an early exit at the first fraction)."""
+    whole = np.empty(min(score.size, _CHUNK))
+    for begin in range(0, score.size, _CHUNK):
+        part = score[begin : begin + _CHUNK]
+        np.trunc(part, out=whole[: part.size])
+        if not np.array_equal(whole[: part.size], part):
+            return False
+    return True
+
+
+_CHUNK = 1 << 16
 
 
 def order_rows(
@@ -138,13 +158,21 @@ class TieBlocks:
     """
 
     def __init__(
-        self, start: np.ndarray, size: np.ndarray, rank: np.ndarray, group: np.ndarray
+        self,
+        start: np.ndarray,
+        size: np.ndarray,
+        rank: np.ndarray,
+        group: np.ndarray,
+        mask: np.ndarray | None = None,
     ) -> None:
         self.start, self.size = start, size
         self.rank, self.group = rank[start], group[start]
-        self.rows = seg.ranges(start, size)
+        # Blocks are disjoint runs in ranked order, so their rows, block after
+        # block, are the tied rows in order: one pass over a row mask when known.
+        self.rows = seg.ranges(start, size) if mask is None else np.flatnonzero(mask)
         self.offsets = np.zeros(size.size, dtype=np.intp)
         np.cumsum(size[:-1], out=self.offsets[1:])
+        self._mask = mask
 
     @classmethod
     def find(
@@ -163,18 +191,28 @@ class TieBlocks:
         cls, cont: np.ndarray | None, rank: np.ndarray, group: np.ndarray
     ) -> TieBlocks:
         """Blocks from ``cont[i]``: ranked row i is tied with row i + 1."""
-        start = size = np.zeros(0, dtype=np.intp)
-        if cont is not None:
-            pair = np.flatnonzero(cont)  # rows i tied with row i + 1
-            if pair.size:
-                new = np.ones(pair.size + 1, dtype=bool)
-                np.not_equal(pair[1:], pair[:-1] + 1, out=new[1:-1])
-                start = pair[new[:-1]]  # each block's first row
-                size = pair[new[1:]] - start + 2
-        return cls(start, size, rank, group)
+        if cont is None or not cont.any():
+            empty = np.zeros(0, dtype=np.intp)
+            return cls(empty, empty, rank, group)
+        # +1 where a run of tied pairs starts, -1 just after it ends: the block
+        # spans the run's first row to the row after its last pair.
+        edge = np.diff(cont.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+        start = np.flatnonzero(edge == 1)
+        size = np.flatnonzero(edge == -1) - start + 1
+        mask = np.zeros(cont.size + 1, dtype=bool)
+        mask[:-1] = cont  # tied with the next row
+        mask[1:] |= cont  # or with the previous one
+        return cls(start, size, rank, group, mask)
 
     def __bool__(self) -> bool:
         return self.size.size > 0
+
+    def row_mask(self, n_rows: int) -> np.ndarray:
+        """Per ranked row of the view, whether it belongs to a tie block (cached)."""
+        if self._mask is None:
+            self._mask = np.zeros(n_rows, dtype=bool)
+            self._mask[self.rows] = True
+        return self._mask
 
     def sum(self, values: np.ndarray) -> np.ndarray:
         """Sum of per-row values over each block."""

@@ -348,38 +348,38 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
     k = _positions(ctx, k)
     ctx = ctx.head(k)
     rel = ctx.relevant(opts.relevance_threshold)
-    # The i-th relevant row of a group (i from 1) adds i / position: computed at
-    # the relevant rows only, from their index among all relevant rows.
-    hits = np.flatnonzero(rel)
-    hit_group = ctx.group[hits]
-    per_group = np.bincount(hit_group, minlength=ctx.n_groups)
-    first_hit = np.cumsum(per_group) - per_group  # index of each group's 1st hit
-    nth = np.arange(1, hits.size + 1, dtype=np.float64)
-    nth -= first_hit[hit_group]
-    term = nth / ctx.rank[hits]
-    if k is not None:
-        term[ctx.rank[hits] > k] = 0.0
+    # seen[p] = relevant rows at ranked positions < p (over all groups), and
+    # before[g] = seen at group g's first row: counts by differences, no search.
+    seen = np.zeros(ctx.n_rows + 1, dtype=np.int64)
+    np.cumsum(rel, out=seen[1:])
+    before = seen[ctx.starts[:-1]]
     blocks = ctx.blocks
+    # An untied relevant row at position p, the i-th relevant of its group, adds
+    # i / p; rows of tie blocks are replaced by their block's expectation.
+    untied = rel if not blocks else rel & ~blocks.row_mask(ctx.n_rows)
+    hits = np.flatnonzero(untied)
+    hit_group = ctx.group[hits]
+    rank = ctx.rank[hits]
+    term = (seen[hits + 1] - before[hit_group]) / rank
+    if k is not None:
+        term[rank > k] = 0.0
+    total = ctx.group_sum(term, hit_group)
     if blocks:
         rows = blocks.rows
         rank = ctx.rank[rows]
-        inside = rank <= k if k is not None else np.ones(rows.size, dtype=bool)
+        inv = 1.0 / rank
         offset = rank - blocks.spread(blocks.rank)
-        u = np.add.reduceat(np.where(inside, 1.0 / rank, 0.0), blocks.offsets)
-        v = np.add.reduceat(np.where(inside, offset / rank, 0.0), blocks.offsets)
-        r = blocks.sum(rel).astype(np.float64)
-        m = blocks.size
-        # Relevant rows of the group above each tied block.
-        c = np.searchsorted(hits, blocks.start) - first_hit[blocks.group]
+        if k is not None:
+            inv[rank > k] = 0.0
+        u = np.add.reduceat(inv, blocks.offsets)
+        inv *= offset
+        v = np.add.reduceat(inv, blocks.offsets)
+        start, m = blocks.start, blocks.size
+        r = (seen[start + m] - seen[start]).astype(np.float64)
+        c = seen[start] - before[blocks.group]  # relevant rows above the block
         spread = np.divide(r - 1.0, m - 1.0, out=np.zeros_like(r), where=m > 1)
         contrib = (r / m) * ((c + 1.0) * u + spread * v)
-        # Drop the tied rows' own terms; the block expectation replaces them.
-        tied = np.zeros(ctx.n_rows, dtype=bool)
-        tied[rows] = True
-        term[tied[hits]] = 0.0
-        total = ctx.group_sum(term, hit_group) + ctx.group_sum(contrib, blocks.group)
-    else:
-        total = ctx.group_sum(term, hit_group)
+        total += ctx.group_sum(contrib, blocks.group)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     if k is None or opts.ap_denominator == "n_relevant":
         denom = n_rel
