@@ -60,18 +60,17 @@ def plain_tie_blocks(codes, score):
     return blocks
 
 
+def block_list(ctx):
+    """(start, size, group) of each tie block of a context."""
+    b = ctx.blocks
+    return list(zip(b.start.tolist(), b.size.tolist(), b.group.tolist(), strict=True))
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_tie_blocks_match_a_plain_scan(seed):
     codes, score, labels = random_rows(3_000, 40, 6, seed)
     ctx = RankingContext.from_inputs(labels, score, codes, 40, ties="average")
-    got = list(
-        zip(
-            ctx.blocks.start.tolist(),
-            ctx.blocks.size.tolist(),
-            ctx.blocks.group.tolist(),
-            strict=True,
-        )
-    )
+    got = block_list(ctx)
     assert got == plain_tie_blocks(codes, score)
     assert (ctx.blocks.rank == ctx.rank[ctx.blocks.start]).all()
 
@@ -180,12 +179,5 @@ def test_tie_blocks_from_the_ordering_match_a_plain_scan(kind):
         "2**53": base - (2.0**53 - 1),  # keys above 2**53 round: not exact
     }[kind]
     ctx = RankingContext.from_inputs(base, score, codes, 300, ties="average")
-    got = list(
-        zip(
-            ctx.blocks.start.tolist(),
-            ctx.blocks.size.tolist(),
-            ctx.blocks.group.tolist(),
-            strict=True,
-        )
-    )
+    got = block_list(ctx)
     assert got == plain_tie_blocks(codes, score)
