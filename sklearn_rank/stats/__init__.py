@@ -8,6 +8,7 @@ a fitted search. See docs/statistics.md.
 
 from ._api import bootstrap_ci, compare
 from ._report import BootstrapReport, ComparisonReport, MetricInterval, PairComparison
+from ._selection import cross_val_compare
 
 __all__ = [
     "BootstrapReport",
@@ -16,4 +17,5 @@ __all__ = [
     "PairComparison",
     "bootstrap_ci",
     "compare",
+    "cross_val_compare",
 ]

@@ -54,8 +54,9 @@ def _intervals(columns, n_resamples, rng, level, method):
             continue
         vals = np.stack([columns[j][1][mask] for j in cols], axis=1)
         wts = np.stack([columns[j][2][mask] for j in cols], axis=1)
+        # From contiguous 1-D arrays, as evaluate does, so the float is the same.
         theta = np.array(
-            [weighted_mean(vals[:, i], wts[:, i]) for i in range(len(cols))]
+            [weighted_mean(columns[j][1][mask], columns[j][2][mask]) for j in cols]
         )
         if level is None:
             est[cols] = theta
@@ -384,7 +385,7 @@ def _compare(data, models, pairs, test, correction, alternative, level, n_resamp
                     f"False or None when a pair has more than {EXACT_MAX_GROUPS} "
                     "groups",
                     exact,
-                    f"{key[1]} of {key[2]!r} vs {key[3]!r} has {n} paired groups.",
+                    f"{key[0]} of {key[1]!r} vs {key[2]!r} has {n} paired groups.",
                 )
             if use_exact:
                 pvals[key] = float(sign_flip_exact(x[mask][:, None], alternative)[0])
@@ -410,15 +411,15 @@ def _compare(data, models, pairs, test, correction, alternative, level, n_resamp
         else:
             if np.ptp(w[mask]) > 0:
                 _warn_nan(
-                    f"the {test} test of {key[1]} ignores the group weights (they "
+                    f"the {test} test of {key[0]} ignores the group weights (they "
                     "differ between groups); mean_diff and the interval use them.",
                     func,
                 )
-            a, b = key[2], key[3]
+            m, a, b = key
             pvals[key] = _scipy_test(
                 test,
-                data.values[a][key[1]][mask],
-                data.values[b][key[1]][mask],
+                data.values[a][m][mask],
+                data.values[b][m][mask],
                 alternative,
             )
     padj = {}
