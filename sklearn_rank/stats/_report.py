@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 
+import numpy as np
+
 
 def _pandas(func: str):
     try:
@@ -39,8 +41,20 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(header), *(line(r) for r in rows)])
 
 
+class _Plain:
+    """Store numpy scalars as Python floats and ints (plain attributes)."""
+
+    def __post_init__(self):
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.floating):
+                object.__setattr__(self, f.name, float(value))
+            elif isinstance(value, np.integer):
+                object.__setattr__(self, f.name, int(value))
+
+
 @dataclass(frozen=True)
-class MetricInterval:
+class MetricInterval(_Plain):
     """Mean over groups of one metric (one model) and its bootstrap interval.
 
     Attributes
@@ -70,7 +84,7 @@ class MetricInterval:
 
 
 @dataclass(frozen=True)
-class PairComparison:
+class PairComparison(_Plain):
     """Paired comparison of ``model`` against ``baseline`` on one metric.
 
     Attributes
@@ -95,7 +109,7 @@ class PairComparison:
         Paired groups: defined for both models.
     n_dropped : int
         Groups dropped from the pair because the metric is undefined for either
-        model.
+        model (or both, e.g. a group without a relevant item).
     """
 
     metric: str
