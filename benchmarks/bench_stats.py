@@ -1,0 +1,171 @@
+#!/usr/bin/env python
+"""Benchmark of sklearn_rank.stats: paired tests as ratios to one ``evaluate``.
+
+Every figure is a ratio measured side by side in one run, on the same data:
+
+* ``evaluate`` of 5 metrics (NDCG@10, MAP, MRR, P@10, GAUC) for one model: the unit;
+* ``compare`` of two models, 10,000-resample randomization test, no intervals
+  (``confidence_level=None``): the two ``evaluate_per_group`` calls included;
+* ``compare`` with the default 95% BCa intervals as well (10,000 resamples);
+* ranx's ``compare`` (Fisher randomization, same number of permutations) on the
+  4 metrics it shares, when ranx is installed (``pip install -e ".[bench]"``),
+  timed warm and without its input conversion, with sklearn_rank's randomization
+  test on the same 4 metrics and trec_eval conventions beside it; the p-values of
+  both are printed to check that they agree within Monte Carlo error.
+
+Times are medians of ``--repeats`` runs after one warm-up run, in interleaved
+rounds. Run ``python benchmarks/bench_stats.py --help``; see docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+
+METRICS = ["ndcg@10", "map", "mrr", "precision@10", "gauc"]
+RANX_METRICS = ["ndcg@10", "map", "mrr", "precision@10"]
+TREC = {"gain": "linear", "undefined": 0.0}
+
+
+def make_data(n_rows: int, n_groups: int, seed: int = 0):
+    """Two models of slightly different quality on the same shuffled groups."""
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, n_groups, n_rows)
+    y = rng.binomial(1, 0.2, n_rows) * rng.integers(1, 4, n_rows)
+    s1 = np.round(0.5 * y + rng.normal(size=n_rows), 3)
+    s2 = np.round(0.48 * y + rng.normal(size=n_rows), 3)
+    return y, s1, s2, groups
+
+
+def timed(items: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
+    """Median seconds per item: one warm-up, then interleaved rounds."""
+    for fn in items.values():
+        fn()
+    times: dict[str, list[float]] = {k: [] for k in items}
+    for _ in range(repeats):
+        for name, fn in items.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def ranx_items(y, s1, s2, groups, n_resamples):
+    """ranx's compare on the same data, built once (conversion not timed)."""
+    try:
+        import ranx
+    except ImportError:
+        return None
+    q = groups.astype(str)
+    d = np.arange(y.size).astype(str)
+    qrels: dict[str, dict[str, int]] = {}
+    r1: dict[str, dict[str, float]] = {}
+    r2: dict[str, dict[str, float]] = {}
+    for qi, di, yi, a, b in zip(
+        q, d, y.tolist(), s1.tolist(), s2.tolist(), strict=True
+    ):
+        if yi > 0:
+            qrels.setdefault(qi, {})[di] = yi
+        r1.setdefault(qi, {})[di] = a
+        r2.setdefault(qi, {})[di] = b
+    # ranx needs a query in the qrels; queries without relevant rows score 0
+    # there as with undefined=0.0 only if present, so keep queries with one.
+    keep = set(qrels)
+    run1 = ranx.Run({k: v for k, v in r1.items() if k in keep}, name="m1")
+    run2 = ranx.Run({k: v for k, v in r2.items() if k in keep}, name="m2")
+    qrels_obj = ranx.Qrels(qrels)
+    mask = np.isin(q, list(keep))
+
+    def run():
+        return ranx.compare(
+            qrels_obj, [run1, run2], metrics=RANX_METRICS, stat_test="fisher",
+            n_permutations=n_resamples, max_p=0.05, random_seed=0,
+        )  # fmt: skip
+
+    return run, mask
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=float, default=1e6)
+    parser.add_argument("--groups", type=float, default=1e5)
+    parser.add_argument("--resamples", type=int, default=10000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-ranx", action="store_true")
+    parser.add_argument("--ranx-rows", type=float, default=1e5)
+    args = parser.parse_args(argv)
+
+    import sklearn_rank
+    from sklearn_rank.stats import compare
+
+    n_rows, n_groups, R = int(args.rows), int(args.groups), args.resamples
+    y, s1, s2, groups = make_data(n_rows, n_groups)
+    both = {"m1": s1, "m2": s2}
+    items = {
+        "evaluate, 5 metrics, one model": lambda: sklearn_rank.evaluate(
+            y, s1, groups=groups, metrics=METRICS
+        ),
+        f"compare, randomization {R}, 5 metrics, 2 models": lambda: compare(
+            y, both, groups=groups, metrics=METRICS, n_resamples=R,
+            confidence_level=None, random_state=0,
+        ),
+        f"compare, randomization + BCa intervals {R}": lambda: compare(
+            y, both, groups=groups, metrics=METRICS, n_resamples=R, random_state=0
+        ),
+    }  # fmt: skip
+    print(f"# {n_rows} rows, {n_groups} groups, {R} resamples, "
+          f"median of {args.repeats} (python {sys.version.split()[0]}, "
+          f"numpy {np.__version__})")  # fmt: skip
+    res = timed(items, args.repeats)
+    unit = res["evaluate, 5 metrics, one model"]
+    print("\n| work | median s | ÷ evaluate |\n|---|---:|---:|")
+    for name, t in res.items():
+        print(f"| {name} | {t:.3f} | {t / unit:.1f} |")
+
+    if args.no_ranx:
+        return 0
+    m = int(args.ranx_rows)
+    y, s1, s2, groups = make_data(m, m // 10, seed=1)
+    got = ranx_items(y, s1, s2, groups, R)
+    if got is None:
+        print("\nranx is not installed: no ranx row (pip install -e '.[bench]').")
+        return 0
+    ranx_run, mask = got
+    y, s1, s2, groups = y[mask], s1[mask], s2[mask], groups[mask]
+
+    def ours():
+        return compare(
+            y, {"m1": s1, "m2": s2}, groups=groups, metrics=RANX_METRICS,
+            n_resamples=R, confidence_level=None, random_state=0, **TREC,
+        )  # fmt: skip
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = timed({"ranx compare (fisher)": ranx_run, "sklearn_rank compare": ours},
+                    args.repeats)  # fmt: skip
+        report = ranx_run()
+    print(f"\n# vs ranx: {m} rows, {m // 10} groups, {R} permutations, 4 metrics")
+    print("\n| work | median s | ÷ sklearn_rank |\n|---|---:|---:|")
+    for name, t in res.items():
+        print(f"| {name} | {t:.3f} | {t / res['sklearn_rank compare']:.1f} |")
+    mine = ours()
+    print("\n| metric | p sklearn_rank | p ranx | mean diff sklearn_rank | ranx |")
+    print("|---|---:|---:|---:|---:|")
+    rd = report.to_dict()
+    for metric in RANX_METRICS:
+        p = mine.pair(metric, "m1", "m2")
+        pr = rd["m1"]["comparisons"]["m2"][metric]
+        diff = rd["m1"]["scores"][metric] - rd["m2"]["scores"][metric]
+        print(f"| {metric} | {p.p_value:.4f} | {pr:.4f} | {p.mean_diff:+.5f} | "
+              f"{diff:+.5f} |")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""Per-group values of every model, from flat arrays or from GroupScores."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._conventions import resolve_options
+from .._evaluate import DEFAULT_METRICS, GroupScores, evaluate_per_group
+from .._validation import param_error
+
+TESTS = ("randomization", "bootstrap", "t", "wilcoxon")
+CI_METHODS = ("BCa", "percentile")
+ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+@dataclass
+class PerGroup:
+    """Aligned per-group values: values[model][metric], NaN where undefined."""
+
+    group_ids: np.ndarray
+    metrics: list[str]
+    values: dict[str, dict[str, np.ndarray]]
+    weights: dict[str, dict[str, np.ndarray]]
+
+
+def check_random_state(seed: Any, func: str) -> np.random.Generator:
+    """A Generator from None, an int, a RandomState or a Generator.
+
+    None, int and RandomState follow sklearn.utils.check_random_state (None is
+    numpy's global RandomState), which seeds the Generator used here.
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, np.random.RandomState):
+        rs = np.random.mtrand._rand if seed is None else seed
+        return np.random.default_rng(rs.randint(0, 2**32, size=4, dtype=np.uint64))
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        return np.random.default_rng(int(seed))
+    raise param_error(
+        "random_state",
+        func,
+        "None, an int, a numpy.random.RandomState or a numpy.random.Generator",
+        seed,
+    )
+
+
+def check_choice(name: str, func: str, value: Any, allowed: Sequence[str]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        raise param_error(name, func, f"a str among {{{choices}}}", value)
+    return value
+
+
+def check_level(value: Any, func: str) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not 0 < value < 1
+    ):
+        raise param_error(
+            "confidence_level", func, "a float in the range (0, 1), e.g. 0.95", value
+        )
+    return float(value)
+
+
+def check_resamples(value: Any, func: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise param_error(
+            "n_resamples", func, "an int in the range [1, inf), e.g. 9999", value
+        )
+    return int(value)
+
+
+def _undefined_rule(func: str, options: dict[str, Any]) -> str | float:
+    """The undefined-group rule evaluate would use with these options."""
+    convention = options.get("convention")
+    undefined = options.pop("undefined", None)
+    return resolve_options(func, convention, undefined=undefined).undefined
+
+
+def _apply_undefined(values, rule, metric, model, func):
+    if rule == "skip":
+        return values
+    missing = np.isnan(values)
+    if rule == "raise":
+        if missing.any():
+            raise ValueError(
+                f"{metric} of {model!r} in {func} is undefined for {missing.sum()} "
+                f"of {values.size} groups (no relevant item). Pass undefined='skip' "
+                "to leave them out or a float such as undefined=0.0 to score them."
+            )
+        return values
+    return np.where(missing, rule, values)
+
+
+def collect(
+    func: str,
+    y_true: Any,
+    y_scores: dict[str, Any],
+    groups: Any,
+    metrics: str | Sequence[str] | None,
+    options: dict[str, Any],
+) -> PerGroup:
+    """Per-group values of every model: one evaluate_per_group call per model."""
+    options = dict(options)
+    rule = _undefined_rule(func, options)
+    per_group = [isinstance(v, GroupScores) for v in y_scores.values()]
+    if any(per_group) and not all(per_group):
+        raise TypeError(
+            f"{func} got per-group results (GroupScores) for some models and score "
+            "arrays for others; pass one kind for every model."
+        )
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if all(per_group):
+        if y_true is not None:
+            raise param_error(
+                "y_true",
+                func,
+                "None when the scores are per-group results (GroupScores)",
+                type(y_true).__name__,
+                "The labels already entered evaluate_per_group.",
+            )
+        results = dict(y_scores)
+        first = next(iter(results.values()))
+        names = list(first.values) if metrics is None else list(metrics)
+        for model, res in results.items():
+            if not np.array_equal(res.group_ids, first.group_ids):
+                raise ValueError(
+                    f"The per-group results of {model!r} in {func} cover other "
+                    "groups than the first model's; compute every model's "
+                    "evaluate_per_group on the same y_true and groups."
+                )
+            missing = [m for m in names if m not in res.values]
+            if missing:
+                raise param_error(
+                    "metrics",
+                    func,
+                    f"names present in the per-group results of {model!r} "
+                    f"({list(res.values)})",
+                    missing,
+                )
+    else:
+        if y_true is None:
+            raise param_error(
+                "y_true", func, "an array of labels when y_score is an array", None
+            )
+        names = list(DEFAULT_METRICS) if metrics is None else list(metrics)
+        results = {
+            model: evaluate_per_group(
+                y_true, score, groups=groups, metrics=names, **options
+            )
+            for model, score in y_scores.items()
+        }
+    group_ids = next(iter(results.values())).group_ids
+    values = {
+        model: {m: _apply_undefined(res.values[m], rule, m, model, func) for m in names}
+        for model, res in results.items()
+    }
+    weights = {
+        model: {m: res.weights[m] for m in names} for model, res in results.items()
+    }
+    return PerGroup(group_ids, names, values, weights)

@@ -1,0 +1,278 @@
+"""Result objects of bootstrap_ci and compare: plain attributes, a table, a frame."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+
+
+def _pandas(func: str):
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError(
+            f"{func} needs pandas, an optional dependency: pip install pandas "
+            "(or the 'test' extra: pip install 'sklearn-rank[test]')."
+        ) from None
+    return pd
+
+
+def _fmt(x: float, digits: int = 4) -> str:
+    return "nan" if x != x else f"{x:.{digits}f}"
+
+
+def _fmt_p(p: float) -> str:
+    if p != p:
+        return "nan"
+    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    """Fixed-width text table: first column left-aligned, the others right."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells):
+        first = cells[0].ljust(widths[0])
+        rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)]
+        return "  ".join([first, *rest]).rstrip()
+
+    return "\n".join([line(header), *(line(r) for r in rows)])
+
+
+class _Plain:
+    """Store numpy scalars as Python floats and ints (plain attributes)."""
+
+    def __post_init__(self):
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.floating):
+                object.__setattr__(self, f.name, float(value))
+            elif isinstance(value, np.integer):
+                object.__setattr__(self, f.name, int(value))
+
+
+@dataclass(frozen=True)
+class MetricInterval(_Plain):
+    """Mean over groups of one metric (one model) and its bootstrap interval.
+
+    Attributes
+    ----------
+    metric, model : str
+        The metric name and the model name (``""`` for :func:`bootstrap_ci`).
+    mean : float
+        The weighted mean over the defined groups: the value ``evaluate`` returns.
+    ci_low, ci_high : float
+        Ends of the bootstrap confidence interval of the mean.
+    standard_error : float
+        Standard deviation of the bootstrap distribution.
+    n_groups : int
+        Groups that enter the mean (defined for the metric).
+    n_undefined : int
+        Groups left out because the metric is undefined for them.
+    """
+
+    metric: str
+    model: str
+    mean: float
+    ci_low: float
+    ci_high: float
+    standard_error: float
+    n_groups: int
+    n_undefined: int
+
+
+@dataclass(frozen=True)
+class PairComparison(_Plain):
+    """Paired comparison of ``model`` against ``baseline`` on one metric.
+
+    Attributes
+    ----------
+    metric, model, baseline : str
+        The metric and the two model names; differences are model - baseline.
+    mean_diff : float
+        Weighted mean of the per-group differences over the paired groups.
+    ci_low, ci_high : float
+        Paired bootstrap confidence interval of ``mean_diff``.
+    p_value : float
+        p-value of the paired test (``test`` of the report).
+    p_adjusted : float
+        ``p_value`` adjusted over the pairs of this metric (``correction``).
+    effect_size : float
+        ``mean_diff`` divided by the weighted standard deviation of the
+        differences (Cohen's d for paired data, d_z); NaN if they are all equal.
+    wins, ties, losses : int
+        Paired groups where the model scores above, equal to (within 1e-12) or
+        below the baseline.
+    n_groups : int
+        Paired groups: defined for both models.
+    n_dropped : int
+        Groups dropped from the pair because the metric is undefined for either
+        model (or both, e.g. a group without a relevant item).
+    """
+
+    metric: str
+    model: str
+    baseline: str
+    mean_diff: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_adjusted: float
+    effect_size: float
+    wins: int
+    ties: int
+    losses: int
+    n_groups: int
+    n_dropped: int
+
+
+@dataclass(frozen=True)
+class BootstrapReport:
+    """Bootstrap confidence intervals of several metrics, from :func:`bootstrap_ci`.
+
+    Index it by metric name for a :class:`MetricInterval`; ``str(report)`` is a
+    table and ``to_frame()`` a pandas DataFrame.
+
+    Attributes
+    ----------
+    intervals : tuple of MetricInterval
+        One per metric, in the order requested.
+    confidence_level, n_resamples, method
+        The settings used.
+    """
+
+    intervals: tuple[MetricInterval, ...]
+    confidence_level: float
+    n_resamples: int
+    method: str
+
+    def __getitem__(self, metric: str) -> MetricInterval:
+        for item in self.intervals:
+            if item.metric == metric:
+                return item
+        names = [i.metric for i in self.intervals]
+        raise KeyError(f"no metric {metric!r} in this report; it has {names}")
+
+    def __iter__(self) -> Iterator[MetricInterval]:
+        return iter(self.intervals)
+
+    def __len__(self) -> int:
+        return len(self.intervals)
+
+    def __str__(self) -> str:
+        level = f"{100 * self.confidence_level:g}%"
+        header = ["metric", "mean", f"{level} CI", "groups", "undefined"]
+        rows = [
+            [
+                i.metric,
+                _fmt(i.mean),
+                f"[{_fmt(i.ci_low)}, {_fmt(i.ci_high)}]",
+                str(i.n_groups),
+                str(i.n_undefined),
+            ]
+            for i in self.intervals
+        ]
+        note = f"{self.method} bootstrap over groups, {self.n_resamples} resamples"
+        return f"{_table(header, rows)}\n({note})"
+
+    def to_frame(self):
+        """A pandas DataFrame, one row per metric (needs pandas)."""
+        pd = _pandas("BootstrapReport.to_frame")
+        cols = [f.name for f in fields(MetricInterval) if f.name != "model"]
+        rows = [{c: getattr(i, c) for c in cols} for i in self.intervals]
+        return pd.DataFrame(rows, columns=cols)
+
+
+@dataclass(frozen=True)
+class ComparisonReport:
+    """Paired comparison of models on the same groups, from :func:`compare`.
+
+    ``str(report)`` prints one table per metric: each model's mean with its
+    interval, then each pair's difference, interval, p-values and wins / ties /
+    losses. ``to_frame()`` returns the pairs as a pandas DataFrame.
+
+    Attributes
+    ----------
+    models : tuple of MetricInterval
+        Mean and interval per (metric, model).
+    pairs : tuple of PairComparison
+        One per (metric, model, baseline).
+    test, correction, alternative : str
+        The paired test, the multiple-comparison adjustment (over the pairs of
+        one metric) and the alternative hypothesis.
+    confidence_level : float
+    n_resamples : int
+    ci_method : str
+    """
+
+    models: tuple[MetricInterval, ...]
+    pairs: tuple[PairComparison, ...]
+    test: str
+    correction: str
+    alternative: str
+    confidence_level: float
+    n_resamples: int
+    ci_method: str
+
+    def pair(self, metric: str, model: str, baseline: str) -> PairComparison:
+        """The comparison of ``model`` against ``baseline`` on ``metric``."""
+        for p in self.pairs:
+            if (p.metric, p.model, p.baseline) == (metric, model, baseline):
+                return p
+        raise KeyError(f"no pair ({metric!r}, {model!r}, {baseline!r}) in this report")
+
+    def mean(self, metric: str, model: str) -> MetricInterval:
+        """Mean and interval of ``model`` on ``metric``."""
+        for m in self.models:
+            if (m.metric, m.model) == (metric, model):
+                return m
+        raise KeyError(f"no ({metric!r}, {model!r}) in this report")
+
+    def __str__(self) -> str:
+        level = f"{100 * self.confidence_level:g}%"
+        blocks = []
+        metrics = list(dict.fromkeys(m.metric for m in self.models))
+        for metric in metrics:
+            rows = []
+            for m in self.models:
+                if m.metric == metric:
+                    ci = f"[{_fmt(m.ci_low)}, {_fmt(m.ci_high)}]"
+                    rows.append(
+                        [m.model, _fmt(m.mean), ci, "", "", "", str(m.n_groups)]
+                    )
+            for p in self.pairs:
+                if p.metric == metric:
+                    ci = f"[{_fmt(p.ci_low)}, {_fmt(p.ci_high)}]"
+                    rows.append(
+                        [
+                            f"{p.model} - {p.baseline}",
+                            f"{p.mean_diff:+.4f}",
+                            ci,
+                            _fmt_p(p.p_value),
+                            _fmt_p(p.p_adjusted),
+                            f"{p.wins}/{p.ties}/{p.losses}",
+                            str(p.n_groups),
+                        ]
+                    )
+            header = [metric, "mean", f"{level} CI", "p", "p adj", "W/T/L", "groups"]
+            blocks.append(_table(header, rows))
+        note = (
+            f"(p: paired {self.test} test, {self.alternative}, "
+            f"{self.n_resamples} resamples; p adj: {self.correction} over the "
+            f"pairs of each metric; CI: {self.ci_method} bootstrap over groups)"
+        )
+        return "\n\n".join([*blocks, note])
+
+    def to_frame(self):
+        """The pairs as a pandas DataFrame, one row per (metric, model, baseline)."""
+        pd = _pandas("ComparisonReport.to_frame")
+        cols = [f.name for f in fields(PairComparison)]
+        return pd.DataFrame([asdict(p) for p in self.pairs], columns=cols)
+
+    def models_frame(self):
+        """Means and intervals as a pandas DataFrame, one row per (metric, model)."""
+        pd = _pandas("ComparisonReport.models_frame")
+        cols = [f.name for f in fields(MetricInterval)]
+        return pd.DataFrame([asdict(m) for m in self.models], columns=cols)

@@ -1,0 +1,430 @@
+"""sklearn_rank.stats against brute force, hand definitions and scipy.stats."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from sklearn_rank import GroupScores, evaluate, evaluate_per_group
+from sklearn_rank.stats import bootstrap_ci, compare
+from sklearn_rank.stats._corrections import adjust
+from sklearn_rank.stats._randomization import (
+    sign_flip_exact,
+    sign_flip_monte_carlo,
+)
+
+
+def _gs(values, weights=None, name="m"):
+    """GroupScores of one metric over groups 0..n-1."""
+    values = np.asarray(values, dtype=float)
+    w = np.ones(values.size) if weights is None else np.asarray(weights, float)
+    return GroupScores(np.arange(values.size), {name: values}, {name: w})
+
+
+def _brute_force_p(d, w, alternative="two-sided"):
+    """Sign-flip p-value over all 2**n sign vectors, one at a time."""
+    d, w = np.asarray(d, float), np.asarray(w, float)
+    obs = np.dot(w, d) / w.sum()
+    hits = 0
+    for signs in itertools.product((1.0, -1.0), repeat=d.size):
+        t = np.dot(w, np.array(signs) * d) / w.sum()
+        tol = 1e-9
+        if alternative == "greater":
+            hits += t >= obs - tol
+        elif alternative == "less":
+            hits += t <= obs + tol
+        else:
+            hits += abs(t) >= abs(obs) - tol
+    return hits / 2**d.size
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_exact_mode_equals_full_enumeration(alternative, seed):
+    rng = np.random.default_rng(seed)
+    n = 12
+    a = rng.integers(0, 4, n).astype(float)  # integer values: many exact ties
+    b = rng.integers(0, 4, n).astype(float)
+    w = rng.integers(1, 4, n).astype(float)
+    report = compare(
+        None,
+        {"a": _gs(a, w), "b": _gs(b, w)},
+        exact=True,
+        alternative=alternative,
+        confidence_level=None,
+    )
+    p = report.pairs[0].p_value
+    assert p == _brute_force_p(a - b, w, alternative)
+    assert p > 0
+
+
+def test_exact_mode_agrees_with_scipy_permutation_test():
+    rng = np.random.default_rng(5)
+    a, b = rng.random(10), rng.random(10)
+    ours = sign_flip_exact(((a - b) / 10)[:, None])[0]
+    ref = stats.permutation_test(
+        (a, b),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=np.inf,
+    )
+    assert ours == pytest.approx(ref.pvalue, abs=1e-12)
+
+
+def test_monte_carlo_within_binomial_error_of_exact():
+    rng = np.random.default_rng(6)
+    d = rng.normal(0.4, 1.0, 14)
+    x = (d / d.size)[:, None]
+    exact = sign_flip_exact(x)[0]
+    n_res = 20000
+    mc = sign_flip_monte_carlo(x, n_res, np.random.default_rng(0))[0]
+    assert 0.01 < exact < 0.5  # a p-value where the check has power
+    assert abs(mc - exact) < 4 * np.sqrt(exact * (1 - exact) / n_res) + 1 / n_res
+
+
+def test_monte_carlo_decisions_are_the_float64_ones_on_tied_data():
+    # 3000 groups (two float32 blocks) of integer differences with equal weights:
+    # many resamples tie the observed statistic exactly. Regenerate the same
+    # signs and count in float64 by hand.
+    rng = np.random.default_rng(11)
+    d = rng.integers(-2, 3, 3000).astype(float)
+    d[:40] += 1  # a small shift, so the observed value sits inside the null
+    x = np.stack([d / d.size, np.roll(d, 7) / d.size], axis=1)
+    n_res = 2000
+    got = sign_flip_monte_carlo(x, n_res, np.random.default_rng(42))
+    bits = np.random.default_rng(42).integers(0, 256, size=(n_res, 512), dtype=np.uint8)
+    signs = 1.0 - 2.0 * np.unpackbits(bits, axis=1)[:, :3000]
+    t_star = signs @ (d[:, None] * np.array([1, 1]))  # exact: integer sums
+    t_star = np.stack([signs @ d, signs @ np.roll(d, 7)], axis=1)
+    t_obs = np.array([d.sum(), np.roll(d, 7).sum()])
+    b = (np.abs(t_star) >= np.abs(t_obs)).sum(axis=0)
+    ties = (np.abs(t_star) == np.abs(t_obs)).sum(axis=0)
+    assert ties.sum() > 0  # the check exercises exact ties
+    np.testing.assert_array_equal(got, (b + 1) / (n_res + 1))
+
+
+def test_monte_carlo_agrees_with_scipy_permutation_test():
+    rng = np.random.default_rng(8)
+    a = rng.random(300)
+    b = a - 0.02 + rng.normal(0, 0.2, 300)
+    report = compare(
+        None,
+        {"a": _gs(a), "b": _gs(b)},
+        n_resamples=4000,
+        random_state=0,
+        confidence_level=None,
+    )
+    ref = stats.permutation_test(
+        (a, b),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=4000,
+        random_state=1,
+    )
+    p, q = report.pairs[0].p_value, ref.pvalue
+    assert 0.01 < q < 0.5
+    assert abs(p - q) < 5 * np.sqrt(q * (1 - q) / 4000)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_t_and_wilcoxon_are_scipys(alternative):
+    rng = np.random.default_rng(2)
+    a, b = rng.random(40), rng.random(40)
+    ys = {"a": _gs(a), "b": _gs(b)}
+    for test, ref in (("t", stats.ttest_rel), ("wilcoxon", stats.wilcoxon)):
+        r = compare(None, ys, test=test, alternative=alternative, confidence_level=None)
+        assert r.pairs[0].p_value == ref(a, b, alternative=alternative).pvalue
+
+
+@pytest.mark.parametrize("method", ["percentile", "BCa"])
+def test_bootstrap_ci_agrees_with_scipy_bootstrap(method):
+    rng = np.random.default_rng(4)
+    v = rng.beta(0.5, 2.0, 60)  # skewed, like per-query scores
+    ours = bootstrap_ci(None, _gs(v), n_resamples=8000, method=method, random_state=0)[
+        "m"
+    ]
+    ref = stats.bootstrap(
+        (v,), np.mean, n_resamples=8000, method=method, random_state=1
+    )
+    se = ref.standard_error
+    assert ours.mean == pytest.approx(np.mean(v), rel=1e-14)
+    assert abs(ours.ci_low - ref.confidence_interval.low) < 0.15 * se
+    assert abs(ours.ci_high - ref.confidence_interval.high) < 0.15 * se
+    assert ours.standard_error == pytest.approx(se, rel=0.1)
+
+
+def test_paired_difference_interval_agrees_with_scipy_bootstrap():
+    rng = np.random.default_rng(6)
+    a = rng.random(80)
+    b = a - 0.05 + rng.normal(0, 0.1, 80)
+    r = compare(None, {"a": _gs(a), "b": _gs(b)}, n_resamples=8000, random_state=0)
+    ref = stats.bootstrap(
+        (a, b),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        paired=True,
+        n_resamples=8000,
+        random_state=1,
+    )
+    p = r.pairs[0]
+    se = ref.standard_error
+    assert p.mean_diff == pytest.approx(np.mean(a - b), rel=1e-12)
+    assert abs(p.ci_low - ref.confidence_interval.low) < 0.15 * se
+    assert abs(p.ci_high - ref.confidence_interval.high) < 0.15 * se
+
+
+def test_paired_bootstrap_test_matches_its_definition():
+    # The shifted bootstrap p-value, recomputed by a plain loop of resamples.
+    rng = np.random.default_rng(9)
+    a = rng.random(50)
+    b = a - 0.04 + rng.normal(0, 0.15, 50)
+    d = a - b
+    r = compare(
+        None, {"a": _gs(a), "b": _gs(b)}, test="bootstrap", n_resamples=4000,
+        random_state=0,
+    )  # fmt: skip
+    loop_rng = np.random.default_rng(123)
+    means = np.array([d[loop_rng.integers(0, 50, 50)].mean() for _ in range(4000)])
+    ref = (np.sum(np.abs(means - d.mean()) >= abs(d.mean())) + 1) / 4001
+    assert 0.01 < ref < 0.5
+    assert abs(r.pairs[0].p_value - ref) < 5 * np.sqrt(2 * ref * (1 - ref) / 4000)
+
+
+def _holm_brute_force(p):
+    """Smallest alpha at which Holm's step-down procedure rejects each test."""
+    m = p.size
+    candidates = np.unique(
+        np.minimum(1.0, np.concatenate([p * k for k in range(1, m + 1)]))
+    )
+    out = np.ones(m)
+    for alpha in candidates[::-1]:
+        order = np.argsort(p, kind="stable")
+        rejected = np.zeros(m, bool)
+        for i, j in enumerate(order):
+            if p[j] <= alpha / (m - i):
+                rejected[j] = True
+            else:
+                break
+        out[rejected] = alpha
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_holm_and_bonferroni_match_their_definitions(seed):
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0, 0.2, 7)
+    p[2] = p[4]  # a tie
+    np.testing.assert_allclose(adjust(p, "holm"), _holm_brute_force(p), rtol=1e-12)
+    np.testing.assert_allclose(
+        adjust(p, "bonferroni"), [min(1.0, 7 * q) for q in p], rtol=1e-12
+    )
+    np.testing.assert_array_equal(adjust(p, "none"), p)
+    np.testing.assert_allclose(
+        adjust(p, "bh"), stats.false_discovery_control(p, method="bh")
+    )
+
+
+def test_corrections_apply_over_the_pairs_of_each_metric():
+    rng = np.random.default_rng(1)
+    gs = {
+        name: GroupScores(
+            np.arange(30),
+            {"x": rng.random(30) + shift, "y": rng.random(30)},
+            {"x": np.ones(30), "y": np.ones(30)},
+        )
+        for name, shift in (("a", 0.0), ("b", 0.1), ("c", 0.2))
+    }
+    for correction in ("holm", "bonferroni", "bh"):
+        r = compare(None, gs, test="t", correction=correction, confidence_level=None)
+        for metric in ("x", "y"):
+            rows = [p for p in r.pairs if p.metric == metric]
+            raw = np.array([p.p_value for p in rows])
+            assert len(rows) == 3  # all pairs of three models
+            np.testing.assert_allclose(
+                [p.p_adjusted for p in rows], adjust(raw, correction)
+            )
+
+
+def _ranking_data(seed=0, n_groups=80):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 12, n_groups)
+    groups = np.repeat(np.arange(n_groups) * 7 + 3, sizes)
+    y = rng.binomial(1, 0.25, groups.size) * rng.integers(1, 4, groups.size)
+    s1 = y + rng.normal(0, 1.5, groups.size)
+    s2 = y + rng.normal(0, 2.0, groups.size)
+    sw = rng.uniform(0.5, 2.0, groups.size)
+    return y, s1, s2, groups, sw
+
+
+METRICS = ["ndcg@10", "map", "mrr", "precision@5", "gauc"]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"sample_weight": True}, {"convention": "trec_eval"}, {"undefined": 0.0}],
+)
+def test_means_equal_evaluate_exactly(options):
+    y, s1, s2, groups, sw = _ranking_data()
+    if options.get("sample_weight"):
+        options = {"sample_weight": sw}
+    r = compare(
+        y, {"m1": s1, "m2": s2}, groups=groups, metrics=METRICS, n_resamples=99,
+        random_state=0, **options,
+    )  # fmt: skip
+    ci = bootstrap_ci(
+        y, s1, groups=groups, metrics=METRICS, n_resamples=99, random_state=0,
+        **options,
+    )  # fmt: skip
+    for name, score in (("m1", s1), ("m2", s2)):
+        ref = evaluate(y, score, groups=groups, metrics=METRICS, **options)
+        for m in METRICS:
+            assert r.mean(m, name).mean == ref[m]
+            if name == "m1":
+                assert ci[m].mean == ref[m]
+    for m in METRICS:  # same defined groups for both models here
+        p = r.pair(m, "m1", "m2")
+        assert p.mean_diff == pytest.approx(r.mean(m, "m1").mean - r.mean(m, "m2").mean)
+        assert p.wins + p.ties + p.losses == p.n_groups
+
+
+def test_per_group_input_equals_array_input():
+    y, s1, s2, groups, _ = _ranking_data(1)
+    kw = dict(metrics=["ndcg@10", "mrr"], n_resamples=500, random_state=3)
+    r1 = compare(y, {"a": s1, "b": s2}, groups=groups, **kw)
+    per = {
+        k: evaluate_per_group(y, s, groups=groups, metrics=kw["metrics"])
+        for k, s in (("a", s1), ("b", s2))
+    }
+    r2 = compare(None, per, **kw)
+    assert r1 == r2
+
+
+def test_pandas_inputs():
+    pd = pytest.importorskip("pandas")
+    y, s1, s2, groups, _ = _ranking_data(2)
+    frame = pd.DataFrame({"a": s1, "b": s2})
+    kw = dict(metrics="ndcg@10", n_resamples=200, random_state=0)
+    r1 = compare(pd.Series(y), frame, groups=pd.Series(groups), **kw)
+    r2 = compare(y, {"a": s1, "b": s2}, groups=groups, **kw)
+    assert r1 == r2
+    out = r1.to_frame()
+    for col in (
+        "metric", "model", "baseline", "mean_diff", "ci_low", "ci_high", "p_value",
+        "p_adjusted", "wins", "ties", "losses", "n_groups",
+    ):  # fmt: skip
+        assert col in out.columns
+    assert out.loc[0, "p_value"] == r1.pairs[0].p_value
+    assert len(r1.models_frame()) == 2
+
+
+def test_groups_undefined_for_either_model_are_dropped_and_counted():
+    a = np.array([0.5, np.nan, 0.9, 0.2, np.nan, 0.7, 0.1, 0.3])
+    b = np.array([0.4, 0.6, np.nan, 0.3, np.nan, 0.2, 0.1, 0.9])
+    w = np.array([1.0, 2.0, 1.0, 3.0, 1.0, 1.0, 2.0, 1.0])
+    r = compare(None, {"a": _gs(a, w), "b": _gs(b, w)}, n_resamples=999, random_state=0)
+    p = r.pairs[0]
+    keep = ~np.isnan(a) & ~np.isnan(b)
+    d = (a - b)[keep]
+    assert (p.n_groups, p.n_dropped) == (5, 3)
+    assert p.mean_diff == pytest.approx(np.dot(w[keep], d) / w[keep].sum())
+    assert (p.wins, p.ties, p.losses) == (2, 1, 2)
+    assert p.p_value == _brute_force_p(d, w[keep])  # 2**5 <= 999: exact
+    assert r.mean("m", "a").n_undefined == 2
+
+
+def test_same_random_state_same_result_and_seed_types():
+    y, s1, s2, groups, _ = _ranking_data(3)
+    kw = dict(groups=groups, metrics=["map"], n_resamples=300)
+    r1 = compare(y, {"a": s1, "b": s2}, random_state=7, **kw)
+    r2 = compare(y, {"a": s1, "b": s2}, random_state=7, **kw)
+    r3 = compare(y, {"a": s1, "b": s2}, random_state=np.random.default_rng(7), **kw)
+    r4 = compare(y, {"a": s1, "b": s2}, random_state=np.random.RandomState(7), **kw)
+    assert r1 == r2 == r3
+    assert r4.pairs[0].mean_diff == r1.pairs[0].mean_diff
+    assert all(p.p_value > 0 for p in r1.pairs)
+
+
+def test_rejection_rate_under_the_null_is_nominal():
+    # Two models equal in distribution: about 5% of the tests reject at 0.05.
+    rng = np.random.default_rng(0)
+    reps, n = 300, 25
+    for test in ("randomization", "bootstrap"):
+        rejections = 0
+        for _ in range(reps):
+            a, b = rng.beta(0.7, 1.5, n), rng.beta(0.7, 1.5, n)
+            r = compare(
+                None, {"a": _gs(a), "b": _gs(b)}, test=test, n_resamples=199,
+                confidence_level=None if test == "randomization" else 0.95,
+                ci_method="percentile", random_state=rng,
+            )  # fmt: skip
+            rejections += r.pairs[0].p_value <= 0.05
+        rate = rejections / reps
+        err = 3 * np.sqrt(0.05 * 0.95 / reps)
+        # the bootstrap test is known to be slightly liberal at small n
+        assert 0.05 - err < rate < 0.05 + err + (0.02 if test == "bootstrap" else 0)
+
+
+def test_interval_coverage_of_a_known_mean_is_nominal():
+    rng = np.random.default_rng(1)
+    reps, n = 300, 60
+    mean = 0.7 / (0.7 + 1.5)  # Beta(0.7, 1.5): skewed like per-query scores
+    covered = 0
+    for _ in range(reps):
+        v = rng.beta(0.7, 1.5, n)
+        r = bootstrap_ci(None, _gs(v), n_resamples=499, random_state=rng)["m"]
+        covered += r.ci_low <= mean <= r.ci_high
+    err = 3 * np.sqrt(0.95 * 0.05 / reps)
+    assert 0.95 - err < covered / reps < 0.95 + err
+
+
+def test_report_prints_a_table():
+    y, s1, s2, groups, _ = _ranking_data(4)
+    r = compare(
+        y, {"tuned": s1, "random": s2}, groups=groups, metrics=["ndcg@10", "mrr"],
+        baseline="random", n_resamples=99, random_state=0,
+    )  # fmt: skip
+    text = str(r)
+    assert "tuned - random" in text and "W/T/L" in text and "holm" in text
+    p = r.pair("mrr", "tuned", "random")
+    assert f"{p.wins}/{p.ties}/{p.losses}" in text
+    assert "ndcg@10" in str(bootstrap_ci(y, s1, groups=groups, n_resamples=99))
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"test": "anova"}, "The 'test' parameter of compare must be a str among"),
+        ({"correction": "fdr"}, "The 'correction' parameter of compare"),
+        ({"confidence_level": 95}, "The 'confidence_level' parameter of compare"),
+        ({"n_resamples": 0}, "The 'n_resamples' parameter of compare"),
+        ({"random_state": "x"}, "The 'random_state' parameter of compare"),
+        ({"baseline": "zzz"}, "The 'baseline' parameter of compare"),
+        ({"exact": True}, "The 'exact' parameter of compare"),
+    ],
+)
+def test_errors_name_the_argument(kwargs, match):
+    rng = np.random.default_rng(0)
+    ys = {"a": _gs(rng.random(30)), "b": _gs(rng.random(30))}
+    with pytest.raises(ValueError, match=match):
+        compare(None, ys, **kwargs)
+
+
+def test_inputs_are_not_modified_and_weights_must_agree():
+    y, s1, s2, groups, _ = _ranking_data(5)
+    copies = [x.copy() for x in (y, s1, s2, groups)]
+    compare(y, {"a": s1, "b": s2}, groups=groups, n_resamples=50, random_state=0)
+    for x, c in zip((y, s1, s2, groups), copies, strict=True):
+        np.testing.assert_array_equal(x, c)
+    with pytest.raises(ValueError, match="weights of m differ"):
+        compare(None, {"a": _gs([1.0, 2.0], [1, 2]), "b": _gs([1.0, 2.0], [1, 1])})
+
+
+def test_to_frame_without_pandas_names_the_extra(monkeypatch):
+    import sys
+
+    r = compare(None, {"a": _gs([0.1, 0.5, 0.3]), "b": _gs([0.2, 0.1, 0.4])})
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match="optional dependency: pip install pandas"):
+        r.to_frame()
