@@ -39,7 +39,13 @@ _LAZY = {
 }
 
 
+# Subpackages reachable as attributes (``sklearn_rank.stats``) without an import.
+_SUBPACKAGES = ("datasets", "io", "stats")
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f".{name}", __name__)
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'sklearn_rank' has no attribute {name!r}")
@@ -49,7 +55,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(__all__) | set(_SUBPACKAGES))
 
 
 __all__ = sorted(_LAZY)  # one edit in _LAZY adds a public name

@@ -80,7 +80,7 @@ def _undefined_rule(func: str, options: dict[str, Any]) -> str | float:
     """The undefined-group rule evaluate would use with these options."""
     convention = options.get("convention")
     undefined = options.pop("undefined", None)
-    return resolve_options(func, convention, undefined=undefined).undefined
+    return resolve_options(func, convention, {"undefined": undefined}).undefined
 
 
 def _apply_undefined(values, rule, metric, model, func):
