@@ -8,7 +8,8 @@ one matrix product per batch serves every column.
 
 scipy.stats.permutation_test computes the same test, but one statistic call per
 batch of float64 resamples; here the signs come from random bytes (8 signs per
-byte), the product runs in float32 over blocks whose rounding error is bounded,
+byte), kept as 0/1 flip indicators (``T* = sum(x) - 2 * flipped @ x``), the
+product runs in float32 over blocks whose rounding error is bounded,
 and the few resamples that fall inside that bound are recomputed in float64, so
 every decision is the float64 one.
 """
@@ -93,9 +94,11 @@ def sign_flip_monte_carlo(
     abs_sum = np.abs(x).sum(axis=0)
     t_obs = x.sum(axis=0)
     tol = _tolerance(x)
-    # Bound on |T*_float32 - T*_exact|: rounding x to float32, the float32
-    # products within a block, and the float64 sum of block results.
-    band = (_GAMMA_BLOCK + 2 * _U32) * abs_sum + 2 * tol
+    # T* = sum(x) - 2 * (flipped @ x): only 0/1 flip indicators are materialised.
+    # Bound on |T*_float32 - T*_exact|: twice the error of the 0/1 product
+    # (rounding x to float32, the float32 products within a block), and the
+    # float64 sum of block results.
+    band = 2 * (_GAMMA_BLOCK + 2 * _U32) * abs_sum + 2 * tol
     batch = int(max(1, min(n_resamples, _SIGN_BUDGET // (4 * width))))
     signs = np.empty((batch, width), dtype=np.float32)
     count = np.zeros(n_cols, dtype=np.int64)
@@ -103,16 +106,14 @@ def sign_flip_monte_carlo(
     while done < n_resamples:
         b = min(batch, n_resamples - done)
         bits = rng.integers(0, 256, size=(b, width // 8), dtype=np.uint8)
-        s = signs[:b]
-        # bit 1 -> -1, bit 0 -> +1
-        np.multiply(np.unpackbits(bits, axis=1), -2.0, out=s, casting="unsafe")
-        s += 1.0
-        blocks = np.matmul(s.reshape(b, n_blocks, _BLOCK).transpose(1, 0, 2), x32)
-        t_star = blocks.sum(axis=0, dtype=np.float64)
+        flipped = signs[:b]  # bit 1: the group's sign is flipped (0/1)
+        flipped[...] = np.unpackbits(bits, axis=1)
+        blocks = np.matmul(flipped.reshape(b, n_blocks, _BLOCK).transpose(1, 0, 2), x32)
+        t_star = t_obs - 2.0 * blocks.sum(axis=0, dtype=np.float64)
         near = _margin(t_star, t_obs, alternative) <= band
         rows = np.flatnonzero(near.any(axis=1))
         if rows.size:  # decide these resamples in float64
-            t_star[rows] = s[rows].astype(np.float64) @ x_pad
+            t_star[rows] = (1.0 - 2.0 * flipped[rows].astype(np.float64)) @ x_pad
         count += _count_extreme(t_star, t_obs, tol, alternative)
         done += b
     return (count + 1.0) / (n_resamples + 1.0)
