@@ -85,24 +85,28 @@ def _names(paths: list[str], tags: list[str]) -> list[str]:
 
 
 def _load_trec(args: argparse.Namespace) -> list[RunInput]:
-    from ..io import read_qrels, read_run, trec_arrays
+    # The package's own readers, without the per-row strings of the public
+    # Qrels / Run objects: rows keep integer codes, text is decoded only for
+    # query ids and tied scores.
+    from ..io._trec import _join, _parse_qrels, _parse_run
 
-    qrels = read_qrels(args.files[0])
-    runs = [read_run(path) for path in args.files[1:]]
+    qrels = _parse_qrels(args.files[0])
+    runs = [_parse_run(path, ranks=False) for path in args.files[1:]]
     names = _names(args.files[1:], [r.runid for r in runs])
     out = []
     for name, run in zip(names, runs, strict=True):
-        arrays = trec_arrays(
-            qrels, run, complete=args.complete, max_docs_per_query=args.max_docs
-        )
+        joined = _join(qrels, run, args.complete, args.max_docs)
+        present = np.unique(joined.qcode)  # codes are in string order
+        codes = np.searchsorted(present, joined.qcode)
         out.append(
-            _from_arrays(
-                name,
-                run.runid,
-                arrays.y_true,
-                arrays.y_score,
-                arrays.groups,
-                arrays.retrieved,
+            RunInput(
+                name=name,
+                runid=run.runid,
+                y_true=joined.y_true,
+                y_score=joined.y_score,
+                codes=codes,
+                qids=joined.qids[present].tolist(),
+                retrieved=joined.retrieved,
             )
         )
     return out
