@@ -65,7 +65,8 @@ def detect_layout(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 
 def _from_arrays(name, runid, y_true, y_score, groups, retrieved=None) -> RunInput:
-    qids, codes = np.unique(np.asarray(groups).astype(str), return_inverse=True)
+    ids = np.array([str(g) for g in np.asarray(groups, dtype=object)], dtype=object)
+    qids, codes = np.unique(ids, return_inverse=True)
     return RunInput(
         name=name,
         runid=runid,
@@ -75,6 +76,15 @@ def _from_arrays(name, runid, y_true, y_score, groups, retrieved=None) -> RunInp
         qids=qids.tolist(),
         retrieved=retrieved,
     )
+
+
+def check_overlap(joined, run_source: str, qrels_source: str) -> None:
+    """A run that shares no query with the judgments is an error, not 'nothing'."""
+    if not joined.retrieved.any():
+        raise ValueError(
+            f"{run_source}: no query of this run is in {qrels_source}; check that "
+            "the files belong together (query ids must match exactly)"
+        )
 
 
 def _names(paths: list[str], tags: list[str]) -> list[str]:
@@ -96,6 +106,7 @@ def _load_trec(args: argparse.Namespace) -> list[RunInput]:
     out = []
     for name, run in zip(names, runs, strict=True):
         joined = _join(qrels, run, args.complete, args.max_docs)
+        check_overlap(joined, run.source, qrels.source)
         present = np.unique(joined.qcode)  # codes are in string order
         codes = np.searchsorted(present, joined.qcode)
         out.append(
