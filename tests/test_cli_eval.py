@@ -293,3 +293,23 @@ def test_eval_imports_neither_sklearn_nor_scipy_nor_pandas():
     )
     assert out.stdout.strip().splitlines()[-1] == "[]"
     assert "map                   \tall\t0.1785" in out.stdout
+
+
+def test_progress_only_on_a_terminal():
+    import io
+
+    from sklearn_rank._cli._progress import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    for stream, quiet, shown in [
+        (io.StringIO(), False, False),
+        (Tty(), True, False),
+        (Tty(), False, True),
+    ]:
+        progress = Progress(quiet, stream)
+        progress.step("reading run.txt")
+        progress.done()
+        assert ("reading run.txt" in stream.getvalue()) is shown

@@ -18,6 +18,7 @@ import argparse
 import sys
 
 from . import _measures, _output
+from ._progress import Progress
 
 NAME = "eval"
 HELP = "evaluate runs against judgments (trec_eval's options and measures)"
@@ -233,14 +234,21 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             + ", ".join(skipped),
             file=sys.stderr,
         )
+    progress = Progress(args.quiet)
     try:
+        progress.step(f"reading {', '.join(args.files)}")
         runs = _inputs.load(layout, args)
-        results = [
-            _inputs.score(r, measures, keywords, options, args.per_query) for r in runs
-        ]
+        results = []
+        for r in runs:
+            progress.step(f"evaluating {r.name}")
+            results.append(
+                _inputs.score(r, measures, keywords, options, args.per_query)
+            )
     except (ValueError, TypeError, OSError, ImportError) as exc:
+        progress.done()
         print(f"sklearn-rank eval: error: {_one_line(exc)}", file=sys.stderr)
         return 1
+    progress.done()
     fmt = args.format or ("trec" if trec_input and len(results) == 1 else "table")
     labels = [m.label for m in measures]
     text = _output.render(
