@@ -1,4 +1,7 @@
-"""``python -m sklearn_rank`` runs the main job (see ``sklearn_rank._cli``)."""
+"""``python -m sklearn_rank``: the ``sklearn-rank`` command (see ``sklearn_rank._cli``).
+
+With no arguments it runs the main job, the model-selection demo.
+"""
 
 from ._cli import main
 

@@ -1,5 +1,6 @@
 """The main job, run through main([...]) with its fast option."""
 
+import importlib.util
 import re
 import subprocess
 import sys
@@ -7,7 +8,6 @@ import sys
 import pytest
 import sklearn
 
-from sklearn_rank import _cli
 from sklearn_rank._cli import get_parser, main
 
 NUMBER = r"[01]\.\d{4}"
@@ -40,12 +40,12 @@ def test_lightgbm_row_when_installed(capsys):
 
 
 def test_missing_lightgbm_is_a_note_not_an_error(capsys, monkeypatch):
-    real_find_spec = _cli.importlib.util.find_spec
+    real_find_spec = importlib.util.find_spec
 
     def find_spec(name, *args):
         return None if name == "lightgbm" else real_find_spec(name, *args)
 
-    monkeypatch.setattr(_cli.importlib.util, "find_spec", find_spec)
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     assert main(["--fast"]) == 0
     out = capsys.readouterr().out
     assert "lightgbm is not installed" in out
@@ -78,3 +78,19 @@ def test_python_dash_m_runs_the_same_main():
         check=True,
     )
     assert out.stdout.startswith("usage: sklearn-rank")
+
+
+def test_demo_subcommand_is_the_bare_command(capsys):
+    assert main(["demo", "--fast", "--no-lightgbm"]) == 0
+    out = capsys.readouterr().out
+    assert "Held-out test queries (50 queries, 768 rows)" in out
+    args = get_parser().parse_args(["demo", "--folds", "4"])
+    assert (args.command, args.folds) == ("demo", 4)
+
+
+def test_help_lists_the_subcommands(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "demo" in out and "eval" in out

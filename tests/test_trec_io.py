@@ -91,15 +91,16 @@ def test_error_names_the_file(tmp_path):
 
 
 def test_line_numbers_across_blocks(monkeypatch):
-    from sklearn_rank.io import _trec
+    from sklearn_rank.io import _text
 
-    monkeypatch.setattr(_trec, "_BLOCK_BYTES", 16)  # many small blocks
+    monkeypatch.setattr(_text, "_BLOCK_BYTES", 16)  # many small blocks
     text = "".join(f"q Q0 d{i} {i} {i}.5 r\n" for i in range(50)) + "q Q0 bad 1 x r\n"
     with pytest.raises(ValueError, match="line 51: the score"):
         read_run(io.StringIO(text))
     good = read_run(io.StringIO(text.rsplit("q Q0 bad", 1)[0]))
     assert good.line.tolist() == list(range(1, 51))
     assert good.score.tolist() == [i + 0.5 for i in range(50)]
+    assert good.docno.tolist() == [f"d{i}" for i in range(50)]
 
 
 def test_trec_order_ties_by_docno_descending():

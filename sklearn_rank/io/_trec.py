@@ -17,12 +17,14 @@ metric of this package takes, following trec_eval's rules (see its docstring).
 
 from __future__ import annotations
 
-import io
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 import numpy as np
+
+from .._params import CUTOFF, check_param
+from . import _text
 
 __all__ = [
     "Qrels",
@@ -34,7 +36,10 @@ __all__ = [
     "trec_arrays",
 ]
 
-_BLOCK_BYTES = 1 << 24
+_LAYOUT = {
+    "qrels": "qid iter docno rel",
+    "run": "qid Q0 docno rank score runid",
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,7 +48,7 @@ class Qrels:
 
     Attributes
     ----------
-    qid, docno : ndarray of str, shape (n,)
+    qid, docno : ndarray of object (str), shape (n,)
         Query and document identifiers, in file order.
     relevance : ndarray of float64, shape (n,)
         The judged grade. trec_eval reads it as an integer; a negative grade means
@@ -59,6 +64,7 @@ class Qrels:
     relevance: np.ndarray
     line: np.ndarray
     source: str = "<qrels>"
+    _parsed: Any = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return int(self.qid.shape[0])
@@ -70,7 +76,7 @@ class Run:
 
     Attributes
     ----------
-    qid, docno : ndarray of str, shape (n,)
+    qid, docno : ndarray of object (str), shape (n,)
         Query and document identifiers, in file order.
     rank : ndarray of int64, shape (n,)
         The rank column as written. trec_eval ignores it and ranks by ``score``.
@@ -91,6 +97,7 @@ class Run:
     runid: str
     line: np.ndarray
     source: str = "<run>"
+    _parsed: Any = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return int(self.qid.shape[0])
@@ -113,12 +120,12 @@ class TrecArrays:
     y_score : ndarray of float64
         The run's score; for rows that were not retrieved a finite value below every
         score of the run, so that they sort last even if ``retrieved`` is ignored.
-    groups : ndarray of str
+    groups : ndarray of object (str)
         The query id of each row.
     retrieved : ndarray of bool
         False for judged documents that the run did not return (they count in the
         number of relevant documents and in the ideal DCG only).
-    docno : ndarray of str
+    docno : ndarray of object (str)
         The document id of each row.
     rank : ndarray of int64
         trec_eval's rank (1-based) of retrieved rows; 0 for rows not retrieved.
@@ -135,213 +142,167 @@ class TrecArrays:
         return int(self.y_true.shape[0])
 
 
+# --------------------------------------------------------------------------- columns
+
+
+class _TextColumn:
+    """A column of strings as integer codes plus the bytes of each distinct value.
+
+    ``codes[i]`` numbers row i's string; ``buf[starts[c]:ends[c]]`` is the UTF-8 of
+    code ``c``. Text is decoded only where it is needed.
+    """
+
+    def __init__(self, codes, buf, starts, ends):
+        self.codes, self.buf, self.starts, self.ends = codes, buf, starts, ends
+
+    @classmethod
+    def from_fields(cls, fields: _text.Fields, column: int) -> _TextColumn:
+        starts, ends = fields.starts[column], fields.ends[column]
+        codes, first = _text.factorize(fields.buf, starts, ends)
+        return cls(codes, fields.buf, starts[first], ends[first])
+
+    @classmethod
+    def from_values(cls, values: Any) -> _TextColumn:
+        """From any array of ids (their ``str``), e.g. a table column."""
+        table: dict[str, int] = {}
+        codes = np.fromiter(
+            (table.setdefault(str(v), len(table)) for v in np.asarray(values).tolist()),
+            np.int64,
+            len(values),
+        )
+        return cls.from_codes(codes, list(table))
+
+    @classmethod
+    def from_codes(cls, codes: np.ndarray, uniques: list[str]) -> _TextColumn:
+        encoded = [u.encode("utf-8") for u in uniques]
+        lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
+        ends = np.cumsum(lengths)
+        buf = np.frombuffer(b"".join(encoded), np.uint8)
+        return cls(np.asarray(codes, np.int64), buf, ends - lengths, ends)
+
+    @property
+    def n_unique(self) -> int:
+        return int(self.starts.size)
+
+    def text(self, codes: np.ndarray | None = None) -> list[str]:
+        """The distinct strings (or those of ``codes``)."""
+        if codes is None:
+            return _text.decode(self.buf, self.starts, self.ends)
+        return _text.decode(self.buf, self.starts[codes], self.ends[codes])
+
+    def strings(self) -> np.ndarray:
+        """One Python str per row (an object array: memory grows with the data,
+        not with the longest string)."""
+        return np.array(self.text(), dtype=object)[self.codes]
+
+
+def _merge(a: _TextColumn, b: _TextColumn) -> tuple[np.ndarray, np.ndarray, int]:
+    """Map the distinct values of two columns onto one numbering."""
+    ha = _text.hash_spans(a.buf, a.starts, a.ends)
+    hb = _text.hash_spans(b.buf, b.starts, b.ends)
+    _, first, inverse = np.unique(
+        np.concatenate([ha, hb]), return_index=True, return_inverse=True
+    )
+    inverse = inverse.reshape(-1)
+    map_a, map_b = inverse[: ha.size], inverse[ha.size :]
+    distinct_a = np.unique(map_a).size == map_a.size
+    distinct_b = np.unique(map_b).size == map_b.size
+    # Only a value of b may share a code with a value of a (each column's values
+    # are distinct): check those pairs byte for byte.
+    shared = first[map_b] < ha.size
+    same = distinct_a and distinct_b
+    if same and shared.any():
+        rep = first[map_b[shared]]
+        la, lb = a.ends[rep] - a.starts[rep], b.ends[shared] - b.starts[shared]
+        same = np.array_equal(la, lb) and _text._same_bytes(
+            a.buf, a.starts[rep], b.buf, b.starts[shared], lb
+        )
+    if not same:  # a 64-bit hash collision: merge through the text
+        table: dict[str, int] = {}
+        map_a = np.array([table.setdefault(t, len(table)) for t in a.text()], int)
+        map_b = np.array([table.setdefault(t, len(table)) for t in b.text()], int)
+        return map_a.astype(np.int64), map_b.astype(np.int64), len(table)
+    return map_a.astype(np.int64), map_b.astype(np.int64), int(first.size)
+
+
 # --------------------------------------------------------------------------- parsing
 
 
-def _open_binary(source: Any) -> tuple[IO[bytes], str, bool]:
-    """Return (binary stream, display name, whether we opened it)."""
-    if hasattr(source, "read"):
-        name = str(getattr(source, "name", "<stream>"))
-        if isinstance(source, io.TextIOBase):
-            # A text stream: encode what it holds; the caller's stream stays open.
-            return io.BytesIO(source.read().encode("utf-8")), name, False
-        return source, name, False
-    path = os.fspath(source)
-    return open(path, "rb"), os.fsdecode(path), True
-
-
-def _iter_blocks(stream: IO[bytes]):
-    """Yield blocks of whole lines, about ``_BLOCK_BYTES`` each (bounded memory)."""
-    rest = b""
-    while True:
-        data = stream.read(_BLOCK_BYTES)
-        if not data:
-            if rest:
-                yield rest
-            return
-        data = rest + data
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            rest = data
-            continue
-        rest = data[cut:]
-        yield data[:cut]
-
-
-_LAYOUT = {
-    "qrels": "qid iter docno rel",
-    "run": "qid Q0 docno rank score runid",
-}
-
-_WHITESPACE = np.zeros(256, dtype=bool)
-_WHITESPACE[[9, 10, 11, 12, 13, 32]] = True  # what C's isspace and bytes.split use
-
-
-def _split_block(block: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Find the fields of a block of lines, vectorized over its bytes.
-
-    Returns the buffer, the (start, end) byte offsets of every field, the number of
-    fields of each line, the index of each line's first field, and whether each
-    line is a comment (first field starts with ``#``).
-    """
-    buf = np.frombuffer(block, dtype=np.uint8)
-    word = ~_WHITESPACE[buf]
-    edges = np.flatnonzero(np.diff(np.r_[False, word, False]))
-    starts, ends = edges[::2], edges[1::2]
-    newlines = np.flatnonzero(buf == 10)
-    n_lines = newlines.size + (0 if block.endswith(b"\n") else 1)
-    counts = np.bincount(np.searchsorted(newlines, starts), minlength=n_lines)
-    first = np.cumsum(counts) - counts
-    comment = np.zeros(n_lines, dtype=bool)
-    has = counts > 0
-    comment[has] = buf[starts[first[has]]] == ord("#")
-    return buf, np.stack([starts, ends]), counts, first, comment
-
-
-def _gather(buf: np.ndarray, spans: np.ndarray, fields: np.ndarray) -> np.ndarray:
-    """Copy the given fields out of ``buf`` into a fixed-width bytes array."""
-    start = spans[0, fields]
-    length = spans[1, fields] - start
-    width = max(int(length.max()), 1) if length.size else 1
-    table = np.zeros((fields.size, width), dtype=np.uint8)
-    for w in range(width):  # one vectorized gather per character position
-        live = length > w
-        table[live, w] = buf[start[live] + w]
-    return table.view(f"S{width}").ravel()
-
-
-def _line_text(block: bytes, i: int) -> str:
-    return block.split(b"\n")[i].decode("utf-8", "replace")
-
-
-def _decode(column: np.ndarray) -> np.ndarray:
-    """Bytes column -> str column (fast for ASCII, exact for UTF-8)."""
-    try:
-        return column.astype(str)
-    except UnicodeDecodeError:
-        return np.array([v.decode("utf-8") for v in column.tolist()], dtype=str)
-
-
-def _parse_table(
-    source: Any, kind: str, n_fields: int, exact: bool
-) -> tuple[list[np.ndarray], np.ndarray, str]:
-    """Split a TREC text file into ``n_fields`` bytes columns and line numbers.
-
-    ``exact`` requires exactly ``n_fields`` fields per line (qrels); otherwise more
-    are allowed and ignored (runs). Blank lines and comment lines are skipped.
-    """
-    stream, name, owned = _open_binary(source)
-    columns: list[list[np.ndarray]] = [[] for _ in range(n_fields)]
-    line_numbers: list[np.ndarray] = []
-    first_line = 1
-    try:
-        for block in _iter_blocks(stream):
-            buf, spans, counts, first, comment = _split_block(block)
-            keep = (counts > 0) & ~comment
-            bad = keep & ((counts != n_fields) if exact else (counts < n_fields))
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise _format_error(
-                    name,
-                    first_line + i,
-                    f"expected {'' if exact else 'at least '}{n_fields} "
-                    f"whitespace-separated fields ({_LAYOUT[kind]}), "
-                    f"found {counts[i]}",
-                    _line_text(block, i),
-                )
-            idx = np.flatnonzero(keep)
-            if idx.size:
-                for j in range(n_fields):
-                    columns[j].append(_gather(buf, spans, first[idx] + j))
-                line_numbers.append(idx + first_line)
-            first_line += counts.size
-    finally:
-        if owned:
-            stream.close()
-    cols = [np.concatenate(c) if c else np.array([], dtype=bytes) for c in columns]
-    lines = np.concatenate(line_numbers) if line_numbers else np.array([], np.int64)
-    return cols, lines.astype(np.int64), name
-
-
-def _format_error(
-    name: str, line: int, what: str, text: str | None = None
-) -> ValueError:
-    msg = f"{name}, line {line}: {what}"
-    if text is not None:
-        msg += f": {text.rstrip()!r}"
-    return ValueError(msg)
-
-
-def _to_float(
-    values: np.ndarray, lines: np.ndarray, name: str, field: str
-) -> np.ndarray:
-    """Parse a string column as finite floats; name the first bad line."""
-    try:
-        out = values.astype(np.float64)
-    except ValueError:
-        out = None
-    if out is not None:
-        bad = ~np.isfinite(out)
-        if not bad.any():
-            return out
-        i = int(np.flatnonzero(bad)[0])
-    else:
-        i = next(i for i, v in enumerate(values) if not _is_float(v))
-    raise _format_error(
-        name,
-        int(lines[i]),
-        f"the {field} field must be a finite number, got {_text(values[i])!r}",
-    )
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-
-
-def _is_float(text: bytes | str) -> bool:
-    try:
-        return bool(np.isfinite(float(text)))
-    except ValueError:
-        return False
-
-
-def _to_int(values: np.ndarray, lines: np.ndarray, name: str, field: str) -> np.ndarray:
-    """Parse a string column as int64; name the first bad line."""
-    try:
-        return values.astype(np.int64)
-    except (ValueError, OverflowError):
-        pass
-    for i, v in enumerate(values):
-        try:
-            np.int64(int(v))
-        except (ValueError, OverflowError):
-            raise _format_error(
-                name,
-                int(lines[i]),
-                f"the {field} field must be an integer, got {_text(v)!r} (are the "
-                f"columns in the order {_LAYOUT['run']}?)",
-            ) from None
-    return values.astype(np.int64)  # pragma: no cover (every value parsed above)
+def _parse(source: Any, kind: str, wanted: list[int]) -> _text.Fields:
+    data, name = _text.read_bytes(source)
+    _text.check_utf8(data, name)
+    n_fields, exact = (4, True) if kind == "qrels" else (6, False)
+    return _text.split_fields(data, name, n_fields, exact, wanted, _LAYOUT[kind])
 
 
 def _check_unique(
-    qid: np.ndarray, docno: np.ndarray, lines: np.ndarray, name: str
+    qid: _TextColumn, docno: _TextColumn, lines: np.ndarray, name: str
 ) -> None:
     """Raise on a document listed twice for one query, naming both lines."""
-    if qid.size < 2:
+    if qid.codes.size < 2:
         return
-    order = np.lexsort((lines, docno, qid))
-    q, d = qid[order], docno[order]
-    dup = (q[1:] == q[:-1]) & (d[1:] == d[:-1])
+    key = qid.codes * max(docno.n_unique, 1) + docno.codes
+    order = np.argsort(key, kind="stable")
+    dup = key[order][1:] == key[order][:-1]
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
         first, second = int(lines[order[i]]), int(lines[order[i + 1]])
-        raise _format_error(
+        row = order[i]
+        d = docno.text(docno.codes[row : row + 1])[0]
+        q = qid.text(qid.codes[row : row + 1])[0]
+        raise _text.error(
             name,
             second,
-            f"duplicate document {str(d[i])!r} for query {str(q[i])!r} (first "
-            f"listed on line {first}); each document may appear once per query",
+            f"duplicate document {d!r} for query {q!r} (first listed on line "
+            f"{first}); each document may appear once per query",
         )
+
+
+@dataclass
+class _ParsedQrels:
+    qid: _TextColumn
+    docno: _TextColumn
+    relevance: np.ndarray
+    line: np.ndarray
+    source: str
+
+
+@dataclass
+class _ParsedRun:
+    qid: _TextColumn
+    docno: _TextColumn
+    score: np.ndarray
+    rank: np.ndarray | None
+    runid: str
+    line: np.ndarray
+    source: str
+
+
+def _parse_qrels(source: Any) -> _ParsedQrels:
+    fields = _parse(source, "qrels", [0, 2, 3])
+    relevance = _text.parse_numbers(fields, 2, "rel", float)
+    qid, docno = _TextColumn.from_fields(fields, 0), _TextColumn.from_fields(fields, 1)
+    _check_unique(qid, docno, fields.line, fields.name)
+    return _ParsedQrels(qid, docno, relevance, fields.line, fields.name)
+
+
+def _parse_run(source: Any, ranks: bool = True) -> _ParsedRun:
+    """``ranks=False`` skips the rank column, which trec_eval ignores too."""
+    fields = _parse(source, "run", [0, 2, 4, 5, 3] if ranks else [0, 2, 4, 5])
+    score = _text.parse_numbers(fields, 2, "score", float)
+    rank = None
+    if ranks:
+        hint = f" (are the columns in the order {_LAYOUT['run']}?)"
+        rank = _text.parse_numbers(fields, 4, "rank", int, hint)
+    qid, docno = _TextColumn.from_fields(fields, 0), _TextColumn.from_fields(fields, 1)
+    _check_unique(qid, docno, fields.line, fields.name)
+    n = fields.line.size
+    runid = (
+        _text.decode(fields.buf, fields.starts[3][n - 1 :], fields.ends[3][n - 1 :])[0]
+        if n
+        else ""
+    )
+    return _ParsedRun(qid, docno, score, rank, runid, fields.line, fields.name)
 
 
 # --------------------------------------------------------------------------- readers
@@ -379,11 +340,15 @@ def read_qrels(source: str | os.PathLike[str] | IO[Any]) -> Qrels:
     ...
     ValueError: <stream>, line 2: the rel field must be a finite number, got 'yes'
     """
-    (qid, _, docno, rel), lines, name = _parse_table(source, "qrels", 4, exact=True)
-    relevance = _to_float(rel, lines, name, "rel")
-    qid, docno = _decode(qid), _decode(docno)
-    _check_unique(qid, docno, lines, name)
-    return Qrels(qid=qid, docno=docno, relevance=relevance, line=lines, source=name)
+    p = _parse_qrels(source)
+    return Qrels(
+        qid=p.qid.strings(),
+        docno=p.docno.strings(),
+        relevance=p.relevance,
+        line=p.line,
+        source=p.source,
+        _parsed=p,
+    )
 
 
 def read_run(source: str | os.PathLike[str] | IO[Any]) -> Run:
@@ -421,26 +386,188 @@ def read_run(source: str | os.PathLike[str] | IO[Any]) -> Run:
     ValueError: <stream>, line 2: expected at least 6 whitespace-separated fields \
 (qid Q0 docno rank score runid), found 5: 'q1 Q0 d3 2 1.0'
     """
-    (qid, _, docno, rank, score, runid), lines, name = _parse_table(
-        source, "run", 6, exact=False
-    )
-    scores = _to_float(score, lines, name, "score")
-    ranks = _to_int(rank, lines, name, "rank")
-    qid, docno = _decode(qid), _decode(docno)
-    _check_unique(qid, docno, lines, name)
-    tag = _text(runid[-1]) if runid.size else ""
+    p = _parse_run(source)
     return Run(
-        qid=qid,
-        docno=docno,
-        rank=ranks,
-        score=scores,
-        runid=tag,
-        line=lines,
-        source=name,
+        qid=p.qid.strings(),
+        docno=p.docno.strings(),
+        rank=p.rank,
+        score=p.score,
+        runid=p.runid,
+        line=p.line,
+        source=p.source,
+        _parsed=p,
     )
 
 
 # --------------------------------------------------------------------------- joining
+
+
+def _check_max_docs(max_docs_per_query: Any) -> None:
+    check_param(max_docs_per_query, "max_docs_per_query", "trec_arrays", CUTOFF)
+
+
+def _parsed_qrels(qrels: Qrels) -> _ParsedQrels:
+    if qrels._parsed is not None:
+        return qrels._parsed
+    return _ParsedQrels(
+        _TextColumn.from_values(qrels.qid),
+        _TextColumn.from_values(qrels.docno),
+        np.asarray(qrels.relevance, np.float64),
+        np.asarray(qrels.line),
+        qrels.source,
+    )
+
+
+def _parsed_run(run: Run) -> _ParsedRun:
+    if run._parsed is not None:
+        return run._parsed
+    return _ParsedRun(
+        _TextColumn.from_values(run.qid),
+        _TextColumn.from_values(run.docno),
+        np.asarray(run.score, np.float64),
+        None,
+        run.runid,
+        np.asarray(run.line),
+        run.source,
+    )
+
+
+def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
+    """Query codes shared by both files, numbered in string order."""
+    map_q, map_r, n = _merge(qrels.qid, run.qid)
+    names = np.empty(n, dtype=object)
+    names[map_q] = qrels.qid.text()
+    names[map_r] = run.qid.text()
+    order = np.argsort(names, kind="stable")
+    renumber = np.empty(n, np.int64)
+    renumber[order] = np.arange(n)
+    qq = renumber[map_q][qrels.qid.codes]
+    rq = renumber[map_r][run.qid.codes]
+    return qq, rq, names[order]
+
+
+def _trec_order(q: np.ndarray, s: np.ndarray, d: np.ndarray, docno: _TextColumn):
+    """trec_eval's ranking: query, score descending, then docno descending.
+
+    The docno text is compared only among rows whose scores tie.
+    """
+    order = np.lexsort((-s, q))
+    qo, so = q[order], s[order]
+    tie = (qo[1:] == qo[:-1]) & (so[1:] == so[:-1])
+    if tie.any():
+        in_block = np.r_[tie, False] | np.r_[False, tie]
+        pos = np.flatnonzero(in_block)
+        block = np.cumsum(np.r_[True, ~tie])[pos]
+        names = np.array(docno.text(d[order[pos]]), dtype=object)
+        _, text_rank = np.unique(names, return_inverse=True)
+        order[pos] = order[pos][np.lexsort((-text_rank.reshape(-1), block))]
+    return order
+
+
+@dataclass
+class _Joined:
+    """Rows of the join, retrieved ones first (grouped by query, in trec_eval's
+    order), then the judged-but-not-retrieved ones."""
+
+    y_true: np.ndarray
+    y_score: np.ndarray
+    qcode: np.ndarray  # query code per row, codes numbered in string order
+    retrieved: np.ndarray
+    rank: np.ndarray
+    qids: np.ndarray  # the query id of each code
+    run_docs: tuple  # (docno column, codes) of retrieved rows, for text
+    qrels_docs: tuple  # (docno column, codes) of the other rows
+
+    def to_arrays(self) -> TrecArrays:
+        """Public arrays, grouped by query, not-retrieved rows by docno."""
+        n_run = int(self.rank.size)
+        run_col, run_codes = self.run_docs
+        qrels_col, qrels_codes = self.qrels_docs
+        docno = np.array(
+            run_col.text(run_codes) + qrels_col.text(qrels_codes), dtype=object
+        )
+        _, text_rank = np.unique(docno[n_run:], return_inverse=True)
+        within = np.concatenate([self.rank, n_run + 1 + text_rank.reshape(-1)])
+        final = np.lexsort((within, self.qcode))
+        ranks = np.concatenate([self.rank, np.zeros(docno.size - n_run, np.int64)])
+        return TrecArrays(
+            y_true=self.y_true[final],
+            y_score=self.y_score[final],
+            groups=self.qids[self.qcode][final],
+            retrieved=self.retrieved[final],
+            docno=docno[final],
+            rank=ranks[final],
+        )
+
+
+def _join(
+    qrels: _ParsedQrels,
+    run: _ParsedRun,
+    complete: bool,
+    max_docs_per_query: int | None,
+) -> _Joined:
+    """trec_eval's join of a qrels and a run (see :func:`trec_arrays`)."""
+    qq, rq, qids = _query_codes(qrels, run)
+    map_qd, map_rd, n_docs = _merge(qrels.docno, run.docno)
+    qd, rd = map_qd[qrels.docno.codes], map_rd[run.docno.codes]
+    # Run rows of judged queries; qrels rows of the queries the run returns.
+    n_q = qids.size
+    run_keep = np.bincount(qq, minlength=n_q)[rq] > 0
+    rq, rd, rs = rq[run_keep], rd[run_keep], run.score[run_keep]
+    run_doc_codes = run.docno.codes[run_keep]
+    if complete:
+        qrels_keep = np.ones(qq.size, bool)
+    else:
+        qrels_keep = np.bincount(rq, minlength=n_q)[qq] > 0
+    qq, qd = qq[qrels_keep], qd[qrels_keep]
+    qr = np.maximum(qrels.relevance[qrels_keep], 0.0)
+    qrels_doc_codes = qrels.docno.codes[qrels_keep]
+    rq, rd, rs, run_doc_codes, rank = _rank_and_cut(
+        rq, rd, rs, run_doc_codes, run.docno, max_docs_per_query
+    )
+    y_run, missing = _lookup(rq, rd, qq, qd, qr, n_docs)
+    floor = float(rs.min()) if rs.size else 0.0
+    floor -= max(1.0, abs(floor))
+    m = int(missing.sum())
+    return _Joined(
+        y_true=np.concatenate([y_run, qr[missing]]),
+        y_score=np.concatenate([rs, np.full(m, floor)]),
+        qcode=np.concatenate([rq, qq[missing]]),
+        retrieved=np.concatenate([np.ones(rq.size, bool), np.zeros(m, bool)]),
+        rank=rank.astype(np.int64),
+        qids=qids,
+        run_docs=(run.docno, run_doc_codes),
+        qrels_docs=(qrels.docno, qrels_doc_codes[missing]),
+    )
+
+
+def _rank_and_cut(rq, rd, rs, doc_codes, docno, max_docs_per_query):
+    """Run rows in trec_eval's order with their rank, cut at max_docs_per_query."""
+    order = _trec_order(rq, rs, doc_codes, docno)
+    rq, rd, rs, doc_codes = rq[order], rd[order], rs[order], doc_codes[order]
+    starts = np.flatnonzero(np.r_[True, rq[1:] != rq[:-1]]) if rq.size else rq
+    sizes = np.diff(np.r_[starts, rq.size])
+    rank = np.arange(rq.size) - np.repeat(starts, sizes) + 1
+    if max_docs_per_query is not None:
+        cut = rank <= max_docs_per_query
+        rq, rd, rs, doc_codes, rank = (a[cut] for a in (rq, rd, rs, doc_codes, rank))
+    return rq, rd, rs, doc_codes, rank
+
+
+def _lookup(rq, rd, qq, qd, qr, n_docs):
+    """(grade of each run row, mask of qrels rows the run did not retrieve)."""
+    run_key = rq * n_docs + rd
+    qrels_key = qq * n_docs + qd
+    by_key = np.argsort(qrels_key)
+    sorted_key = qrels_key[by_key]
+    pos = np.searchsorted(sorted_key, run_key)
+    pos_c = np.minimum(pos, max(sorted_key.size - 1, 0))
+    hit = (pos < sorted_key.size) & (sorted_key[pos_c] == run_key)
+    y_run = np.zeros(run_key.size)
+    y_run[hit] = qr[by_key[pos_c[hit]]]
+    missing = np.ones(qrels_key.size, bool)
+    missing[by_key[pos_c[hit]]] = False
+    return y_run, missing
 
 
 def trec_arrays(
@@ -500,86 +627,9 @@ def trec_arrays(
     >>> trec_arrays(qrels, run, complete=True).groups.tolist()  # q9 kept with -c
     ['q1', 'q1', 'q1', 'q1', 'q9']
     """
-    if max_docs_per_query is not None and (
-        isinstance(max_docs_per_query, bool)
-        or not isinstance(max_docs_per_query, int | np.integer)
-        or max_docs_per_query < 1
-    ):
-        raise ValueError(
-            "The 'max_docs_per_query' parameter of trec_arrays must be an int in the "
-            f"range [1, inf) or None. Got {max_docs_per_query!r} instead."
-        )
-    judged_q = np.unique(qrels.qid)
-    run_keep = np.isin(run.qid, judged_q)
-    rq, rd, rs = run.qid[run_keep], run.docno[run_keep], run.score[run_keep]
-    qrels_keep = np.ones(len(qrels), bool) if complete else np.isin(qrels.qid, rq)
-    qq, qd = qrels.qid[qrels_keep], qrels.docno[qrels_keep]
-    qr = np.maximum(qrels.relevance[qrels_keep], 0.0)
-
-    # Integer codes for query and document strings (shared by run and qrels).
-    _, q_code = np.unique(np.concatenate([rq, qq]), return_inverse=True)
-    _, d_code = np.unique(np.concatenate([rd, qd]), return_inverse=True)
-    n_run = rq.shape[0]
-    rq_code, qq_code = q_code[:n_run], q_code[n_run:]
-    rd_code, qd_code = d_code[:n_run], d_code[n_run:]
-
-    # trec_eval's ranking: query, then score descending, then docno descending.
-    order = np.lexsort((-rd_code, -rs, rq_code))
-    rq_code, rd_code, rs, rq, rd = (
-        rq_code[order],
-        rd_code[order],
-        rs[order],
-        rq[order],
-        rd[order],
-    )
-    starts = np.r_[0, np.flatnonzero(rq_code[1:] != rq_code[:-1]) + 1] if n_run else []
-    sizes = np.diff(np.r_[starts, n_run]).astype(np.int64)
-    rank = (
-        np.arange(n_run, dtype=np.int64)
-        - np.repeat(np.asarray(starts, dtype=np.int64), sizes)
-        + 1
-    )
-    if max_docs_per_query is not None:
-        cut = rank <= max_docs_per_query
-        rq_code, rd_code, rs, rq, rd, rank = (
-            a[cut] for a in (rq_code, rd_code, rs, rq, rd, rank)
-        )
-        n_run = rq.shape[0]
-
-    # Look up each retrieved document's judgment; the rest of the qrels are rows
-    # that were judged but not retrieved.
-    n_docs = int(d_code.max()) + 1 if d_code.size else 1
-    run_key = rq_code.astype(np.int64) * n_docs + rd_code
-    qrels_key = qq_code.astype(np.int64) * n_docs + qd_code
-    by_key = np.argsort(qrels_key, kind="stable")
-    pos = np.searchsorted(qrels_key[by_key], run_key)
-    pos_c = np.minimum(pos, max(qrels_key.shape[0] - 1, 0))
-    hit = (pos < qrels_key.shape[0]) & (qrels_key[by_key][pos_c] == run_key)
-    y_run = np.zeros(n_run)
-    y_run[hit] = qr[by_key[pos_c[hit]]]
-    missing = np.ones(qrels_key.shape[0], bool)
-    missing[by_key[pos_c[hit]]] = False
-
-    floor = float(rs.min()) if n_run else 0.0
-    floor -= max(1.0, abs(floor))
-    m = int(missing.sum())
-    groups = np.concatenate([rq, qq[missing]])
-    docno = np.concatenate([rd, qd[missing]])
-    y_true = np.concatenate([y_run, qr[missing]])
-    y_score = np.concatenate([rs, np.full(m, floor)])
-    retrieved = np.concatenate([np.ones(n_run, bool), np.zeros(m, bool)])
-    ranks = np.concatenate([rank, np.zeros(m, np.int64)])
-    # Final row order: query, retrieved rows by rank, then the others by docno.
-    within = np.concatenate([rank, n_run + 1 + qd_code[missing]])
-    final = np.lexsort((within, np.concatenate([rq_code, qq_code[missing]])))
-    return TrecArrays(
-        y_true=y_true[final],
-        y_score=y_score[final],
-        groups=groups[final],
-        retrieved=retrieved[final],
-        docno=docno[final],
-        rank=ranks[final],
-    )
+    _check_max_docs(max_docs_per_query)
+    joined = _join(_parsed_qrels(qrels), _parsed_run(run), complete, max_docs_per_query)
+    return joined.to_arrays()
 
 
 def load_trec(

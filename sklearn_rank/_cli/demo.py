@@ -1,26 +1,21 @@
-"""The main job: model selection for ranking on the bundled LambdaRank sample.
+"""``sklearn-rank demo``: model selection on the bundled LambdaRank sample.
 
-``sklearn-rank`` (or ``python -m sklearn_rank``) runs ``GridSearchCV`` with
-``GroupKFold`` over the training queries for a scikit-learn regressor (and for
-``LGBMRanker`` through :class:`~sklearn_rank.GroupedRanker` when lightgbm is
-installed), scoring every fold per query with one multi-metric scorer, then scores
-each refit model on the held-out test queries and prints a table.
+The main job; ``sklearn-rank`` (or ``python -m sklearn_rank``) with no subcommand
+runs it too. It runs ``GridSearchCV`` with ``GroupKFold`` over the training queries
+for a scikit-learn regressor (and for ``LGBMRanker`` through
+:class:`~sklearn_rank.GroupedRanker` when lightgbm is installed), scoring every
+fold per query with one multi-metric scorer, then scores each refit model on the
+held-out test queries and prints a table.
 """
+
+from __future__ import annotations
 
 import argparse
 import importlib.util
 import time
 
-import numpy as np
-import sklearn
-from sklearn.ensemble import HistGradientBoostingRegressor
-from sklearn.model_selection import GridSearchCV, GroupKFold
-from threadpoolctl import threadpool_limits
-
-from ._evaluate import evaluate
-from ._rankers import GroupedRanker
-from ._scorer import make_ranking_scorer
-from .datasets import load_lambdarank
+NAME = "demo"
+HELP = "model selection on the bundled LambdaRank sample (the default command)"
 
 METRICS = {
     "ndcg@10": "NDCG@10",
@@ -32,30 +27,16 @@ METRICS = {
 REFIT = "ndcg@10"
 
 
-def get_parser():
-    """The command-line interface of the main job.
+DESCRIPTION = (
+    "Model selection for learning to rank with scikit-learn: GridSearchCV "
+    "with GroupKFold over the training queries of the bundled LambdaRank "
+    "sample, scored per query (NDCG@10, MAP, MRR, P@10, GAUC), then the "
+    "refit models scored on the test queries."
+)
 
-    Returns
-    -------
-    parser : argparse.ArgumentParser
-        Parses the options of :func:`main`.
 
-    Examples
-    --------
-    >>> from sklearn_rank._cli import get_parser
-    >>> args = get_parser().parse_args(["--fast", "--n-jobs", "2"])
-    >>> args.fast, args.n_jobs, args.folds  # folds: None means 3, or 2 with --fast
-    (True, 2, None)
-    """
-    parser = argparse.ArgumentParser(
-        prog="sklearn-rank",
-        description=(
-            "Model selection for learning to rank with scikit-learn: GridSearchCV "
-            "with GroupKFold over the training queries of the bundled LambdaRank "
-            "sample, scored per query (NDCG@10, MAP, MRR, P@10, GAUC), then the "
-            "refit models scored on the test queries."
-        ),
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The demo's options (on the top-level parser too, for the bare command)."""
     parser.add_argument(
         "--folds",
         type=int,
@@ -78,11 +59,14 @@ def get_parser():
         default=1,
         help="fits run in parallel, each single-threaded (default: 1)",
     )
-    return parser
 
 
 def _candidates(fast, use_lightgbm):
     """(label, estimator, parameter grid) for each model of the search."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from .._rankers import GroupedRanker
+
     hgb_grid = (
         {"max_iter": [20], "max_leaf_nodes": [15]}
         if fast
@@ -132,54 +116,41 @@ def _params_text(params):
     )
 
 
-def main(argv=None):
-    """Run the main job and print its progress and result tables.
+def _say(text=""):
+    print(text, flush=True)
 
-    Parameters
-    ----------
-    argv : list of str, default=None
-        Command-line arguments; None reads ``sys.argv[1:]``.
 
-    Returns
-    -------
-    status : int
-        0 on success.
-    """
-    args = get_parser().parse_args(argv)
-    folds = args.folds if args.folds is not None else (2 if args.fast else 3)
-    if folds < 2:
-        get_parser().error(f"--folds must be at least 2; got {folds}")
-    if args.n_jobs == 0:
-        get_parser().error("--n-jobs must not be 0 (use 1, 2, ... or -1 for all)")
-    has_lightgbm = importlib.util.find_spec("lightgbm") is not None
-    use_lightgbm = has_lightgbm and not args.no_lightgbm
+def _header(train, test, folds, has_lightgbm, skip_lightgbm):
+    """The lines that say what data and search the job runs."""
+    import numpy as np
 
-    def say(text=""):
-        print(text, flush=True)
-
-    start = time.perf_counter()
-    train = load_lambdarank(subset="train")
-    test = load_lambdarank(subset="test")
     n_train_q, n_test_q = len(np.unique(train.groups)), len(np.unique(test.groups))
-    say("sklearn-rank: model selection for ranking on the bundled LambdaRank sample")
-    say(
+    _say("sklearn-rank: model selection for ranking on the bundled LambdaRank sample")
+    _say(
         f"data: {n_train_q} training queries ({len(train.target)} rows), "
         f"{n_test_q} test queries ({len(test.target)} rows), "
         f"{train.data.shape[1]} features, relevance grades 0-4"
     )
-    say(
+    _say(
         f"search: GridSearchCV, GroupKFold(n_splits={folds}) over training queries, "
         f"metrics {', '.join(METRICS.values())} per query, refit on {METRICS[REFIT]}"
     )
-    if not has_lightgbm and not args.no_lightgbm:
-        say(
+    if not has_lightgbm and not skip_lightgbm:
+        _say(
             "note: lightgbm is not installed, so LGBMRanker is skipped "
             "(pip install 'sklearn-rank[lightgbm]')"
         )
-    say()
+    _say()
+    return n_test_q
 
-    scorer = make_ranking_scorer(list(METRICS))
-    models = _candidates(args.fast, use_lightgbm)
+
+def _search_all(models, scorer, train, test, folds, n_jobs):
+    """Fit one GridSearchCV per model; return (label, search, test scores)."""
+    import numpy as np
+    import sklearn
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+    from threadpoolctl import threadpool_limits
+
     results = []
     # Single-threaded fits: OpenMP threads of several fits (or of other programs)
     # competing for two cores slow a search down by an order of magnitude.
@@ -189,7 +160,7 @@ def main(argv=None):
     ):
         for step, (label, estimator, grid) in enumerate(models, start=1):
             n_candidates = int(np.prod([len(v) for v in grid.values()]))
-            say(
+            _say(
                 f"[{step}/{len(models)}] {label}: {n_candidates} "
                 f"candidate{'s' if n_candidates != 1 else ''} x "
                 f"{folds} folds = {n_candidates * folds} fits, then refit ..."
@@ -201,12 +172,12 @@ def main(argv=None):
                 scoring=scorer,
                 refit=REFIT,
                 cv=GroupKFold(n_splits=folds),
-                n_jobs=args.n_jobs,
+                n_jobs=n_jobs,
                 error_score="raise",
             ).fit(train.data, train.target, groups=train.groups)
             cv = search.cv_results_
             best = search.best_index_
-            say(
+            _say(
                 f"      done in {time.perf_counter() - tic:.1f}s; best "
                 f"{_params_text(search.best_params_)}: CV {METRICS[REFIT]} "
                 f"{cv[f'mean_test_{REFIT}'][best]:.4f} "
@@ -216,14 +187,13 @@ def main(argv=None):
                 search.best_estimator_, test.data, test.target, groups=test.groups
             )
             results.append((label, search, test_scores))
+    return results
 
-    random_scores = np.random.default_rng(0).random(len(test.target))
-    baseline = evaluate(
-        test.target, random_scores, groups=test.groups, metrics=list(METRICS)
-    )
 
-    say()
-    say(f"Cross-validation on the training queries (mean over {folds} folds)")
+def _print_results(results, baseline, folds, n_test_q, n_test_rows):
+    """The cross-validation table and the held-out table."""
+    _say()
+    _say(f"Cross-validation on the training queries (mean over {folds} folds)")
     header = ["model", "best parameters", *METRICS.values()]
     rows = [
         [
@@ -236,17 +206,53 @@ def main(argv=None):
         ]
         for label, search, _ in results
     ]
-    say(_table(header, rows, n_text=2))
-    say()
-    say(f"Held-out test queries ({n_test_q} queries, {len(test.target)} rows)")
+    _say(_table(header, rows, n_text=2))
+    _say()
+    _say(f"Held-out test queries ({n_test_q} queries, {n_test_rows} rows)")
     header = ["model", *METRICS.values()]
     rows = [["random scores (baseline)", *(f"{baseline[m]:.4f}" for m in METRICS)]]
     rows += [
         [label, *(f"{scores[m]:.4f}" for m in METRICS)] for label, _, scores in results
     ]
-    say(_table(header, rows))
-    say()
-    say("Every metric is computed per query, then averaged over queries.")
-    say("Relevant = grade > 0 for MAP, MRR, P@10 and GAUC; NDCG gains 2**grade - 1.")
-    say(f"total time {time.perf_counter() - start:.1f}s")
+    _say(_table(header, rows))
+    _say()
+    _say("Every metric is computed per query, then averaged over queries.")
+    _say("Relevant = grade > 0 for MAP, MRR, P@10 and GAUC; NDCG gains 2**grade - 1.")
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run the main job and print its progress and result tables.
+
+    Returns
+    -------
+    status : int
+        0 on success (usage errors exit 2 through ``parser.error``).
+    """
+    folds = args.folds if args.folds is not None else (2 if args.fast else 3)
+    if folds < 2:
+        parser.error(f"--folds must be at least 2; got {folds}")
+    if args.n_jobs == 0:
+        parser.error("--n-jobs must not be 0 (use 1, 2, ... or -1 for all)")
+    # scikit-learn and the models load here, not when the CLI starts, so that
+    # `sklearn-rank eval` never pays for them.
+    import numpy as np
+
+    from .._evaluate import evaluate
+    from .._scorer import make_ranking_scorer
+    from ..datasets import load_lambdarank
+
+    has_lightgbm = importlib.util.find_spec("lightgbm") is not None
+    start = time.perf_counter()
+    train = load_lambdarank(subset="train")
+    test = load_lambdarank(subset="test")
+    n_test_q = _header(train, test, folds, has_lightgbm, args.no_lightgbm)
+    scorer = make_ranking_scorer(list(METRICS))
+    models = _candidates(args.fast, has_lightgbm and not args.no_lightgbm)
+    results = _search_all(models, scorer, train, test, folds, args.n_jobs)
+    random_scores = np.random.default_rng(0).random(len(test.target))
+    baseline = evaluate(
+        test.target, random_scores, groups=test.groups, metrics=list(METRICS)
+    )
+    _print_results(results, baseline, folds, n_test_q, len(test.target))
+    _say(f"total time {time.perf_counter() - start:.1f}s")
     return 0

@@ -1,0 +1,94 @@
+"""The ``sklearn-rank`` command line: one module per subcommand.
+
+Each subcommand module defines ``NAME``, ``HELP``, ``DESCRIPTION``,
+``add_arguments(parser)`` and ``run(args, parser) -> int``, and imports nothing
+heavy at module level (the parser imports every subcommand module, and
+``sklearn-rank eval`` must start without scikit-learn or scipy). Adding a
+subcommand is adding its module name to ``SUBCOMMANDS``.
+
+With no subcommand the command runs the main job (``demo``), so that
+``python -m sklearn_rank`` does what the README shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Sequence
+from types import ModuleType
+
+__all__ = ["get_parser", "main"]
+
+PROG = "sklearn-rank"
+SUBCOMMANDS = ("demo", "evaluate")
+DEFAULT = "demo"
+
+
+def _modules() -> dict[str, ModuleType]:
+    mods = [importlib.import_module(f".{name}", __name__) for name in SUBCOMMANDS]
+    return {mod.NAME: mod for mod in mods}
+
+
+def get_parser() -> argparse.ArgumentParser:
+    """The parser of the ``sklearn-rank`` command and its subcommands.
+
+    Returns
+    -------
+    parser : argparse.ArgumentParser
+        ``args.command`` names the subcommand (None: the demo, whose options the
+        top-level parser takes too).
+
+    Examples
+    --------
+    >>> from sklearn_rank._cli import get_parser
+    >>> args = get_parser().parse_args(["--fast", "--n-jobs", "2"])
+    >>> args.command, args.fast, args.n_jobs, args.folds  # folds: None means 3
+    (None, True, 2, None)
+    >>> args = get_parser().parse_args(["eval", "qrels.txt", "run.txt", "-m", "P.5"])
+    >>> args.command, args.files, args.measures
+    ('eval', ['qrels.txt', 'run.txt'], ['P.5'])
+    """
+    modules = _modules()
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description=(
+            "Grouped ranking metrics from the command line. Without a subcommand, "
+            "runs the main job (the same as 'sklearn-rank demo'). "
+            + modules[DEFAULT].DESCRIPTION
+        ),
+    )
+    modules[DEFAULT].add_arguments(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in modules.values():
+        child = sub.add_parser(
+            mod.NAME,
+            help=mod.HELP,
+            description=mod.DESCRIPTION,
+            formatter_class=getattr(
+                mod, "FORMATTER", argparse.ArgumentDefaultsHelpFormatter
+            ),
+        )
+        mod.add_arguments(child)
+        child.set_defaults(_module=mod, _parser=child)
+    parser.set_defaults(_module=modules[DEFAULT], _parser=parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``sklearn-rank`` with the given arguments.
+
+    Parameters
+    ----------
+    argv : sequence of str, default=None
+        Command-line arguments without the program name; None reads
+        ``sys.argv[1:]``.
+
+    Returns
+    -------
+    status : int
+        0 on success, 1 when an input file is malformed (one line on stderr
+        names the file, the line and the fix). Usage errors exit with status 2
+        (``SystemExit``), as argparse does.
+    """
+    args = get_parser().parse_args(None if argv is None else list(argv))
+    return int(args._module.run(args, args._parser))

@@ -1,0 +1,199 @@
+"""Reading ``sklearn-rank eval``'s inputs into flat arrays, and scoring them."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._measures import Measure
+from ._output import RunResult
+
+TABLE_SUFFIXES = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+}
+
+
+@dataclass
+class RunInput:
+    """One run as flat arrays; ``codes`` index ``qids`` (sorted as strings)."""
+
+    name: str
+    runid: str
+    y_true: np.ndarray
+    y_score: np.ndarray
+    codes: np.ndarray
+    qids: list[str]
+    retrieved: np.ndarray | None = None
+
+
+def file_format(path: str, forced: str | None) -> str:
+    """``--input-format`` or the extension (``.gz`` looked through)."""
+    if forced:
+        return forced
+    name = os.fspath(path).lower().removesuffix(".gz")
+    return TABLE_SUFFIXES.get(os.path.splitext(name)[1], "trec")
+
+
+def detect_layout(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
+    """``trec``, ``table`` (one file), ``joined`` (qrels + run tables) or ``ranked``."""
+    formats = {file_format(f, args.input_format) for f in args.files}
+    if "trec" in formats and len(formats) > 1:
+        parser.error(
+            "mixing TREC files and tables; give TREC files or tables "
+            "(or --input-format for all)"
+        )
+    n = len(args.files)
+    if args.ranked_lists:
+        if n != 1 or formats == {"trec"}:
+            parser.error("--ranked-lists takes one table (JSON lines or Parquet)")
+        return "ranked"
+    if formats == {"trec"}:
+        if n < 2:
+            parser.error("TREC input needs QRELS RUN [RUN ...] (at least two files)")
+        return "trec"
+    return "table" if n == 1 else "joined"
+
+
+def _from_arrays(name, runid, y_true, y_score, groups, retrieved=None) -> RunInput:
+    ids = np.array([str(g) for g in np.asarray(groups, dtype=object)], dtype=object)
+    qids, codes = np.unique(ids, return_inverse=True)
+    return RunInput(
+        name=name,
+        runid=runid,
+        y_true=np.asarray(y_true, dtype=np.float64),
+        y_score=np.asarray(y_score, dtype=np.float64),
+        codes=codes.reshape(-1),
+        qids=qids.tolist(),
+        retrieved=retrieved,
+    )
+
+
+def check_overlap(joined, run_source: str, qrels_source: str) -> None:
+    """A run that shares no query with the judgments is an error, not 'nothing'."""
+    if not joined.retrieved.any():
+        raise ValueError(
+            f"{run_source}: no query of this run is in {qrels_source}; check that "
+            "the files belong together (query ids must match exactly)"
+        )
+
+
+def _names(paths: list[str], tags: list[str]) -> list[str]:
+    """Column headers: the run tags when distinct, else the file names."""
+    if len(set(tags)) == len(tags) and all(tags):
+        return tags
+    return [os.path.basename(p) for p in paths]
+
+
+def _load_trec(args: argparse.Namespace) -> list[RunInput]:
+    # The package's own readers, without the per-row strings of the public
+    # Qrels / Run objects: rows keep integer codes, text is decoded only for
+    # query ids and tied scores.
+    from ..io._trec import _join, _parse_qrels, _parse_run
+
+    qrels = _parse_qrels(args.files[0])
+    runs = [_parse_run(path, ranks=False) for path in args.files[1:]]
+    names = _names(args.files[1:], [r.runid for r in runs])
+    out = []
+    for name, run in zip(names, runs, strict=True):
+        joined = _join(qrels, run, args.complete, args.max_docs)
+        check_overlap(joined, run.source, qrels.source)
+        present = np.unique(joined.qcode)  # codes are in string order
+        codes = np.searchsorted(present, joined.qcode)
+        out.append(
+            RunInput(
+                name=name,
+                runid=run.runid,
+                y_true=joined.y_true,
+                y_score=joined.y_score,
+                codes=codes,
+                qids=joined.qids[present].tolist(),
+                retrieved=joined.retrieved,
+            )
+        )
+    return out
+
+
+def load(layout: str, args: argparse.Namespace) -> list[RunInput]:
+    """Every run of the command line, as flat arrays."""
+    if layout == "trec":
+        return _load_trec(args)
+    from . import _tables
+
+    return _tables.load(layout, args)
+
+
+def _counts(run: RunInput, threshold: float | None) -> dict[str, np.ndarray]:
+    """num_ret, num_rel, num_rel_ret per query (relevant: y >= T, or y > 0)."""
+    n = len(run.qids)
+    relevant = run.y_true > 0 if threshold is None else run.y_true >= threshold
+    retrieved = (
+        np.ones(run.y_true.shape, bool) if run.retrieved is None else (run.retrieved)
+    )
+    return {
+        "num_ret": np.bincount(run.codes, weights=retrieved, minlength=n),
+        "num_rel": np.bincount(run.codes, weights=relevant, minlength=n),
+        "num_rel_ret": np.bincount(
+            run.codes, weights=relevant & retrieved, minlength=n
+        ),
+    }
+
+
+def score(
+    run: RunInput,
+    measures: list[Measure],
+    keywords: dict,
+    options,
+    per_query: bool,
+) -> RunResult:
+    """The summary (and per-query) value of every measure for one run."""
+    from .. import evaluate, evaluate_per_group
+
+    metrics = list(dict.fromkeys(m.metric for m in measures if m.metric))
+    common = {"groups": run.codes, "retrieved": run.retrieved, **keywords}
+    summary: dict[str, object] = {}
+    per: dict[str, np.ndarray] = {}
+    if metrics:
+        means = evaluate(run.y_true, run.y_score, metrics=metrics, **common)
+        if per_query:
+            common.pop("undefined", None)
+            groups = evaluate_per_group(
+                run.y_true, run.y_score, metrics=metrics, **common
+            )
+            fill = options.undefined
+            for name, values in groups.values.items():
+                per[name] = (
+                    np.where(np.isnan(values), fill, values)
+                    if isinstance(fill, float)
+                    else values
+                )
+    counts = _counts(run, options.relevance_threshold)
+    for m in measures:
+        if m.metric is not None:
+            summary[m.label] = float(means[m.metric])
+        elif m.label == "runid":
+            summary[m.label] = run.runid
+        elif m.label == "num_q":
+            summary[m.label] = len(run.qids)
+        else:
+            summary[m.label] = int(counts[m.label].sum())
+    per_query_values: dict[str, dict[str, object]] = {}
+    if per_query:
+        for i, qid in enumerate(run.qids):
+            row: dict[str, object] = {}
+            for m in measures:
+                if m.metric is not None:
+                    row[m.label] = float(per[m.metric][i])
+                elif m.label in counts:
+                    row[m.label] = int(counts[m.label][i])
+            per_query_values[qid] = row
+    return RunResult(name=run.name, summary=summary, per_query=per_query_values)

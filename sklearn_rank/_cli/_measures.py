@@ -1,0 +1,164 @@
+"""Measure names of ``sklearn-rank eval -m``: the library's and trec_eval's.
+
+trec_eval's names (``P.5,10``, ``ndcg_cut.10``, ``recip_rank``, ...) map onto the
+library's metrics; with the ``trec_eval`` convention they give trec_eval's numbers.
+Measures are printed in trec_eval's order (its table in measures.c), cutoffs
+ascending, then the library's names in the order given.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# trec_eval measure -> (library metric, takes cutoffs, default cutoffs).
+# The order is trec_eval's printing order.
+TREC_MEASURES: dict[str, tuple[str | None, bool, tuple[int, ...]]] = {
+    "runid": (None, False, ()),
+    "num_q": (None, False, ()),
+    "num_ret": (None, False, ()),
+    "num_rel": (None, False, ()),
+    "num_rel_ret": (None, False, ()),
+    "map": ("map", False, ()),
+    "Rprec": ("r_precision", False, ()),
+    "recip_rank": ("mrr", False, ()),
+    "P": ("precision", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "recall": ("recall", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "ndcg": ("ndcg", False, ()),
+    "ndcg_cut": ("ndcg", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "map_cut": ("map", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "success": ("hit_rate", True, (1, 5, 10)),
+}
+COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
+
+# trec_eval's nicknames, restricted to what the library computes; the rest are
+# named in a note (see ``NOT_IMPLEMENTED``).
+NICKNAMES = {
+    "official": (
+        "runid num_q num_ret num_rel num_rel_ret map Rprec recip_rank P".split()
+    ),
+    "all_trec": list(TREC_MEASURES),
+}
+NOT_IMPLEMENTED = {
+    "official": ["gm_map", "bpref", "iprec_at_recall"],
+    "all_trec": (
+        "gm_map bpref iprec_at_recall relstring unj rbp rbp_resid infAP gm_bpref "
+        "utility 11pt_avg relative_P Rprec_mult ndcg_rel Rndcg binG G set_P "
+        "set_recall set_relative_P set_map set_F num_nonrel_judged_ret"
+    ).split(),
+}
+_OUTPUT_NAME = re.compile(r"^(P|recall|ndcg_cut|map_cut|success)_(\d+)$")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One printed measure: its label, the library metric (None for counts)."""
+
+    label: str
+    metric: str | None
+    order: tuple[int, int]  # trec_eval's table position and cutoff; library last
+
+
+class MeasureError(ValueError):
+    """A measure name that neither the library nor trec_eval's mapping knows."""
+
+
+def _cutoffs(name: str, params: str) -> list[int]:
+    """trec_eval reads cutoffs as integers (``23.4`` is 23); they must be >= 1."""
+    out = []
+    for text in params.split(","):
+        try:
+            value = int(float(text))
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise MeasureError(
+                f"measure {name}.{params}: the cutoff {text!r} must be a positive "
+                f"integer, as in '-m {name}.5,10'"
+            )
+        out.append(value)
+    return out
+
+
+def _trec(name: str, params: str | None, known: set[str]) -> list[Measure]:
+    metric, takes_k, defaults = TREC_MEASURES[name]
+    position = list(TREC_MEASURES).index(name)
+    if not takes_k:
+        if params:
+            raise MeasureError(
+                f"measure {name}.{params}: {name} takes no parameters here"
+                + (
+                    " (ndcg with per-grade gains is not implemented; use --gain)"
+                    if name == "ndcg"
+                    else ""
+                )
+            )
+        return [Measure(name, metric, (position, 0))]
+    cutoffs = _cutoffs(name, params) if params else list(defaults)
+    return [Measure(f"{name}_{k}", f"{metric}@{k}", (position, k)) for k in cutoffs]
+
+
+def _library(name: str, known: set[str], position: int) -> Measure:
+    base, _, cut = name.partition("@")
+    trec_base = base.partition(".")[0]
+    if trec_base in NOT_IMPLEMENTED["all_trec"] or trec_base in ("dcg", "ideal_dcg"):
+        raise MeasureError(
+            f"the trec_eval measure {trec_base!r} is not implemented; trec_eval "
+            f"measures available: {', '.join(TREC_MEASURES)}"
+        )
+    if base not in known or (cut and f"{base}@k" not in known):
+        valid = ", ".join(sorted(known))
+        trec = ", ".join(TREC_MEASURES)
+        raise MeasureError(
+            f"unknown measure {name!r}. Library names: {valid} (with @k for a "
+            f"cutoff); trec_eval names: {trec} (with .k,k,... for cutoffs); "
+            f"nicknames: {', '.join(NICKNAMES)}"
+        )
+    if cut and not (cut.isdigit() and int(cut) >= 1):
+        raise MeasureError(
+            f"the cutoff in {name!r} must be a positive integer, as in '{base}@10'"
+        )
+    return Measure(name, name, (len(TREC_MEASURES), position))
+
+
+def parse_measures(specs: list[str], known: list[str]) -> tuple[list[Measure], list]:
+    """``-m`` values -> measures in printing order, and the skipped trec names.
+
+    Parameters
+    ----------
+    specs : list of str
+        Each ``-m`` value: ``P.5,10``, ``ndcg_cut.10``, ``map``, ``ndcg@10,mrr``,
+        ``official``, ``all_trec``, ``P_5``.
+    known : list of str
+        :func:`sklearn_rank.get_metric_names`.
+
+    Examples
+    --------
+    >>> from sklearn_rank._cli._measures import parse_measures
+    >>> names = ["map", "mrr", "ndcg", "ndcg@k", "precision", "precision@k"]
+    >>> found, _ = parse_measures(["ndcg@10,mrr", "P.10,5", "map"], names)
+    >>> [(m.label, m.metric) for m in found]
+    [('map', 'map'), ('P_5', 'precision@5'), ('P_10', 'precision@10'), \
+('ndcg@10', 'ndcg@10'), ('mrr', 'mrr')]
+    """
+    known_set = set(known)
+    measures: list[Measure] = []
+    skipped: list[str] = []
+    position = 0
+    for spec in specs:
+        name, dot, params = spec.partition(".")
+        match = _OUTPUT_NAME.match(spec)
+        if name in NICKNAMES and not dot:
+            for trec in NICKNAMES[name]:
+                measures += _trec(trec, None, known_set)
+            skipped += [s for s in NOT_IMPLEMENTED[name] if s not in skipped]
+        elif name in TREC_MEASURES and (dot or "," not in spec):
+            measures += _trec(name, params if dot else None, known_set)
+        elif match:
+            measures += _trec(match.group(1), match.group(2), known_set)
+        else:
+            for part in filter(None, spec.split(",")):
+                measures.append(_library(part.strip(), known_set, position))
+                position += 1
+    unique = {m.label: m for m in measures}  # one line per label, first kept
+    return sorted(unique.values(), key=lambda m: m.order), skipped

@@ -1,0 +1,162 @@
+"""Printing ``sklearn-rank eval`` results: trec_eval's layout, tables, CSV, JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field
+
+FORMATS = ("trec", "table", "markdown", "csv", "json")
+# Measures trec_eval prints only in the summary ("all"), never per query.
+SUMMARY_ONLY = ("runid", "num_q")
+
+
+@dataclass
+class RunResult:
+    """The values of one run: ``summary[label]`` and ``per_query[qid][label]``."""
+
+    name: str
+    summary: dict[str, object]
+    per_query: dict[str, dict[str, object]] = field(default_factory=dict)
+
+
+def _trec_value(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:6.4f}"  # trec_eval's "%6.4f"
+
+
+def format_trec(results: list[RunResult], labels: list[str], summary: bool) -> str:
+    """trec_eval's ``%-22s\\t%s\\t%6.4f`` lines: per query first, then ``all``."""
+    lines = []
+    for result in results:
+        for qid, values in result.per_query.items():
+            for label in labels:
+                if label not in SUMMARY_ONLY:
+                    lines.append(f"{label:<22}\t{qid}\t{_trec_value(values[label])}")
+        if summary:
+            for label in labels:
+                value = _trec_value(result.summary[label])
+                lines.append(f"{label:<22}\tall\t{value}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _grid(
+    results: list[RunResult], labels: list[str], summary: bool
+) -> tuple[list[str], list[list[object]]]:
+    """Rows of (query id, measure, one value per run); ``all`` rows last."""
+    per_query = any(r.per_query for r in results)
+    header = [*(["query"] if per_query else []), "measure", *(r.name for r in results)]
+    rows: list[list[object]] = []
+    if per_query:
+        qids = sorted({q for r in results for q in r.per_query})
+        for qid in qids:
+            for label in labels:
+                if label in SUMMARY_ONLY:
+                    continue
+                cells = [r.per_query.get(qid, {}).get(label) for r in results]
+                rows.append([qid, label, *cells])
+    if summary:
+        for label in labels:
+            cells = [r.summary[label] for r in results]
+            rows.append([*(["all"] if per_query else []), label, *cells])
+    return header, rows
+
+
+def _text(value: object, digits: int) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def format_table(
+    results: list[RunResult], labels: list[str], summary: bool, digits: int
+) -> str:
+    """Aligned columns: text left, numbers right."""
+    header, rows = _grid(results, labels, summary)
+    n_text = len(header) - len(results)
+    cells = [header, *([_text(v, digits) for v in row] for row in rows)]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+
+    def line(row):
+        return "  ".join(
+            c.ljust(w) if i < n_text else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), rule, *(line(r) for r in cells[1:])]) + "\n"
+
+
+def format_markdown(
+    results: list[RunResult], labels: list[str], summary: bool, digits: int
+) -> str:
+    """A GitHub-flavoured Markdown table."""
+    header, rows = _grid(results, labels, summary)
+    n_text = len(header) - len(results)
+    align = ["---"] * n_text + ["---:"] * len(results)
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    for row in rows:
+        out.append("| " + " | ".join(_text(v, digits) for v in row) + " |")
+    return "\n".join(out) + "\n"
+
+
+def format_csv(results: list[RunResult], labels: list[str], summary: bool) -> str:
+    """CSV with full precision (``repr`` of each float)."""
+    header, rows = _grid(results, labels, summary)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow(
+            ["" if v is None else repr(v) if isinstance(v, float) else v for v in row]
+        )
+    return buffer.getvalue()
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no NaN
+    return value
+
+
+def format_json(results: list[RunResult], labels: list[str], summary: bool) -> str:
+    """``{"measures": [...], "runs": {name: {"all": {...}, "per_query": {...}}}}``."""
+    runs = {}
+    for result in results:
+        entry: dict[str, object] = {}
+        if summary:
+            entry["all"] = {k: _json_value(result.summary[k]) for k in labels}
+        if result.per_query:
+            entry["per_query"] = {
+                qid: {k: _json_value(v[k]) for k in labels if k not in SUMMARY_ONLY}
+                for qid, v in result.per_query.items()
+            }
+        runs[result.name] = entry
+    return json.dumps({"measures": labels, "runs": runs}, indent=2) + "\n"
+
+
+def render(
+    fmt: str,
+    results: list[RunResult],
+    labels: list[str],
+    *,
+    summary: bool = True,
+    digits: int = 4,
+) -> str:
+    """The text to print for ``--format fmt``."""
+    if fmt == "trec":
+        return format_trec(results, labels, summary)
+    if fmt == "table":
+        return format_table(results, labels, summary, digits)
+    if fmt == "markdown":
+        return format_markdown(results, labels, summary, digits)
+    if fmt == "csv":
+        return format_csv(results, labels, summary)
+    return format_json(results, labels, summary)
