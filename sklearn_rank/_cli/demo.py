@@ -254,5 +254,30 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         test.target, random_scores, groups=test.groups, metrics=list(METRICS)
     )
     _print_results(results, baseline, folds, n_test_q, len(test.target))
+    _print_comparison(results, random_scores, test)
     _say(f"total time {time.perf_counter() - start:.1f}s")
     return 0
+
+
+def _print_comparison(results, random_scores, test):
+    """Is the better model really better? Paired tests on the same test queries."""
+    from ..stats import compare
+
+    scores = {
+        label: search.best_estimator_.predict(test.data) for label, search, _ in results
+    }
+    scores["random scores (baseline)"] = random_scores
+    report = compare(
+        test.target,
+        scores,
+        groups=test.groups,
+        metrics=list(METRICS),
+        random_state=0,
+    )
+    _say()
+    _say(
+        "Paired comparison on the held-out queries: mean difference per query with "
+        "its 95% bootstrap CI, randomization-test p-value, Holm-adjusted over the "
+        "pairs, wins / ties / losses over queries"
+    )
+    _say(str(report))
