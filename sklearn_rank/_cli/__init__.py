@@ -20,7 +20,7 @@ from types import ModuleType
 __all__ = ["get_parser", "main"]
 
 PROG = "sklearn-rank"
-SUBCOMMANDS = ("demo", "evaluate")
+SUBCOMMANDS = ("demo", "evaluate", "compare")
 DEFAULT = "demo"
 
 

@@ -258,10 +258,13 @@ class ComparisonReport:
                     )
             header = [metric, "mean", f"{level} CI", "p", "p adj", "W/T/L", "groups"]
             blocks.append(_table(header, rows))
+        resamples = f"{self.n_resamples} resamples"
+        if self.test == "randomization":  # small pairs are enumerated exactly
+            resamples += " (all 2**n sign flips where 2**n is fewer)"
         note = (
-            f"(p: paired {self.test} test, {self.alternative}, "
-            f"{self.n_resamples} resamples; p adj: {self.correction} over the "
-            f"pairs of each metric; CI: {self.ci_method} bootstrap over groups)"
+            f"(p: paired {self.test} test, {self.alternative}, {resamples}; p adj: "
+            f"{self.correction} over the pairs of each metric; CI: {self.ci_method} "
+            "bootstrap over groups)"
         )
         return "\n\n".join([*blocks, note])
 

@@ -1,0 +1,144 @@
+"""``sklearn-rank compare``: paired comparison of several runs on the same queries.
+
+It reads its inputs exactly as ``sklearn-rank eval`` does (TREC qrels and runs, a
+table with one score column per run, qrels + run tables), computes every run's
+per-query values with the library and hands them to
+:func:`sklearn_rank.stats.compare`: mean differences with confidence intervals,
+adjusted p-values and wins / ties / losses over queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import _measures
+from . import evaluate as _eval
+
+NAME = "compare"
+HELP = "paired comparison of several runs (differences, CIs, adjusted p-values)"
+DESCRIPTION = (
+    "Compares runs on the same queries, pair by pair: the mean per-query "
+    "difference of each measure with its bootstrap confidence interval, the p-value "
+    "of a paired test adjusted for multiple comparisons, and wins / ties / losses. "
+    "Inputs are read as by 'sklearn-rank eval': QRELS RUN RUN [RUN ...], or one "
+    "TABLE with several --score-col. Queries undefined for either run of a pair are "
+    "left out of that pair (counted in n_dropped)."
+)
+FORMATTER = argparse.RawDescriptionHelpFormatter
+
+TESTS = ("randomization", "bootstrap", "t", "wilcoxon")
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Every option of ``sklearn-rank eval`` that selects data and measures, and the
+    options of the comparison."""
+    _eval.add_arguments(parser)
+    stats = parser.add_argument_group("comparison")
+    stats.add_argument(
+        "--baseline",
+        metavar="RUN",
+        help="compare every run with this one (a run name as printed; default: "
+        "all pairs)",
+    )
+    stats.add_argument("--test", choices=TESTS, default="randomization")
+    stats.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    stats.add_argument(
+        "--resamples", type=_eval._positive_int, default=9999, metavar="N"
+    )
+    stats.add_argument(
+        "--confidence", type=float, default=0.95, metavar="LEVEL", help="CI level"
+    )
+    stats.add_argument("--seed", type=int, default=0, help="random seed")
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Compare the runs, print the report, and return the exit status."""
+    from .._registry import get_metric_names
+    from . import _inputs
+
+    if args.per_query or args.no_summary:
+        parser.error("-q and -n do not apply to compare")
+    layout = _inputs.detect_layout(args, parser)
+    trec_input = layout == "trec"
+    specs = args.measures or _eval.LIBRARY_DEFAULT_MEASURES
+    try:
+        measures, _ = _measures.parse_measures(specs, get_metric_names())
+    except _measures.MeasureError as exc:
+        parser.error(str(exc))
+    metrics = list(dict.fromkeys(m.metric for m in measures if m.metric))
+    if not metrics:
+        parser.error("compare needs at least one metric (e.g. -m ndcg@10,map)")
+    keywords = _eval._conventions(args, trec_input)
+    options = _eval._resolve(parser, keywords)
+    try:
+        runs = _inputs.load(layout, args)
+        if len(runs) < 2:
+            raise ValueError("compare needs at least two runs (or --score-col twice)")
+        report = _compare(runs, metrics, keywords, options, args)
+    except (ValueError, TypeError, OSError, ImportError) as exc:
+        print(f"sklearn-rank compare: error: {_eval._one_line(exc)}", file=sys.stderr)
+        return 1
+    fmt = args.format or "table"
+    if fmt in ("table", "trec"):
+        sys.stdout.write(f"{report}\n")
+    else:
+        try:
+            frame = report.to_frame()  # one row per (metric, model, baseline)
+        except ImportError as exc:
+            print(f"sklearn-rank compare: error: {exc}", file=sys.stderr)
+            return 1
+        if fmt == "csv":
+            sys.stdout.write(frame.to_csv(index=False))
+        elif fmt == "json":
+            text = frame.to_json(orient="records", indent=1, double_precision=15)
+            sys.stdout.write(text + "\n")
+        else:  # markdown, without pandas' optional tabulate dependency
+            cells = [list(frame.columns), *frame.astype(str).values.tolist()]
+            rows = ["| " + " | ".join(map(str, r)) + " |" for r in cells]
+            rows.insert(1, "|" + "---|" * len(frame.columns))
+            sys.stdout.write("\n".join(rows) + "\n")
+    return 0
+
+
+def _compare(runs, metrics, keywords, options, args):
+    """Per-query values of every run (one ordering each), then the paired tests."""
+    import numpy as np
+
+    from .._evaluate import GroupScores, evaluate_per_group
+    from ..stats import compare
+
+    per_run = {}
+    common = {k: v for k, v in keywords.items() if k != "undefined"}
+    first_qids = None
+    for r in runs:
+        result = evaluate_per_group(
+            r.y_true,
+            r.y_score,
+            groups=r.codes,
+            retrieved=r.retrieved,
+            metrics=metrics,
+            **common,
+        )
+        qids = np.asarray(r.qids, dtype=object)[result.group_ids]
+        if first_qids is None:
+            first_qids = qids
+        elif not np.array_equal(qids, first_qids):
+            raise ValueError(
+                f"run {r.name!r} covers other queries than {runs[0].name!r}; pass -c "
+                "to score every judged query in every run"
+            )
+        per_run[r.name] = GroupScores(qids, result.values, result.weights)
+    return compare(
+        None,
+        per_run,
+        metrics=metrics,
+        baseline=args.baseline,
+        test=args.test,
+        correction=args.correction,
+        confidence_level=args.confidence,
+        n_resamples=args.resamples,
+        random_state=args.seed,
+        undefined=options.undefined,
+    )

@@ -1,0 +1,103 @@
+"""``sklearn-rank compare``: checked against trec_eval's own per-query values and a
+brute-force sign-flip test, and through every input path and error."""
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sklearn_rank._cli import main
+
+DATA = Path(__file__).parent / "data" / "trec_eval"
+QRELS, RUN, TRUNC = (
+    str(DATA / f) for f in ("qrels.test", "results.test", "results.trunc")
+)
+
+
+def trec_eval_per_query(path, measure):
+    """{query: value} from one of trec_eval's expected outputs (-q)."""
+    out = {}
+    for line in (DATA / path).read_text().splitlines():
+        name, query, value = line.split()
+        if name == measure and query != "all":
+            out[query] = float(value)
+    return out
+
+
+def exact_sign_flip_p(d):
+    """Two-sided p of the paired randomization test by all 2**n sign vectors."""
+    observed = abs(sum(d))
+    hits = sum(
+        abs(sum(s * x for s, x in zip(signs, d, strict=True))) >= observed - 1e-12
+        for signs in itertools.product((1, -1), repeat=len(d))
+    )
+    return hits / 2 ** len(d)
+
+
+def row(text, label):
+    return next(line for line in text.splitlines() if line.startswith(label))
+
+
+def test_trec_runs_match_trec_eval_and_a_brute_force_test(capsys):
+    assert main(["compare", QRELS, RUN, TRUNC, "-m", "map", "-c"]) == 0
+    text = capsys.readouterr().out
+    # trec_eval's per-query MAP of each run (-q; -c for the truncated run).
+    full = trec_eval_per_query("out.test.aq", "map")
+    trunc = trec_eval_per_query("out.test.aqc", "map")
+    d = [full[q] - trunc[q] for q in sorted(full)]
+    cells = row(text, "results.test - results.trunc").split()
+    assert float(cells[3]) == pytest.approx(np.mean(d), abs=1e-4)
+    assert float(cells[6]) == pytest.approx(exact_sign_flip_p(d), abs=1e-4)
+    wins, ties, losses = (int(v) for v in cells[8].split("/"))
+    assert (wins, ties, losses) == (
+        sum(x > 1e-12 for x in d),
+        sum(abs(x) <= 1e-12 for x in d),
+        sum(x < -1e-12 for x in d),
+    )
+    assert float(row(text, "results.test ").split()[1]) == pytest.approx(0.1785)
+
+
+def test_a_table_with_two_score_columns(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(20), 6)
+    label = rng.integers(0, 3, qid.size)
+    good = label + rng.normal(scale=0.5, size=qid.size)
+    noise = rng.normal(size=qid.size)
+    path = tmp_path / "preds.csv"
+    lines = ["qid,label,good,noise"]
+    lines += [
+        f"{q},{y},{a},{b}" for q, y, a, b in zip(qid, label, good, noise, strict=True)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    argv = ["compare", str(path), "--score-col", "good", "--score-col", "noise"]
+    assert main([*argv, "-m", "ndcg@5", "--format", "json"]) == 0
+    (pair,) = json.loads(capsys.readouterr().out)
+    from sklearn_rank import ndcg_score
+
+    diff = ndcg_score(label, good, groups=qid, k=5) - ndcg_score(
+        label, noise, groups=qid, k=5
+    )
+    assert pair["mean_diff"] == pytest.approx(diff, rel=1e-12)
+    assert (pair["model"], pair["baseline"], pair["n_groups"]) == ("good", "noise", 20)
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "message"),
+    [
+        (["compare", QRELS, RUN], 1, "at least two runs"),
+        (["compare", QRELS, RUN, TRUNC, "-m", "map"], 1, "pass -c"),
+        (["compare", QRELS, RUN, TRUNC, "-q"], 2, "do not apply"),
+        (["compare", QRELS, RUN, TRUNC, "-m", "num_rel"], 2, "at least one metric"),
+    ],
+)
+def test_errors_are_one_line_with_the_fix(argv, status, message, capsys):
+    if status == 2:
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2
+    else:
+        assert main(argv) == status
+    err = capsys.readouterr().err
+    assert message in err
