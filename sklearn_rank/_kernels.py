@@ -389,3 +389,76 @@ def auc(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     defined = (w_pos > 0) & (w_neg > 0)
     values = np.divide(credit, w_pos * w_neg, out=np.full(1, np.nan), where=defined)
     return GroupValues(values, defined, np.ones(1))
+
+
+# -- F1, fall-out, ARP, RBP, pairwise accuracy, interpolated precision ---------------
+def _precision_denominator(ctx: RankingContext, k: int | None, opts: Options):
+    """The denominator of P@k per group, as :func:`precision` reads it."""
+    if k is None:
+        return ctx.length.astype(np.float64)
+    if opts.precision_denominator == "k":
+        return np.full(ctx.n_groups, float(k))
+    return np.minimum(ctx.length, k).astype(np.float64)
+
+
+def f1_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """E[F1@k], the harmonic mean of P@k = H/D and R@k = H/R (0 when H = 0).
+
+    ``2 (H/D)(H/R) / (H/D + H/R) = 2H / (D + R)`` for ``H > 0``, and the right-hand
+    side is also 0 at ``H = 0``. ``D`` (k, min(k, n) or n) and ``R`` do not depend
+    on the order of tied rows, so F1 is linear in the hit count H and
+    ``E[F1] = 2 E[H] / (D + R)``. That equals the harmonic mean of E[P] and E[R]
+    only because both are linear in the same H; it is not true of F1 in general.
+    """
+    hits = _hits_in_top(ctx.head(k), k, opts)
+    denom = _precision_denominator(ctx, k, opts)
+    denom += ctx.n_relevant(opts.relevance_threshold)
+    values = np.divide(2.0 * hits, denom, out=np.zeros_like(hits), where=denom > 0)
+    return _binary_result(ctx, values, opts)
+
+
+def _n_non_relevant(ctx: RankingContext, threshold: float | None) -> np.ndarray:
+    """Non-relevant rows per group, retrieved or not."""
+
+    def count() -> np.ndarray:
+        size = np.bincount(ctx.totals.codes_all, minlength=ctx.n_groups)
+        return size - ctx.n_relevant(threshold)
+
+    return ctx.totals.cached(("N", threshold), count)
+
+
+def fallout(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """E[non-relevant rows at positions <= k] / N, N the group's non-relevant rows
+    (retrieved or not). Linear in the rows, so tied rows count with the share of
+    their block inside the cutoff. Defined where N > 0 (a group without relevant
+    rows is defined: fall-out is the recall of the non-relevant rows)."""
+    head = ctx.head(k)
+    share = head.in_top(k)
+    share *= ~head.relevant(opts.relevance_threshold)
+    false_pos = head.group_sum(share)
+    n_non = _n_non_relevant(ctx, opts.relevance_threshold)
+    defined = n_non > 0
+    values = np.divide(
+        false_pos, n_non, out=np.full(ctx.n_groups, np.nan), where=defined
+    )
+    return GroupValues(values, defined, ctx.group_weight())
+
+
+def arp(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """Average relevant position: ``Σ y_p p / Σ y_p`` over the group's ranked
+    relevant rows (lower is better); with binary labels the mean position of a
+    relevant row. Labels weight the positions, as in TF-Ranking's ARP; relevant
+    labels are > 0, so the weights are positive.
+
+    The weights do not depend on the order of tied rows, so the expectation is the
+    weighted mean of expected positions; a row of a block at positions
+    ``a..a+m-1`` sits at ``a + (m - 1)/2`` on average (block mean). Defined where
+    at least one relevant row is ranked.
+    """
+    weight = np.where(ctx.relevant(opts.relevance_threshold), ctx.y, 0.0)
+    position = ctx.block_mean(ctx.rank.astype(np.float64))
+    total = ctx.group_sum(weight * position)
+    mass = ctx.group_sum(weight)
+    defined = mass > 0
+    values = np.divide(total, mass, out=np.full(ctx.n_groups, np.nan), where=defined)
+    return GroupValues(values, defined, ctx.group_weight())

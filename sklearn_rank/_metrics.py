@@ -701,3 +701,175 @@ def auc_score(
         retrieved=retrieved,
         convention=convention,
     )
+
+
+@_doc("f1")
+def f1_at_k_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    precision_denominator: str | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """F1 at k: the harmonic mean of precision at k and recall at k.
+
+    ``F1@k = 2 P R / (P + R) = 2 H_k / (D + R)`` with ``H_k`` the relevant rows in
+    the top ``k``, ``D`` the precision denominator and ``R`` the group's number of
+    relevant rows (0 when ``H_k = 0``).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Relevant {A, C, F}, ranking [B, A, D, C, E, F]: P@5 = 2/5 and R@5 = 2/3, so
+    F1@5 = ``2 * 2 / (5 + 3) = 0.5``:
+
+    >>> from sklearn_rank import f1_at_k_score
+    >>> y_true = [0, 1, 0, 1, 0, 1]
+    >>> y_score = [6, 5, 4, 3, 2, 1]
+    >>> f1_at_k_score(y_true, y_score, groups=[0] * 6, k=5)
+    0.5
+    """
+    return score_metric(
+        "f1",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "precision_denominator": precision_denominator,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("fallout")
+def fallout_at_k_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Fall-out at k: non-relevant rows in the top ``k`` divided by N, the group's
+    number of non-relevant rows (unretrieved ones included). Lower is better.
+
+    A group is defined when it has a non-relevant row (a group without relevant
+    rows is defined). The scorers negate it, as scikit-learn does for losses.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Relevant {A, C, F}, ranking [B, A, D, C, E, F]: the top 3 holds B and D, two
+    of the three non-relevant rows:
+
+    >>> from sklearn_rank import fallout_at_k_score
+    >>> y_true = [0, 1, 0, 1, 0, 1]
+    >>> y_score = [6, 5, 4, 3, 2, 1]
+    >>> round(fallout_at_k_score(y_true, y_score, groups=[0] * 6, k=3), 4)
+    0.6667
+    """
+    return score_metric(
+        "fallout",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("arp")
+def arp_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Average relevant position: ``Σ y_p p / Σ y_p`` over a group's ranked
+    relevant rows, averaged over groups. Lower is better.
+
+    With binary labels it is the mean 1-based position of a relevant row; graded
+    labels weight the positions, as TF-Ranking's ``ARPMetric`` does. Unretrieved
+    relevant rows have no position and are left out; a group with no ranked
+    relevant row is undefined. The scorers negate it, as scikit-learn does for
+    losses.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Relevant rows at positions 2, 4 and 6 give 4. With the first two rows tied,
+    the relevant one of them sits at 1.5 on average, so ``(1.5 + 3) / 2 = 2.25``:
+
+    >>> from sklearn_rank import arp_score
+    >>> arp_score([0, 1, 0, 1, 0, 1], [6, 5, 4, 3, 2, 1], groups=[0] * 6)
+    4.0
+    >>> arp_score([1, 0, 1], [1.0, 1.0, 0.0], groups=[0] * 3)
+    2.25
+    """
+    return score_metric(
+        "arp",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )

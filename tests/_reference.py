@@ -268,6 +268,10 @@ def group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
     if metric in ("gauc", "auc"):
         ranked_rel = [r for r, i in zip(rel, rows, strict=True) if retrieved[i]]
         return any(ranked_rel) and not all(ranked_rel)
+    if metric == "fallout":  # the recall of the non-relevant rows
+        return not all(rel)
+    if metric == "arp":  # needs a relevant row at some position
+        return any(r for r, i in zip(rel, rows, strict=True) if retrieved[i])
     return sum(rel) > 0
 
 
@@ -309,6 +313,27 @@ class Oracle:
     pairwise: bool = False
 
 
+def _f1(seq, g):
+    """Harmonic mean of P@k and R@k from their own definitions; 0 when both are."""
+    p = _precision(seq, g.k, g.n_relevant, g.options["precision_denominator"])
+    r = _recall(seq, g.k, g.n_relevant)
+    return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+
+def _fallout(seq, g):
+    """Non-relevant rows among the first k over all non-relevant rows of the group."""
+    threshold = g.options["relevance_threshold"]
+    n_non = sum(not _relevant(y, threshold) for y in g.all_labels)
+    return sum(not r for r in seq[: _cut(len(seq), g.k)]) / n_non
+
+
+def _arp(seq, g):
+    """Label-weighted mean 1-based position of the relevant rows of the list."""
+    threshold = g.options["relevance_threshold"]
+    weights = [y if _relevant(y, threshold) else 0.0 for y in seq]
+    return sum(w * p for p, w in enumerate(weights, start=1)) / sum(weights)
+
+
 def _ndcg(seq, g):
     gain = g.options["gain"]
     return _dcg(seq, g.k, gain) / _dcg(sorted(g.all_labels, reverse=True), g.k, gain)
@@ -336,6 +361,9 @@ ORACLES = {
     "r_precision": Oracle(lambda seq, g: _r_precision(seq, g.n_relevant), cutoff=False),
     "gauc": Oracle(lambda seq, g: _auc_of_order(seq), cutoff=False, pairwise=True),
     "auc": Oracle(lambda seq, g: _auc_of_order(seq), cutoff=False, pairwise=True),
+    "f1": Oracle(_f1),
+    "fallout": Oracle(_fallout),
+    "arp": Oracle(_arp, graded=True, cutoff=False),
 }
 GRADED_METRICS = frozenset(name for name, o in ORACLES.items() if o.graded)
 
