@@ -31,6 +31,7 @@ _LAZY = {
     "ndcg_score": "_metrics",
     "precision_at_k_score": "_metrics",
     "r_precision_score": "_metrics",
+    "rbp_score": "_metrics",
     "recall_at_k_score": "_metrics",
     "GroupedRanker": "_rankers",
     "get_metric_names": "_registry",

@@ -462,3 +462,22 @@ def arp(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     defined = mass > 0
     values = np.divide(total, mass, out=np.full(ctx.n_groups, np.nan), where=defined)
     return GroupValues(values, defined, ctx.group_weight())
+
+
+def rbp(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """Rank-biased precision (Moffat and Zobel, 2008):
+    ``(1 - p) Σ_{i<=k} u(y_i) p^(i-1)`` with utility ``u(y) = y / max_grade`` in
+    [0, 1] (binary labels: 0 or 1).
+
+    Linear in the rows, so under ``ties="average"`` each row's utility is multiplied
+    by the mean of ``p^(i-1)`` over its block's positions inside the cutoff (block
+    mean), as for DCG.
+    """
+    ctx = ctx.head(k)
+    p = opts.persistence
+    weight = np.power(p, ctx.rank - 1.0)
+    if k is not None:
+        weight[ctx.rank > k] = 0.0
+    weight = ctx.block_mean(weight)
+    weight *= ctx.y / opts.max_grade
+    return _binary_result(ctx, (1.0 - p) * ctx.group_sum(weight), opts)

@@ -873,3 +873,64 @@ def arp_score(
         retrieved=retrieved,
         convention=convention,
     )
+
+
+@_doc("rbp")
+def rbp_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    persistence: float | None = None,
+    max_grade: float | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Rank-biased precision (Moffat and Zobel, 2008), averaged over groups.
+
+    ``RBP@k = (1 - p) Σ_{i<=k} u(y_i) p^(i-1)`` with persistence ``p`` and utility
+    ``u(y) = y / max_grade`` in [0, 1]: 0 or 1 for binary labels, graded labels
+    scaled by the top of their scale.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Relevant rows at positions 1 and 3 with ``p = 0.8``:
+    ``0.2 * (1 + 0.8**2) = 0.328``. Grade 2 of 0..2 at position 1 and grade 1 at
+    position 2 give ``0.2 * (2/2 + 0.8 * 1/2) = 0.28``:
+
+    >>> from sklearn_rank import rbp_score
+    >>> round(rbp_score([1, 0, 1], [3, 2, 1], groups=[0] * 3), 6)
+    0.328
+    >>> round(rbp_score([2, 1, 0], [3, 2, 1], groups=[0] * 3, max_grade=2), 6)
+    0.28
+    """
+    return score_metric(
+        "rbp",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "persistence": persistence,
+            "max_grade": max_grade,
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )

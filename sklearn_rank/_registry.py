@@ -161,6 +161,14 @@ METRICS: dict[str, MetricSpec] = {
             labels="raw",
             greater_is_better=False,
         ),
+        MetricSpec(
+            "rbp",
+            _kernels.rbp,
+            "rbp_score",
+            "rank-biased precision",
+            options=("persistence", "max_grade", *_BINARY),
+            labels="grades",
+        ),
     )
 }
 

@@ -334,6 +334,15 @@ def _arp(seq, g):
     return sum(w * p for p, w in enumerate(weights, start=1)) / sum(weights)
 
 
+def _rbp(seq, g):
+    """(1 - p) Σ_{i<=k} (y_i / max_grade) p^(i-1), term by term."""
+    p = g.options["persistence"]
+    total = 0.0
+    for i, y in enumerate(seq[: _cut(len(seq), g.k)], start=1):
+        total += y / g.options["max_grade"] * p ** (i - 1)
+    return (1 - p) * total
+
+
 def _ndcg(seq, g):
     gain = g.options["gain"]
     return _dcg(seq, g.k, gain) / _dcg(sorted(g.all_labels, reverse=True), g.k, gain)
@@ -364,6 +373,7 @@ ORACLES = {
     "f1": Oracle(_f1),
     "fallout": Oracle(_fallout),
     "arp": Oracle(_arp, graded=True, cutoff=False),
+    "rbp": Oracle(_rbp, graded=True),
 }
 GRADED_METRICS = frozenset(name for name, o in ORACLES.items() if o.graded)
 
@@ -419,6 +429,7 @@ def reference_per_group(
     precision_denominator="k",
     ap_denominator="n_relevant",
     max_grade=1.0,
+    persistence=0.8,
     exhaustive=False,
 ):
     """{group id: metric value, or NaN where the group is undefined}.
@@ -431,7 +442,7 @@ def reference_per_group(
     y_true, y_score, groups, retrieved, _ = _as_arrays(
         y_true, y_score, groups, retrieved, None
     )
-    if metric == "err":
+    if metric in ("err", "rbp"):
         _check_err_labels(y_true, max_grade)
     out = {}
     for gid, rows in _group_rows(groups).items():
@@ -454,6 +465,7 @@ def reference_per_group(
             precision_denominator=precision_denominator,
             ap_denominator=ap_denominator,
             max_grade=max_grade,
+            persistence=persistence,
             exhaustive=exhaustive,
         )
     return out
@@ -582,6 +594,7 @@ def reference_mean(
     weights="rows",
     sample_weight=None,
     undefined="skip",
+    persistence=0.8,
 ):
     """The public metric value: ``(value, all_undefined)``.
 
@@ -612,6 +625,7 @@ def reference_mean(
         precision_denominator=precision_denominator,
         ap_denominator=ap_denominator,
         max_grade=max_grade,
+        persistence=persistence,
     )
     group_weights = reference_group_weights(
         metric,

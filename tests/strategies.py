@@ -32,6 +32,7 @@ undefined_rules = st.sampled_from(["skip", "raise", 0.0, 0.25, 1.0])
 precision_denominators = st.sampled_from(["k", "min_k_n"])
 ap_denominators = st.sampled_from(["n_relevant", "min_k_n_relevant"])
 gauc_weights = st.sampled_from(["rows", "uniform", "positives"])
+persistences = st.sampled_from([0.5, 0.8, 0.9, 0.95])
 
 
 @dataclass
@@ -168,4 +169,5 @@ OPTION_STRATEGIES = {
     "ap_denominator": lambda case: ap_denominators,
     "max_grade": _max_grades,
     "weights": lambda case: gauc_weights,
+    "persistence": lambda case: persistences,
 }

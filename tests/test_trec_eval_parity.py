@@ -10,7 +10,8 @@ trec_eval measures in these files that the library does not implement, and so ar
 not compared: num_q and runid (bookkeeping), gm_map, gm_bpref, bpref, infAP,
 iprec_at_recall_*, 11pt_avg, Rprec_mult_*, utility, relstring, binG, G, ndcg_rel,
 Rndcg, relative_P_*, set_P, set_relative_P, set_recall, set_map, set_F,
-num_nonrel_judged_ret, rbp, rbp_resid, unj_*, and ndcg with per-level custom
+num_nonrel_judged_ret, rbp_resid, unj_*, rbp on graded qrels (out.test.aql), and
+ndcg with per-level custom
 gains (``ndcg_1=3,2=9,4=4.5`` in out.test.meas_params). ``num_ret``, ``num_rel``
 and ``num_rel_ret`` are counts read off the arrays.
 """
@@ -36,6 +37,7 @@ TREC_KEYWORDS = {
     "undefined": 0.0,
     "precision_denominator": "k",
     "ap_denominator": "n_relevant",
+    "persistence": 0.9,  # m_rbp.c's default p
 }
 
 
@@ -74,6 +76,9 @@ def trec_to_library(
 
 
 ALL_TREC = trec_to_library()
+# Measures on binary qrels only: trec_eval's rbp rescales graded gains with
+# uninitialised min/max variables (m_rbp.c), so out.test.aql (graded) is left out.
+BINARY_TREC = {**ALL_TREC, "rbp": "rbp"}
 # out.test.meas_params: -m P.5,7,3 -m recall.20,2000 -mndcg_cut.10,20,23.4
 # -msuccess.2,5,20 (trec_eval reads the cutoff 23.4 as 23).
 MEAS_PARAMS = trec_to_library(
@@ -87,14 +92,14 @@ MEAS_PARAMS = trec_to_library(
 
 # name -> (expected output, qrels, run, reader options, metric options, measures)
 CASES = {
-    "aq": ("out.test.aq", "qrels.test", "results.test", {}, {}, ALL_TREC),
+    "aq": ("out.test.aq", "qrels.test", "results.test", {}, {}, BINARY_TREC),
     "aqc": (
         "out.test.aqc",
         "qrels.test",
         "results.trunc",
         {"complete": True},  # -c: topics missing from the run score 0
         {},
-        ALL_TREC,
+        BINARY_TREC,
     ),
     "aql": (
         "out.test.aql",
