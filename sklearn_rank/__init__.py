@@ -29,6 +29,7 @@ _LAZY = {
     "map_score": "_metrics",
     "mrr_score": "_metrics",
     "ndcg_score": "_metrics",
+    "pairwise_accuracy_score": "_metrics",
     "precision_at_k_score": "_metrics",
     "r_precision_score": "_metrics",
     "rbp_score": "_metrics",

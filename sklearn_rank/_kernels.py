@@ -481,3 +481,29 @@ def rbp(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     weight = ctx.block_mean(weight)
     weight *= ctx.y / opts.max_grade
     return _binary_result(ctx, (1.0 - p) * ctx.group_sum(weight), opts)
+
+
+def pairwise_accuracy(
+    ctx: RankingContext, k: int | None, opts: Options
+) -> GroupValues:
+    """Share of a group's ranked pairs with different labels that are ordered
+    correctly (the higher label above), a tied pair counting ½ under
+    ``ties="average"``; the group weighs its number of such pairs.
+
+    Pairs are split by their lower label ``v``: ``Σ_v AUC-credit(y > v against
+    y = v)``, each term the Mann-Whitney credit of :func:`_auc_parts` (exact ½ for
+    tied pairs, whose two orders are equally likely). One linear pass per distinct
+    label below the top, so the cost grows with the number of label levels
+    (graded relevance has a handful).
+    """
+    credit = np.zeros(ctx.n_groups)
+    pairs = np.zeros(ctx.n_groups)
+    for level in np.unique(ctx.y)[:-1]:
+        above = (ctx.y > level).astype(np.float64)
+        at = (ctx.y == level).astype(np.float64)
+        won, n_above, n_at = _auc_parts(ctx, above, at)
+        credit += won
+        pairs += n_above * n_at
+    defined = pairs > 0
+    values = np.divide(credit, pairs, out=np.full(ctx.n_groups, np.nan), where=defined)
+    return GroupValues(values, defined, ctx.group_weight() * pairs)

@@ -934,3 +934,60 @@ def rbp_score(
         retrieved=retrieved,
         convention=convention,
     )
+
+
+@_doc("pairwise_accuracy")
+def pairwise_accuracy_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Pairwise accuracy: the share of pairs with different labels whose higher
+    label is ranked above, pooled over groups.
+
+    ``PA_g = Σ_{y_i > y_j} ([s_i > s_j] + ½ [s_i = s_j]) / #{y_i > y_j}`` over the
+    group's ranked rows (a graded AUC, TF-Ranking's ordered pair accuracy). Each
+    group weighs its number of pairs with different labels (times its mean sample
+    weight), so the mean is the share of all such pairs; a group without one is
+    undefined. Labels are compared only; ``relevance_threshold`` decides nothing
+    here and is accepted for a uniform signature.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    TF-Ranking's ``OPAMetric`` example: labels ``(0, 1, 2)`` scored ``(3, 1, 2)``
+    order one of three pairs correctly (2 above 1):
+
+    >>> from sklearn_rank import pairwise_accuracy_score
+    >>> round(pairwise_accuracy_score([0, 1, 2], [3, 1, 2], groups=[0] * 3), 4)
+    0.3333
+    """
+    return score_metric(
+        "pairwise_accuracy",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )

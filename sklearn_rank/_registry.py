@@ -169,6 +169,14 @@ METRICS: dict[str, MetricSpec] = {
             options=("persistence", "max_grade", *_BINARY),
             labels="grades",
         ),
+        MetricSpec(
+            "pairwise_accuracy",
+            _kernels.pairwise_accuracy,
+            "pairwise_accuracy_score",
+            "share of pairs with different labels ordered correctly",
+            takes_k=False,
+            labels="raw",
+        ),
     )
 }
 

@@ -270,6 +270,8 @@ def group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
         return any(ranked_rel) and not all(ranked_rel)
     if metric == "fallout":  # the recall of the non-relevant rows
         return not all(rel)
+    if metric == "pairwise_accuracy":  # needs two different ranked labels
+        return len({float(y_true[i]) for i in rows if retrieved[i]}) > 1
     if metric == "arp":  # needs a relevant row at some position
         return any(r for r, i in zip(rel, rows, strict=True) if retrieved[i])
     return sum(rel) > 0
@@ -343,6 +345,17 @@ def _rbp(seq, g):
     return (1 - p) * total
 
 
+def _pairwise_accuracy(seq, g):
+    """Correctly ordered pairs among all pairs with different labels, pair by
+    pair (averaged ties come from enumerating the orders of each tie block)."""
+    right = total = 0
+    for i, j in itertools.combinations(range(len(seq)), 2):  # i ranked above j
+        if seq[i] != seq[j]:
+            total += 1
+            right += seq[i] > seq[j]
+    return right / total
+
+
 def _ndcg(seq, g):
     gain = g.options["gain"]
     return _dcg(seq, g.k, gain) / _dcg(sorted(g.all_labels, reverse=True), g.k, gain)
@@ -374,6 +387,7 @@ ORACLES = {
     "fallout": Oracle(_fallout),
     "arp": Oracle(_arp, graded=True, cutoff=False),
     "rbp": Oracle(_rbp, graded=True),
+    "pairwise_accuracy": Oracle(_pairwise_accuracy, graded=True, cutoff=False),
 }
 GRADED_METRICS = frozenset(name for name, o in ORACLES.items() if o.graded)
 
@@ -503,6 +517,9 @@ def reference_group_weights(
                 )
             elif weights != "uniform":
                 raise ValueError(f"unknown weights {weights!r}")
+        if metric == "pairwise_accuracy":  # weighs its pairs of different labels
+            labels = [float(y_true[i]) for i in rows if retrieved[i]]
+            w *= sum(a != b for a, b in itertools.combinations(labels, 2))
         out[gid] = w
     return out
 

@@ -18,6 +18,7 @@ from sklearn_rank import (
     f1_at_k_score,
     fallout_at_k_score,
     make_ranking_scorer,
+    pairwise_accuracy_score,
 )
 
 
@@ -147,3 +148,31 @@ def test_grid_search_prefers_the_lower_loss(metric):
             assert got == pytest.approx(-loss, rel=1e-12)
     scores = search.cv_results_["mean_test_score"]
     assert scores[1] > scores[0]  # the right order has the lower loss
+
+
+# tensorflow/ranking, tensorflow_ranking/python/keras/metrics.py, OPAMetric
+# docstring (commit b080797b): y_true [[0., 1., 2.]], y_pred [[3., 1., 2.]] ->
+# 0.33333334; ragged y_true [[0., 1.], [1., 2., 0.]], y_pred [[2., 1.], [2., 5.,
+# 4.]] -> 0.5 (lists weighted by their pairs: (0 + 2) / (1 + 3)).
+def test_pairwise_accuracy_reproduces_tf_ranking_opa():
+    got = pairwise_accuracy_score([0, 1, 2], [3, 1, 2], groups=[0] * 3)
+    assert got == pytest.approx(1 / 3, rel=1e-15)
+    y = [0, 1, 1, 2, 0]
+    s = [2, 1, 2, 5, 4]
+    got = pairwise_accuracy_score(y, s, groups=[0, 0, 1, 1, 1])
+    assert got == pytest.approx(0.5, rel=1e-15)
+
+
+def test_pairwise_accuracy_on_binary_labels_is_row_pair_weighted_gauc():
+    # Binary labels: per group the AUC; the weights are |P| * |N| pairs.
+    y = np.array([1, 0, 0, 1, 1, 0, 0])
+    s = np.array([0.3, 0.3, 0.1, 0.9, 0.2, 0.5, 0.5])
+    g = np.array([0, 0, 0, 1, 1, 1, 1])
+    # group 0: pairs (1 vs two 0s): tie ½ + win 1 -> 1.5 of 2;
+    # group 1: 0.9 beats both 0.5s (2), 0.2 beats none -> 2 of 4.
+    got = pairwise_accuracy_score(y, s, groups=g)
+    assert got == pytest.approx((1.5 + 2) / (2 + 4), rel=1e-15)
+    # Labels 0..4 with real gaps and negative values are only compared.
+    assert pairwise_accuracy_score(y * 7.5 - 3, s, groups=g) == pytest.approx(
+        got, rel=1e-15
+    )
