@@ -145,6 +145,17 @@ _OPTIONS = (
         "float | None",
         float,
     ),
+    Option(
+        "recall_level",
+        None,
+        (Interval(numbers.Real, 0, 1, closed="both"), IsNone()),
+        """The recall r at which interpolated precision is read, as trec_eval's
+        ``iprec_at_recall_r``: the largest precision at or after the position
+        where round(r * R) relevant rows have been ranked. It has no default:
+        interpolated precision without it raises.""",
+        "float | None",
+        lambda value: None if value is None else float(value),
+    ),
 )
 
 OPTIONS: dict[str, Option] = {option.name: option for option in _OPTIONS}

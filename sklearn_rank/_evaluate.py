@@ -119,6 +119,7 @@ def evaluate(
     max_grade: float | None = None,
     weights: str | None = None,
     persistence: float | None = None,
+    recall_level: float | None = None,
     convention: str | None = None,
 ) -> dict[str, float]:
     """Compute several ranking metrics from one shared ordering.
@@ -144,7 +145,8 @@ def evaluate(
         False marks rows that are judged but not ranked: they count in the number
         of relevant items and the ideal DCG, never in the ranked list.
     ties, gain, relevance_threshold, undefined, precision_denominator, \
-ap_denominator, max_grade, weights, persistence : see the metric functions
+ap_denominator, max_grade, weights, persistence, recall_level : see the \
+metric functions
         Conventions; None takes the value of ``convention``.
     convention : str, default=None
         Name of a preset of conventions; None is ``"sklearn_rank"``.
@@ -177,6 +179,7 @@ ap_denominator, max_grade, weights, persistence : see the metric functions
             "max_grade": max_grade,
             "weights": weights,
             "persistence": persistence,
+            "recall_level": recall_level,
         },
     )
     requests = check_metrics(metrics, func)
@@ -234,6 +237,7 @@ def evaluate_per_group(
     max_grade: float | None = None,
     weights: str | None = None,
     persistence: float | None = None,
+    recall_level: float | None = None,
     convention: str | None = None,
 ) -> GroupScores:
     """One value per group for each metric, aligned with the sorted group ids.
@@ -271,6 +275,7 @@ def evaluate_per_group(
             "max_grade": max_grade,
             "weights": weights,
             "persistence": persistence,
+            "recall_level": recall_level,
         },
     )
     requests = check_metrics(metrics, func, per_group=True)

@@ -483,9 +483,7 @@ def rbp(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     return _binary_result(ctx, (1.0 - p) * ctx.group_sum(weight), opts)
 
 
-def pairwise_accuracy(
-    ctx: RankingContext, k: int | None, opts: Options
-) -> GroupValues:
+def pairwise_accuracy(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """Share of a group's ranked pairs with different labels that are ordered
     correctly (the higher label above), a tied pair counting ½ under
     ``ties="average"``; the group weighs its number of such pairs.
@@ -507,3 +505,97 @@ def pairwise_accuracy(
     defined = pairs > 0
     values = np.divide(credit, pairs, out=np.full(ctx.n_groups, np.nan), where=defined)
     return GroupValues(values, defined, ctx.group_weight() * pairs)
+
+
+# trec_eval's recall levels of the 11-point average (m_11pt_avg.c).
+ELEVEN_POINTS = tuple(i / 10 for i in range(11))
+
+
+def _interpolated_precisions(
+    ctx: RankingContext, opts: Options, levels, func: str
+) -> list[np.ndarray]:
+    """Interpolated precision per group at each recall level, as trec_eval's
+    ``iprec_at_recall``: with ``c = lround(level * R)`` (at least 1), the largest
+    precision ``m / p_m`` at the position ``p_m`` of any m-th relevant row with
+    ``m >= c``; 0 when fewer than ``c`` relevant rows are ranked.
+
+    Under ``ties="average"`` a tie block mixing relevant and non-relevant rows
+    makes the value random. Its last relevant row (index ``c0 + r``, ``c0``
+    relevant rows above the block) bounds the block's precisions: the block's
+    best value ``(c0 + r) / (a + r - 1)`` (relevant rows first) and its worst
+    ``(c0 + r) / (a + m - 1)`` (last). The value is ``max(F, worst of each
+    block)`` in every order exactly when no block's best exceeds that (F: the
+    untied rows); otherwise the expectation of a maximum over several random
+    blocks has no closed form in block sums, and this raises.
+    """
+    threshold = opts.relevance_threshold
+    rel = ctx.relevant(threshold)
+    hits = np.flatnonzero(rel)
+    hit_group = ctx.group[hits]
+    per_group = np.bincount(hit_group, minlength=ctx.n_groups)
+    first_hit = np.cumsum(per_group) - per_group
+    nth = np.arange(1, hits.size + 1) - first_hit[hit_group]
+    precision = nth / ctx.rank[hits]
+    fixed = np.ones(hits.size, dtype=bool)
+    blocks = ctx.blocks
+    if blocks:
+        r = blocks.sum(rel.astype(np.float64))
+        mixed = (r > 0) & (r < blocks.size)
+        in_mixed = np.zeros(ctx.n_rows, dtype=bool)
+        in_mixed[blocks.rows] = blocks.spread(mixed)
+        fixed = ~in_mixed[hits]
+        c0 = np.searchsorted(hits, blocks.start) - first_hit[blocks.group]
+        last = (c0 + r)[mixed]
+        a, m, b_group = blocks.rank[mixed], blocks.size[mixed], blocks.group[mixed]
+        best = last / (a + r[mixed] - 1)
+        worst = last / (a + m - 1)
+    n_rel = ctx.n_relevant(threshold)
+    out = []
+    for level in levels:
+        need = np.maximum(np.floor(level * n_rel + 0.5), 1)  # lround, as C's
+        keep = fixed & (nth >= need[hit_group])
+        value = np.zeros(ctx.n_groups)
+        np.maximum.at(value, hit_group[keep], precision[keep])
+        if blocks and mixed.any():
+            counted = last >= need[b_group]
+            np.maximum.at(value, b_group[counted], worst[counted])
+            top = np.zeros(ctx.n_groups)
+            np.maximum.at(top, b_group[counted], best[counted])
+            random = top > value
+            if random.any():
+                raise ValueError(
+                    f"{func} with ties='average': in {int(random.sum())} group(s) "
+                    "a tie block (equal scores within a group) mixes relevant and "
+                    "non-relevant rows where the interpolated precision is read, "
+                    "so the value depends on the order of the tie, and its exact "
+                    "expectation is not implemented. Pass ties='stable', "
+                    "'pessimistic' or 'optimistic', or break the ties."
+                )
+        out.append(value)
+    return out
+
+
+def interpolated_precision(
+    ctx: RankingContext, k: int | None, opts: Options
+) -> GroupValues:
+    """trec_eval's ``iprec_at_recall`` at ``opts.recall_level``."""
+    if opts.recall_level is None:
+        raise ValueError(
+            "interpolated precision needs recall_level=<a float in [0, 1]>, e.g. "
+            "recall_level=0.5 (trec_eval's iprec_at_recall_0.50); it has no default."
+        )
+    (values,) = _interpolated_precisions(
+        ctx, opts, [opts.recall_level], "interpolated_precision_score"
+    )
+    return _binary_result(ctx, values, opts)
+
+
+def eleven_point_precision(
+    ctx: RankingContext, k: int | None, opts: Options
+) -> GroupValues:
+    """trec_eval's ``11pt_avg``: the mean interpolated precision at recall 0, 0.1,
+    ..., 1 (exact under averaged ties exactly where each level is)."""
+    levels = _interpolated_precisions(
+        ctx, opts, ELEVEN_POINTS, "eleven_point_precision_score"
+    )
+    return _binary_result(ctx, np.mean(levels, axis=0), opts)

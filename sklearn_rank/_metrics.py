@@ -991,3 +991,132 @@ def pairwise_accuracy_score(
         retrieved=retrieved,
         convention=convention,
     )
+
+
+@_doc("iprec")
+def interpolated_precision_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    recall_level: float | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Interpolated precision at a recall level, as trec_eval's
+    ``iprec_at_recall``, averaged over groups.
+
+    With ``c = round(recall_level * R)`` (halves up, at least 1), the value is the
+    largest precision ``m / p_m`` at the position ``p_m`` of the m-th relevant row
+    over ``m >= c``; 0 when fewer than ``c`` relevant rows are ranked.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Notes
+    -----
+    With ``ties="average"`` a tie block that mixes relevant and non-relevant rows
+    raises ``ValueError`` where it makes the value depend on the order of the tie;
+    the expectation of that maximum is not computed, never approximated.
+
+    Examples
+    --------
+    Relevant rows at positions 2, 3 and 6 of R = 4: precisions 1/2, 2/3 and 3/6.
+    At recall 0.5, ``c = 2``: ``max(2/3, 3/6) = 0.667``; at recall 1, ``c = 4``
+    exceeds the 3 ranked relevant rows: 0.
+
+    >>> from sklearn_rank import interpolated_precision_score
+    >>> y_true = [0, 1, 1, 0, 0, 1, 1]
+    >>> y_score = [6, 5, 4, 3, 2, 1, 0]
+    >>> retrieved = [True] * 6 + [False]
+    >>> kw = dict(groups=[0] * 7, retrieved=retrieved)
+    >>> round(interpolated_precision_score(y_true, y_score, recall_level=0.5, **kw), 4)
+    0.6667
+    >>> interpolated_precision_score(y_true, y_score, recall_level=1.0, **kw)
+    0.0
+    """
+    return score_metric(
+        "iprec",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "recall_level": recall_level,
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("iprec_11pt")
+def eleven_point_precision_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """11-point interpolated average precision, as trec_eval's ``11pt_avg``: the
+    mean of :func:`interpolated_precision_score` at recall 0, 0.1, ..., 1.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Notes
+    -----
+    Under ``ties="average"`` it raises where any of the 11 levels does (see
+    :func:`interpolated_precision_score`).
+
+    Examples
+    --------
+    Relevant rows at positions 2, 3 and 6 of R = 4 (one never ranked): levels 0
+    to 0.6 read ``max(1/2, 2/3, 3/6) = 2/3`` (c <= 2), levels 0.7 and 0.8 read 1/2
+    (c = 3), levels 0.9 and 1 read 0 (c = 4): ``(7 * 2/3 + 2 * 1/2) / 11 = 0.5152``.
+
+    >>> from sklearn_rank import eleven_point_precision_score
+    >>> y_true = [0, 1, 1, 0, 0, 1, 1]
+    >>> y_score = [6, 5, 4, 3, 2, 1, 0]
+    >>> retrieved = [True] * 6 + [False]
+    >>> kw = dict(groups=[0] * 7, retrieved=retrieved)
+    >>> round(eleven_point_precision_score(y_true, y_score, **kw), 4)
+    0.5152
+    """
+    return score_metric(
+        "iprec_11pt",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )

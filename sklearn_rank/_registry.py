@@ -177,6 +177,21 @@ METRICS: dict[str, MetricSpec] = {
             takes_k=False,
             labels="raw",
         ),
+        MetricSpec(
+            "iprec",
+            _kernels.interpolated_precision,
+            "interpolated_precision_score",
+            "interpolated precision at a recall level (trec_eval iprec_at_recall)",
+            options=("recall_level", *_BINARY),
+            takes_k=False,
+        ),
+        MetricSpec(
+            "iprec_11pt",
+            _kernels.eleven_point_precision,
+            "eleven_point_precision_score",
+            "mean interpolated precision at recall 0, 0.1, ..., 1 (11pt_avg)",
+            takes_k=False,
+        ),
     )
 }
 

@@ -356,6 +356,20 @@ def _pairwise_accuracy(seq, g):
     return right / total
 
 
+def _iprec_at(seq, n_relevant, level):
+    """trec_eval's interpolated precision: max precision at or after the rank of
+    the c-th relevant row, c = round-half-up(level * R) (at least 1); 0 when
+    fewer than c relevant rows are ranked."""
+    need = max(1, math.floor(level * n_relevant + 0.5))
+    best, seen = 0.0, 0
+    for p, r in enumerate(seq, start=1):
+        if r:
+            seen += 1
+            if seen >= need:
+                best = max(best, seen / p)
+    return best
+
+
 def _ndcg(seq, g):
     gain = g.options["gain"]
     return _dcg(seq, g.k, gain) / _dcg(sorted(g.all_labels, reverse=True), g.k, gain)
@@ -388,7 +402,20 @@ ORACLES = {
     "arp": Oracle(_arp, graded=True, cutoff=False),
     "rbp": Oracle(_rbp, graded=True),
     "pairwise_accuracy": Oracle(_pairwise_accuracy, graded=True, cutoff=False),
+    "iprec": Oracle(
+        lambda seq, g: _iprec_at(seq, g.n_relevant, g.options["recall_level"]),
+        cutoff=False,
+    ),
+    "iprec_11pt": Oracle(
+        lambda seq, g: (
+            math.fsum(_iprec_at(seq, g.n_relevant, i / 10) for i in range(11)) / 11
+        ),
+        cutoff=False,
+    ),
 }
+# Metrics whose averaged-tie expectation is not computed: the library raises
+# where the value depends on the order of a tie block, and so does the reference.
+ORDER_SENSITIVE = frozenset({"iprec", "iprec_11pt"})
 GRADED_METRICS = frozenset(name for name, o in ORACLES.items() if o.graded)
 
 
@@ -421,6 +448,8 @@ def _group_value(metric, k, rows, y_true, y_score, retrieved, *, exhaustive, **o
         oracle.value(seq, facts)
         for seq in _label_orders([[key(i) for i in b] for b in blocks], exhaustive)
     ]
+    if metric in ORDER_SENSITIVE and len(set(values)) > 1:
+        raise ReferenceTieError(f"{metric}: the value depends on a tie's order")
     return math.fsum(values) / len(values)
 
 
@@ -444,6 +473,7 @@ def reference_per_group(
     ap_denominator="n_relevant",
     max_grade=1.0,
     persistence=0.8,
+    recall_level=None,
     exhaustive=False,
 ):
     """{group id: metric value, or NaN where the group is undefined}.
@@ -480,6 +510,7 @@ def reference_per_group(
             ap_denominator=ap_denominator,
             max_grade=max_grade,
             persistence=persistence,
+            recall_level=recall_level,
             exhaustive=exhaustive,
         )
     return out
@@ -612,6 +643,7 @@ def reference_mean(
     sample_weight=None,
     undefined="skip",
     persistence=0.8,
+    recall_level=None,
 ):
     """The public metric value: ``(value, all_undefined)``.
 
@@ -643,6 +675,7 @@ def reference_mean(
         ap_denominator=ap_denominator,
         max_grade=max_grade,
         persistence=persistence,
+        recall_level=recall_level,
     )
     group_weights = reference_group_weights(
         metric,
