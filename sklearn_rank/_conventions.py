@@ -134,6 +134,28 @@ _OPTIONS = (
         weight.""",
         "str | None",
     ),
+    Option(
+        "persistence",
+        0.8,
+        (Interval(numbers.Real, 0, 1, closed="neither"),),
+        """RBP's persistence p: the probability that the user goes on from one
+        position to the next (0.8 in the default convention, as Moffat and Zobel
+        and ir_measures; trec_eval's default is 0.9). The expected number of rows
+        examined is 1 / (1 - p).""",
+        "float | None",
+        float,
+    ),
+    Option(
+        "recall_level",
+        None,
+        (Interval(numbers.Real, 0, 1, closed="both"), IsNone()),
+        """The recall r at which interpolated precision is read, as trec_eval's
+        ``iprec_at_recall_r``: the largest precision at or after the position
+        where round(r * R) relevant rows have been ranked. It has no default:
+        interpolated precision without it raises.""",
+        "float | None",
+        lambda value: None if value is None else float(value),
+    ),
 )
 
 OPTIONS: dict[str, Option] = {option.name: option for option in _OPTIONS}
@@ -154,6 +176,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "undefined": 0.0,  # no relevant doc: every measure 0, topic still averaged
         "precision_denominator": "k",  # m_P.c: missing ranks count as nonrelevant
         "ap_denominator": "n_relevant",  # m_map.c, m_map_cut.c: sum / num_rel
+        "persistence": 0.9,  # m_rbp.c: "By default the persistence parameter p = 0.9"
     },
     # scikit-learn sklearn/metrics/_ranking.py (ndcg_score, dcg_score).
     "sklearn": {

@@ -118,6 +118,8 @@ def evaluate(
     ap_denominator: str | None = None,
     max_grade: float | None = None,
     weights: str | None = None,
+    persistence: float | None = None,
+    recall_level: float | None = None,
     convention: str | None = None,
 ) -> dict[str, float]:
     """Compute several ranking metrics from one shared ordering.
@@ -143,7 +145,8 @@ def evaluate(
         False marks rows that are judged but not ranked: they count in the number
         of relevant items and the ideal DCG, never in the ranked list.
     ties, gain, relevance_threshold, undefined, precision_denominator, \
-ap_denominator, max_grade, weights : see the metric functions
+ap_denominator, max_grade, weights, persistence, recall_level : see the \
+metric functions
         Conventions; None takes the value of ``convention``.
     convention : str, default=None
         Name of a preset of conventions; None is ``"sklearn_rank"``.
@@ -175,6 +178,8 @@ ap_denominator, max_grade, weights : see the metric functions
             "ap_denominator": ap_denominator,
             "max_grade": max_grade,
             "weights": weights,
+            "persistence": persistence,
+            "recall_level": recall_level,
         },
     )
     requests = check_metrics(metrics, func)
@@ -231,6 +236,8 @@ def evaluate_per_group(
     ap_denominator: str | None = None,
     max_grade: float | None = None,
     weights: str | None = None,
+    persistence: float | None = None,
+    recall_level: float | None = None,
     convention: str | None = None,
 ) -> GroupScores:
     """One value per group for each metric, aligned with the sorted group ids.
@@ -267,6 +274,8 @@ def evaluate_per_group(
             "ap_denominator": ap_denominator,
             "max_grade": max_grade,
             "weights": weights,
+            "persistence": persistence,
+            "recall_level": recall_level,
         },
     )
     requests = check_metrics(metrics, func, per_group=True)

@@ -701,3 +701,422 @@ def auc_score(
         retrieved=retrieved,
         convention=convention,
     )
+
+
+@_doc("f1")
+def f1_at_k_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    precision_denominator: str | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """F1 at k: the harmonic mean of precision at k and recall at k.
+
+    ``F1@k = 2 P R / (P + R) = 2 H_k / (D + R)`` with ``H_k`` the relevant rows in
+    the top ``k``, ``D`` the precision denominator and ``R`` the group's number of
+    relevant rows (0 when ``H_k = 0``).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Relevant {A, C, F}, ranking [B, A, D, C, E, F]: P@5 = 2/5 and R@5 = 2/3, so
+    F1@5 = ``2 * 2 / (5 + 3) = 0.5``:
+
+    >>> from sklearn_rank import f1_at_k_score
+    >>> y_true = [0, 1, 0, 1, 0, 1]
+    >>> y_score = [6, 5, 4, 3, 2, 1]
+    >>> f1_at_k_score(y_true, y_score, groups=[0] * 6, k=5)
+    0.5
+    """
+    return score_metric(
+        "f1",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "precision_denominator": precision_denominator,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("fallout")
+def fallout_at_k_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Fall-out at k: non-relevant rows in the top ``k`` divided by N, the group's
+    number of non-relevant rows (unretrieved ones included). Lower is better.
+
+    A group is defined when it has a non-relevant row (a group without relevant
+    rows is defined). The scorers negate it, as scikit-learn does for losses.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Relevant {A, C, F}, ranking [B, A, D, C, E, F]: the top 3 holds B and D, two
+    of the three non-relevant rows:
+
+    >>> from sklearn_rank import fallout_at_k_score
+    >>> y_true = [0, 1, 0, 1, 0, 1]
+    >>> y_score = [6, 5, 4, 3, 2, 1]
+    >>> round(fallout_at_k_score(y_true, y_score, groups=[0] * 6, k=3), 4)
+    0.6667
+    """
+    return score_metric(
+        "fallout",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("arp")
+def arp_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Average relevant position: ``Σ y_p p / Σ y_p`` over a group's ranked
+    relevant rows, averaged over groups. Lower is better.
+
+    With binary labels it is the mean 1-based position of a relevant row; graded
+    labels weight the positions, as TF-Ranking's ``ARPMetric`` does. Unretrieved
+    relevant rows have no position and are left out; a group with no ranked
+    relevant row is undefined. The scorers negate it, as scikit-learn does for
+    losses.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Relevant rows at positions 2, 4 and 6 give 4. With the first two rows tied,
+    the relevant one of them sits at 1.5 on average, so ``(1.5 + 3) / 2 = 2.25``:
+
+    >>> from sklearn_rank import arp_score
+    >>> arp_score([0, 1, 0, 1, 0, 1], [6, 5, 4, 3, 2, 1], groups=[0] * 6)
+    4.0
+    >>> arp_score([1, 0, 1], [1.0, 1.0, 0.0], groups=[0] * 3)
+    2.25
+    """
+    return score_metric(
+        "arp",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("rbp")
+def rbp_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    persistence: float | None = None,
+    max_grade: float | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Rank-biased precision (Moffat and Zobel, 2008), averaged over groups.
+
+    ``RBP@k = (1 - p) Σ_{i<=k} u(y_i) p^(i-1)`` with persistence ``p`` and utility
+    ``u(y) = y / max_grade`` in [0, 1]: 0 or 1 for binary labels, graded labels
+    scaled by the top of their scale.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Relevant rows at positions 1 and 3 with ``p = 0.8``:
+    ``0.2 * (1 + 0.8**2) = 0.328``. Grade 2 of 0..2 at position 1 and grade 1 at
+    position 2 give ``0.2 * (2/2 + 0.8 * 1/2) = 0.28``:
+
+    >>> from sklearn_rank import rbp_score
+    >>> round(rbp_score([1, 0, 1], [3, 2, 1], groups=[0] * 3), 6)
+    0.328
+    >>> round(rbp_score([2, 1, 0], [3, 2, 1], groups=[0] * 3, max_grade=2), 6)
+    0.28
+    """
+    return score_metric(
+        "rbp",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "persistence": persistence,
+            "max_grade": max_grade,
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("pairwise_accuracy")
+def pairwise_accuracy_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Pairwise accuracy: the share of pairs with different labels whose higher
+    label is ranked above, pooled over groups.
+
+    ``PA_g = Σ_{y_i > y_j} ([s_i > s_j] + ½ [s_i = s_j]) / #{y_i > y_j}`` over the
+    group's ranked rows (a graded AUC, TF-Ranking's ordered pair accuracy). Each
+    group weighs its number of pairs with different labels (times its mean sample
+    weight), so the mean is the share of all such pairs; a group without one is
+    undefined. Labels are compared only; ``relevance_threshold`` decides nothing
+    here and is accepted for a uniform signature.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    TF-Ranking's ``OPAMetric`` example: labels ``(0, 1, 2)`` scored ``(3, 1, 2)``
+    order one of three pairs correctly (2 above 1):
+
+    >>> from sklearn_rank import pairwise_accuracy_score
+    >>> round(pairwise_accuracy_score([0, 1, 2], [3, 1, 2], groups=[0] * 3), 4)
+    0.3333
+    """
+    return score_metric(
+        "pairwise_accuracy",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("iprec")
+def interpolated_precision_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    recall_level: float | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Interpolated precision at a recall level, as trec_eval's
+    ``iprec_at_recall``, averaged over groups.
+
+    With ``c = round(recall_level * R)`` (halves up, at least 1), the value is the
+    largest precision ``m / p_m`` at the position ``p_m`` of the m-th relevant row
+    over ``m >= c``; 0 when fewer than ``c`` relevant rows are ranked.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Notes
+    -----
+    With ``ties="average"`` a tie block that mixes relevant and non-relevant rows
+    raises ``ValueError`` where it makes the value depend on the order of the tie;
+    the expectation of that maximum is not computed, never approximated.
+
+    Examples
+    --------
+    Relevant rows at positions 2, 3 and 6 of R = 4: precisions 1/2, 2/3 and 3/6.
+    At recall 0.5, ``c = 2``: ``max(2/3, 3/6) = 0.667``; at recall 1, ``c = 4``
+    exceeds the 3 ranked relevant rows: 0.
+
+    >>> from sklearn_rank import interpolated_precision_score
+    >>> y_true = [0, 1, 1, 0, 0, 1, 1]
+    >>> y_score = [6, 5, 4, 3, 2, 1, 0]
+    >>> retrieved = [True] * 6 + [False]
+    >>> kw = dict(groups=[0] * 7, retrieved=retrieved)
+    >>> round(interpolated_precision_score(y_true, y_score, recall_level=0.5, **kw), 4)
+    0.6667
+    >>> interpolated_precision_score(y_true, y_score, recall_level=1.0, **kw)
+    0.0
+    """
+    return score_metric(
+        "iprec",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "recall_level": recall_level,
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )
+
+
+@_doc("iprec_11pt")
+def eleven_point_precision_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """11-point interpolated average precision, as trec_eval's ``11pt_avg``: the
+    mean of :func:`interpolated_precision_score` at recall 0, 0.1, ..., 1.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Notes
+    -----
+    Under ``ties="average"`` it raises where any of the 11 levels does (see
+    :func:`interpolated_precision_score`).
+
+    Examples
+    --------
+    Relevant rows at positions 2, 3 and 6 of R = 4 (one never ranked): levels 0
+    to 0.6 read ``max(1/2, 2/3, 3/6) = 2/3`` (c <= 2), levels 0.7 and 0.8 read 1/2
+    (c = 3), levels 0.9 and 1 read 0 (c = 4): ``(7 * 2/3 + 2 * 1/2) / 11 = 0.5152``.
+
+    >>> from sklearn_rank import eleven_point_precision_score
+    >>> y_true = [0, 1, 1, 0, 0, 1, 1]
+    >>> y_score = [6, 5, 4, 3, 2, 1, 0]
+    >>> retrieved = [True] * 6 + [False]
+    >>> kw = dict(groups=[0] * 7, retrieved=retrieved)
+    >>> round(eleven_point_precision_score(y_true, y_score, **kw), 4)
+    0.5152
+    """
+    return score_metric(
+        "iprec_11pt",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        convention=convention,
+    )

@@ -39,9 +39,11 @@ class MetricSpec:
         signature order.
     takes_k : bool
         Whether the metric has a cutoff ``k``.
-    labels : {"binary", "gain", "grades"}
+    labels : {"binary", "gain", "grades", "raw"}
         How labels enter: through the relevance threshold only, as graded gains
-        (labels >= 0), or as grades within ``[0, max_grade]``.
+        (labels >= 0), as grades within ``[0, max_grade]``, or as given with no
+        range check ("raw": compared with each other, or weights of relevant rows,
+        which are > 0 by definition).
     greater_is_better : bool
         False for losses; scorers negate them, as scikit-learn's do.
     pooled : bool
@@ -135,6 +137,60 @@ METRICS: dict[str, MetricSpec] = {
             "AUC pooled over all rows (roc_auc_score)",
             takes_k=False,
             pooled=True,
+        ),
+        MetricSpec(
+            "f1",
+            _kernels.f1_at_k,
+            "f1_at_k_score",
+            "harmonic mean of precision at k and recall at k",
+            options=(*_BINARY, "precision_denominator"),
+        ),
+        MetricSpec(
+            "fallout",
+            _kernels.fallout,
+            "fallout_at_k_score",
+            "share of the non-relevant items ranked in the top k (a loss)",
+            greater_is_better=False,
+        ),
+        MetricSpec(
+            "arp",
+            _kernels.arp,
+            "arp_score",
+            "average position of the ranked relevant items (a loss)",
+            takes_k=False,
+            labels="raw",
+            greater_is_better=False,
+        ),
+        MetricSpec(
+            "rbp",
+            _kernels.rbp,
+            "rbp_score",
+            "rank-biased precision",
+            options=("persistence", "max_grade", *_BINARY),
+            labels="grades",
+        ),
+        MetricSpec(
+            "pairwise_accuracy",
+            _kernels.pairwise_accuracy,
+            "pairwise_accuracy_score",
+            "share of pairs with different labels ordered correctly",
+            takes_k=False,
+            labels="raw",
+        ),
+        MetricSpec(
+            "iprec",
+            _kernels.interpolated_precision,
+            "interpolated_precision_score",
+            "interpolated precision at a recall level (trec_eval iprec_at_recall)",
+            options=("recall_level", *_BINARY),
+            takes_k=False,
+        ),
+        MetricSpec(
+            "iprec_11pt",
+            _kernels.eleven_point_precision,
+            "eleven_point_precision_score",
+            "mean interpolated precision at recall 0, 0.1, ..., 1 (11pt_avg)",
+            takes_k=False,
         ),
     )
 }

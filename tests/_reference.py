@@ -268,6 +268,12 @@ def group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
     if metric in ("gauc", "auc"):
         ranked_rel = [r for r, i in zip(rel, rows, strict=True) if retrieved[i]]
         return any(ranked_rel) and not all(ranked_rel)
+    if metric == "fallout":  # the recall of the non-relevant rows
+        return not all(rel)
+    if metric == "pairwise_accuracy":  # needs two different ranked labels
+        return len({float(y_true[i]) for i in rows if retrieved[i]}) > 1
+    if metric == "arp":  # needs a relevant row at some position
+        return any(r for r, i in zip(rel, rows, strict=True) if retrieved[i])
     return sum(rel) > 0
 
 
@@ -309,6 +315,61 @@ class Oracle:
     pairwise: bool = False
 
 
+def _f1(seq, g):
+    """Harmonic mean of P@k and R@k from their own definitions; 0 when both are."""
+    p = _precision(seq, g.k, g.n_relevant, g.options["precision_denominator"])
+    r = _recall(seq, g.k, g.n_relevant)
+    return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+
+def _fallout(seq, g):
+    """Non-relevant rows among the first k over all non-relevant rows of the group."""
+    threshold = g.options["relevance_threshold"]
+    n_non = sum(not _relevant(y, threshold) for y in g.all_labels)
+    return sum(not r for r in seq[: _cut(len(seq), g.k)]) / n_non
+
+
+def _arp(seq, g):
+    """Label-weighted mean 1-based position of the relevant rows of the list."""
+    threshold = g.options["relevance_threshold"]
+    weights = [y if _relevant(y, threshold) else 0.0 for y in seq]
+    return sum(w * p for p, w in enumerate(weights, start=1)) / sum(weights)
+
+
+def _rbp(seq, g):
+    """(1 - p) Σ_{i<=k} (y_i / max_grade) p^(i-1), term by term."""
+    p = g.options["persistence"]
+    total = 0.0
+    for i, y in enumerate(seq[: _cut(len(seq), g.k)], start=1):
+        total += y / g.options["max_grade"] * p ** (i - 1)
+    return (1 - p) * total
+
+
+def _pairwise_accuracy(seq, g):
+    """Correctly ordered pairs among all pairs with different labels, pair by
+    pair (averaged ties come from enumerating the orders of each tie block)."""
+    right = total = 0
+    for i, j in itertools.combinations(range(len(seq)), 2):  # i ranked above j
+        if seq[i] != seq[j]:
+            total += 1
+            right += seq[i] > seq[j]
+    return right / total
+
+
+def _iprec_at(seq, n_relevant, level):
+    """trec_eval's interpolated precision: max precision at or after the rank of
+    the c-th relevant row, c = round-half-up(level * R) (at least 1); 0 when
+    fewer than c relevant rows are ranked."""
+    need = max(1, math.floor(level * n_relevant + 0.5))
+    best, seen = 0.0, 0
+    for p, r in enumerate(seq, start=1):
+        if r:
+            seen += 1
+            if seen >= need:
+                best = max(best, seen / p)
+    return best
+
+
 def _ndcg(seq, g):
     gain = g.options["gain"]
     return _dcg(seq, g.k, gain) / _dcg(sorted(g.all_labels, reverse=True), g.k, gain)
@@ -336,7 +397,25 @@ ORACLES = {
     "r_precision": Oracle(lambda seq, g: _r_precision(seq, g.n_relevant), cutoff=False),
     "gauc": Oracle(lambda seq, g: _auc_of_order(seq), cutoff=False, pairwise=True),
     "auc": Oracle(lambda seq, g: _auc_of_order(seq), cutoff=False, pairwise=True),
+    "f1": Oracle(_f1),
+    "fallout": Oracle(_fallout),
+    "arp": Oracle(_arp, graded=True, cutoff=False),
+    "rbp": Oracle(_rbp, graded=True),
+    "pairwise_accuracy": Oracle(_pairwise_accuracy, graded=True, cutoff=False),
+    "iprec": Oracle(
+        lambda seq, g: _iprec_at(seq, g.n_relevant, g.options["recall_level"]),
+        cutoff=False,
+    ),
+    "iprec_11pt": Oracle(
+        lambda seq, g: (
+            math.fsum(_iprec_at(seq, g.n_relevant, i / 10) for i in range(11)) / 11
+        ),
+        cutoff=False,
+    ),
 }
+# Metrics whose averaged-tie expectation is not computed: the library raises
+# where the value depends on the order of a tie block, and so does the reference.
+ORDER_SENSITIVE = frozenset({"iprec", "iprec_11pt"})
 GRADED_METRICS = frozenset(name for name, o in ORACLES.items() if o.graded)
 
 
@@ -369,6 +448,8 @@ def _group_value(metric, k, rows, y_true, y_score, retrieved, *, exhaustive, **o
         oracle.value(seq, facts)
         for seq in _label_orders([[key(i) for i in b] for b in blocks], exhaustive)
     ]
+    if metric in ORDER_SENSITIVE and len(set(values)) > 1:
+        raise ReferenceTieError(f"{metric}: the value depends on a tie's order")
     return math.fsum(values) / len(values)
 
 
@@ -391,6 +472,8 @@ def reference_per_group(
     precision_denominator="k",
     ap_denominator="n_relevant",
     max_grade=1.0,
+    persistence=0.8,
+    recall_level=None,
     exhaustive=False,
 ):
     """{group id: metric value, or NaN where the group is undefined}.
@@ -403,7 +486,7 @@ def reference_per_group(
     y_true, y_score, groups, retrieved, _ = _as_arrays(
         y_true, y_score, groups, retrieved, None
     )
-    if metric == "err":
+    if metric in ("err", "rbp"):
         _check_err_labels(y_true, max_grade)
     out = {}
     for gid, rows in _group_rows(groups).items():
@@ -426,6 +509,8 @@ def reference_per_group(
             precision_denominator=precision_denominator,
             ap_denominator=ap_denominator,
             max_grade=max_grade,
+            persistence=persistence,
+            recall_level=recall_level,
             exhaustive=exhaustive,
         )
     return out
@@ -463,6 +548,9 @@ def reference_group_weights(
                 )
             elif weights != "uniform":
                 raise ValueError(f"unknown weights {weights!r}")
+        if metric == "pairwise_accuracy":  # weighs its pairs of different labels
+            labels = [float(y_true[i]) for i in rows if retrieved[i]]
+            w *= sum(a != b for a, b in itertools.combinations(labels, 2))
         out[gid] = w
     return out
 
@@ -554,6 +642,8 @@ def reference_mean(
     weights="rows",
     sample_weight=None,
     undefined="skip",
+    persistence=0.8,
+    recall_level=None,
 ):
     """The public metric value: ``(value, all_undefined)``.
 
@@ -584,6 +674,8 @@ def reference_mean(
         precision_denominator=precision_denominator,
         ap_denominator=ap_denominator,
         max_grade=max_grade,
+        persistence=persistence,
+        recall_level=recall_level,
     )
     group_weights = reference_group_weights(
         metric,

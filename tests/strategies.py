@@ -32,6 +32,9 @@ undefined_rules = st.sampled_from(["skip", "raise", 0.0, 0.25, 1.0])
 precision_denominators = st.sampled_from(["k", "min_k_n"])
 ap_denominators = st.sampled_from(["n_relevant", "min_k_n_relevant"])
 gauc_weights = st.sampled_from(["rows", "uniform", "positives"])
+persistences = st.sampled_from([0.5, 0.8, 0.9, 0.95])
+# Levels where round(r * R) hits .5 (0.1 * 5), 0 and 1, and trec_eval's 0.25.
+recall_levels = st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.7, 1.0])
 
 
 @dataclass
@@ -168,4 +171,6 @@ OPTION_STRATEGIES = {
     "ap_denominator": lambda case: ap_denominators,
     "max_grade": _max_grades,
     "weights": lambda case: gauc_weights,
+    "persistence": lambda case: persistences,
+    "recall_level": lambda case: recall_levels,
 }

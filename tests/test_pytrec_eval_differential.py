@@ -11,11 +11,19 @@ data as dicts. Per-topic values must agree to 1e-12.
 from __future__ import annotations
 
 import io
+import math
+import warnings
 
 import numpy as np
 import pytest
+from sklearn.exceptions import UndefinedMetricWarning
 
-from sklearn_rank import evaluate, evaluate_per_group
+from sklearn_rank import (
+    eleven_point_precision_score,
+    evaluate,
+    evaluate_per_group,
+    interpolated_precision_score,
+)
 from sklearn_rank.io import read_qrels, read_run, trec_arrays
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -205,3 +213,83 @@ def test_ndcg_relevance_level_quirk():
     assert theirs == pytest.approx(1 / np.log2(3))
     _, ours, _ = _ours(qrels_text, run_text, 2, **TREC_KEYWORDS)
     assert np.isnan(ours["q"]["ndcg"])
+
+
+def _v9_recall_level(r: float, n_relevant: int) -> float:
+    """The recall level whose rounding (current trec_eval, ``lround(r R)``) gives
+    the count trec_eval 9 and pytrec_eval-terrier use, ``(long)(r R + 0.9)``."""
+    count = math.floor(r * n_relevant + 0.9)
+    return count / n_relevant if n_relevant else r
+
+
+@pytest.mark.parametrize("level", [1, 2])
+@pytest.mark.parametrize("seed", range(10))
+def test_interpolated_precision_agrees_with_pytrec_eval(seed, level):
+    """iprec_at_recall at trec_eval's 11 levels and 11pt_avg, per topic.
+
+    pytrec_eval-terrier bundles trec_eval 9, which turns a recall level into a
+    count of relevant documents as ``(long)(r R + 0.9)``; trec_eval 10 (and the
+    outputs in tests/data/trec_eval) uses ``lround(r R)``, as this library does.
+    Each topic is therefore scored at the level that gives trec_eval 9's count, so
+    every value is compared, the rounding aside.
+    """
+    qrels_text, run_text = random_trec(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    for line in qrels_text.splitlines():
+        qid, _, doc, rel = line.split()
+        qrels.setdefault(qid, {})[doc] = int(rel)
+    run: dict[str, dict[str, float]] = {}
+    for line in run_text.splitlines():
+        qid, _, doc, _, score, _ = line.split()
+        run.setdefault(qid, {})[doc] = float(score)
+    expected = pytrec_eval.RelevanceEvaluator(
+        qrels, {"iprec_at_recall", "11pt_avg"}, relevance_level=level
+    ).evaluate(run)
+    arrays = trec_arrays(
+        read_qrels(io.StringIO(qrels_text)), read_run(io.StringIO(run_text))
+    )
+    differs = 0
+    for qid in sorted(expected):
+        rows = arrays.groups == qid
+        y, s, ret = arrays.y_true[rows], arrays.y_score[rows], arrays.retrieved[rows]
+        n_rel = int((y >= level).sum())
+        call = dict(
+            groups=np.zeros(y.size),
+            retrieved=ret,
+            relevance_threshold=level,
+            undefined=0.0,
+            ties="stable",
+        )
+        ours = []
+        for r in range(11):
+            v9 = _v9_recall_level(r / 10, n_rel)
+            x = r / 10 * n_rel
+            differs += math.floor(x + 0.9) != math.floor(x + 0.5)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                value = interpolated_precision_score(
+                    y, s, recall_level=min(v9, 1.0), **call
+                )
+            theirs = expected[qid][f"iprec_at_recall_{r / 10:.2f}"]
+            assert value == pytest.approx(theirs, abs=1e-12, rel=0), (qid, r)
+            ours.append(value)
+        mean = math.fsum(ours) / 11
+        assert mean == pytest.approx(expected[qid]["11pt_avg"], abs=1e-12, rel=0)
+    assert differs > 0  # the two roundings do differ on this data
+
+
+def test_eleven_point_matches_pytrec_eval_where_the_roundings_agree():
+    """With R = 10 every level r R is an integer: both roundings agree, and
+    eleven_point_precision_score equals pytrec_eval's 11pt_avg directly."""
+    qrels = {"q": {f"d{i}": int(i % 3 == 0 or i == 1) for i in range(27)}}
+    assert sum(qrels["q"].values()) == 10
+    run = {"q": {f"d{i}": float((i * 7) % 13) for i in range(24)}}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"11pt_avg"}).evaluate(run)
+    docs = sorted(qrels["q"], reverse=True)  # trec_eval's tie order: docno desc
+    y = np.array([qrels["q"][d] for d in docs])
+    s = np.array([run["q"].get(d, -1.0) for d in docs])
+    retrieved = np.array([d in run["q"] for d in docs])
+    ours = eleven_point_precision_score(
+        y, s, groups=np.zeros(y.size), retrieved=retrieved, ties="stable"
+    )
+    assert ours == pytest.approx(theirs["q"]["11pt_avg"], abs=1e-12, rel=0)

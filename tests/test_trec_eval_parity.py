@@ -8,10 +8,12 @@ AP over R, and groups without a relevant document scored 0 and counted.
 
 trec_eval measures in these files that the library does not implement, and so are
 not compared: num_q and runid (bookkeeping), gm_map, gm_bpref, bpref, infAP,
-iprec_at_recall_*, 11pt_avg, Rprec_mult_*, utility, relstring, binG, G, ndcg_rel,
+Rprec_mult_*, utility, relstring, binG, G, ndcg_rel,
 Rndcg, relative_P_*, set_P, set_relative_P, set_recall, set_map, set_F,
-num_nonrel_judged_ret, rbp, rbp_resid, unj_*, and ndcg with per-level custom
-gains (``ndcg_1=3,2=9,4=4.5`` in out.test.meas_params). ``num_ret``, ``num_rel``
+num_nonrel_judged_ret, rbp_resid, unj_*, rbp on graded qrels (out.test.aql), and
+ndcg with per-level custom
+gains (``ndcg_1=3,2=9,4=4.5`` in out.test.meas_params). ``iprec_at_recall_*`` and
+``11pt_avg`` have their own test (one recall level per call). ``num_ret``, ``num_rel``
 and ``num_rel_ret`` are counts read off the arrays.
 """
 
@@ -36,6 +38,7 @@ TREC_KEYWORDS = {
     "undefined": 0.0,
     "precision_denominator": "k",
     "ap_denominator": "n_relevant",
+    "persistence": 0.9,  # m_rbp.c's default p
 }
 
 
@@ -74,6 +77,9 @@ def trec_to_library(
 
 
 ALL_TREC = trec_to_library()
+# Measures on binary qrels only: trec_eval's rbp rescales graded gains with
+# uninitialised min/max variables (m_rbp.c), so out.test.aql (graded) is left out.
+BINARY_TREC = {**ALL_TREC, "rbp": "rbp"}
 # out.test.meas_params: -m P.5,7,3 -m recall.20,2000 -mndcg_cut.10,20,23.4
 # -msuccess.2,5,20 (trec_eval reads the cutoff 23.4 as 23).
 MEAS_PARAMS = trec_to_library(
@@ -87,14 +93,14 @@ MEAS_PARAMS = trec_to_library(
 
 # name -> (expected output, qrels, run, reader options, metric options, measures)
 CASES = {
-    "aq": ("out.test.aq", "qrels.test", "results.test", {}, {}, ALL_TREC),
+    "aq": ("out.test.aq", "qrels.test", "results.test", {}, {}, BINARY_TREC),
     "aqc": (
         "out.test.aqc",
         "qrels.test",
         "results.trunc",
         {"complete": True},  # -c: topics missing from the run score 0
         {},
-        ALL_TREC,
+        BINARY_TREC,
     ),
     "aql": (
         "out.test.aql",
@@ -192,3 +198,57 @@ def test_complete_flag_keeps_missing_topic():
     assert sorted(set(plain.groups.tolist())) == ["301", "303"]
     assert sorted(set(complete.groups.tolist())) == ["301", "302", "303"]
     assert not complete.retrieved[complete.groups == "302"].any()
+
+
+def _iprec_measures(expected) -> dict[str, float]:
+    """trec_eval's iprec_at_recall_<r> measures in an output -> recall level."""
+    prefix = "iprec_at_recall_"
+    names = {m for m, _ in expected if m.startswith(prefix)}
+    return {m: float(m[len(prefix) :]) for m in sorted(names)}
+
+
+@pytest.mark.parametrize("convention", [None, "trec_eval"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_reproduces_trec_eval_interpolated_precision(case, convention):
+    """iprec_at_recall_<r> and 11pt_avg (11pt_avg_.25,.5,.75 in meas_params: the
+    mean of those three levels), per topic and averaged."""
+    out_file, qrels, run, reader, options, _ = CASES[case]
+    expected = read_trec_eval_output(DATA / out_file)
+    arrays = load_trec(DATA / qrels, DATA / run, **reader)
+    keywords = dict(options)
+    if convention is None:
+        keywords.update(TREC_KEYWORDS)
+    else:
+        keywords["convention"] = convention
+    args = (arrays.y_true, arrays.y_score)
+    common = {"groups": arrays.groups, "retrieved": arrays.retrieved, **keywords}
+    per_group_kw = {k: v for k, v in common.items() if k != "undefined"}
+
+    def values(metric, **extra):
+        pg = evaluate_per_group(*args, metrics=[metric], **per_group_kw, **extra)
+        mean = evaluate(*args, metrics=[metric], **common, **extra)[metric]
+        return pg.group_ids, pg.values[metric], mean
+
+    measures = _iprec_measures(expected)
+    assert measures, "no iprec_at_recall in the expected output"
+    compared = 0
+    by_level = {}
+    for measure, level in measures.items():
+        ids, v, mean = values("iprec", recall_level=level)
+        by_level[level] = v
+        for qid, value in zip(ids, v, strict=True):
+            got = f"{0.0 if np.isnan(value) else value:.4f}"
+            assert got == expected[measure, str(qid)], (measure, qid)
+            compared += 1
+        assert f"{mean:.4f}" == expected[measure, "all"], measure
+    if ("11pt_avg", "all") in expected:
+        ids, v, mean = values("iprec_11pt")
+        for qid, value in zip(ids, v, strict=True):
+            got = f"{0.0 if np.isnan(value) else value:.4f}"
+            assert got == expected["11pt_avg", str(qid)], qid
+        assert f"{mean:.4f}" == expected["11pt_avg", "all"]
+    if ("11pt_avg_.25,.5,.75", "all") in expected:
+        three = np.nan_to_num(np.mean([by_level[r] for r in (0.25, 0.5, 0.75)], 0))
+        for qid, value in zip(ids, three, strict=True):
+            assert f"{value:.4f}" == expected["11pt_avg_.25,.5,.75", str(qid)]
+    assert compared >= 2 * len(measures)

@@ -22,6 +22,8 @@ GRADED = np.array([1.0, 0.0, 2.0, 0.0, 1.0, 0.0])
 S = np.array([0.9, 0.8, 0.1, 0.3, 0.2, 0.7])
 G = np.array([1, 1, 1, 2, 2, 2])
 FUNCTIONS = [getattr(sklearn_rank, spec.function) for spec in METRICS.values()]
+# Keywords without a default, which a call must give.
+REQUIRED = {"interpolated_precision_score": {"recall_level": 0.5}}
 
 
 @pytest.mark.parametrize("func", FUNCTIONS, ids=lambda f: f.__name__)
@@ -71,7 +73,7 @@ class TestEveryFunction:
 
     def test_inputs_not_modified(self, func):
         y, s, g = Y.copy(), S.copy(), G.copy()
-        func(y, s, groups=g)
+        func(y, s, groups=g, **REQUIRED.get(func.__name__, {}))
         np.testing.assert_array_equal(y, Y)
         np.testing.assert_array_equal(s, S)
         np.testing.assert_array_equal(g, G)
@@ -195,3 +197,12 @@ def test_per_group_rejects_pooled_auc_and_aligns_ids():
     assert res.group_ids.tolist() == ["a", "b"]
     assert res.values["mrr"].tolist() == [1 / 3, 1.0]
     assert res.to_frame().loc["b", "mrr"] == 1.0
+
+
+def test_interpolated_precision_needs_a_recall_level():
+    with pytest.raises(ValueError, match=r"needs recall_level=<a float in \[0, 1\]>"):
+        sklearn_rank.interpolated_precision_score(Y, S, groups=G)
+    with pytest.raises(ValueError, match=r"'recall_level' parameter"):
+        sklearn_rank.interpolated_precision_score(Y, S, groups=G, recall_level=1.5)
+    with pytest.raises(ValueError, match=r"needs recall_level"):
+        sklearn_rank.evaluate(Y, S, groups=G, metrics=["iprec"])
