@@ -189,12 +189,7 @@ def _hits_in_top(ctx: RankingContext, k, opts: Options) -> np.ndarray:
 def precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     top = _positions(ctx, k)
     hits = _hits_in_top(ctx.head(top), top, opts)
-    if k is None:
-        denom = ctx.length.astype(np.float64)
-    elif opts.precision_denominator == "k":
-        denom = np.full(ctx.n_groups, float(k))  # the real k, however large
-    else:  # "min_k_n"
-        denom = np.minimum(ctx.length, top).astype(np.float64)
+    denom = _precision_denominator(ctx, k, opts)
     # A group with nothing ranked has retrieved nothing: precision 0.
     values = np.divide(hits, denom, out=np.zeros_like(hits), where=denom > 0)
     return _binary_result(ctx, values, opts)
@@ -485,8 +480,8 @@ def _precision_denominator(ctx: RankingContext, k: int | None, opts: Options):
     if k is None:
         return ctx.length.astype(np.float64)
     if opts.precision_denominator == "k":
-        return np.full(ctx.n_groups, float(k))
-    return np.minimum(ctx.length, k).astype(np.float64)
+        return np.full(ctx.n_groups, float(k))  # the real k, however large
+    return np.minimum(ctx.length, _positions(ctx, k)).astype(np.float64)
 
 
 def f1_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
@@ -498,7 +493,8 @@ def f1_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     ``E[F1] = 2 E[H] / (D + R)``. That equals the harmonic mean of E[P] and E[R]
     only because both are linear in the same H; it is not true of F1 in general.
     """
-    hits = _hits_in_top(ctx.head(k), k, opts)
+    top = _positions(ctx, k)
+    hits = _hits_in_top(ctx.head(top), top, opts)
     denom = _precision_denominator(ctx, k, opts)
     denom += ctx.n_relevant(opts.relevance_threshold)
     values = np.divide(2.0 * hits, denom, out=np.zeros_like(hits), where=denom > 0)
@@ -520,6 +516,7 @@ def fallout(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     (retrieved or not). Linear in the rows, so tied rows count with the share of
     their block inside the cutoff. Defined where N > 0 (a group without relevant
     rows is defined: fall-out is the recall of the non-relevant rows)."""
+    k = _positions(ctx, k)
     head = ctx.head(k)
     share = head.in_top(k)
     share *= ~head.relevant(opts.relevance_threshold)
@@ -561,6 +558,7 @@ def rbp(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     by the mean of ``p^(i-1)`` over its block's positions inside the cutoff (block
     mean), as for DCG.
     """
+    k = _positions(ctx, k)
     ctx = ctx.head(k)
     p = opts.persistence
     weight = np.power(p, ctx.rank - 1.0)
