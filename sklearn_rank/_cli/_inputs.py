@@ -8,19 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..io import _tables
 from ._measures import Measure
 from ._output import RunResult
 
-TABLE_SUFFIXES = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".tab": "tsv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".json": "jsonl",
-}
+# The table readers' own suffix map: one list of what counts as a table.
+TABLE_SUFFIXES = _tables.SUFFIXES
 
 
 @dataclass

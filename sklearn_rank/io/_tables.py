@@ -18,7 +18,7 @@ from . import _text
 __all__ = ["RankedListArrays", "ranked_list_arrays", "read_table"]
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
-_SUFFIXES = {
+SUFFIXES = {
     ".csv": "csv",
     ".tsv": "tsv",
     ".tab": "tsv",
@@ -33,7 +33,7 @@ _SUFFIXES = {
 def table_format(path: Any) -> str | None:
     """The table format of a file name (``.gz`` looked through), or None."""
     name = os.fspath(path).lower().removesuffix(".gz")
-    return _SUFFIXES.get(os.path.splitext(name)[1])
+    return SUFFIXES.get(os.path.splitext(name)[1])
 
 
 def _missing_extra(fmt: str) -> ImportError:
