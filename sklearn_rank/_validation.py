@@ -17,6 +17,9 @@ from ._group_codes import encode_groups
 from ._params import param_error
 from ._registry import METRICS, MetricSpec, get_metric_names
 
+# Weights whose largest value lies in this range are used as given.
+_WEIGHT_SAFE = (2.0**-64, 2.0**64)
+
 # What to do about a non-numeric per-row input, by argument.
 _NUMERIC_HINTS = {
     "y_true": "Encode labels as numbers (e.g. 0/1 or grades 0..4).",
@@ -140,9 +143,6 @@ def check_sample_weight(x: Any, n: int, func: str) -> np.ndarray:
     if top > 0 and not _WEIGHT_SAFE[0] <= top <= _WEIGHT_SAFE[1]:
         arr = np.ldexp(arr, -int(np.frexp(top)[1]))
     return arr
-
-
-_WEIGHT_SAFE = (2.0**-64, 2.0**64)
 
 
 def check_lengths(func: str, **arrays: np.ndarray | None) -> int:
