@@ -205,8 +205,9 @@ def _merge(a: _TextColumn, b: _TextColumn) -> tuple[np.ndarray, np.ndarray, int]
     )
     inverse = inverse.reshape(-1)
     map_a, map_b = inverse[: ha.size], inverse[ha.size :]
-    distinct_a = np.unique(map_a).size == map_a.size
-    distinct_b = np.unique(map_b).size == map_b.size
+    # Counting, not sorting: a code seen twice within one column is a collision.
+    distinct_a = map_a.size == 0 or np.bincount(map_a).max() <= 1
+    distinct_b = map_b.size == 0 or np.bincount(map_b).max() <= 1
     # Only a value of b may share a code with a value of a (each column's values
     # are distinct): check those pairs byte for byte.
     shared = first[map_b] < ha.size
