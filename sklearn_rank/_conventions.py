@@ -114,6 +114,16 @@ _OPTIONS = (
         "str | None",
     ),
     Option(
+        "recall_denominator",
+        "n_relevant",
+        (StrOptions("n_relevant", "min_k_n_relevant"),),
+        """Divide recall at k by R, the group's number of relevant rows
+        ("n_relevant", the default convention, as trec_eval), or by ``min(k, R)``
+        ("min_k_n_relevant", as LensKit: a list of k rows can reach 1). With
+        ``k=None`` both divide by R. F1 reads it for its recall part.""",
+        "str | None",
+    ),
+    Option(
         "max_grade",
         1.0,
         (Interval(numbers.Real, 0, 1023, closed="right"),),
