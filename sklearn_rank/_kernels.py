@@ -384,11 +384,40 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
         contrib = (r / m) * ((c + 1.0) * u + spread * v)
         total += ctx.group_sum(contrib, blocks.group)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
-    if k is None or opts.ap_denominator == "n_relevant":
+    if opts.ap_denominator == "n_relevant_retrieved":
+        denom = _relevant_in_cutoff(ctx, k, rel)
+    elif k is None or opts.ap_denominator == "n_relevant":
         denom = n_rel
     else:
         denom = np.minimum(n_rel, k)
+    # No relevant row within the cutoff: the sum is 0 too, and so is AP.
     return _binary_result(ctx, total / np.maximum(denom, 1), opts)
+
+
+def _relevant_in_cutoff(
+    ctx: RankingContext, k: int | None, rel: np.ndarray
+) -> np.ndarray:
+    """The relevant rows at positions <= k (pyltr's and torchmetrics' AP
+    denominator), on the view cut by ``head(k)``. A tie block that straddles the
+    cutoff and mixes relevant and non-relevant rows makes this count depend on
+    the order of the tie, and AP a ratio of two random sums; that case raises."""
+    blocks = ctx.blocks
+    if k is not None and blocks:
+        r = blocks.sum(rel.astype(np.float64))
+        straddles = (blocks.rank <= k) & (blocks.rank + blocks.size - 1 > k)
+        mixed = straddles & (r > 0) & (r < blocks.size)
+        if mixed.any():
+            raise ValueError(
+                f"map_score with ap_denominator='n_relevant_retrieved' and "
+                f"ties='average': {int(mixed.sum())} tie block(s) (equal scores "
+                "within a group) straddle the cutoff k and mix relevant and "
+                "non-relevant rows, so the number of relevant rows within the "
+                "cutoff depends on the order of the tie; the expectation of the "
+                "ratio is not implemented. Pass ties='stable', 'pessimistic' or "
+                "'optimistic', another ap_denominator, or break the ties."
+            )
+    inside = rel if k is None else rel & (ctx.rank <= k)
+    return ctx.group_sum(inside.astype(np.float64))
 
 
 # -- ERR ---------------------------------------------------------------------------

@@ -111,7 +111,11 @@ def _average_precision(rel, k, n_relevant, denominator):
         if r:
             seen += 1
             total += seen / p
-    if denominator == "n_relevant" or k is None:
+    if denominator == "n_relevant_retrieved":  # pyltr, torchmetrics top_k
+        if seen == 0:  # nothing relevant within the cutoff
+            return 0.0
+        denom = seen
+    elif denominator == "n_relevant" or k is None:
         denom = n_relevant
     elif denominator == "min_k_n_relevant":
         denom = min(k, n_relevant)
@@ -452,10 +456,12 @@ def _group_value(metric, k, rows, y_true, y_score, retrieved, *, exhaustive, **o
     blocks = _tie_blocks(ranked, y_score)
     if ties != "average":
         return oracle.value([key(i) for i in _resolve(blocks, y_true, ties)], facts)
-    values = [
-        oracle.value(seq, facts)
-        for seq in _label_orders([[key(i) for i in b] for b in blocks], exhaustive)
-    ]
+    orders = list(_label_orders([[key(i) for i in b] for b in blocks], exhaustive))
+    if metric == "map" and opts.get("ap_denominator") == "n_relevant_retrieved":
+        found = {sum(seq[: _cut(len(seq), facts.k)]) for seq in orders}
+        if len(found) > 1:
+            raise ReferenceTieError("map: the AP denominator depends on a tie's order")
+    values = [oracle.value(seq, facts) for seq in orders]
     if metric in ORDER_SENSITIVE and len(set(values)) > 1:
         raise ReferenceTieError(f"{metric}: the value depends on a tie's order")
     return math.fsum(values) / len(values)

@@ -30,7 +30,9 @@ gains = st.sampled_from(["exponential", "linear"])
 relevance_thresholds = st.sampled_from(["positive", 0.5, 1.0, 2.0, 3.5])
 undefined_rules = st.sampled_from(["skip", "raise", 0.0, 0.25, 1.0])
 precision_denominators = st.sampled_from(["k", "min_k_n"])
-ap_denominators = st.sampled_from(["n_relevant", "min_k_n_relevant"])
+ap_denominators = st.sampled_from(
+    ["n_relevant", "min_k_n_relevant", "n_relevant_retrieved"]
+)
 recall_denominators = st.sampled_from(["n_relevant", "min_k_n_relevant"])
 gauc_weights = st.sampled_from(["rows", "uniform", "positives"])
 persistences = st.sampled_from([0.5, 0.8, 0.9, 0.95])
