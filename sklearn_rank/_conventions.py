@@ -107,10 +107,23 @@ _OPTIONS = (
     Option(
         "ap_denominator",
         "n_relevant",
-        (StrOptions("n_relevant", "min_k_n_relevant"),),
+        (StrOptions("n_relevant", "min_k_n_relevant", "n_relevant_retrieved"),),
         """Divide by R, the group's number of relevant rows ("n_relevant", the
-        default convention, as trec_eval), or by ``min(k, R)`` (as LightGBM and
-        XGBoost).""",
+        default convention, as trec_eval), by ``min(k, R)`` (as LightGBM and
+        XGBoost), or by the relevant rows ranked within the cutoff
+        ("n_relevant_retrieved", as pyltr and torchmetrics with ``top_k``; AP is
+        0 when there is none). With ties="average" a tie block that straddles
+        the cutoff and mixes relevance makes that count random: it raises.""",
+        "str | None",
+    ),
+    Option(
+        "recall_denominator",
+        "n_relevant",
+        (StrOptions("n_relevant", "min_k_n_relevant"),),
+        """Divide recall at k by R, the group's number of relevant rows
+        ("n_relevant", the default convention, as trec_eval), or by ``min(k, R)``
+        ("min_k_n_relevant", as LensKit: a list of k rows can reach 1). With
+        ``k=None`` both divide by R. F1 reads it for its recall part.""",
         "str | None",
     ),
     Option(

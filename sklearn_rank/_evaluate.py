@@ -116,6 +116,7 @@ def evaluate(
     undefined: str | float | None = None,
     precision_denominator: str | None = None,
     ap_denominator: str | None = None,
+    recall_denominator: str | None = None,
     max_grade: float | None = None,
     weights: str | None = None,
     persistence: float | None = None,
@@ -145,8 +146,8 @@ def evaluate(
         False marks rows that are judged but not ranked: they count in the number
         of relevant items and the ideal DCG, never in the ranked list.
     ties, gain, relevance_threshold, undefined, precision_denominator, \
-ap_denominator, max_grade, weights, persistence, recall_level : see the \
-metric functions
+ap_denominator, recall_denominator, max_grade, weights, persistence, \
+recall_level : see the metric functions
         Conventions; None takes the value of ``convention``.
     convention : str, default=None
         Name of a preset of conventions; None is ``"sklearn_rank"``.
@@ -176,6 +177,7 @@ metric functions
             "undefined": undefined,
             "precision_denominator": precision_denominator,
             "ap_denominator": ap_denominator,
+            "recall_denominator": recall_denominator,
             "max_grade": max_grade,
             "weights": weights,
             "persistence": persistence,
@@ -234,6 +236,7 @@ def evaluate_per_group(
     relevance_threshold: float | str | None = None,
     precision_denominator: str | None = None,
     ap_denominator: str | None = None,
+    recall_denominator: str | None = None,
     max_grade: float | None = None,
     weights: str | None = None,
     persistence: float | None = None,
@@ -272,6 +275,7 @@ def evaluate_per_group(
             "relevance_threshold": relevance_threshold,
             "precision_denominator": precision_denominator,
             "ap_denominator": ap_denominator,
+            "recall_denominator": recall_denominator,
             "max_grade": max_grade,
             "weights": weights,
             "persistence": persistence,

@@ -196,10 +196,18 @@ def precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
 
 
 def recall(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    k = _positions(ctx, k)
-    hits = _hits_in_top(ctx.head(k), k, opts)
+    top = _positions(ctx, k)
+    hits = _hits_in_top(ctx.head(top), top, opts)
+    denom = _recall_denominator(ctx, k, opts)
+    return _binary_result(ctx, hits / np.maximum(denom, 1), opts)
+
+
+def _recall_denominator(ctx: RankingContext, k: int | None, opts: Options):
+    """R, or min(k, R) (a list of k rows can then reach recall 1)."""
     n_rel = ctx.n_relevant(opts.relevance_threshold)
-    return _binary_result(ctx, hits / np.maximum(n_rel, 1), opts)
+    if k is None or opts.recall_denominator == "n_relevant":
+        return n_rel
+    return np.minimum(n_rel, _positions(ctx, k))  # capped k: never below R here
 
 
 def r_precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
@@ -376,11 +384,40 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
         contrib = (r / m) * ((c + 1.0) * u + spread * v)
         total += ctx.group_sum(contrib, blocks.group)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
-    if k is None or opts.ap_denominator == "n_relevant":
+    if opts.ap_denominator == "n_relevant_retrieved":
+        denom = _relevant_in_cutoff(ctx, k, rel)
+    elif k is None or opts.ap_denominator == "n_relevant":
         denom = n_rel
     else:
         denom = np.minimum(n_rel, k)
+    # No relevant row within the cutoff: the sum is 0 too, and so is AP.
     return _binary_result(ctx, total / np.maximum(denom, 1), opts)
+
+
+def _relevant_in_cutoff(
+    ctx: RankingContext, k: int | None, rel: np.ndarray
+) -> np.ndarray:
+    """The relevant rows at positions <= k (pyltr's and torchmetrics' AP
+    denominator), on the view cut by ``head(k)``. A tie block that straddles the
+    cutoff and mixes relevant and non-relevant rows makes this count depend on
+    the order of the tie, and AP a ratio of two random sums; that case raises."""
+    blocks = ctx.blocks
+    if k is not None and blocks:
+        r = blocks.sum(rel.astype(np.float64))
+        straddles = (blocks.rank <= k) & (blocks.rank + blocks.size - 1 > k)
+        mixed = straddles & (r > 0) & (r < blocks.size)
+        if mixed.any():
+            raise ValueError(
+                f"map_score with ap_denominator='n_relevant_retrieved' and "
+                f"ties='average': {int(mixed.sum())} tie block(s) (equal scores "
+                "within a group) straddle the cutoff k and mix relevant and "
+                "non-relevant rows, so the number of relevant rows within the "
+                "cutoff depends on the order of the tie; the expectation of the "
+                "ratio is not implemented. Pass ties='stable', 'pessimistic' or "
+                "'optimistic', another ap_denominator, or break the ties."
+            )
+    inside = rel if k is None else rel & (ctx.rank <= k)
+    return ctx.group_sum(inside.astype(np.float64))
 
 
 # -- ERR ---------------------------------------------------------------------------
@@ -488,7 +525,8 @@ def f1_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """E[F1@k], the harmonic mean of P@k = H/D and R@k = H/R (0 when H = 0).
 
     ``2 (H/D)(H/R) / (H/D + H/R) = 2H / (D + R)`` for ``H > 0``, and the right-hand
-    side is also 0 at ``H = 0``. ``D`` (k, min(k, n) or n) and ``R`` do not depend
+    side is also 0 at ``H = 0``. ``D`` (k, min(k, n) or n) and ``R`` (R or
+    min(k, R), per ``recall_denominator``) do not depend
     on the order of tied rows, so F1 is linear in the hit count H and
     ``E[F1] = 2 E[H] / (D + R)``. That equals the harmonic mean of E[P] and E[R]
     only because both are linear in the same H; it is not true of F1 in general.
@@ -496,7 +534,7 @@ def f1_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     top = _positions(ctx, k)
     hits = _hits_in_top(ctx.head(top), top, opts)
     denom = _precision_denominator(ctx, k, opts)
-    denom += ctx.n_relevant(opts.relevance_threshold)
+    denom += _recall_denominator(ctx, k, opts)
     values = np.divide(2.0 * hits, denom, out=np.zeros_like(hits), where=denom > 0)
     return _binary_result(ctx, values, opts)
 

@@ -389,12 +389,14 @@ def recall_at_k_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    recall_denominator: str | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Recall at k: relevant rows in the top ``k`` divided by R, the group's number
-    of relevant rows (unretrieved ones included).
+    of relevant rows (unretrieved ones included), or by ``min(k, R)`` with
+    ``recall_denominator="min_k_n_relevant"``.
 
     Parameters
     ----------
@@ -422,6 +424,7 @@ def recall_at_k_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "recall_denominator": recall_denominator,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
@@ -714,6 +717,7 @@ def f1_at_k_score(
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
     precision_denominator: str | None = None,
+    recall_denominator: str | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
     convention: str | None = None,
@@ -721,8 +725,9 @@ def f1_at_k_score(
     """F1 at k: the harmonic mean of precision at k and recall at k.
 
     ``F1@k = 2 P R / (P + R) = 2 H_k / (D + R)`` with ``H_k`` the relevant rows in
-    the top ``k``, ``D`` the precision denominator and ``R`` the group's number of
-    relevant rows (0 when ``H_k = 0``).
+    the top ``k``, ``D`` the precision denominator and ``R`` the recall
+    denominator (the group's number of relevant rows, or ``min(k, R)``) (0 when
+    ``H_k = 0``).
 
     Parameters
     ----------
@@ -754,6 +759,7 @@ def f1_at_k_score(
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
             "precision_denominator": precision_denominator,
+            "recall_denominator": recall_denominator,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,

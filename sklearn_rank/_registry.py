@@ -100,7 +100,13 @@ METRICS: dict[str, MetricSpec] = {
             "precision at k",
             options=(*_BINARY, "precision_denominator"),
         ),
-        MetricSpec("recall", _kernels.recall, "recall_at_k_score", "recall at k"),
+        MetricSpec(
+            "recall",
+            _kernels.recall,
+            "recall_at_k_score",
+            "recall at k",
+            options=(*_BINARY, "recall_denominator"),
+        ),
         MetricSpec(
             "hit_rate",
             _kernels.hit_rate,
@@ -143,7 +149,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.f1_at_k,
             "f1_at_k_score",
             "harmonic mean of precision at k and recall at k",
-            options=(*_BINARY, "precision_denominator"),
+            options=(*_BINARY, "precision_denominator", "recall_denominator"),
         ),
         MetricSpec(
             "fallout",

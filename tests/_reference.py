@@ -83,8 +83,14 @@ def _precision(rel, k, n_relevant, denominator):
     return 0.0 if denom == 0 else hits / denom
 
 
-def _recall(rel, k, n_relevant):
-    return sum(rel[: _cut(len(rel), k)]) / n_relevant
+def _recall(rel, k, n_relevant, denominator="n_relevant"):
+    if denominator == "n_relevant" or k is None:
+        denom = n_relevant
+    elif denominator == "min_k_n_relevant":
+        denom = min(k, n_relevant)  # LensKit: k rows can reach recall 1
+    else:
+        raise ValueError(f"unknown recall_denominator {denominator!r}")
+    return sum(rel[: _cut(len(rel), k)]) / denom
 
 
 def _hit_rate(rel, k):
@@ -105,7 +111,11 @@ def _average_precision(rel, k, n_relevant, denominator):
         if r:
             seen += 1
             total += seen / p
-    if denominator == "n_relevant" or k is None:
+    if denominator == "n_relevant_retrieved":  # pyltr, torchmetrics top_k
+        if seen == 0:  # nothing relevant within the cutoff
+            return 0.0
+        denom = seen
+    elif denominator == "n_relevant" or k is None:
         denom = n_relevant
     elif denominator == "min_k_n_relevant":
         denom = min(k, n_relevant)
@@ -318,7 +328,7 @@ class Oracle:
 def _f1(seq, g):
     """Harmonic mean of P@k and R@k from their own definitions; 0 when both are."""
     p = _precision(seq, g.k, g.n_relevant, g.options["precision_denominator"])
-    r = _recall(seq, g.k, g.n_relevant)
+    r = _recall(seq, g.k, g.n_relevant, g.options["recall_denominator"])
     return 0.0 if p + r == 0 else 2 * p * r / (p + r)
 
 
@@ -386,7 +396,9 @@ ORACLES = {
             seq, g.k, g.n_relevant, g.options["precision_denominator"]
         )
     ),
-    "recall": Oracle(lambda seq, g: _recall(seq, g.k, g.n_relevant)),
+    "recall": Oracle(
+        lambda seq, g: _recall(seq, g.k, g.n_relevant, g.options["recall_denominator"])
+    ),
     "hit_rate": Oracle(lambda seq, g: _hit_rate(seq, g.k)),
     "mrr": Oracle(lambda seq, g: _mrr(seq, g.k)),
     "map": Oracle(
@@ -444,10 +456,12 @@ def _group_value(metric, k, rows, y_true, y_score, retrieved, *, exhaustive, **o
     blocks = _tie_blocks(ranked, y_score)
     if ties != "average":
         return oracle.value([key(i) for i in _resolve(blocks, y_true, ties)], facts)
-    values = [
-        oracle.value(seq, facts)
-        for seq in _label_orders([[key(i) for i in b] for b in blocks], exhaustive)
-    ]
+    orders = list(_label_orders([[key(i) for i in b] for b in blocks], exhaustive))
+    if metric == "map" and opts.get("ap_denominator") == "n_relevant_retrieved":
+        found = {sum(seq[: _cut(len(seq), facts.k)]) for seq in orders}
+        if len(found) > 1:
+            raise ReferenceTieError("map: the AP denominator depends on a tie's order")
+    values = [oracle.value(seq, facts) for seq in orders]
     if metric in ORDER_SENSITIVE and len(set(values)) > 1:
         raise ReferenceTieError(f"{metric}: the value depends on a tie's order")
     return math.fsum(values) / len(values)
@@ -471,6 +485,7 @@ def reference_per_group(
     retrieved=None,
     precision_denominator="k",
     ap_denominator="n_relevant",
+    recall_denominator="n_relevant",
     max_grade=1.0,
     persistence=0.8,
     recall_level=None,
@@ -508,6 +523,7 @@ def reference_per_group(
             relevance_threshold=relevance_threshold,
             precision_denominator=precision_denominator,
             ap_denominator=ap_denominator,
+            recall_denominator=recall_denominator,
             max_grade=max_grade,
             persistence=persistence,
             recall_level=recall_level,
@@ -638,6 +654,7 @@ def reference_mean(
     retrieved=None,
     precision_denominator="k",
     ap_denominator="n_relevant",
+    recall_denominator="n_relevant",
     max_grade=1.0,
     weights="rows",
     sample_weight=None,
@@ -673,6 +690,7 @@ def reference_mean(
         retrieved=retrieved,
         precision_denominator=precision_denominator,
         ap_denominator=ap_denominator,
+        recall_denominator=recall_denominator,
         max_grade=max_grade,
         persistence=persistence,
         recall_level=recall_level,

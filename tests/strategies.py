@@ -30,7 +30,10 @@ gains = st.sampled_from(["exponential", "linear"])
 relevance_thresholds = st.sampled_from(["positive", 0.5, 1.0, 2.0, 3.5])
 undefined_rules = st.sampled_from(["skip", "raise", 0.0, 0.25, 1.0])
 precision_denominators = st.sampled_from(["k", "min_k_n"])
-ap_denominators = st.sampled_from(["n_relevant", "min_k_n_relevant"])
+ap_denominators = st.sampled_from(
+    ["n_relevant", "min_k_n_relevant", "n_relevant_retrieved"]
+)
+recall_denominators = st.sampled_from(["n_relevant", "min_k_n_relevant"])
 gauc_weights = st.sampled_from(["rows", "uniform", "positives"])
 persistences = st.sampled_from([0.5, 0.8, 0.9, 0.95])
 # Levels where round(r * R) hits .5 (0.1 * 5), 0 and 1, and trec_eval's 0.25.
@@ -169,6 +172,7 @@ OPTION_STRATEGIES = {
     "undefined": lambda case: undefined_rules,
     "precision_denominator": lambda case: precision_denominators,
     "ap_denominator": lambda case: ap_denominators,
+    "recall_denominator": lambda case: recall_denominators,
     "max_grade": _max_grades,
     "weights": lambda case: gauc_weights,
     "persistence": lambda case: persistences,
