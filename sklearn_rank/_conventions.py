@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, make_dataclass
 from typing import Any
 
-from ._params import Interval, IsNone, StrOptions, check_param
+from ._params import Interval, IsCallable, IsNone, StrOptions, check_param
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,10 @@ def _threshold(value: str | float) -> float | None:
     return None if value == "positive" else float(value)
 
 
+def _discount(value: Any) -> Any:
+    return float(value) if isinstance(value, numbers.Real) else value
+
+
 def _undefined(value: str | float) -> str | float:
     return value if isinstance(value, str) else float(value)
 
@@ -71,6 +75,23 @@ _OPTIONS = (
         convention, as LightGBM and XGBoost) or ``y`` ("linear", as trec_eval
         and scikit-learn). Labels must be >= 0.""",
         "str | None",
+    ),
+    Option(
+        "discount",
+        "log2",
+        (
+            StrOptions("log2", "jarvelin"),
+            Interval(numbers.Real, 1, None, closed="neither"),
+            IsCallable("a callable mapping 1-based positions (ndarray) to discounts"),
+        ),
+        """Discount of position p: ``1/log2(p + 1)`` ("log2", the default
+        convention), ``1/log2(max(p, 2))`` ("jarvelin": ranks 1 and 2
+        undiscounted, as LensKit and Järvelin and Kekäläinen), ``1/log_b(p + 1)``
+        for a number ``b > 1`` (scikit-learn's ``log_base``), or a callable taking
+        the float array of positions and returning their discounts (TF-Ranking's
+        ``rank_discount_fn``). The ideal DCG uses the same discount.""",
+        "str | float | Callable | None",
+        _discount,
     ),
     Option(
         "relevance_threshold",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,6 +112,7 @@ def evaluate(
     retrieved: ArrayLike | None = None,
     ties: str | None = None,
     gain: str | None = None,
+    discount: str | float | Callable | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
     precision_denominator: str | None = None,
@@ -145,7 +146,7 @@ def evaluate(
     retrieved : array-like of bool of shape (n_samples,), default=None
         False marks rows that are judged but not ranked: they count in the number
         of relevant items and the ideal DCG, never in the ranked list.
-    ties, gain, relevance_threshold, undefined, precision_denominator, \
+    ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
 ap_denominator, recall_denominator, max_grade, weights, persistence, \
 recall_level : see the metric functions
         Conventions; None takes the value of ``convention``.
@@ -173,6 +174,7 @@ recall_level : see the metric functions
         {
             "ties": ties,
             "gain": gain,
+            "discount": discount,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
             "precision_denominator": precision_denominator,
@@ -233,6 +235,7 @@ def evaluate_per_group(
     retrieved: ArrayLike | None = None,
     ties: str | None = None,
     gain: str | None = None,
+    discount: str | float | Callable | None = None,
     relevance_threshold: float | str | None = None,
     precision_denominator: str | None = None,
     ap_denominator: str | None = None,
@@ -272,6 +275,7 @@ def evaluate_per_group(
         {
             "ties": ties,
             "gain": gain,
+            "discount": discount,
             "relevance_threshold": relevance_threshold,
             "precision_denominator": precision_denominator,
             "ap_denominator": ap_denominator,

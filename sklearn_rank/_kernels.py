@@ -74,17 +74,34 @@ def _gain_shift(ctx: RankingContext, gain: str) -> np.ndarray | None:
     return ctx.totals.cached("gain_shift", compute)
 
 
-def _discount(rank: np.ndarray) -> np.ndarray:
-    return 1.0 / np.log2(rank + 1.0)
+def _discount(rank: np.ndarray, discount="log2") -> np.ndarray:
+    """The discount of each 1-based position (see the ``discount`` keyword)."""
+    rank = np.asarray(rank, dtype=np.float64)
+    if discount == "log2":
+        return 1.0 / np.log2(rank + 1.0)
+    if discount == "jarvelin":
+        return 1.0 / np.log2(np.maximum(rank, 2.0))
+    if not callable(discount):  # a log base b > 1
+        return np.log(discount) / np.log(rank + 1.0)
+    out = np.asarray(discount(rank.copy()), dtype=np.float64)
+    if out.shape != rank.shape or not np.isfinite(out).all():
+        got = "non-finite values" if out.shape == rank.shape else f"shape {out.shape}"
+        raise ValueError(
+            "The 'discount' callable must map the float array of 1-based positions "
+            f"to finite discounts of the same shape {rank.shape}. Got {got} instead."
+        )
+    return out
 
 
 # -- DCG / NDCG -----------------------------------------------------------------------
-def dcg_values(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
+def dcg_values(
+    ctx: RankingContext, k: int | None, gain: str, discount="log2"
+) -> np.ndarray:
     """E[DCG@k]: each row's gain times the mean discount of its block's positions
     that fall inside the cutoff (McSherry & Najork, 2008)."""
     k = _positions(ctx, k)
     ctx = ctx.head(k)
-    disc = _discount(ctx.rank)
+    disc = _discount(ctx.rank, discount)
     if k is not None:
         disc[ctx.rank > k] = 0.0
     disc = ctx.block_mean(disc)
@@ -101,21 +118,29 @@ _LEVEL_CELLS_PER_ROW = 4
 _SHORT_PREFIX = 64
 
 
-def _discount_prefix(n: int) -> np.ndarray:
-    """``P[p] = Σ_{q<=p} 1/log2(q + 1)``; in extended precision for deep lists, so
+def _discount_prefix(n: int, discount="log2") -> np.ndarray:
+    """``P[p] = Σ_{q<=p} discount(q)``; in extended precision for deep lists, so
     that differences of far-apart prefixes keep float64 accuracy."""
     dtype = np.float64 if n <= _SHORT_PREFIX else np.longdouble
     prefix = np.zeros(n + 1, dtype=dtype)
-    np.cumsum(_discount(np.arange(1, n + 1, dtype=np.float64)), out=prefix[1:])
+    np.cumsum(
+        _discount(np.arange(1, n + 1, dtype=np.float64), discount), out=prefix[1:]
+    )
     return prefix
 
 
-def ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
+def ideal_dcg(
+    ctx: RankingContext, k: int | None, gain: str, discount="log2"
+) -> np.ndarray:
     """DCG@k of each group's own labels (retrieved or not) sorted descending."""
-    return ctx.totals.cached(("idcg", k, gain), lambda: _ideal_dcg(ctx, k, gain))
+    return ctx.totals.cached(
+        ("idcg", k, gain, discount), lambda: _ideal_dcg(ctx, k, gain, discount)
+    )
 
 
-def _ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
+def _ideal_dcg(
+    ctx: RankingContext, k: int | None, gain: str, discount="log2"
+) -> np.ndarray:
     y, codes, n_groups = ctx.totals.y_all, ctx.totals.codes_all, ctx.n_groups
     top = int(y.max())
     size = np.bincount(codes, minlength=n_groups)
@@ -125,7 +150,7 @@ def _ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
         # every higher label of the group, so each level adds its gain times a
         # difference of discount prefixes. One pass per level, none per group.
         depth = int(size.max()) if k is None else min(k, int(size.max()))
-        prefix = _discount_prefix(depth)
+        prefix = _discount_prefix(depth, discount)
         n_levels = top + 1
         key = codes * n_levels
         key += y.astype(np.intp)
@@ -147,14 +172,14 @@ def _ideal_dcg(ctx: RankingContext, k: int | None, gain: str) -> np.ndarray:
     rank = np.arange(1, y.shape[0] + 1) - first[sorted_codes]
     shift = _gain_shift(ctx, gain)
     row_shift = None if shift is None else shift[sorted_codes]
-    contrib = gains(y[order], gain, row_shift) * _discount(rank)
+    contrib = gains(y[order], gain, row_shift) * _discount(rank, discount)
     if k is not None:
         contrib = np.where(rank <= k, contrib, 0.0)
     return np.bincount(sorted_codes, weights=contrib, minlength=n_groups)
 
 
 def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    values = dcg_values(ctx, k, opts.gain)
+    values = dcg_values(ctx, k, opts.gain, opts.discount)
     shift = _gain_shift(ctx, opts.gain)
     if shift is not None:
         with np.errstate(over="ignore"):
@@ -171,9 +196,17 @@ def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
 
 def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     # DCG and ideal DCG are scaled alike per group (_gain_shift): the ratio is exact.
-    values, defined, weight = _binary_result(ctx, dcg_values(ctx, k, opts.gain), opts)
-    ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain)
-    # Defined groups hold a label >= threshold > 0, so their ideal DCG is > 0.
+    dcg_k = dcg_values(ctx, k, opts.gain, opts.discount)
+    values, defined, weight = _binary_result(ctx, dcg_k, opts)
+    ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain, opts.discount)
+    # Defined groups hold a label >= threshold > 0, so their ideal DCG is > 0
+    # for every positive discount; a callable discount may break that.
+    if (ideal[defined] <= 0).any():
+        raise ValueError(
+            "ndcg_score: the ideal DCG of a group with a relevant row is <= 0 under "
+            "the given 'discount' callable; discounts of the first positions must be "
+            "> 0."
+        )
     safe = np.where(defined, ideal, 1.0)
     return GroupValues(np.where(defined, values / safe, np.nan), defined, weight)
 

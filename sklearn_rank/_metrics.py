@@ -8,6 +8,7 @@ test pins each signature to its registry entry.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 
 from numpy.typing import ArrayLike
 
@@ -108,6 +109,7 @@ def ndcg_score(
     groups: ArrayLike,
     k: int | None = None,
     gain: str | None = None,
+    discount: str | float | Callable | None = None,
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
@@ -153,6 +155,7 @@ def ndcg_score(
         k=k,
         options={
             "gain": gain,
+            "discount": discount,
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
@@ -171,6 +174,7 @@ def dcg_score(
     groups: ArrayLike,
     k: int | None = None,
     gain: str | None = None,
+    discount: str | float | Callable | None = None,
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
@@ -206,6 +210,7 @@ def dcg_score(
         k=k,
         options={
             "gain": gain,
+            "discount": discount,
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,

@@ -125,6 +125,17 @@ class InstanceOf:
         return self.what
 
 
+class IsCallable:
+    def __init__(self, what: str = "a callable") -> None:
+        self.what = what
+
+    def __call__(self, value: Any) -> bool:
+        return callable(value) and not isinstance(value, type)
+
+    def __str__(self) -> str:
+        return self.what
+
+
 def describe(constraints: Sequence[Callable[[Any], bool]]) -> str:
     """``"a str among {...} or None"``: the expected-value text of an error."""
     parts = [str(c) for c in constraints]

@@ -74,7 +74,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.ndcg,
             "ndcg_score",
             "normalised discounted cumulative gain",
-            options=("gain", *_BINARY),
+            options=("gain", "discount", *_BINARY),
             labels="gain",
         ),
         MetricSpec(
@@ -82,7 +82,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.dcg,
             "dcg_score",
             "discounted cumulative gain",
-            options=("gain", *_BINARY),
+            options=("gain", "discount", *_BINARY),
             labels="gain",
         ),
         MetricSpec(

@@ -50,11 +50,22 @@ def _gain(y, gain):
     raise ValueError(f"unknown gain {gain!r}")
 
 
-def _dcg(labels, k, gain):
-    """DCG@k = sum over p <= min(k, n) of gain(y_p) / log2(p + 1)."""
+def _position_discount(p, discount):
+    """Discount of the 1-based position p, one position at a time."""
+    if discount == "log2":
+        return 1.0 / math.log2(p + 1)
+    if discount == "jarvelin":  # ranks 1 and 2 undiscounted
+        return 1.0 / math.log2(max(p, 2))
+    if callable(discount):
+        return float(discount(np.array([float(p)]))[0])
+    return 1.0 / math.log(p + 1, discount)  # log base b
+
+
+def _dcg(labels, k, gain, discount="log2"):
+    """DCG@k = sum over p <= min(k, n) of gain(y_p) * discount(p)."""
     total = 0.0
     for p, y in enumerate(labels[: _cut(len(labels), k)], start=1):
-        total += _gain(y, gain) / math.log2(p + 1)
+        total += _gain(y, gain) * _position_discount(p, discount)
     return total
 
 
@@ -381,15 +392,19 @@ def _iprec_at(seq, n_relevant, level):
 
 
 def _ndcg(seq, g):
-    gain = g.options["gain"]
-    return _dcg(seq, g.k, gain) / _dcg(sorted(g.all_labels, reverse=True), g.k, gain)
+    gain, discount = g.options["gain"], g.options["discount"]
+    ideal = _dcg(sorted(g.all_labels, reverse=True), g.k, gain, discount)
+    return _dcg(seq, g.k, gain, discount) / ideal
 
 
 # One entry per metric of the library's registry; a guard test fails when a
 # registry metric has no oracle here, or when the two disagree on the cutoff.
 ORACLES = {
     "ndcg": Oracle(_ndcg, graded=True),
-    "dcg": Oracle(lambda seq, g: _dcg(seq, g.k, g.options["gain"]), graded=True),
+    "dcg": Oracle(
+        lambda seq, g: _dcg(seq, g.k, g.options["gain"], g.options["discount"]),
+        graded=True,
+    ),
     "err": Oracle(lambda seq, g: _err(seq, g.k, g.options["max_grade"]), graded=True),
     "precision": Oracle(
         lambda seq, g: _precision(
@@ -481,6 +496,7 @@ def reference_per_group(
     *,
     ties="average",
     gain="exponential",
+    discount="log2",
     relevance_threshold="positive",
     retrieved=None,
     precision_denominator="k",
@@ -520,6 +536,7 @@ def reference_per_group(
             retrieved,
             ties=ties,
             gain=gain,
+            discount=discount,
             relevance_threshold=relevance_threshold,
             precision_denominator=precision_denominator,
             ap_denominator=ap_denominator,
@@ -650,6 +667,7 @@ def reference_mean(
     *,
     ties="average",
     gain="exponential",
+    discount="log2",
     relevance_threshold="positive",
     retrieved=None,
     precision_denominator="k",
@@ -686,6 +704,7 @@ def reference_mean(
         groups,
         ties=ties,
         gain=gain,
+        discount=discount,
         relevance_threshold=relevance_threshold,
         retrieved=retrieved,
         precision_denominator=precision_denominator,

@@ -27,6 +27,14 @@ cutoffs = st.sampled_from([1, 2, 3, 5, None])
 
 tie_policies = st.sampled_from(["average", "stable", "pessimistic", "optimistic"])
 gains = st.sampled_from(["exponential", "linear"])
+
+
+def reciprocal_rank_discount(position):
+    """A custom discount, 1/p (TF-Ranking's rank_discount_fn form)."""
+    return 1.0 / position
+
+
+discounts = st.sampled_from(["log2", "jarvelin", 1.5, 10.0, reciprocal_rank_discount])
 relevance_thresholds = st.sampled_from(["positive", 0.5, 1.0, 2.0, 3.5])
 undefined_rules = st.sampled_from(["skip", "raise", 0.0, 0.25, 1.0])
 precision_denominators = st.sampled_from(["k", "min_k_n"])
@@ -168,6 +176,7 @@ def _max_grades(case):
 OPTION_STRATEGIES = {
     "ties": lambda case: tie_policies,
     "gain": lambda case: gains,
+    "discount": lambda case: discounts,
     "relevance_threshold": lambda case: relevance_thresholds,
     "undefined": lambda case: undefined_rules,
     "precision_denominator": lambda case: precision_denominators,

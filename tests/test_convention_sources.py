@@ -6,7 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sklearn_rank import f1_at_k_score, map_score, recall_at_k_score
+from sklearn_rank import (
+    dcg_score,
+    f1_at_k_score,
+    map_score,
+    ndcg_score,
+    recall_at_k_score,
+)
 
 
 def _lenskit_list(recs, rel):
@@ -87,3 +93,43 @@ def test_ap_denominator_n_relevant_retrieved_under_averaged_ties():
     with pytest.raises(ValueError, match=r"straddle the cutoff k"):
         map_score(y_true, [3.0, 2.0, 2.0, 1.0], k=2, **kw)
     assert map_score(y_true, [3.0, 2.0, 2.0, 1.0], k=2, ties="stable", **kw) == 1.0
+
+
+def test_discount_log_base_agrees_with_scikit_learn_dcg_score():
+    """scikit-learn's ``dcg_score(log_base=b)`` (sklearn/metrics/_ranking.py),
+    tie-averaged as ours: the installed package, compared directly."""
+    from sklearn.metrics import dcg_score as sk_dcg
+
+    rng = np.random.default_rng(0)
+    y_true = rng.integers(0, 4, size=(3, 7)).astype(float)
+    y_score = rng.integers(0, 3, size=(3, 7)).astype(float)  # many ties
+    y_true[:, 0] = 3.0  # every query has a relevant row
+    groups = np.repeat(np.arange(3), 7)
+    for base in (10.0, 1.5, np.e):
+        for k in (None, 3):
+            expected = sk_dcg(y_true, y_score, k=k, log_base=base)
+            got = dcg_score(
+                y_true.ravel(),
+                y_score.ravel(),
+                groups=groups,
+                k=k,
+                gain="linear",
+                discount=base,
+            )
+            assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_discount_jarvelin_and_callable():
+    y, s, g = [3.0, 2.0, 1.0], [3.0, 2.0, 1.0], [0, 0, 0]
+    # LensKit's default / Järvelin & Kekäläinen: ranks 1 and 2 undiscounted.
+    got = dcg_score(y, s, groups=g, gain="linear", discount="jarvelin")
+    assert got == pytest.approx(3 + 2 + 1 / np.log2(3))
+    # TF-Ranking's rank_discount_fn form: any vectorised function of positions.
+    got = dcg_score(y, s, groups=g, gain="linear", discount=lambda p: 1.0 / p)
+    assert got == pytest.approx(3 + 2 / 2 + 1 / 3)
+    # NDCG's ideal DCG uses the same discount: a perfect order scores 1.
+    assert ndcg_score(y, s, groups=g, discount="jarvelin") == pytest.approx(1.0)
+    with pytest.raises(ValueError, match=r"'discount' parameter of dcg_score"):
+        dcg_score(y, s, groups=g, discount=1.0)
+    with pytest.raises(ValueError, match=r"'discount' callable"):
+        dcg_score(y, s, groups=g, discount=lambda p: p[:1])
