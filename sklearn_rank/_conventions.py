@@ -18,7 +18,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, make_dataclass
 from typing import Any
 
-from ._params import Interval, IsCallable, IsNone, StrOptions, check_param
+from ._params import (
+    FiniteMapping,
+    Interval,
+    IsCallable,
+    IsNone,
+    StrOptions,
+    check_param,
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,19 @@ def _threshold(value: str | float) -> float | None:
     return None if value == "positive" else float(value)
 
 
+class GainMap(tuple):
+    """A ``{label: gain}`` mapping as sorted, hashable ``(label, gain)`` pairs."""
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+def _gain(value: Any) -> Any:
+    if not isinstance(value, Mapping):
+        return value
+    return GainMap(sorted((float(k), float(v)) for k, v in value.items()))
+
+
 def _discount(value: Any) -> Any:
     return float(value) if isinstance(value, numbers.Real) else value
 
@@ -70,11 +90,20 @@ _OPTIONS = (
     Option(
         "gain",
         "exponential",
-        (StrOptions("exponential", "linear"),),
+        (
+            StrOptions("exponential", "linear"),
+            FiniteMapping("a mapping {label: gain} of finite numbers"),
+            IsCallable("a callable mapping labels (ndarray) to gains"),
+        ),
         """Gain of a label ``y``: ``2**y - 1`` ("exponential", the default
-        convention, as LightGBM and XGBoost) or ``y`` ("linear", as trec_eval
-        and scikit-learn). Labels must be >= 0.""",
-        "str | None",
+        convention, as LightGBM and XGBoost; labels >= 0), ``y`` ("linear", as
+        trec_eval and scikit-learn; labels >= 0), a mapping ``{label: gain}``
+        (trec_eval's per-level gains; every label needs an entry), or a
+        vectorised callable of the label array (TF-Ranking's ``gain_fn``). With
+        a mapping or a callable the ideal order sorts by gain, and a group whose
+        ideal DCG is <= 0 is undefined for NDCG.""",
+        "str | Mapping | Callable | None",
+        _gain,
     ),
     Option(
         "discount",

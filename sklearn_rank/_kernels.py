@@ -40,15 +40,43 @@ def _binary_result(
     return GroupValues(np.where(defined, values, np.nan), defined, ctx.group_weight())
 
 
-def gains(labels: np.ndarray, gain: str, shift: np.ndarray | None = None) -> np.ndarray:
+def custom_gain(gain) -> bool:
+    """A gain mapping or callable (the ideal order then sorts by gain)."""
+    return not isinstance(gain, str)
+
+
+def gains(labels: np.ndarray, gain, shift: np.ndarray | None = None) -> np.ndarray:
     """Gain of each label; with ``shift``, exponential gains scaled by ``2**-shift``
     (exactly: powers of two), so that sums of gains of labels up to 1023 stay
     finite."""
+    if custom_gain(gain):
+        return _custom_gains(np.asarray(labels, dtype=np.float64), gain)
     if gain != "exponential":
         return labels
     if shift is None:
         return np.exp2(labels) - 1.0
     return np.exp2(labels - shift) - np.exp2(-shift)
+
+
+def _custom_gains(labels: np.ndarray, gain) -> np.ndarray:
+    if callable(gain):
+        out = np.asarray(gain(labels.copy()), dtype=np.float64)
+        if out.shape != labels.shape or not np.isfinite(out).all():
+            raise ValueError(
+                "The 'gain' callable must map the label array to finite gains of "
+                f"the same shape {labels.shape}."
+            )
+        return out
+    keys = np.array([k for k, _ in gain])
+    values = np.array([v for _, v in gain])
+    at = np.searchsorted(keys, labels).clip(0, keys.size - 1)
+    missing = keys[at] != labels
+    if missing.any():
+        raise ValueError(
+            f"y_true has the label {labels[missing][0]:g}, which the 'gain' mapping "
+            f"{dict(gain)!r} has no entry for; give every label a gain."
+        )
+    return values[at]
 
 
 # Exponential gains of labels up to this are summed unscaled (n * 2**512 is far
@@ -145,7 +173,12 @@ def _ideal_dcg(
     top = int(y.max())
     size = np.bincount(codes, minlength=n_groups)
     dense = (top + 1) * n_groups <= _LEVEL_CELLS_PER_ROW * (y.size + 1024)
-    if top < _MAX_LEVELS and dense and np.array_equal(y, np.floor(y)):
+    if (
+        not custom_gain(gain)
+        and top < _MAX_LEVELS
+        and dense
+        and np.array_equal(y, np.floor(y))
+    ):
         # In the ideal order the rows of label l take the positions right after
         # every higher label of the group, so each level adds its gain times a
         # difference of discount prefixes. One pass per level, none per group.
@@ -165,14 +198,18 @@ def _ideal_dcg(
             total += span.astype(np.float64) * float(gains(np.float64(level), gain))
             higher += count
         return total
-    order = np.lexsort((-y, codes))
+    # The ideal order sorts each group by gain: by label for the monotone gains,
+    # by the gain itself for a mapping or a callable.
+    g = gains(y, gain) if custom_gain(gain) else None
+    order = np.lexsort((-y if g is None else -g, codes))
     sorted_codes = codes[order]
     first = np.zeros(n_groups, dtype=np.intp)
     np.cumsum(size[:-1], out=first[1:])
     rank = np.arange(1, y.shape[0] + 1) - first[sorted_codes]
     shift = _gain_shift(ctx, gain)
     row_shift = None if shift is None else shift[sorted_codes]
-    contrib = gains(y[order], gain, row_shift) * _discount(rank, discount)
+    ranked_gain = gains(y[order], gain, row_shift) if g is None else g[order]
+    contrib = ranked_gain * _discount(rank, discount)
     if k is not None:
         contrib = np.where(rank <= k, contrib, 0.0)
     return np.bincount(sorted_codes, weights=contrib, minlength=n_groups)
@@ -199,6 +236,9 @@ def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     dcg_k = dcg_values(ctx, k, opts.gain, opts.discount)
     values, defined, weight = _binary_result(ctx, dcg_k, opts)
     ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain, opts.discount)
+    if custom_gain(opts.gain):  # gains may be <= 0: no ideal gain, no NDCG
+        defined = defined & (ideal > 0)
+        values = np.where(defined, values, np.nan)
     # Defined groups hold a label >= threshold > 0, so their ideal DCG is > 0
     # for every positive discount; a callable discount may break that.
     if (ideal[defined] <= 0).any():

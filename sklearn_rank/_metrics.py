@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from ._conventions import OPTIONS, Option
 from ._evaluate import score_metric
-from ._params import Interval
+from ._params import FiniteMapping, Interval, IsCallable
 from ._registry import METRICS
 
 _INPUTS = """y_true : array-like of shape (n_samples,)
@@ -59,11 +59,14 @@ def option_type(option: Option) -> str:
     """The numpydoc type of a convention keyword, from its constraints."""
     strs = list(option.choices)
     numeric = [c for c in option.constraints if isinstance(c, Interval)]
-    if strs and not numeric:
+    kinds = (FiniteMapping, IsCallable)
+    other = [c for c in option.constraints if isinstance(c, kinds)]
+    if strs and not numeric and not other:
         parts = ["{" + ", ".join(f'"{o}"' for o in strs) + "}"]
     else:
         parts = [f'"{o}"' for o in strs]
     parts += ["int" if c.kind is numbers.Integral else "float" for c in numeric]
+    parts += ["dict" if isinstance(c, FiniteMapping) else "callable" for c in other]
     text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
     return f"{text}, default=None"
 

@@ -12,7 +12,7 @@ This module imports nothing from the package, so every layer can use it.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -120,6 +120,25 @@ class InstanceOf:
 
     def __call__(self, value: Any) -> bool:
         return isinstance(value, self.kind) and not isinstance(value, bool)
+
+    def __str__(self) -> str:
+        return self.what
+
+
+class FiniteMapping:
+    """A mapping whose keys and values are all finite real numbers."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __call__(self, value: Any) -> bool:
+        if not isinstance(value, Mapping) or not value:
+            return False
+        return all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
+            for pair in value.items()
+            for v in pair
+        )
 
     def __str__(self) -> str:
         return self.what

@@ -205,6 +205,8 @@ def check_labels(
 ) -> None:
     """Labels fit the way each requested metric uses them (gains, grades)."""
     kinds = {spec.labels for spec in specs}
+    if not isinstance(opts.gain, str):  # a mapping or callable defines its gains
+        kinds.discard("gain")
     if kinds & {"gain", "grades"} and (y_true < 0).any():
         raise ValueError(
             f"y_true in {func} contains negative labels; graded gains need labels "

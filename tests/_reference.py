@@ -43,6 +43,10 @@ def _cut(n, k):
 
 
 def _gain(y, gain):
+    if callable(gain):  # a vectorised gain function, called on one label
+        return float(gain(np.array([float(y)]))[0])
+    if isinstance(gain, dict):  # a {label: gain} map: every label needs an entry
+        return float(gain[float(y)])
     if gain == "exponential":
         return 2.0**y - 1.0
     if gain == "linear":
@@ -393,7 +397,11 @@ def _iprec_at(seq, n_relevant, level):
 
 def _ndcg(seq, g):
     gain, discount = g.options["gain"], g.options["discount"]
-    ideal = _dcg(sorted(g.all_labels, reverse=True), g.k, gain, discount)
+    # The ideal list orders the group's labels by their gain, highest first.
+    best = sorted(g.all_labels, key=lambda y: _gain(y, gain), reverse=True)
+    ideal = _dcg(best, g.k, gain, discount)
+    if ideal <= 0:  # possible with custom gains: no ideal gain, undefined
+        return math.nan
     return _dcg(seq, g.k, gain, discount) / ideal
 
 

@@ -29,6 +29,22 @@ tie_policies = st.sampled_from(["average", "stable", "pessimistic", "optimistic"
 gains = st.sampled_from(["exponential", "linear"])
 
 
+def _cube_root_gain(labels):
+    return np.cbrt(labels) - 0.5  # negative for label 0: a non-trivial ideal
+
+
+# Gains given as a {label: gain} map (labels 0..4 in the cases) or a callable;
+# some are not monotone in the label, so the ideal order must sort by gain.
+custom_gains = st.sampled_from(
+    [
+        {0.0: 0.0, 1.0: 1.0, 2.0: 5.0, 3.0: 7.0, 4.0: 15.0},
+        {0.0: -1.0, 1.0: 4.0, 2.0: 1.0, 3.0: 0.0, 4.0: 2.0},
+        {0.0: 0.0, 1.0: 0.0, 2.0: 0.0, 3.0: 0.0, 4.0: 0.0},
+        _cube_root_gain,
+    ]
+)
+
+
 def reciprocal_rank_discount(position):
     """A custom discount, 1/p (TF-Ranking's rank_discount_fn form)."""
     return 1.0 / position
@@ -175,7 +191,7 @@ def _max_grades(case):
 # guard test fails when a keyword has none), as a function of the drawn case.
 OPTION_STRATEGIES = {
     "ties": lambda case: tie_policies,
-    "gain": lambda case: gains,
+    "gain": lambda case: st.one_of(gains, custom_gains),
     "discount": lambda case: discounts,
     "relevance_threshold": lambda case: relevance_thresholds,
     "undefined": lambda case: undefined_rules,

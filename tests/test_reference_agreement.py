@@ -25,7 +25,7 @@ from _reference import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
-from strategies import OPTION_STRATEGIES, cutoffs, ranking_cases
+from strategies import OPTION_STRATEGIES, custom_gains, cutoffs, ranking_cases
 
 import sklearn_rank as sr
 from sklearn_rank._conventions import OPTIONS
@@ -311,3 +311,38 @@ def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
         for i, g in enumerate(ids):
             if not math.isnan(values[g]):
                 assert got_weights[i] == approx(group_weights[g]), (name, g)
+
+
+@pytest.mark.parametrize("ties", TIES)
+@FAST
+@given(case=ranking_cases(graded=True), gain=custom_gains, data=st.data())
+def test_custom_gains_agree_with_reference(ties, case, gain, data):
+    # A {label: gain} map or a callable: NDCG's ideal order sorts by gain, and a
+    # group whose ideal DCG is <= 0 is undefined.
+    names = _draw_metric_names(data, ["ndcg", "dcg"])
+    k = {name: _split(name)[1] for name in names}
+    opts = {"ties": ties, "gain": gain}
+    opts["relevance_threshold"] = _draw(data, "relevance_threshold", case)
+    call = {
+        "groups": case.groups,
+        "metrics": names,
+        "retrieved": case.retrieved,
+        "sample_weight": case.sample_weight,
+    }
+    got = sr.evaluate_per_group(case.y_true, case.y_score, **call, **opts)
+    ids = sorted(set(case.groups.tolist()))
+    for name in names:
+        metric = _split(name)[0]
+        expected = reference_per_group(
+            metric,
+            k[name],
+            case.y_true,
+            case.y_score,
+            case.groups,
+            retrieved=case.retrieved,
+            ties=ties,
+            gain=gain,
+            relevance_threshold=opts["relevance_threshold"],
+        )
+        want = [expected[g] for g in ids]
+        assert np.asarray(got.values[name]).tolist() == approx(want), name

@@ -252,3 +252,34 @@ def test_reproduces_trec_eval_interpolated_precision(case, convention):
         for qid, value in zip(ids, three, strict=True):
             assert f"{value:.4f}" == expected["11pt_avg_.25,.5,.75", str(qid)]
     assert compared >= 2 * len(measures)
+
+
+def test_reproduces_trec_eval_ndcg_with_a_gain_map():
+    # trec_eval -m ndcg.1=3,2=9,4=4.5 (out.test.meas_params): levels not named gain
+    # their own value (m_ndcg.c), so the map for these qrels' levels 0 and 1 is
+    # {0: 0, 1: 3}; the ideal list sorts by gain.
+    expected = read_trec_eval_output(DATA / "out.test.meas_params")
+    arrays = load_trec(DATA / "qrels.test", DATA / "results.test")
+    gain = {0: 0.0, 1: 3.0, 2: 9.0, 3: 3.0, 4: 4.5}
+    per_group = evaluate_per_group(
+        arrays.y_true,
+        arrays.y_score,
+        groups=arrays.groups,
+        retrieved=arrays.retrieved,
+        metrics=["ndcg"],
+        convention="trec_eval",
+        gain=gain,
+    )
+    measure = "ndcg_1=3,2=9,4=4.5"
+    for qid, value in zip(per_group.group_ids, per_group.values["ndcg"], strict=True):
+        assert f"{value:.4f}" == expected[measure, str(qid)], qid
+    mean = evaluate(
+        arrays.y_true,
+        arrays.y_score,
+        groups=arrays.groups,
+        retrieved=arrays.retrieved,
+        metrics=["ndcg"],
+        convention="trec_eval",
+        gain=gain,
+    )["ndcg"]
+    assert f"{mean:.4f}" == expected[measure, "all"]
