@@ -119,6 +119,47 @@ def test_discount_log_base_agrees_with_scikit_learn_dcg_score():
             assert got == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.parametrize(
+    ("ratings", "expected"),
+    [
+        # lenskit/lenskit lenskit-eval/src/test/java/org/grouplens/lenskit/eval/
+        # predict/TestNDCG.java, testComputeNDCG: computeDCG of each rating vector
+        # in its own (ideal) order, asserted to 4 decimals.
+        ([5, 4, 4, 3, 5, 3, 4, 3, 2, 5], 22.0418),
+        ([5, 5, 4, 4, 4, 3, 2, 2, 3, 4], 21.0954),
+        ([4, 5, 4, 2, 3, 1, 3, 4, 5, 2], 20.0742),
+    ],
+)
+def test_discount_jarvelin_reproduces_lenskit(ratings, expected):
+    """LensKit's DCG: linear gain, ranks 1 and 2 undiscounted (1/log2(max(p, 2)))."""
+    r = np.asarray(ratings, dtype=float)
+    got = dcg_score(r, r, groups=np.zeros(r.size), gain="linear", discount="jarvelin")
+    assert got == pytest.approx(expected, abs=1e-4)
+    # The default discount gives a different number: the keyword matters.
+    assert dcg_score(r, r, groups=np.zeros(r.size), gain="linear") != pytest.approx(
+        expected, abs=1e-4
+    )
+
+
+def test_callable_gain_and_discount_reproduce_tf_ranking():
+    """tensorflow/ranking tensorflow_ranking/python/metrics_test.py,
+    test_normalized_discounted_cumulative_gain: labels [0, 0, 1] scored [1, 3, 2]
+    with ``gain_fn=lambda rel: rel`` and ``rank_discount_fn=lambda rank: 1/rank``:
+    the relevant row sits at rank 2, so NDCG = (1/2) / (1/1) = 0.5; with the
+    default 2**rel - 1 and 1/log2(1 + rank) it is 1/log2(3)."""
+    y, s, g = [0.0, 0.0, 1.0], [1.0, 3.0, 2.0], [0, 0, 0]
+    got = ndcg_score(y, s, groups=g, gain=lambda rel: rel, discount=lambda r: 1.0 / r)
+    assert got == 0.5
+    assert ndcg_score(y, s, groups=g) == pytest.approx(1.0 / np.log2(3.0), rel=1e-15)
+    # The same test's two-list mean: the second list [0, 1, 2] scored [1, 2, 3]
+    # is in ideal order (NDCG 1).
+    y2 = [*y, 0.0, 1.0, 2.0]
+    s2 = [*s, 1.0, 2.0, 3.0]
+    g2 = [*g, 1, 1, 1]
+    expected = (1.0 / np.log2(3.0) + 1.0) / 2.0
+    assert ndcg_score(y2, s2, groups=g2) == pytest.approx(expected, rel=1e-15)
+
+
 def test_discount_jarvelin_and_callable():
     y, s, g = [3.0, 2.0, 1.0], [3.0, 2.0, 1.0], [0, 0, 0]
     # LensKit's default / Järvelin & Kekäläinen: ranks 1 and 2 undiscounted.
