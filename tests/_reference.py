@@ -480,10 +480,6 @@ def _group_value(metric, k, rows, y_true, y_score, retrieved, *, exhaustive, **o
     if ties != "average":
         return oracle.value([key(i) for i in _resolve(blocks, y_true, ties)], facts)
     orders = list(_label_orders([[key(i) for i in b] for b in blocks], exhaustive))
-    if metric == "map" and opts.get("ap_denominator") == "n_relevant_retrieved":
-        found = {sum(seq[: _cut(len(seq), facts.k)]) for seq in orders}
-        if len(found) > 1:
-            raise ReferenceTieError("map: the AP denominator depends on a tie's order")
     values = [oracle.value(seq, facts) for seq in orders]
     if metric in ORDER_SENSITIVE and len(set(values)) > 1:
         raise ReferenceTieError(f"{metric}: the value depends on a tie's order")
@@ -529,9 +525,6 @@ def reference_per_group(
         _check_err_labels(y_true, max_grade)
     out = {}
     for gid, rows in _group_rows(groups).items():
-        if metric == "err" and ties == "average":
-            if err_tie_conflict(k, rows, y_true, y_score, retrieved):
-                raise ReferenceTieError(f"group {gid!r} has a mixed tie block")
         if not group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
             out[gid] = math.nan
             continue
