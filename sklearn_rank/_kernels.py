@@ -8,7 +8,8 @@ Tie expectations (``ties="average"``) are exact. For a tie block holding positio
 ``a..b`` (``m = b - a + 1`` rows, ``r`` of them relevant) every order of the block is
 equally likely, so each row sits at each of those positions with probability
 ``1/m``; positional sums therefore become block means (:meth:`block_mean`), and the
-few non-linear metrics (Hit, MRR, AP) use the closed forms derived next to them.
+few non-linear metrics (Hit, MRR, AP, ERR) use the exact forms derived next to
+them.
 """
 
 from __future__ import annotations
