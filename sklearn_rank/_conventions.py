@@ -163,7 +163,8 @@ _OPTIONS = (
         XGBoost), or by the relevant rows ranked within the cutoff
         ("n_relevant_retrieved", as pyltr and torchmetrics with ``top_k``; AP is
         0 when there is none). With ties="average" a tie block that straddles
-        the cutoff and mixes relevance makes that count random: it raises.""",
+        the cutoff and mixes relevance makes that count random: AP is then the
+        exact expectation over the block's orders.""",
         "str | None",
     ),
     Option(

@@ -8,7 +8,8 @@ Tie expectations (``ties="average"``) are exact. For a tie block holding positio
 ``a..b`` (``m = b - a + 1`` rows, ``r`` of them relevant) every order of the block is
 equally likely, so each row sits at each of those positions with probability
 ``1/m``; positional sums therefore become block means (:meth:`block_mean`), and the
-few non-linear metrics (Hit, MRR, AP) use the closed forms derived next to them.
+few non-linear metrics (Hit, MRR, AP, ERR) use the exact forms derived next to
+them.
 """
 
 from __future__ import annotations
@@ -455,6 +456,14 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
         c = seen[start] - before[blocks.group]  # relevant rows above the block
         spread = np.divide(r - 1.0, m - 1.0, out=np.zeros_like(r), where=m > 1)
         contrib = (r / m) * ((c + 1.0) * u + spread * v)
+        straddling = None
+        if opts.ap_denominator == "n_relevant_retrieved" and k is not None:
+            # A block across the cutoff that mixes relevance makes the
+            # denominator random: such a block is taken apart below.
+            straddling = (blocks.rank <= k) & (blocks.rank + m - 1 > k)
+            straddling &= (r > 0) & (r < m)
+            straddling = np.flatnonzero(straddling)
+            contrib[straddling] = 0.0
         total += ctx.group_sum(contrib, blocks.group)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     if opts.ap_denominator == "n_relevant_retrieved":
@@ -464,58 +473,106 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
     else:
         denom = np.minimum(n_rel, k)
     # No relevant row within the cutoff: the sum is 0 too, and so is AP.
-    return _binary_result(ctx, total / np.maximum(denom, 1), opts)
+    values = total / np.maximum(denom, 1)
+    if blocks and straddling is not None and straddling.size:
+        i = straddling
+        group = blocks.group[i]
+        values[group] = _ap_straddling_block(
+            total[group], blocks.rank[i], m[i], r[i], c[i], k, u[i], v[i]
+        )
+    return _binary_result(ctx, values, opts)
+
+
+def _ap_straddling_block(rest, a, m, r, c, k, u, v) -> np.ndarray:
+    """E[AP@k] of groups whose tie block at positions ``a .. a + m - 1`` (``r``
+    relevant rows of ``m``, ``c`` relevant rows above it) straddles ``k``, with
+    ``ap_denominator="n_relevant_retrieved"`` (at most one such block per group).
+
+    The ``t = k - a + 1`` positions of the block inside the cutoff hold ``X``
+    relevant rows, hypergeometric: ``P(X = x) = C(r, x) C(m - r, t - x) / C(m, t)``.
+    Given ``X = x`` the top ``t`` of the block are a uniform order of ``x``
+    relevant and ``t - x`` other rows, so the block adds, as in
+    :func:`average_precision`, ``B(x) = (x/t) [(c + 1) U + (x - 1)/(t - 1) V]``
+    (``U``, ``V`` over the ``t`` offsets inside), and the denominator is ``c + x``.
+    The rows above the block add ``rest`` whatever ``X`` is (the other blocks are
+    ordered independently), so ``E[AP] = Σ_x P(X = x) (rest + B(x)) / (c + x)``
+    (0 where ``c + x = 0``: nothing is then found). ``P`` comes from its ratios
+    ``P(x + 1) / P(x)`` summed as logs and normalised per block, exact for blocks
+    of any size.
+    """
+    m, r = m.astype(np.float64), r.astype(np.float64)
+    t = (k - a + 1).astype(np.float64)
+    lo = np.maximum(0.0, t - (m - r))
+    hi = np.minimum(r, t)
+    count = (hi - lo + 1).astype(np.intp)
+    owner, starts, n = _runs(count)
+    x = lo[owner] + ranges(np.zeros_like(count), count)
+    m_x, r_x, t_x = m[owner], r[owner], t[owner]
+    # log P(x + 1) - log P(x); the last x of a block has no successor (0 here).
+    step = np.zeros_like(x)
+    more = x < hi[owner]
+    xs, ms, rs, ts = x[more], m_x[more], r_x[more], t_x[more]
+    step[more] = (
+        np.log(rs - xs)
+        + np.log(ts - xs)
+        - np.log(xs + 1.0)
+        - np.log(ms - rs - ts + xs + 1.0)
+    )
+    log_p = seg.exclusive_cumsum(step, owner, starts, n)
+    log_p -= np.maximum.reduceat(log_p, starts[:-1])[owner]
+    p = np.exp(log_p)
+    p /= np.add.reduceat(p, starts[:-1])[owner]
+    spread = np.divide(x - 1.0, t_x - 1.0, out=np.zeros_like(x), where=t_x > 1)
+    c_x = c[owner].astype(np.float64)
+    found = (x / t_x) * ((c_x + 1.0) * u[owner] + spread * v[owner])
+    found += rest[owner]
+    found *= p
+    found /= np.maximum(c_x + x, 1.0)
+    return np.bincount(owner, weights=found, minlength=n)
 
 
 def _relevant_in_cutoff(
     ctx: RankingContext, k: int | None, rel: np.ndarray
 ) -> np.ndarray:
     """The relevant rows at positions <= k (pyltr's and torchmetrics' AP
-    denominator), on the view cut by ``head(k)``. A tie block that straddles the
-    cutoff and mixes relevant and non-relevant rows makes this count depend on
-    the order of the tie, and AP a ratio of two random sums; that case raises."""
-    blocks = ctx.blocks
-    if k is not None and blocks:
-        r = blocks.sum(rel.astype(np.float64))
-        straddles = (blocks.rank <= k) & (blocks.rank + blocks.size - 1 > k)
-        mixed = straddles & (r > 0) & (r < blocks.size)
-        if mixed.any():
-            raise ValueError(
-                f"map_score with ap_denominator='n_relevant_retrieved' and "
-                f"ties='average': {int(mixed.sum())} tie block(s) (equal scores "
-                "within a group) straddle the cutoff k and mix relevant and "
-                "non-relevant rows, so the number of relevant rows within the "
-                "cutoff depends on the order of the tie; the expectation of the "
-                "ratio is not implemented. Pass ties='stable', 'pessimistic' or "
-                "'optimistic', another ap_denominator, or break the ties."
-            )
+    denominator), on the view cut by ``head(k)``. Fixed in every order of the
+    ties except where a tie block straddles the cutoff and mixes relevance;
+    :func:`average_precision` takes those groups apart."""
     inside = rel if k is None else rel & (ctx.rank <= k)
     return ctx.group_sum(inside.astype(np.float64))
 
 
 # -- ERR ---------------------------------------------------------------------------
+# The largest tie block that mixes grades (inside the cutoff) whose exact ERR
+# expectation under ties="average" is computed; a larger one raises. The work is
+# about d * m * t multiply-adds per block (d distinct grades, m rows, t positions
+# inside the cutoff): up to m**3 / 2 = 5e8 for a block of 1024 distinct grades,
+# seconds of numpy, beyond which the cost, not the precision (the recurrence is a
+# convex combination, rounding grows like m * eps), is what goes bad.
+ERR_TIE_BLOCK_LIMIT = 1024
+# Cells of the recurrence's table held at once (the table is cut into chunks).
+_ERR_CELLS = 1 << 22
+
+
 def err(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """Expected reciprocal rank (Chapelle et al., 2009) with stop probability
     ``R(g) = (2^g - 1) / 2^max_grade``.
 
-    Under ``ties="average"`` the exact expectation over a block that mixes grades
-    involves elementary symmetric polynomials of its stop probabilities, which has
-    no linear-time vectorised form; such a block inside the cutoff raises instead of
-    being approximated. Blocks of equal grades give the same value in every order.
+    Under ``ties="average"`` a tie block whose rows share one grade gives the same
+    value in every order; a block that mixes grades gets its exact expectation from
+    :func:`_err_mixed_blocks`, in place of its rows' terms in the resolved order.
+    The product of ``1 - R`` over a whole block does not depend on its order, so
+    every later row is reached with the same probability either way.
     """
     k = _positions(ctx, k)
     ctx = ctx.head(k)
+    mixed = None
     if ctx.blocks:
-        mixed = ctx.blocks.min(ctx.y) != ctx.blocks.max(ctx.y)
+        is_mixed = ctx.blocks.min(ctx.y) != ctx.blocks.max(ctx.y)
         if k is not None:
-            mixed &= ctx.blocks.rank <= k
-        if mixed.any():
-            raise ValueError(
-                f"err_score with ties='average': {int(mixed.sum())} tie block(s) "
-                "(equal scores within a group) hold different grades inside the "
-                "cutoff, where the exact expectation is not implemented. Pass "
-                "ties='stable', 'pessimistic' or 'optimistic', or break the ties."
-            )
+            is_mixed &= ctx.blocks.rank <= k
+        mixed = np.flatnonzero(is_mixed)
+        _check_err_block_sizes(ctx.blocks.size[mixed])
     stop = (np.exp2(ctx.y) - 1.0) / np.exp2(opts.max_grade)
     through = ctx.segmented_cumprod(1.0 - stop)  # P(user passes row p)
     reach = np.ones(ctx.n_rows)
@@ -524,7 +581,118 @@ def err(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     term = stop * reach / ctx.rank
     if k is not None:
         term[ctx.rank > k] = 0.0
-    return _binary_result(ctx, ctx.group_sum(term), opts)
+    if mixed is None or not mixed.size:
+        return _binary_result(ctx, ctx.group_sum(term), opts)
+    b = ctx.blocks
+    start, size = b.start[mixed], b.size[mixed]
+    term[ranges(start, size)] = 0.0
+    inside = _err_mixed_blocks(stop, start, size, b.rank[mixed], k)
+    inside *= reach[start]  # P(the user reaches the block): order-free
+    values = ctx.group_sum(term) + ctx.group_sum(inside, b.group[mixed])
+    return _binary_result(ctx, values, opts)
+
+
+def _check_err_block_sizes(size: np.ndarray) -> None:
+    too_big = size > ERR_TIE_BLOCK_LIMIT
+    if too_big.any():
+        raise ValueError(
+            f"err_score with ties='average': {int(too_big.sum())} tie block(s) "
+            "(equal scores within a group) mix grades inside the cutoff and hold "
+            f"more than ERR_TIE_BLOCK_LIMIT={ERR_TIE_BLOCK_LIMIT} rows (the largest "
+            f"has {int(size.max())}); their exact expectation costs too much. Pass "
+            "ties='stable', 'pessimistic' or 'optimistic', or break the ties."
+        )
+
+
+def _err_mixed_blocks(
+    stop: np.ndarray,
+    start: np.ndarray,
+    size: np.ndarray,
+    first: np.ndarray,
+    k: int | None,
+) -> np.ndarray:
+    """Per tie block (ranked rows ``start .. start + size - 1``, first position
+    ``first``), ``E[Σ_i R_i / p_i Π_{q before i in the block} (1 - R_q)]`` over the
+    uniformly random orders of the block, for the positions ``p_i <= k``.
+
+    Row ``i`` sits at offset ``j`` with probability ``1/m``, and the ``j`` rows in
+    front of it are a uniform ``j``-subset of the other ``m - 1`` rows, so
+    ``E[Π (1 - R_q)] = E_j = e_j / C(m - 1, j)``, ``e_j`` the elementary symmetric
+    polynomial of the others' ``1 - R``. Adding the others one at a time,
+    ``E_j <- ((n - j) E_j + j x E_{j-1}) / n`` after the n-th one (value ``x``): a
+    convex combination, so no overflow and no cancellation. Rows of one grade share
+    their others: one recurrence per distinct grade of a block ("item"), with every
+    item of every block advanced together, one step per within-block index; only
+    ``E_j`` for offsets inside the cutoff are kept.
+    """
+    n_blocks = start.size
+    owner = np.repeat(np.arange(n_blocks), size)
+    rows = ranges(start, size)
+    # Rows sorted by grade within each block: a grade's rows are a run, and its
+    # "others" are the block less that run's first row.
+    order = np.lexsort((stop[rows], owner))
+    stops = stop[rows[order]]
+    offsets = np.zeros(n_blocks, dtype=np.intp)
+    np.cumsum(size[:-1], out=offsets[1:])
+    new = np.ones(stops.size, dtype=bool)
+    new[1:] = (owner[1:] != owner[:-1]) | (stops[1:] != stops[:-1])
+    item_at = np.flatnonzero(new)
+    count = np.diff(np.append(item_at, stops.size))  # rows of the grade
+    # Rows that never stop (grade 0) add no term of their own.
+    keep = stops[item_at] > 0
+    item_at, count = item_at[keep], count[keep]
+    block = owner[item_at]
+    skip = item_at - offsets[block]  # the left-out row's index in its block
+    n_others = size[block] - 1
+    # The largest offset inside the cutoff (a block starts at a position <= k).
+    last = n_others if k is None else np.minimum(n_others, k - first[block])
+    x = 1.0 - stops
+    value = np.zeros(item_at.size)
+    by_size = np.argsort(-n_others, kind="stable")  # active items: a prefix
+    begin = 0
+    while begin < by_size.size:
+        width = int(min(n_others[by_size[begin]], last.max())) + 1
+        end = min(by_size.size, begin + max(1, _ERR_CELLS // width))
+        items = by_size[begin:end]
+        value[items] = _err_items(
+            x,
+            offsets[block[items]],
+            skip[items],
+            n_others[items],
+            last[items],
+            first[block[items]],
+            width,
+        )
+        begin = end
+    value *= count * stops[item_at] / size[block]
+    return np.bincount(block, weights=value, minlength=n_blocks)
+
+
+def _err_items(x, base, skip, n_others, last, first, width):
+    """``Σ_{j <= last} E_j / (first + j)`` per item (items by descending
+    ``n_others``), the recurrence of :func:`_err_mixed_blocks` run over the
+    item's block (rows ``base ..``, sorted by grade) less its row ``skip``."""
+    table = np.zeros((base.size, width))
+    table[:, 0] = 1.0
+    # Items still adding others at step s: those with n_others > s, a prefix.
+    active = base.size - np.searchsorted(
+        n_others[::-1], np.arange(int(n_others[0])), side="right"
+    )
+    for s in range(int(n_others[0]) if n_others.size else 0):
+        c = int(active[s])
+        n = s + 1
+        top = min(n, width - 1)
+        j = np.arange(1, top + 1, dtype=np.float64)
+        xs = x[base[:c] + s + (s >= skip[:c])]
+        head = table[:c, : top + 1]
+        # E_j <- ((n - j) E_j + j x E_{j-1}) / n for j = 1..top, from the old E.
+        carried = head[:, :-1] * xs[:, None]
+        carried *= j / n
+        head[:, 1:] *= (n - j) / n
+        head[:, 1:] += carried
+    j = np.arange(width)
+    weight = np.where(j <= last[:, None], 1.0 / (first[:, None] + j), 0.0)
+    return np.einsum("ij,ij->i", table, weight)
 
 
 # -- AUC ---------------------------------------------------------------------------

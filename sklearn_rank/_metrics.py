@@ -571,10 +571,12 @@ def err_score(
 
     Notes
     -----
-    With ``ties="average"`` a tie block that mixes grades inside the cutoff
-    raises ``ValueError``: its exact expectation needs the elementary symmetric
-    polynomials of the block's stop probabilities, which this library does not
-    compute, and it never approximates. Blocks of equal grades are exact.
+    With ``ties="average"`` a tie block that mixes grades gets the exact
+    expectation over its orders, from the elementary symmetric polynomials of
+    its stop probabilities (docs/metrics.md, section 3). Such a block inside the
+    cutoff may hold at most ``ERR_TIE_BLOCK_LIMIT`` = 1024 rows; a larger one
+    raises ``ValueError`` (the cost grows with the cube of its size). Blocks of
+    equal grades are exact at any size.
 
     Examples
     --------

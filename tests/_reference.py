@@ -31,7 +31,8 @@ GAINS = ("exponential", "linear")
 
 
 class ReferenceTieError(ValueError):
-    """ERR with ``ties="average"`` meets a tie block of different labels."""
+    """An order-sensitive metric (interpolated precision) with ``ties="average"``
+    meets a tie block whose order changes its value."""
 
 
 # --------------------------------------------------------------------------
@@ -302,18 +303,6 @@ def group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
     return sum(rel) > 0
 
 
-def err_tie_conflict(k, rows, y_true, y_score, retrieved):
-    """True if a tie block with different labels starts at a position <= k."""
-    ranked = [i for i in rows if retrieved[i]]
-    position = 1
-    for block in _tie_blocks(ranked, y_score):
-        starts_in_cutoff = k is None or position <= k
-        if starts_in_cutoff and len({float(y_true[i]) for i in block}) > 1:
-            return True
-        position += len(block)
-    return False
-
-
 @dataclass(frozen=True)
 class GroupFacts:
     """What an oracle may read about one group besides its ranked list."""
@@ -480,10 +469,6 @@ def _group_value(metric, k, rows, y_true, y_score, retrieved, *, exhaustive, **o
     if ties != "average":
         return oracle.value([key(i) for i in _resolve(blocks, y_true, ties)], facts)
     orders = list(_label_orders([[key(i) for i in b] for b in blocks], exhaustive))
-    if metric == "map" and opts.get("ap_denominator") == "n_relevant_retrieved":
-        found = {sum(seq[: _cut(len(seq), facts.k)]) for seq in orders}
-        if len(found) > 1:
-            raise ReferenceTieError("map: the AP denominator depends on a tie's order")
     values = [oracle.value(seq, facts) for seq in orders]
     if metric in ORDER_SENSITIVE and len(set(values)) > 1:
         raise ReferenceTieError(f"{metric}: the value depends on a tie's order")
@@ -519,8 +504,10 @@ def reference_per_group(
 
     For ``metric="auc"`` the ``groups`` are ignored except as a row set: the
     whole input is one pooled list (see :func:`reference_pooled_auc`).
-    Raises :class:`ReferenceTieError` for ERR with ``ties="average"`` and a tie
-    block of different labels starting within the cutoff (in any group).
+    With ``ties="average"`` every metric, ERR and AP with
+    ``ap_denominator="n_relevant_retrieved"`` included, is the plain mean over the
+    orders of the tie blocks; :class:`ReferenceTieError` is raised only for the
+    order-sensitive interpolated precisions (``ORDER_SENSITIVE``).
     """
     y_true, y_score, groups, retrieved, _ = _as_arrays(
         y_true, y_score, groups, retrieved, None
@@ -529,9 +516,6 @@ def reference_per_group(
         _check_err_labels(y_true, max_grade)
     out = {}
     for gid, rows in _group_rows(groups).items():
-        if metric == "err" and ties == "average":
-            if err_tie_conflict(k, rows, y_true, y_score, retrieved):
-                raise ReferenceTieError(f"group {gid!r} has a mixed tie block")
         if not group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
             out[gid] = math.nan
             continue
@@ -692,7 +676,7 @@ def reference_mean(
 
     See :func:`reduce_groups` for ``all_undefined``. Raises ``ValueError``
     where the engine must raise (``undefined="raise"`` with an undefined group,
-    ERR tie conflicts, ERR labels out of range).
+    order-sensitive tie conflicts, ERR labels out of range).
     """
     if metric == "auc":
         value = reference_pooled_auc(

@@ -89,10 +89,13 @@ def test_ap_denominator_n_relevant_retrieved_under_averaged_ties():
     # orders [1,0 | 1,0] and [0,1 | 1,0] give (1 + 2/3)/2 and (1/2 + 2/3)/2.
     got = map_score(y_true, [3.0, 3.0, 2.0, 1.0], k=3, **kw)
     assert got == pytest.approx(((1 + 2 / 3) / 2 + (1 / 2 + 2 / 3) / 2) / 2)
-    # Straddling the cutoff, the count depends on the order of the tie.
-    with pytest.raises(ValueError, match=r"straddle the cutoff k"):
-        map_score(y_true, [3.0, 2.0, 2.0, 1.0], k=2, **kw)
+    # Straddling the cutoff, the count depends on the order of the tie: the top
+    # 2 are [1, 0] (AP 1/1) or [1, 1] (AP (1 + 2/2)/2 = 1), each with chance 1/2.
+    assert map_score(y_true, [3.0, 2.0, 2.0, 1.0], k=2, **kw) == pytest.approx(1.0)
     assert map_score(y_true, [3.0, 2.0, 2.0, 1.0], k=2, ties="stable", **kw) == 1.0
+    # [0 | 1, 0 tied | 1] at k = 2: [0, 1] gives (1/2)/1, [0, 0] gives 0: 1/4.
+    got = map_score([0, 1, 0, 1], [3.0, 2.0, 2.0, 1.0], k=2, **kw)
+    assert got == pytest.approx(1 / 4)
 
 
 def test_discount_log_base_agrees_with_scikit_learn_dcg_score():

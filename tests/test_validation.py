@@ -107,9 +107,9 @@ def test_err_needs_the_grade_scale():
         err_score(Y, S, groups=G, max_grade=0)
 
 
-def test_err_average_ties_mixing_grades_raises():
-    with pytest.raises(ValueError, match=r"tie block"):
-        err_score([1, 0], [0.5, 0.5], groups=[0, 0])
+def test_err_average_ties_mixing_grades_is_exact():
+    # Orders (1, 0) and (0, 1) give 1/2 and 1/4: the expectation is 3/8.
+    assert err_score([1, 0], [0.5, 0.5], groups=[0, 0]) == pytest.approx(3 / 8)
     # Equal grades in a tie, or a mixed tie beyond the cutoff, are exact.
     assert err_score([1, 1], [0.5, 0.5], groups=[0, 0]) == pytest.approx(0.5 + 0.25 / 2)
     assert err_score([1, 0, 1], [0.9, 0.5, 0.5], groups=[0] * 3, k=1) == 0.5

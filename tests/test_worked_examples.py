@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from _reference import (
     TIES,
-    ReferenceTieError,
     reference_mean,
     reference_per_group,
     reference_pooled_auc,
@@ -390,12 +389,18 @@ def test_err_values_and_tie_rule():
 
 
 def test_err_average_ties_rule():
-    # A tie block of labels {1, 0} starting at position 1: the value depends on
-    # the order, so ties="average" must raise.
-    with pytest.raises(ReferenceTieError):
-        reference_mean("err", None, [1, 0], [1.0, 1.0])
-    with pytest.raises(ValueError):
-        sr.err_score([1, 0], [1.0, 1.0], groups=[0, 0])
+    # A tie block of labels {1, 0} at positions 1-2, R(1) = 1/2, R(0) = 0:
+    # order (1, 0) gives 1/2, order (0, 1) gives (1/2)(1/2) = 1/4: mean 3/8.
+    check("err", 3 / 8, [1, 0], [1.0, 1.0])
+    # Grades (2, 1, 0) tied on a 0-2 scale: R = 3/4, 1/4, 0. The six orders:
+    #   2,1,0: 3/4 + (1/2)(1/4)(1/4) = 3/4 + 1/32 = 25/32
+    #   2,0,1: 3/4 + (1/3)(1/4)(1/4) = 3/4 + 1/48 = 37/48
+    #   1,2,0: 1/4 + (1/2)(3/4)(3/4) = 1/4 + 9/32 = 17/32
+    #   1,0,2: 1/4 + (1/3)(3/4)(3/4) = 1/4 + 3/16 = 7/16
+    #   0,2,1: (1/2)(3/4) + (1/3)(1/4)(1/4) = 3/8 + 1/48 = 19/48
+    #   0,1,2: (1/2)(1/4) + (1/3)(3/4)(3/4) = 1/8 + 3/16 = 5/16
+    # Sum = (75 + 74 + 51 + 42 + 38 + 30)/96 = 310/96; mean 310/576 = 155/288.
+    check("err", 155 / 288, [2, 1, 0], [1.0, 1.0, 1.0], max_grade=2.0)
     # Block of equal labels: any order gives the same value, no error.
     # Ranked 1, (1, 1) tied, 0: ERR@3 = 1/2 + (1/2)(1/2)(1/2) + (1/3)(1/2)(1/4)
     #   = 1/2 + 1/8 + 1/24 = 2/3
@@ -403,9 +408,10 @@ def test_err_average_ties_rule():
     # A mixed block starting beyond the cutoff does not matter: labels 1, then
     # (0, 1) tied at positions 2-3, k = 1 -> ERR@1 = 1/2.
     check("err", 1 / 2, [1, 0, 1], [2.0, 1, 1], k=1)
-    # ... but with k = 2 the block starts at position 2 <= k: error.
-    with pytest.raises(ValueError):
-        sr.err_score([1, 0, 1], [2.0, 1, 1], groups=[0, 0, 0], k=2)
+    # With k = 2 the block straddles the cutoff: position 2 holds the 0 or the 1
+    # with probability 1/2 each, reached with probability 1/2:
+    # ERR@2 = 1/2 + (1/2)(1/2)(1/2)(1/2) = 1/2 + 1/16 = 9/16.
+    check("err", 9 / 16, [1, 0, 1], [2.0, 1, 1], k=2)
     # Resolved policies are fine: stable keeps (0, 1): ERR@2 = 1/2 + 0 = 1/2.
     check("err", 1 / 2, [1, 0, 1], [2.0, 1, 1], k=2, ties="stable")
 
