@@ -585,10 +585,11 @@ def auc(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
 
 
 # -- judged rows: bpref, judged@k, Elasticsearch's ignore_unlabeled ------------------
-def _judged_in_top(ctx: RankingContext, k: int | None, what: str) -> np.ndarray:
+def _judged_in_top(ctx: RankingContext, k: int | None, opts: Options) -> np.ndarray:
     """The judged rows among the top k of each group, which must not depend on
-    the order of a tie: a tie block that straddles the cutoff and mixes judged
-    and unjudged rows makes it random (the metric a ratio of random sums), and
+    the order of a tie: in a group with a relevant row (where precision is
+    defined), a tie block that straddles the cutoff and mixes judged and
+    unjudged rows makes it random (the metric a ratio of random sums), and
     raises."""
     top = _positions(ctx, k)
     head = ctx.head(top)
@@ -599,9 +600,11 @@ def _judged_in_top(ctx: RankingContext, k: int | None, what: str) -> np.ndarray:
         j = blocks.sum(head.judged.astype(np.float64))
         straddles = (blocks.rank <= top) & (blocks.rank + blocks.size - 1 > top)
         mixed = straddles & (j > 0) & (j < blocks.size)
+        mixed &= ctx.n_relevant(opts.relevance_threshold)[blocks.group] > 0
         if mixed.any():
             raise ValueError(
-                f"{what} with ties='average': {int(mixed.sum())} tie block(s) "
+                "precision_denominator='n_judged' with ties='average': "
+                f"{int(mixed.sum())} tie block(s) "
                 "(equal scores within a group) straddle the cutoff k and mix judged "
                 "and unjudged rows, so the number of judged rows within the cutoff "
                 "depends on the order of the tie; the expectation of the ratio is "
@@ -681,7 +684,7 @@ def bpref(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
 def _precision_denominator(ctx: RankingContext, k: int | None, opts: Options):
     """The denominator of P@k per group, as :func:`precision` reads it."""
     if opts.precision_denominator == "n_judged":
-        return _judged_in_top(ctx, k, "precision_denominator='n_judged'")
+        return _judged_in_top(ctx, k, opts)
     if k is None:
         return ctx.length.astype(np.float64)
     if opts.precision_denominator == "k":

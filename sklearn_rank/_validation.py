@@ -241,12 +241,19 @@ def drop_unjudged(inputs: ValidatedInputs, func: str) -> ValidatedInputs:
     def take(a):
         return None if a is None else a[rows]
 
+    weight = take(inputs.sample_weight)
+    if weight is None:
+        # A group left without rows must weigh 0 (as if absent, as trec_eval
+        # never sees a query without judgements): unit row weights give every
+        # other group weight 1 and an empty group 0.
+        weight = np.ones(rows.size)
+
     return ValidatedInputs(
         inputs.y_true[rows],
         inputs.y_score[rows],
         inputs.codes[rows],
         inputs.group_ids,
-        take(inputs.sample_weight),
+        weight,
         take(inputs.retrieved),
         None,
     )

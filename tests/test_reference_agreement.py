@@ -91,6 +91,7 @@ def _expected(metric, k, case, opts):
             case.groups,
             retrieved=case.retrieved,
             sample_weight=case.sample_weight,
+            judged=case.judged,
             **opts,
         )
     except ValueError:
@@ -111,11 +112,14 @@ def test_score_function_agrees_with_reference(metric, gain, ties, case, data):
     }
     if gain is not None:
         opts["gain"] = gain
+    if "relevance_threshold" not in METRICS[metric].options:  # judged@k
+        del opts["relevance_threshold"]
     kind, expected = _expected(metric, k, case, opts)
 
     kwargs = _drop_some_defaults(data, opts)
     kwargs["retrieved"] = case.retrieved
     kwargs["sample_weight"] = case.sample_weight
+    kwargs["judged"] = case.judged
     if metric in CUTOFF_METRICS:
         kwargs["k"] = k
     pooled_without_groups = metric == "auc" and data.draw(st.booleans())
@@ -204,6 +208,7 @@ def test_evaluate_agrees_with_reference(ties, gain, case, data):
         "metrics": names,
         "retrieved": case.retrieved,
         "sample_weight": case.sample_weight,
+        "judged": case.judged,
         **kwargs,
     }
     if must_raise:
@@ -260,6 +265,7 @@ def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
                 case.y_score,
                 case.groups,
                 retrieved=case.retrieved,
+                judged=case.judged,
                 **ref_opts,
             )
         except ValueError:
@@ -276,6 +282,8 @@ def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
             retrieved=case.retrieved,
             relevance_threshold=opts["relevance_threshold"],
             weights=weights,
+            judged=case.judged,
+            judged_only=opts["judged_only"],
         )
         expected[name] = (values, group_weights)
 
@@ -284,6 +292,7 @@ def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
         "metrics": names,
         "retrieved": case.retrieved,
         "sample_weight": case.sample_weight,
+        "judged": case.judged,
         **_drop_some_defaults(data, opts),
     }
     if must_raise:
