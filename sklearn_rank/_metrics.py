@@ -1291,6 +1291,7 @@ def judged_at_k_score(
     groups: ArrayLike,
     k: int | None = None,
     ties: str | None = None,
+    relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
     judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
@@ -1303,7 +1304,8 @@ def judged_at_k_score(
     ``Judged@k = J_k / min(k, n)`` with ``J_k`` the rows with ``judged=True``
     among the first k of the ranked list and n its length, as ir_measures'
     ``Judged@k`` (reported by the TREC Deep Learning tracks). It does not read
-    the labels; a group is defined when it ranks at least one row.
+    the labels (``relevance_threshold`` is accepted, as by every metric, and
+    changes nothing); a group is defined when it ranks at least one row.
 
     Parameters
     ----------
@@ -1334,6 +1336,7 @@ def judged_at_k_score(
         k=k,
         options={
             "ties": ties,
+            "relevance_threshold": relevance_threshold,
             "undefined": undefined,
             "judged_only": judged_only,
         },

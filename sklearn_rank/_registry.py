@@ -226,7 +226,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.judged_at_k,
             "judged_at_k_score",
             "share of the top k that is judged (Judged@k)",
-            options=("ties", "undefined", _J),
+            options=(*_BINARY, _J),
         ),
     )
 }

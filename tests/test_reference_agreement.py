@@ -112,8 +112,6 @@ def test_score_function_agrees_with_reference(metric, gain, ties, case, data):
     }
     if gain is not None:
         opts["gain"] = gain
-    if "relevance_threshold" not in METRICS[metric].options:  # judged@k
-        del opts["relevance_threshold"]
     kind, expected = _expected(metric, k, case, opts)
 
     kwargs = _drop_some_defaults(data, opts)
