@@ -21,6 +21,7 @@ from typing import Any
 from ._params import (
     FiniteMapping,
     Interval,
+    IsBool,
     IsCallable,
     IsNone,
     StrOptions,
@@ -147,11 +148,14 @@ _OPTIONS = (
     Option(
         "precision_denominator",
         "k",
-        (StrOptions("k", "min_k_n"),),
+        (StrOptions("k", "min_k_n", "n_judged"),),
         """Divide by ``k`` ("k", the default convention, as trec_eval: a short
-        list counts as padded with non-relevant rows) or by ``min(k, n)`` with
-        ``n`` the group's list length (as XGBoost). With ``k=None`` both divide
-        by ``n``.""",
+        list counts as padded with non-relevant rows), by ``min(k, n)`` with
+        ``n`` the group's list length (as XGBoost), or by the judged rows among
+        the top k ("n_judged", as Elasticsearch's ``ignore_unlabeled=true``:
+        unjudged rows in the top k count neither as relevant nor as
+        non-relevant; 0 when none is judged). With ``k=None`` "k" and
+        "min_k_n" divide by ``n``.""",
         "str | None",
     ),
     Option(
@@ -219,6 +223,19 @@ _OPTIONS = (
         interpolated precision without it raises.""",
         "float | None",
         lambda value: None if value is None else float(value),
+    ),
+    Option(
+        "judged_only",
+        False,
+        (IsBool(),),
+        """Remove the rows with ``judged=False`` before every metric (True) or
+        keep them as non-relevant rows (False, the default convention). True is
+        trec_eval's ``-J``: the unjudged rows leave the ranking, and the judged
+        rows below them move up; a group keeps its id even if no row is left
+        (it is then undefined). Without ``judged`` every row is judged and this
+        changes nothing.""",
+        "bool | None",
+        bool,
     ),
 )
 

@@ -250,10 +250,12 @@ class GroupTotals:
         ties: str,
         sample_weight: np.ndarray | None,
         ranked_rows: np.ndarray | None,
+        judged: np.ndarray | None = None,
     ) -> None:
         self.y_all, self.y_score, self.codes_all = y_true, y_score, codes
         self.n_groups, self.ties, self.sample_weight = n_groups, ties, sample_weight
         self.ranked_rows = ranked_rows  # None: every row is ranked
+        self.judged_all = judged  # None: every row is judged
         self._cache: dict[Any, Any] = {}
 
     def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
@@ -272,6 +274,19 @@ class GroupTotals:
             return counts.astype(np.int64)
 
         return self.cached(("R", threshold), count)
+
+    def n_judged_non_relevant(self, threshold: float | None) -> np.ndarray:
+        """Judged non-relevant rows per group, retrieved or not (bpref's N)."""
+
+        def count() -> np.ndarray:
+            size = np.bincount(self.codes_all, minlength=self.n_groups)
+            if self.judged_all is not None:
+                size = size - np.bincount(
+                    self.codes_all[~self.judged_all], minlength=self.n_groups
+                )
+            return size - self.n_relevant(threshold)
+
+        return self.cached(("N_judged", threshold), count)
 
     def group_weight(self) -> np.ndarray:
         """Mean sample weight of each group's rows (ones without weights)."""
@@ -312,6 +327,8 @@ class RankingContext:
         Sample weight of each ranked row, for the pooled AUC's pair weights.
     sizes : ndarray of shape (n_groups,), default=None
         Rows of each group in this view, when the caller already has them.
+    judged : ndarray of bool or None, default=None
+        Whether each ranked row is judged; None when every row is.
     """
 
     def __init__(
@@ -324,8 +341,10 @@ class RankingContext:
         blocks: TieBlocks,
         row_weight: np.ndarray | None,
         sizes: np.ndarray | None = None,
+        judged: np.ndarray | None = None,
     ) -> None:
         self.totals, self.n_groups = totals, totals.n_groups
+        self.judged = judged
         self.y, self.group, self.rank, self.length = y, group, rank, length
         self.blocks, self.row_weight = blocks, row_weight
         self.n_rows = y.shape[0]
@@ -346,13 +365,14 @@ class RankingContext:
         ties: str,
         retrieved: np.ndarray | None = None,
         sample_weight: np.ndarray | None = None,
+        judged: np.ndarray | None = None,
     ) -> RankingContext:
         """Order the ranked rows by group, then descending score, once."""
         rows = None
         if retrieved is not None and not retrieved.all():
             rows = np.flatnonzero(retrieved)
         totals = GroupTotals(
-            y_true, y_score, codes, n_groups, ties, sample_weight, rows
+            y_true, y_score, codes, n_groups, ties, sample_weight, rows, judged
         )
         return cls._ordered(totals, ties)
 
@@ -380,13 +400,27 @@ class RankingContext:
         row_weight = None
         if totals.sample_weight is not None:
             row_weight = totals.ranked(totals.sample_weight)[order]
+        judged = None
+        if totals.judged_all is not None:
+            judged = totals.ranked(totals.judged_all)[order]
         return cls(
-            totals, y_r[order], group, rank, length, blocks, row_weight, sizes=length
+            totals,
+            y_r[order],
+            group,
+            rank,
+            length,
+            blocks,
+            row_weight,
+            sizes=length,
+            judged=judged,
         )
 
     # -- per-group facts shared by every view
     def n_relevant(self, threshold: float | None) -> np.ndarray:
         return self.totals.n_relevant(threshold)
+
+    def n_judged_non_relevant(self, threshold: float | None) -> np.ndarray:
+        return self.totals.n_judged_non_relevant(threshold)
 
     def group_weight(self) -> np.ndarray:
         return self.totals.group_weight()
@@ -425,8 +459,16 @@ class RankingContext:
         start = np.searchsorted(rows, self.blocks.start[kept])
         blocks = TieBlocks(start, self.blocks.size[kept], rank, group)
         weight = None if self.row_weight is None else self.row_weight[rows]
+        judged = None if self.judged is None else self.judged[rows]
         return RankingContext(
-            self.totals, self.y[rows], group, rank, self.length, blocks, weight
+            self.totals,
+            self.y[rows],
+            group,
+            rank,
+            self.length,
+            blocks,
+            weight,
+            judged=judged,
         )
 
     def pooled(self) -> RankingContext:

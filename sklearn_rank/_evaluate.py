@@ -15,7 +15,13 @@ from ._kernels import GroupValues
 from ._params import check_k
 from ._reduce import apply_undefined, weighted_mean
 from ._registry import METRICS
-from ._validation import MetricRequest, check_inputs, check_labels, check_metrics
+from ._validation import (
+    MetricRequest,
+    check_inputs,
+    check_labels,
+    check_metrics,
+    drop_unjudged,
+)
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr")
 
@@ -34,6 +40,7 @@ def rank_inputs(
     retrieved: ArrayLike | None,
     requests: Sequence[MetricRequest],
     opts: Options,
+    judged: ArrayLike | None = None,
 ) -> tuple[RankingContext, np.ndarray]:
     """Validate the per-row inputs and order them once; returns the ordered view
     and the group ids (aligned with group codes)."""
@@ -44,8 +51,11 @@ def rank_inputs(
         groups,
         sample_weight,
         retrieved,
+        judged,
         groups_required=not all(r.spec.pooled for r in requests),
     )
+    if opts.judged_only:
+        inputs = drop_unjudged(inputs, func)
     check_labels(inputs.y_true, [r.spec for r in requests], opts, func)
     ctx = RankingContext.from_inputs(
         inputs.y_true,
@@ -55,6 +65,7 @@ def rank_inputs(
         ties=opts.ties,
         retrieved=inputs.retrieved,
         sample_weight=inputs.sample_weight,
+        judged=inputs.judged,
     )
     return ctx, inputs.group_ids
 
@@ -89,6 +100,7 @@ def score_metric(
     sample_weight: ArrayLike | None,
     retrieved: ArrayLike | None,
     convention: str | None,
+    judged: ArrayLike | None = None,
 ) -> float:
     """The body of every public ``*_score`` function."""
     spec = METRICS[metric]
@@ -97,7 +109,7 @@ def score_metric(
     k = check_k(k, func)
     request = MetricRequest(metric if k is None else f"{metric}@{k}", spec, k)
     ctx, ids = rank_inputs(
-        func, y_true, y_score, groups, sample_weight, retrieved, [request], opts
+        func, y_true, y_score, groups, sample_weight, retrieved, [request], opts, judged
     )
     return mean_value(ctx, ids, request, opts)
 
@@ -110,6 +122,7 @@ def evaluate(
     metrics: str | Sequence[str] = DEFAULT_METRICS,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -122,6 +135,7 @@ def evaluate(
     weights: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
+    judged_only: bool | None = None,
     convention: str | None = None,
 ) -> dict[str, float]:
     """Compute several ranking metrics from one shared ordering.
@@ -146,9 +160,14 @@ def evaluate(
     retrieved : array-like of bool of shape (n_samples,), default=None
         False marks rows that are judged but not ranked: they count in the number
         of relevant items and the ideal DCG, never in the ranked list.
+    judged : array-like of bool of shape (n_samples,), default=None
+        False marks rows that carry no judgement (label 0): non-relevant for
+        every metric, removed with ``judged_only=True``, told apart from judged
+        non-relevant rows by ``"bpref"``, ``"judged@k"`` and
+        ``precision_denominator="n_judged"``. None: every row is judged.
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
 ap_denominator, recall_denominator, max_grade, weights, persistence, \
-recall_level : see the metric functions
+recall_level, judged_only : see the metric functions
         Conventions; None takes the value of ``convention``.
     convention : str, default=None
         Name of a preset of conventions; None is ``"sklearn_rank"``.
@@ -184,11 +203,12 @@ recall_level : see the metric functions
             "weights": weights,
             "persistence": persistence,
             "recall_level": recall_level,
+            "judged_only": judged_only,
         },
     )
     requests = check_metrics(metrics, func)
     ctx, ids = rank_inputs(
-        func, y_true, y_score, groups, sample_weight, retrieved, requests, opts
+        func, y_true, y_score, groups, sample_weight, retrieved, requests, opts, judged
     )
     return {r.label: mean_value(ctx, ids, r, opts) for r in requests}
 
@@ -233,6 +253,7 @@ def evaluate_per_group(
     metrics: str | Sequence[str] = DEFAULT_METRICS,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -244,6 +265,7 @@ def evaluate_per_group(
     weights: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
+    judged_only: bool | None = None,
     convention: str | None = None,
 ) -> GroupScores:
     """One value per group for each metric, aligned with the sorted group ids.
@@ -284,11 +306,12 @@ def evaluate_per_group(
             "weights": weights,
             "persistence": persistence,
             "recall_level": recall_level,
+            "judged_only": judged_only,
         },
     )
     requests = check_metrics(metrics, func, per_group=True)
     ctx, ids = rank_inputs(
-        func, y_true, y_score, groups, sample_weight, retrieved, requests, opts
+        func, y_true, y_score, groups, sample_weight, retrieved, requests, opts, judged
     )
     values, weights_out = {}, {}
     for request in requests:

@@ -752,9 +752,107 @@ def auc(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     return GroupValues(values, defined, np.ones(1))
 
 
+# -- judged rows: bpref, judged@k, Elasticsearch's ignore_unlabeled ------------------
+def _judged_in_top(ctx: RankingContext, k: int | None, opts: Options) -> np.ndarray:
+    """The judged rows among the top k of each group, which must not depend on
+    the order of a tie: in a group with a relevant row (where precision is
+    defined), a tie block that straddles the cutoff and mixes judged and
+    unjudged rows makes it random (the metric a ratio of random sums), and
+    raises."""
+    top = _positions(ctx, k)
+    head = ctx.head(top)
+    if head.judged is None:  # every row judged
+        return np.minimum(ctx.length, np.inf if top is None else top).astype(float)
+    blocks = head.blocks
+    if top is not None and blocks:
+        j = blocks.sum(head.judged.astype(np.float64))
+        straddles = (blocks.rank <= top) & (blocks.rank + blocks.size - 1 > top)
+        mixed = straddles & (j > 0) & (j < blocks.size)
+        mixed &= ctx.n_relevant(opts.relevance_threshold)[blocks.group] > 0
+        if mixed.any():
+            raise ValueError(
+                "precision_denominator='n_judged' with ties='average': "
+                f"{int(mixed.sum())} tie block(s) "
+                "(equal scores within a group) straddle the cutoff k and mix judged "
+                "and unjudged rows, so the number of judged rows within the cutoff "
+                "depends on the order of the tie; the expectation of the ratio is "
+                "not implemented. Pass ties='stable', 'pessimistic' or "
+                "'optimistic', or break the ties."
+            )
+    inside = head.judged if top is None else head.judged & (head.rank <= top)
+    return head.group_sum(inside.astype(np.float64))
+
+
+def judged_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """The share of the top k that is judged, ``J_k / min(k, n)`` (ir_measures'
+    ``Judged@k``, reported by the TREC Deep Learning tracks). Linear in the rows:
+    a tied row counts with the share of its block inside the cutoff. Defined
+    where the group ranks at least one row; relevance plays no part."""
+    top = _positions(ctx, k)
+    head = ctx.head(top)
+    share = head.in_top(top)
+    if head.judged is not None:
+        share *= head.judged
+    count = head.group_sum(share)
+    n = ctx.length.astype(np.float64)
+    denom = n if top is None else np.minimum(n, top)
+    defined = denom > 0
+    values = np.divide(count, denom, out=np.full(ctx.n_groups, np.nan), where=defined)
+    return GroupValues(values, defined, ctx.group_weight())
+
+
+def _sum_of_min(low: np.ndarray, count: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """``Σ_{v=low}^{low+count-1} min(v, cap)`` elementwise (count >= 1)."""
+    high = low + count - 1
+    below = (low + high) * count / 2.0  # every term under the cap
+    flat = cap * count  # every term at the cap
+    mixed = (low + cap) * (cap - low + 1) / 2.0 + cap * (high - cap)
+    return np.where(high <= cap, below, np.where(low >= cap, flat, mixed))
+
+
+def bpref(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """trec_eval's bpref (m_bpref.c; Buckley and Voorhees, 2004):
+    ``(1/R) Σ_r (1 - min(n_r, R) / min(N, R))`` over the ranked judged relevant
+    rows r, with ``n_r`` the judged non-relevant rows ranked above r, R the
+    group's relevant rows and N its judged non-relevant rows (retrieved or not).
+    Unjudged rows are skipped; a term with ``n_r = 0`` is 1.
+
+    Under ``ties="average"``, the relative order of a relevant row and the
+    ``b`` judged non-relevant rows of its tie block is uniform, so the number of
+    them above it is uniform on ``0..b``: E[min(c + X, R)] is a mean of
+    ``min`` over a run of consecutive integers (:func:`_sum_of_min`), exact.
+    """
+    threshold = opts.relevance_threshold
+    rel = ctx.relevant(threshold)
+    non_rel = ~rel if ctx.judged is None else ~rel & ctx.judged
+    non_rel_f = non_rel.astype(np.float64)
+    above = ctx.group_exclusive_cumsum(non_rel_f)
+    n_rel = ctx.n_relevant(threshold).astype(np.float64)
+    scale = np.maximum(
+        np.minimum(ctx.n_judged_non_relevant(threshold), n_rel), 1
+    ).astype(np.float64)
+    term = np.where(
+        rel, 1.0 - np.minimum(above, n_rel[ctx.group]) / scale[ctx.group], 0
+    )
+    blocks = ctx.blocks
+    if blocks:
+        term[blocks.rows] = 0.0
+        b = blocks.sum(non_rel_f)
+        r = blocks.sum(rel.astype(np.float64))
+        cap = n_rel[blocks.group]
+        mean_min = _sum_of_min(above[blocks.start], b + 1, cap) / (b + 1)
+        contrib = r * (1.0 - mean_min / scale[blocks.group])
+        total = ctx.group_sum(term) + ctx.group_sum(contrib, blocks.group)
+    else:
+        total = ctx.group_sum(term)
+    return _binary_result(ctx, total / np.maximum(n_rel, 1), opts)
+
+
 # -- F1, fall-out, ARP, RBP, pairwise accuracy, interpolated precision ---------------
 def _precision_denominator(ctx: RankingContext, k: int | None, opts: Options):
     """The denominator of P@k per group, as :func:`precision` reads it."""
+    if opts.precision_denominator == "n_judged":
+        return _judged_in_top(ctx, k, opts)
     if k is None:
         return ctx.length.astype(np.float64)
     if opts.precision_denominator == "k":

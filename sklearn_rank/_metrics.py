@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from ._conventions import OPTIONS, Option
 from ._evaluate import score_metric
-from ._params import FiniteMapping, Interval, IsCallable
+from ._params import FiniteMapping, Interval, IsBool, IsCallable
 from ._registry import METRICS
 
 _INPUTS = """y_true : array-like of shape (n_samples,)
@@ -34,6 +34,10 @@ _TAIL = """sample_weight : array-like of shape (n_samples,), default=None
         False marks rows that are judged but not in the ranked list (a candidate
         list cut short): they count in the group's number of relevant rows and in
         its ideal DCG, never at a position.
+    judged : array-like of bool of shape (n_samples,), default=None
+        False marks rows that carry no judgement (unjudged documents of a run,
+        label 0): non-relevant here unless ``judged_only=True`` removes them.
+        None means every row is judged.
     convention : str, default=None
         Name of a convention preset that sets every keyword left at None; None is
         the project default, "sklearn_rank"."""
@@ -51,6 +55,10 @@ _AUC_TAIL = """sample_weight : array-like of shape (n_samples,), default=None
         Row weights; a pair weighs the product of its rows' weights.
     retrieved : array-like of bool of shape (n_samples,), default=None
         Rows with False are left out.
+    judged : array-like of bool of shape (n_samples,), default=None
+        False marks rows that carry no judgement (unjudged documents of a run,
+        label 0): non-relevant here unless ``judged_only=True`` removes them.
+        None means every row is judged.
     convention : str, default=None
         Name of a convention preset that sets every keyword left at None."""
 
@@ -67,6 +75,7 @@ def option_type(option: Option) -> str:
         parts = [f'"{o}"' for o in strs]
     parts += ["int" if c.kind is numbers.Integral else "float" for c in numeric]
     parts += ["dict" if isinstance(c, FiniteMapping) else "callable" for c in other]
+    parts += ["bool" for c in option.constraints if isinstance(c, IsBool)]
     text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
     return f"{text}, default=None"
 
@@ -116,8 +125,10 @@ def ndcg_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Normalised discounted cumulative gain, averaged over groups.
@@ -162,9 +173,11 @@ def ndcg_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -181,8 +194,10 @@ def dcg_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Discounted cumulative gain ``Σ_{p<=k} gain(y_p) / log2(p + 1)``, averaged
@@ -217,9 +232,11 @@ def dcg_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -235,8 +252,10 @@ def map_score(
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
     ap_denominator: str | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Mean average precision: ``AP@k = (1/R) Σ_{p<=k, relevant} precision@p``.
@@ -274,9 +293,11 @@ def map_score(
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
             "ap_denominator": ap_denominator,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -291,8 +312,10 @@ def mrr_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Mean reciprocal rank: 1/position of the first relevant row (0 beyond k).
@@ -327,9 +350,11 @@ def mrr_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -345,8 +370,10 @@ def precision_at_k_score(
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
     precision_denominator: str | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Precision at k: relevant rows in the top ``k`` divided by ``k``.
@@ -380,9 +407,11 @@ def precision_at_k_score(
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
             "precision_denominator": precision_denominator,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -398,8 +427,10 @@ def recall_at_k_score(
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
     recall_denominator: str | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Recall at k: relevant rows in the top ``k`` divided by R, the group's number
@@ -433,9 +464,11 @@ def recall_at_k_score(
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
             "recall_denominator": recall_denominator,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -450,8 +483,10 @@ def hit_rate_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Hit rate at k: the share of groups with a relevant row in the top ``k``.
@@ -484,9 +519,11 @@ def hit_rate_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -500,8 +537,10 @@ def r_precision_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """R-precision: precision at R, the group's own number of relevant rows.
@@ -534,9 +573,11 @@ def r_precision_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -552,8 +593,10 @@ def err_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Expected reciprocal rank (Chapelle, Metzler, Zhang and Grinspan, 2009).
@@ -598,9 +641,11 @@ def err_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -615,8 +660,10 @@ def gauc_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Group AUC: the per-group Mann-Whitney AUC, averaged with group weights.
@@ -660,9 +707,11 @@ def gauc_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -676,8 +725,10 @@ def auc_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """AUC pooled over all rows, equal to ``sklearn.metrics.roc_auc_score``.
@@ -709,9 +760,11 @@ def auc_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -728,8 +781,10 @@ def f1_at_k_score(
     undefined: str | float | None = None,
     precision_denominator: str | None = None,
     recall_denominator: str | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """F1 at k: the harmonic mean of precision at k and recall at k.
@@ -770,9 +825,11 @@ def f1_at_k_score(
             "undefined": undefined,
             "precision_denominator": precision_denominator,
             "recall_denominator": recall_denominator,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -787,8 +844,10 @@ def fallout_at_k_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Fall-out at k: non-relevant rows in the top ``k`` divided by N, the group's
@@ -826,9 +885,11 @@ def fallout_at_k_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -842,8 +903,10 @@ def arp_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Average relevant position: ``Σ y_p p / Σ y_p`` over a group's ranked
@@ -884,9 +947,11 @@ def arp_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -903,8 +968,10 @@ def rbp_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Rank-biased precision (Moffat and Zobel, 2008), averaged over groups.
@@ -945,9 +1012,11 @@ def rbp_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -961,8 +1030,10 @@ def pairwise_accuracy_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Pairwise accuracy: the share of pairs with different labels whose higher
@@ -1002,9 +1073,11 @@ def pairwise_accuracy_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -1019,8 +1092,10 @@ def interpolated_precision_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Interpolated precision at a recall level, as trec_eval's
@@ -1071,9 +1146,11 @@ def interpolated_precision_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )
 
@@ -1087,8 +1164,10 @@ def eleven_point_precision_score(
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
+    judged_only: bool | None = None,
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """11-point interpolated average precision, as trec_eval's ``11pt_avg``: the
@@ -1131,8 +1210,140 @@ def eleven_point_precision_score(
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
+            "judged_only": judged_only,
         },
         sample_weight=sample_weight,
         retrieved=retrieved,
+        judged=judged,
+        convention=convention,
+    )
+
+
+@_doc("bpref")
+def bpref_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    judged_only: bool | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Binary preference (bpref), as trec_eval's ``bpref``, averaged over groups.
+
+    ``bpref = (1/R) Σ_r (1 - min(n_r, R) / min(N, R))`` over the ranked relevant
+    rows r, where ``n_r`` counts the judged non-relevant rows ranked above r, R
+    is the group's number of relevant rows and N its number of judged
+    non-relevant rows (both counting rows with ``retrieved=False``). Rows with
+    ``judged=False`` are skipped: bpref reads only judged rows (Buckley and
+    Voorhees, SIGIR 2004; trec_eval ``m_bpref.c``). Undefined when R = 0.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Ranked: relevant, non-relevant, unjudged, relevant, non-relevant, relevant;
+    one more relevant and one more non-relevant row were judged but not ranked,
+    so R = 4 and N = 3. The relevant rows have 0, 1 and 2 judged non-relevant
+    rows above them (the unjudged one is skipped):
+    ``(1 + (1 - 1/3) + (1 - 2/3)) / 4 = 0.5``.
+
+    >>> from sklearn_rank import bpref_score
+    >>> y_true = [1, 0, 0, 1, 0, 1, 1, 0]
+    >>> y_score = [8, 7, 6, 5, 4, 3, 0, 0]
+    >>> kw = dict(groups=[0] * 8, retrieved=[True] * 6 + [False] * 2)
+    >>> bpref_score(y_true, y_score, judged=[1, 1, 0, 1, 1, 1, 1, 1], **kw)
+    0.5
+    """
+    return score_metric(
+        "bpref",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "judged_only": judged_only,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        judged=judged,
+        convention=convention,
+    )
+
+
+@_doc("judged")
+def judged_at_k_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    judged_only: bool | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Judged@k: the share of the top k rows that are judged, averaged over groups.
+
+    ``Judged@k = J_k / min(k, n)`` with ``J_k`` the rows with ``judged=True``
+    among the first k of the ranked list and n its length, as ir_measures'
+    ``Judged@k`` (reported by the TREC Deep Learning tracks). It does not read
+    the labels (``relevance_threshold`` is accepted, as by every metric, and
+    changes nothing); a group is defined when it ranks at least one row.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Six ranked rows, the third unjudged: two of the top 3 are judged, and five of
+    the six rows of a list shorter than 10.
+
+    >>> from sklearn_rank import judged_at_k_score
+    >>> y_true = [1, 0, 0, 1, 0, 1]
+    >>> kw = dict(groups=[0] * 6, judged=[1, 1, 0, 1, 1, 1])
+    >>> round(judged_at_k_score(y_true, [6, 5, 4, 3, 2, 1], k=3, **kw), 4)
+    0.6667
+    >>> round(judged_at_k_score(y_true, [6, 5, 4, 3, 2, 1], k=10, **kw), 4)
+    0.8333
+    """
+    return score_metric(
+        "judged",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "judged_only": judged_only,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        judged=judged,
         convention=convention,
     )

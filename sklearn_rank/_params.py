@@ -125,6 +125,16 @@ class InstanceOf:
         return self.what
 
 
+class IsBool:
+    """``True`` or ``False`` (NumPy's bool included); ints are not bools."""
+
+    def __call__(self, value: Any) -> bool:
+        return isinstance(value, bool) or type(value).__name__ == "bool_"
+
+    def __str__(self) -> str:
+        return "a bool"
+
+
 class FiniteMapping:
     """A mapping whose keys and values are all finite real numbers."""
 

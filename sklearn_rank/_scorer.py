@@ -197,7 +197,7 @@ class _BaseRankingScorer(BaseEstimator):
         return True
 
 
-_PER_ROW = ("groups", "sample_weight", "retrieved", "metrics")
+_PER_ROW = ("groups", "sample_weight", "retrieved", "judged", "metrics")
 
 
 def _check_metric_kwargs(metric_kwargs, owner, by_name=True):

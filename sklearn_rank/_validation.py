@@ -109,15 +109,19 @@ def check_numeric(x: Any, name: str, func: str) -> np.ndarray:
     return arr
 
 
+_MASK_MEANING = {"retrieved": "True = ranked", "judged": "True = judged"}
+
+
 def check_bool_mask(x: Any, name: str, func: str) -> np.ndarray:
-    """Convert a per-row boolean mask (e.g. ``retrieved``)."""
+    """Convert a per-row boolean mask (``retrieved``, ``judged``)."""
     arr = _to_1d(x, name, func)
     if arr.dtype != bool:
         if arr.dtype.kind in "iu" and np.isin(arr, (0, 1)).all():
             arr = arr.astype(bool)
         else:
             raise TypeError(
-                f"{name} in {func} must be a boolean array (True = ranked); got dtype "
+                f"{name} in {func} must be a boolean array "
+                f"({_MASK_MEANING.get(name, 'one bool per row')}); got dtype "
                 f"{arr.dtype}."
             )
     return arr
@@ -171,6 +175,7 @@ class ValidatedInputs:
     group_ids: np.ndarray
     sample_weight: np.ndarray | None
     retrieved: np.ndarray | None
+    judged: np.ndarray | None = None
 
     @property
     def n_groups(self) -> int:
@@ -184,6 +189,7 @@ def check_inputs(
     groups: Any,
     sample_weight: Any,
     retrieved: Any,
+    judged: Any = None,
     *,
     groups_required: bool = True,
 ) -> ValidatedInputs:
@@ -191,13 +197,66 @@ def check_inputs(
     yt = check_numeric(y_true, "y_true", func)
     ys = check_numeric(y_score, "y_score", func)
     ret = None if retrieved is None else check_bool_mask(retrieved, "retrieved", func)
-    n = check_lengths(func, y_true=yt, y_score=ys, retrieved=ret)
+    jud = None if judged is None else check_bool_mask(judged, "judged", func)
+    n = check_lengths(func, y_true=yt, y_score=ys, retrieved=ret, judged=jud)
+    if jud is not None:
+        jud = _check_unjudged_labels(yt, jud, func)
     sw = None if sample_weight is None else check_sample_weight(sample_weight, n, func)
     if groups is None and not groups_required:
         codes, ids = np.zeros(n, dtype=np.intp), np.zeros(1, dtype=np.intp)
     else:
         codes, ids = encode_groups(groups, n, func)
-    return ValidatedInputs(yt, ys, codes, ids, sw, ret)
+    return ValidatedInputs(yt, ys, codes, ids, sw, ret, jud)
+
+
+def _check_unjudged_labels(y_true: np.ndarray, judged: np.ndarray, func: str):
+    """An unjudged row carries no judgement: its label must be 0. Returns the
+    mask, or None when every row is judged (the default path)."""
+    if judged.all():
+        return None
+    bad = np.flatnonzero(~judged & (y_true != 0))
+    if bad.size:
+        raise ValueError(
+            f"y_true in {func} has the label {y_true[bad[0]]:g} on row {bad[0]}, "
+            "whose judged is False; an unjudged row carries no judgement. Give "
+            "unjudged rows the label 0, or mark the row judged=True."
+        )
+    return judged
+
+
+def drop_unjudged(inputs: ValidatedInputs, func: str) -> ValidatedInputs:
+    """trec_eval's -J (``judged_only=True``): the rows with ``judged=False`` leave
+    every per-row array in one pass; group codes and ids are kept, so a group
+    whose rows are all unjudged stays (empty, hence undefined)."""
+    keep = inputs.judged
+    if keep is None:
+        return inputs
+    if not keep.any():
+        raise ValueError(
+            f"judged in {func} is False on every row, so judged_only=True leaves "
+            "nothing to rank. Pass judged_only=False, or mark the judged rows."
+        )
+    rows = np.flatnonzero(keep)
+
+    def take(a):
+        return None if a is None else a[rows]
+
+    weight = take(inputs.sample_weight)
+    if weight is None:
+        # A group left without rows must weigh 0 (as if absent, as trec_eval
+        # never sees a query without judgements): unit row weights give every
+        # other group weight 1 and an empty group 0.
+        weight = np.ones(rows.size)
+
+    return ValidatedInputs(
+        inputs.y_true[rows],
+        inputs.y_score[rows],
+        inputs.codes[rows],
+        inputs.group_ids,
+        weight,
+        take(inputs.retrieved),
+        None,
+    )
 
 
 def check_labels(

@@ -85,10 +85,13 @@ def _err(labels, k, max_grade):
     return total
 
 
-def _precision(rel, k, n_relevant, denominator):
+def _precision(rel, k, n_relevant, denominator, judged=None):
     n = len(rel)
     hits = sum(rel[: _cut(n, k)])
-    if k is None:
+    if denominator == "n_judged":  # Elasticsearch ignore_unlabeled: judged in top k
+        flags = [True] * n if judged is None else judged
+        denom = sum(flags[: _cut(n, k)])
+    elif k is None:
         denom = n
     elif denominator == "k":
         denom = k
@@ -280,17 +283,33 @@ def _as_arrays(y_true, y_score, groups, retrieved, sample_weight):
     return y_true, y_score, groups, retrieved, sample_weight
 
 
-def _group_rows(groups):
-    """{group id: row indices in input order}, ids in sorted order."""
+def _group_rows(groups, keep=None):
+    """{group id: row indices in input order}, ids in sorted order; rows outside
+    ``keep`` (trec_eval -J: unjudged rows) are left out, their groups kept."""
     out = {}
     for gid in sorted(set(groups.tolist())):
-        out[gid] = [i for i in range(len(groups)) if groups[i] == gid]
+        out[gid] = [
+            i
+            for i in range(len(groups))
+            if groups[i] == gid and (keep is None or keep[i])
+        ]
     return out
+
+
+def _judged_rows(judged, n, judged_only):
+    """(judged flag per row, rows kept). With ``judged_only`` every unjudged row
+    leaves the input, as trec_eval -J; nothing left is an error."""
+    flags = np.ones(n, dtype=bool) if judged is None else np.asarray(judged, bool)
+    if judged_only and not flags.any():
+        raise ValueError("judged_only=True removes every row")
+    return flags, (flags if judged_only else None)
 
 
 def group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
     """The undefined rule of the contract for one group."""
     rel = [bool(_relevant(y_true[i], relevance_threshold)) for i in rows]
+    if metric == "judged":  # needs a ranked row; labels play no part
+        return any(retrieved[i] for i in rows)
     if metric in ("gauc", "auc"):
         ranked_rel = [r for r, i in zip(rel, rows, strict=True) if retrieved[i]]
         return any(ranked_rel) and not all(ranked_rel)
@@ -311,6 +330,7 @@ class GroupFacts:
     n_relevant: int
     all_labels: list  # every label of the group, retrieved or not
     options: dict = field(default_factory=dict)
+    n_judged_non_relevant: int = 0  # judged non-relevant rows, retrieved or not
 
 
 @dataclass(frozen=True)
@@ -327,13 +347,51 @@ class Oracle:
     graded: bool = False
     cutoff: bool = True
     pairwise: bool = False
+    reads_judged: bool = False  # seq items are (relevant, judged) pairs
+
+
+def _split_judged(seq):
+    return [r for r, _ in seq], [j for _, j in seq]
+
+
+def _precision_oracle(seq, g):
+    rel, judged = _split_judged(seq)
+    return _precision(
+        rel, g.k, g.n_relevant, g.options["precision_denominator"], judged
+    )
 
 
 def _f1(seq, g):
     """Harmonic mean of P@k and R@k from their own definitions; 0 when both are."""
-    p = _precision(seq, g.k, g.n_relevant, g.options["precision_denominator"])
-    r = _recall(seq, g.k, g.n_relevant, g.options["recall_denominator"])
+    rel, judged = _split_judged(seq)
+    p = _precision(rel, g.k, g.n_relevant, g.options["precision_denominator"], judged)
+    r = _recall(rel, g.k, g.n_relevant, g.options["recall_denominator"])
     return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+
+def _bpref(seq, g):
+    """trec_eval m_bpref.c, row by row: unjudged rows skipped; each relevant row
+    adds 1 - min(non-relevant so far, R) / min(N, R) (1 when none so far)."""
+    total, non_rel_so_far = 0.0, 0
+    for rel, judged in seq:
+        if not judged:
+            continue
+        if not rel:
+            non_rel_so_far += 1
+        elif non_rel_so_far == 0:
+            total += 1.0
+        else:
+            total += 1.0 - min(non_rel_so_far, g.n_relevant) / min(
+                g.n_judged_non_relevant, g.n_relevant
+            )
+    return total / g.n_relevant
+
+
+def _judged_at(seq, g):
+    """ir_measures' Judged@k: judged rows in the top k over min(k, n)."""
+    judged = [j for _, j in seq]
+    top = judged[: _cut(len(judged), g.k)]
+    return sum(top) / len(top)
 
 
 def _fallout(seq, g):
@@ -403,11 +461,7 @@ ORACLES = {
         graded=True,
     ),
     "err": Oracle(lambda seq, g: _err(seq, g.k, g.options["max_grade"]), graded=True),
-    "precision": Oracle(
-        lambda seq, g: _precision(
-            seq, g.k, g.n_relevant, g.options["precision_denominator"]
-        )
-    ),
+    "precision": Oracle(_precision_oracle, reads_judged=True),
     "recall": Oracle(
         lambda seq, g: _recall(seq, g.k, g.n_relevant, g.options["recall_denominator"])
     ),
@@ -421,7 +475,9 @@ ORACLES = {
     "r_precision": Oracle(lambda seq, g: _r_precision(seq, g.n_relevant), cutoff=False),
     "gauc": Oracle(lambda seq, g: _auc_of_order(seq), cutoff=False, pairwise=True),
     "auc": Oracle(lambda seq, g: _auc_of_order(seq), cutoff=False, pairwise=True),
-    "f1": Oracle(_f1),
+    "f1": Oracle(_f1, reads_judged=True),
+    "bpref": Oracle(_bpref, cutoff=False, reads_judged=True),
+    "judged": Oracle(_judged_at, reads_judged=True),
     "fallout": Oracle(_fallout),
     "arp": Oracle(_arp, graded=True, cutoff=False),
     "rbp": Oracle(_rbp, graded=True),
@@ -443,7 +499,9 @@ ORDER_SENSITIVE = frozenset({"iprec", "iprec_11pt"})
 GRADED_METRICS = frozenset(name for name, o in ORACLES.items() if o.graded)
 
 
-def _group_value(metric, k, rows, y_true, y_score, retrieved, *, exhaustive, **opts):
+def _group_value(
+    metric, k, rows, y_true, y_score, retrieved, judged, *, exhaustive, **opts
+):
     """Metric value of one (defined) group, averaged over tie orders if asked."""
     oracle = ORACLES[metric]
     ties, threshold = opts["ties"], opts["relevance_threshold"]
@@ -453,11 +511,16 @@ def _group_value(metric, k, rows, y_true, y_score, retrieved, *, exhaustive, **o
         n_relevant=sum(bool(_relevant(y_true[i], threshold)) for i in rows),
         all_labels=[float(y_true[i]) for i in rows],
         options=opts,
+        n_judged_non_relevant=sum(
+            bool(judged[i]) and not _relevant(y_true[i], threshold) for i in rows
+        ),
     )
 
     def key(i):
         if oracle.graded:
             return float(y_true[i])
+        if oracle.reads_judged:
+            return (bool(_relevant(y_true[i], threshold)), bool(judged[i]))
         return bool(_relevant(y_true[i], threshold))
 
     if oracle.pairwise and ties == "average" and not exhaustive:
@@ -469,6 +532,13 @@ def _group_value(metric, k, rows, y_true, y_score, retrieved, *, exhaustive, **o
     if ties != "average":
         return oracle.value([key(i) for i in _resolve(blocks, y_true, ties)], facts)
     orders = list(_label_orders([[key(i) for i in b] for b in blocks], exhaustive))
+    if (
+        metric in ("precision", "f1")
+        and opts.get("precision_denominator") == "n_judged"
+    ):
+        found = {sum(j for _, j in seq[: _cut(len(seq), facts.k)]) for seq in orders}
+        if len(found) > 1:
+            raise ReferenceTieError(f"{metric}: the judged count depends on a tie")
     values = [oracle.value(seq, facts) for seq in orders]
     if metric in ORDER_SENSITIVE and len(set(values)) > 1:
         raise ReferenceTieError(f"{metric}: the value depends on a tie's order")
@@ -498,6 +568,8 @@ def reference_per_group(
     max_grade=1.0,
     persistence=0.8,
     recall_level=None,
+    judged=None,
+    judged_only=False,
     exhaustive=False,
 ):
     """{group id: metric value, or NaN where the group is undefined}.
@@ -512,10 +584,11 @@ def reference_per_group(
     y_true, y_score, groups, retrieved, _ = _as_arrays(
         y_true, y_score, groups, retrieved, None
     )
+    judged, keep = _judged_rows(judged, len(y_true), judged_only)
     if metric in ("err", "rbp"):
-        _check_err_labels(y_true, max_grade)
+        _check_err_labels(y_true if keep is None else y_true[keep], max_grade)
     out = {}
-    for gid, rows in _group_rows(groups).items():
+    for gid, rows in _group_rows(groups, keep).items():
         if not group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
             out[gid] = math.nan
             continue
@@ -526,6 +599,7 @@ def reference_per_group(
             y_true,
             y_score,
             retrieved,
+            judged,
             ties=ties,
             gain=gain,
             discount=discount,
@@ -550,6 +624,8 @@ def reference_group_weights(
     retrieved=None,
     relevance_threshold="positive",
     weights="rows",
+    judged=None,
+    judged_only=False,
 ):
     """{group id: weight of the group in the mean over groups}.
 
@@ -560,9 +636,11 @@ def reference_group_weights(
     y_true, _, groups, retrieved, sample_weight = _as_arrays(
         y_true, y_true, groups, retrieved, sample_weight
     )
+    _, keep = _judged_rows(judged, len(y_true), judged_only)
     out = {}
-    for gid, rows in _group_rows(groups).items():
-        w = math.fsum(sample_weight[i] for i in rows) / len(rows)
+    for gid, rows in _group_rows(groups, keep).items():
+        # A group left without rows (judged_only) weighs 0.
+        w = math.fsum(sample_weight[i] for i in rows) / max(len(rows), 1)
         if metric == "gauc":
             ranked = [i for i in rows if retrieved[i]]
             if weights == "rows":
@@ -671,6 +749,8 @@ def reference_mean(
     undefined="skip",
     persistence=0.8,
     recall_level=None,
+    judged=None,
+    judged_only=False,
 ):
     """The public metric value: ``(value, all_undefined)``.
 
@@ -679,6 +759,12 @@ def reference_mean(
     order-sensitive tie conflicts, ERR labels out of range).
     """
     if metric == "auc":
+        _, keep = _judged_rows(judged, len(y_true), judged_only)
+        if keep is not None:  # -J: the unjudged rows leave the pooled list
+            y_true, y_score = np.asarray(y_true)[keep], np.asarray(y_score)[keep]
+            retrieved = None if retrieved is None else np.asarray(retrieved)[keep]
+            if sample_weight is not None:
+                sample_weight = np.asarray(sample_weight)[keep]
         value = reference_pooled_auc(
             y_true,
             y_score,
@@ -705,6 +791,8 @@ def reference_mean(
         max_grade=max_grade,
         persistence=persistence,
         recall_level=recall_level,
+        judged=judged,
+        judged_only=judged_only,
     )
     group_weights = reference_group_weights(
         metric,
@@ -714,5 +802,7 @@ def reference_mean(
         retrieved=retrieved,
         relevance_threshold=relevance_threshold,
         weights=weights,
+        judged=judged,
+        judged_only=judged_only,
     )
     return reduce_groups(values, group_weights, undefined)

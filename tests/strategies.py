@@ -53,7 +53,7 @@ def reciprocal_rank_discount(position):
 discounts = st.sampled_from(["log2", "jarvelin", 1.5, 10.0, reciprocal_rank_discount])
 relevance_thresholds = st.sampled_from(["positive", 0.5, 1.0, 2.0, 3.5])
 undefined_rules = st.sampled_from(["skip", "raise", 0.0, 0.25, 1.0])
-precision_denominators = st.sampled_from(["k", "min_k_n"])
+precision_denominators = st.sampled_from(["k", "min_k_n", "n_judged"])
 ap_denominators = st.sampled_from(
     ["n_relevant", "min_k_n_relevant", "n_relevant_retrieved"]
 )
@@ -74,6 +74,7 @@ class RankingCase:
     retrieved: np.ndarray | None
     sample_weight: np.ndarray | None
     graded: bool
+    judged: np.ndarray | None = None
 
     @property
     def max_label(self) -> float:
@@ -87,7 +88,8 @@ class RankingCase:
             f"RankingCase(y_true={show(self.y_true)!r}, "
             f"y_score={show(self.y_score)!r}, groups={show(self.groups)!r}, "
             f"retrieved={show(self.retrieved)!r}, "
-            f"sample_weight={show(self.sample_weight)!r})"
+            f"sample_weight={show(self.sample_weight)!r}, "
+            f"judged={show(self.judged)!r})"
         )
 
 
@@ -113,6 +115,7 @@ def ranking_cases(
     graded=None,
     allow_retrieved=True,
     allow_weights=True,
+    allow_judged=True,
 ):
     """A :class:`RankingCase` with rows of the groups shuffled together."""
     n_groups = draw(st.integers(1, max_groups))
@@ -131,7 +134,8 @@ def ranking_cases(
     )
 
     use_retrieved = allow_retrieved and draw(st.booleans())
-    y_true, y_score, groups, retrieved = [], [], [], []
+    use_judged = allow_judged and draw(st.booleans())
+    y_true, y_score, groups, retrieved, judged = [], [], [], [], []
     for gid in ids:
         size = draw(st.integers(1, max_rows))
         kind = draw(st.sampled_from(["any", "any", "any", "all_zero", "all_pos"]))
@@ -155,10 +159,19 @@ def ranking_cases(
                     max_size=size,
                 )
             )
+        if not use_judged:
+            flags = [True] * size
+        elif draw(st.integers(0, 5)) == 0:
+            flags = [False] * size  # no judged row at all (gone under judged_only)
+        else:
+            flags = draw(st.lists(st.booleans(), min_size=size, max_size=size))
+        # An unjudged row carries no judgement: label 0.
+        labels = [y if j else 0 for y, j in zip(labels, flags, strict=True)]
         y_true += labels
         y_score += scores
         groups += [gid] * size
         retrieved += mask
+        judged += flags
 
     n = len(y_true)
     perm = draw(st.permutations(range(n)))
@@ -171,6 +184,8 @@ def ranking_cases(
         np.array([retrieved[i] for i in perm], dtype=bool) if use_retrieved else None
     )
 
+    judged = np.array([judged[i] for i in perm], dtype=bool) if use_judged else None
+
     sample_weight = None
     if allow_weights and draw(st.booleans()):
         sample_weight = np.array(
@@ -178,7 +193,9 @@ def ranking_cases(
         )
         if draw(st.booleans()):
             sample_weight = sample_weight.astype(float)
-    return RankingCase(y_true, y_score, groups, retrieved, sample_weight, graded)
+    return RankingCase(
+        y_true, y_score, groups, retrieved, sample_weight, graded, judged
+    )
 
 
 def _max_grades(case):
@@ -202,4 +219,5 @@ OPTION_STRATEGIES = {
     "weights": lambda case: gauc_weights,
     "persistence": lambda case: persistences,
     "recall_level": lambda case: recall_levels,
+    "judged_only": lambda case: st.booleans(),
 }

@@ -17,7 +17,7 @@ from sklearn_rank._registry import METRICS
 # other metric (ERR included: mixed-grade blocks are exact) is tested with ties.
 TIE_FREE = {"iprec", "iprec_11pt"}
 # Fall-out is the recall of the non-relevant rows: defined without relevant rows.
-DEFINED_WITHOUT_RELEVANT = {"fallout"}
+DEFINED_WITHOUT_RELEVANT = {"fallout", "judged"}
 # Not normalised to [0, 1]: DCG, and ARP (a mean position, >= 1).
 UNBOUNDED = ("dcg", "arp")
 NAMES = [f"{name}@3" if spec.takes_k else name for name, spec in METRICS.items()]

@@ -94,6 +94,7 @@ def _expected(metric, k, case, opts):
             case.groups,
             retrieved=case.retrieved,
             sample_weight=case.sample_weight,
+            judged=case.judged,
             **opts,
         )
     except ValueError:
@@ -119,6 +120,7 @@ def test_score_function_agrees_with_reference(metric, gain, ties, case, data):
     kwargs = _drop_some_defaults(data, opts)
     kwargs["retrieved"] = case.retrieved
     kwargs["sample_weight"] = case.sample_weight
+    kwargs["judged"] = case.judged
     if metric in CUTOFF_METRICS:
         kwargs["k"] = k
     pooled_without_groups = metric == "auc" and data.draw(st.booleans())
@@ -207,6 +209,7 @@ def test_evaluate_agrees_with_reference(ties, gain, case, data):
         "metrics": names,
         "retrieved": case.retrieved,
         "sample_weight": case.sample_weight,
+        "judged": case.judged,
         **kwargs,
     }
     if must_raise:
@@ -263,6 +266,7 @@ def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
                 case.y_score,
                 case.groups,
                 retrieved=case.retrieved,
+                judged=case.judged,
                 **ref_opts,
             )
         except ValueError:
@@ -279,6 +283,8 @@ def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
             retrieved=case.retrieved,
             relevance_threshold=opts["relevance_threshold"],
             weights=weights,
+            judged=case.judged,
+            judged_only=opts["judged_only"],
         )
         expected[name] = (values, group_weights)
 
@@ -287,6 +293,7 @@ def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
         "metrics": names,
         "retrieved": case.retrieved,
         "sample_weight": case.sample_weight,
+        "judged": case.judged,
         **_drop_some_defaults(data, opts),
     }
     if must_raise:

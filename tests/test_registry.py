@@ -49,7 +49,7 @@ def test_public_signature_follows_the_registry(spec):
     params = inspect.signature(func).parameters
     expected = ["y_true", "y_score", "groups"]
     expected += ["k"] if spec.takes_k else []
-    expected += [*spec.options, "sample_weight", "retrieved", "convention"]
+    expected += [*spec.options, "sample_weight", "retrieved", "judged", "convention"]
     assert list(params) == expected
     for name in expected[2:]:
         assert params[name].kind is inspect.Parameter.KEYWORD_ONLY

@@ -27,6 +27,7 @@ class RunInput:
     codes: np.ndarray
     qids: list[str]
     retrieved: np.ndarray | None = None
+    judged: np.ndarray | None = None
 
 
 def file_format(path: str, forced: str | None) -> str:
@@ -111,6 +112,7 @@ def _load_trec(args: argparse.Namespace) -> list[RunInput]:
                 codes=codes,
                 qids=joined.qids[present].tolist(),
                 retrieved=joined.retrieved,
+                judged=joined.judged,
             )
         )
     return out
@@ -125,13 +127,18 @@ def load(layout: str, args: argparse.Namespace) -> list[RunInput]:
     return _tables.load(layout, args)
 
 
-def _counts(run: RunInput, threshold: float | None) -> dict[str, np.ndarray]:
-    """num_ret, num_rel, num_rel_ret per query (relevant: y >= T, or y > 0)."""
+def _counts(
+    run: RunInput, threshold: float | None, judged_only: bool = False
+) -> dict[str, np.ndarray]:
+    """num_ret, num_rel, num_rel_ret per query (relevant: y >= T, or y > 0);
+    with -J the unjudged documents are not counted as retrieved."""
     n = len(run.qids)
     relevant = run.y_true > 0 if threshold is None else run.y_true >= threshold
     retrieved = (
         np.ones(run.y_true.shape, bool) if run.retrieved is None else (run.retrieved)
     )
+    if judged_only and run.judged is not None:
+        retrieved = retrieved & run.judged
     return {
         "num_ret": np.bincount(run.codes, weights=retrieved, minlength=n),
         "num_rel": np.bincount(run.codes, weights=relevant, minlength=n),
@@ -152,7 +159,12 @@ def score(
     from .. import evaluate, evaluate_per_group
 
     metrics = list(dict.fromkeys(m.metric for m in measures if m.metric))
-    common = {"groups": run.codes, "retrieved": run.retrieved, **keywords}
+    common = {
+        "groups": run.codes,
+        "retrieved": run.retrieved,
+        "judged": run.judged,
+        **keywords,
+    }
     summary: dict[str, object] = {}
     per: dict[str, np.ndarray] = {}
     if metrics:
@@ -169,7 +181,7 @@ def score(
                     if isinstance(fill, float)
                     else values
                 )
-    counts = _counts(run, options.relevance_threshold)
+    counts = _counts(run, options.relevance_threshold, options.judged_only)
     for m in measures:
         if m.metric is not None:
             summary[m.label] = float(means[m.metric])

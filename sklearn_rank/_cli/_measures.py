@@ -21,6 +21,7 @@ TREC_MEASURES: dict[str, tuple[str | None, bool, tuple[int, ...]]] = {
     "num_rel_ret": (None, False, ()),
     "map": ("map", False, ()),
     "Rprec": ("r_precision", False, ()),
+    "bpref": ("bpref", False, ()),
     "recip_rank": ("mrr", False, ()),
     "P": ("precision", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
     "recall": ("recall", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
@@ -35,14 +36,14 @@ COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
 # named in a note (see ``NOT_IMPLEMENTED``).
 NICKNAMES = {
     "official": (
-        "runid num_q num_ret num_rel num_rel_ret map Rprec recip_rank P".split()
+        "runid num_q num_ret num_rel num_rel_ret map Rprec bpref recip_rank P".split()
     ),
     "all_trec": list(TREC_MEASURES),
 }
 NOT_IMPLEMENTED = {
-    "official": ["gm_map", "bpref", "iprec_at_recall"],
+    "official": ["gm_map", "iprec_at_recall"],
     "all_trec": (
-        "gm_map bpref iprec_at_recall relstring unj rbp rbp_resid infAP gm_bpref "
+        "gm_map iprec_at_recall relstring unj rbp rbp_resid infAP gm_bpref "
         "utility 11pt_avg relative_P Rprec_mult ndcg_rel Rndcg binG G set_P "
         "set_recall set_relative_P set_map set_F num_nonrel_judged_ret"
     ).split(),

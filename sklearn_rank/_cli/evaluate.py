@@ -106,6 +106,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "'positive' (y > 0); default from the convention (trec_eval: 1)",
     )
     trec.add_argument(
+        "-J",
+        "--judged-only",
+        dest="judged_only",
+        action="store_const",
+        const=True,
+        help="remove the documents without a judgement (no qrels line, or a "
+        "negative grade) from every ranking before every measure",
+    )
+    trec.add_argument(
         "-n",
         "--no-summary",
         action="store_true",
@@ -121,8 +130,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: trec_eval for TREC files, sklearn_rank for tables)",
     )
     for option in OPTIONS.values():  # one flag per keyword of the option table
-        if option.name == "relevance_threshold":
-            continue  # -l / --relevance-threshold above, trec_eval's letter
+        if option.name in ("relevance_threshold", "judged_only"):
+            continue  # -l and -J above, trec_eval's letters
         numeric = any(isinstance(c, Interval) for c in option.constraints)
         choices = ", ".join(option.choices)
         conv.add_argument(

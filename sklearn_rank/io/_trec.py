@@ -129,6 +129,11 @@ class TrecArrays:
         The document id of each row.
     rank : ndarray of int64
         trec_eval's rank (1-based) of retrieved rows; 0 for rows not retrieved.
+    judged : ndarray of bool
+        True for rows whose document has a qrels line with a grade >= 0 for the
+        query; False for retrieved documents without one and for negative grades
+        (trec_eval's ``form_res_rels.c``: both leave the ranking under ``-J``).
+        Pass it as ``judged=`` (with ``judged_only=True`` for ``-J``).
     """
 
     y_true: np.ndarray
@@ -137,6 +142,7 @@ class TrecArrays:
     retrieved: np.ndarray
     docno: np.ndarray
     rank: np.ndarray
+    judged: np.ndarray
 
     def __len__(self) -> int:
         return int(self.y_true.shape[0])
@@ -476,6 +482,7 @@ class _Joined:
     retrieved: np.ndarray
     rank: np.ndarray
     qids: np.ndarray  # the query id of each code
+    judged: np.ndarray  # a qrels line with grade >= 0 (trec_eval -J keeps these)
     run_docs: tuple  # (docno column, codes) of retrieved rows, for text
     qrels_docs: tuple  # (docno column, codes) of the other rows
 
@@ -498,6 +505,7 @@ class _Joined:
             retrieved=self.retrieved[final],
             docno=docno[final],
             rank=ranks[final],
+            judged=self.judged[final],
         )
 
 
@@ -521,12 +529,15 @@ def _join(
     else:
         qrels_keep = np.bincount(rq, minlength=n_q)[qq] > 0
     qq, qd = qq[qrels_keep], qd[qrels_keep]
-    qr = np.maximum(qrels.relevance[qrels_keep], 0.0)
+    raw = qrels.relevance[qrels_keep]
+    qr = np.maximum(raw, 0.0)
     qrels_doc_codes = qrels.docno.codes[qrels_keep]
     rq, rd, rs, run_doc_codes, rank = _rank_and_cut(
         rq, rd, rs, run_doc_codes, run.docno, max_docs_per_query
     )
     y_run, missing = _lookup(rq, rd, qq, qd, qr, n_docs)
+    # Judged: a qrels line with a grade >= 0 (its flag looked up like a grade).
+    judged_run = _lookup(rq, rd, qq, qd, (raw >= 0).astype(np.float64), n_docs)[0]
     floor = float(rs.min()) if rs.size else 0.0
     floor -= max(1.0, abs(floor))
     m = int(missing.sum())
@@ -537,6 +548,7 @@ def _join(
         retrieved=np.concatenate([np.ones(rq.size, bool), np.zeros(m, bool)]),
         rank=rank.astype(np.int64),
         qids=qids,
+        judged=np.concatenate([judged_run > 0, raw[missing] >= 0]),
         run_docs=(run.docno, run_doc_codes),
         qrels_docs=(qrels.docno, qrels_doc_codes[missing]),
     )
