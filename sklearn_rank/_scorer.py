@@ -120,7 +120,9 @@ def _signed(name, value):
 class _BaseRankingScorer(BaseEstimator):
     """What the single- and multi-metric scorers share: inputs, routing, scores."""
 
-    def set_score_request(self, *, groups=UNCHANGED, sample_weight=UNCHANGED):
+    def set_score_request(
+        self, *, groups=UNCHANGED, sample_weight=UNCHANGED, judged=UNCHANGED
+    ):
         """Choose which metadata the scorer asks for (metadata routing only).
 
         By default it requests ``groups`` and leaves ``sample_weight`` unset:
@@ -135,6 +137,11 @@ class _BaseRankingScorer(BaseEstimator):
         sample_weight : bool, None, str or UNCHANGED, default=UNCHANGED
             True to weight each group by the mean weight of its rows.
 
+        judged : bool, None, str or UNCHANGED, default=UNCHANGED
+            True to request the per-row ``judged`` mask (False for rows without
+            a judgement), which ``bpref``, ``judged@k``, ``judged_only`` and
+            ``precision_denominator="n_judged"`` read. Unset by default.
+
         Returns
         -------
         self : object
@@ -146,7 +153,8 @@ class _BaseRankingScorer(BaseEstimator):
                 f"enabled: {ROUTING_HINT}."
             )
         request = self.get_metadata_routing()
-        for param, alias in (("groups", groups), ("sample_weight", sample_weight)):
+        asked = (("groups", groups), ("sample_weight", sample_weight))
+        for param, alias in (*asked, ("judged", judged)):
             if alias is not UNCHANGED:
                 request.score.add_request(param=param, alias=alias)
         self._metadata_request = request
@@ -158,7 +166,8 @@ class _BaseRankingScorer(BaseEstimator):
         Returns
         -------
         routing : MetadataRequest
-            ``groups`` requested by default, ``sample_weight`` unset.
+            ``groups`` requested by default, ``sample_weight`` and ``judged``
+            unset.
         """
         if hasattr(self, "_metadata_request"):
             return copy.deepcopy(self._metadata_request)
@@ -169,6 +178,7 @@ class _BaseRankingScorer(BaseEstimator):
         request = MetadataRequest(owner=type(self).__name__)
         request.score.add_request(param="groups", alias=True)
         request.score.add_request(param="sample_weight", alias=None)
+        request.score.add_request(param="judged", alias=None)
         return request
 
     def _groups(self, X, groups):
@@ -183,13 +193,14 @@ class _BaseRankingScorer(BaseEstimator):
     def _needs_groups(self):  # pragma: no cover - overridden
         return True
 
-    def _call(self, estimator, X, y_true, groups, sample_weight):
+    def _call(self, estimator, X, y_true, groups, sample_weight, judged):
         groups = self._groups(X, groups)
         if groups is None and self._needs_groups():
             raise ValueError(missing_groups_message(repr(self), "its call"))
         y_score = _ranking_scores(estimator, X, self.response_method, repr(self))
         _warn_split_queries(estimator, groups, repr(self))
-        return self._score(y_true, y_score, groups, sample_weight)
+        rows = {"sample_weight": sample_weight, "judged": judged}
+        return self._score(y_true, y_score, groups, _given(rows))
 
     def _accept_sample_weight(self):
         # scikit-learn >= 1.8 asks this, with routing off, before forwarding a
@@ -198,6 +209,12 @@ class _BaseRankingScorer(BaseEstimator):
 
 
 _PER_ROW = ("groups", "sample_weight", "retrieved", "judged", "metrics")
+
+
+def _given(rows):
+    """The routed per-row inputs that were passed (a metric function without
+    such a keyword still works when it is not used)."""
+    return {key: value for key, value in rows.items() if value is not None}
 
 
 def _check_metric_kwargs(metric_kwargs, owner, by_name=True):
@@ -349,11 +366,10 @@ default=("decision_function", "predict_proba", "predict")
             return param is None or param.default is inspect.Parameter.empty
         return not parse_metric(self.metric).spec.pooled
 
-    def _score(self, y_true, y_score, groups, sample_weight):
+    def _score(self, y_true, y_score, groups, rows):
         by_name = not callable(self.metric)
         kwargs = _check_metric_kwargs(self.metric_kwargs, repr(self), by_name)
-        if sample_weight is not None:
-            kwargs["sample_weight"] = sample_weight
+        kwargs.update(rows)
         if not by_name:
             return float(self.metric(y_true, y_score, groups=groups, **kwargs))
         scores = _score_fold(
@@ -364,7 +380,9 @@ default=("decision_function", "predict_proba", "predict")
         )
         return _signed(self.metric, scores[self.metric])
 
-    def __call__(self, estimator, X, y_true, groups=None, sample_weight=None):
+    def __call__(
+        self, estimator, X, y_true, groups=None, sample_weight=None, judged=None
+    ):
         """Score ``estimator`` on ``X`` against ``y_true``, per group.
 
         Parameters
@@ -384,12 +402,16 @@ default=("decision_function", "predict_proba", "predict")
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights, when requested with ``set_score_request``.
 
+        judged : array-like of bool of shape (n_samples,), default=None
+            False for rows without a judgement, when requested with
+            ``set_score_request``.
+
         Returns
         -------
         score : float
             The metric, higher is better.
         """
-        return self._call(estimator, X, y_true, groups, sample_weight)
+        return self._call(estimator, X, y_true, groups, sample_weight, judged)
 
 
 class MultiMetricRankingScorer(_BaseRankingScorer):
@@ -438,10 +460,9 @@ default=("decision_function", "predict_proba", "predict")
     def _needs_groups(self):
         return not all(parse_metric(name).spec.pooled for name in self.metrics)
 
-    def _score(self, y_true, y_score, groups, sample_weight):
+    def _score(self, y_true, y_score, groups, rows):
         kwargs = _check_metric_kwargs(self.metric_kwargs, repr(self))
-        if sample_weight is not None:
-            kwargs["sample_weight"] = sample_weight
+        kwargs.update(rows)
         scores = _score_fold(
             repr(self),
             lambda: evaluate(
@@ -450,7 +471,9 @@ default=("decision_function", "predict_proba", "predict")
         )
         return {name: _signed(name, value) for name, value in scores.items()}
 
-    def __call__(self, estimator, X, y_true, groups=None, sample_weight=None):
+    def __call__(
+        self, estimator, X, y_true, groups=None, sample_weight=None, judged=None
+    ):
         """Score ``estimator`` on ``X`` against ``y_true`` with every metric.
 
         Parameters
@@ -470,12 +493,16 @@ default=("decision_function", "predict_proba", "predict")
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights, when requested with ``set_score_request``.
 
+        judged : array-like of bool of shape (n_samples,), default=None
+            False for rows without a judgement, when requested with
+            ``set_score_request``.
+
         Returns
         -------
         scores : dict of str to float
             One entry per metric name, higher is better.
         """
-        return self._call(estimator, X, y_true, groups, sample_weight)
+        return self._call(estimator, X, y_true, groups, sample_weight, judged)
 
 
 def make_ranking_scorer(

@@ -437,3 +437,58 @@ def test_missing_groups_message_is_in_the_search_warning():
     assert "got no groups" in text
     assert "enable_metadata_routing=True" in text and "group_column=" in text
     assert np.isnan(search.cv_results_["mean_test_score"]).all()
+
+
+def test_routed_judged_mask_reaches_the_scorer_per_fold():
+    """With routing on, ``judged`` requested by the scorer is sliced per test fold
+    like ``groups``: bpref, judged@5 and -J NDCG equal the hand-computed folds."""
+    rng = np.random.default_rng(3)
+    judged = rng.random(N) < 0.7
+    judged[Y > 0] = True  # a row with a label is judged
+    names = ["bpref", "judged@5", "ndcg@5"]
+    model = make_pipeline(StandardScaler(), Ridge())
+    cv = GroupKFold(n_splits=3)
+    with routing(True):
+        scorer = make_ranking_scorer(names, judged_only=True)
+        scorer.set_score_request(judged=True)
+        got = cross_validate(
+            model,
+            X_NUM,
+            Y,
+            scoring=scorer,
+            cv=cv,
+            params={"groups": GROUPS, "judged": judged},
+        )
+    for fold, (train, test) in enumerate(cv.split(X_NUM, Y, GROUPS)):
+        fitted = make_pipeline(StandardScaler(), Ridge()).fit(X_NUM[train], Y[train])
+        expected = evaluate(
+            Y[test],
+            fitted.predict(X_NUM[test]),
+            groups=GROUPS[test],
+            judged=judged[test],
+            metrics=names,
+            judged_only=True,
+        )
+        for name in names:
+            assert got[f"test_{name}"][fold] == pytest.approx(expected[name], rel=1e-12)
+    # The mask changes the numbers, so a scorer that dropped it would fail above.
+    plain = evaluate(
+        Y, Ridge().fit(X_NUM, Y).predict(X_NUM), groups=GROUPS, metrics=["judged@5"]
+    )
+    assert plain["judged@5"] == 1.0
+
+
+def test_judged_is_unrequested_by_default():
+    scorer = make_ranking_scorer("bpref")
+    with routing(True):
+        request = scorer.get_metadata_routing()
+        assert request.score.requests["judged"] is None
+        with pytest.raises(Exception, match="judged"):
+            cross_validate(
+                make_pipeline(StandardScaler(), Ridge()),
+                X_NUM,
+                Y,
+                scoring=scorer,
+                cv=GroupKFold(n_splits=3),
+                params={"groups": GROUPS, "judged": np.ones(N, bool)},
+            )

@@ -222,10 +222,10 @@ def test_requests_groups_by_default_and_leaves_sample_weight_unset():
     with routing():
         scorer = get_scorer("map")
         requests = scorer.get_metadata_routing().score.requests
-        assert requests == {"groups": True, "sample_weight": None}
+        assert requests == {"groups": True, "sample_weight": None, "judged": None}
         scorer.set_score_request(sample_weight=True)
         requests = scorer.get_metadata_routing().score.requests
-        assert requests == {"groups": True, "sample_weight": True}
+        assert requests == {"groups": True, "sample_weight": True, "judged": None}
         # A fresh scorer is not affected.
         fresh = get_scorer("map").get_metadata_routing().score.requests
         assert fresh["sample_weight"] is None
