@@ -79,12 +79,15 @@ _OPTIONS = (
     Option(
         "ties",
         "average",
-        (StrOptions("average", "stable", "pessimistic", "optimistic"),),
+        (StrOptions("average", "stable", "pessimistic", "optimistic", "threshold"),),
         """How rows with equal scores in a group are ordered. "average" (the
         default convention) is the exact expected value over all orders of the
         tied rows; "stable" keeps input order; "pessimistic" puts the least
         relevant first (relevant rows last); "optimistic" the most relevant
-        first.""",
+        first; "threshold" takes each block of tied rows as one score threshold,
+        as scikit-learn's average_precision_score does: AP, RR and interpolated
+        precision read a relevant row's precision at the end of its block, and
+        every other metric equals "average".""",
         "str | None",
     ),
     Option(
@@ -241,9 +244,14 @@ PRESETS: dict[str, dict[str, Any]] = {
         "ap_denominator": "n_relevant",  # m_map.c, m_map_cut.c: sum / num_rel
         "persistence": 0.9,  # m_rbp.c: "By default the persistence parameter p = 0.9"
     },
-    # scikit-learn sklearn/metrics/_ranking.py (ndcg_score, dcg_score).
+    # scikit-learn sklearn/metrics/_ranking.py (ndcg_score, dcg_score,
+    # average_precision_score, label_ranking_average_precision_score).
     "sklearn": {
-        "ties": "average",  # ignore_ties=False: _tie_averaged_dcg
+        # One threshold per distinct score: precision_recall_curve (through
+        # _sort_inputs_and_compute_classification_thresholds) and LRAP's
+        # rankdata(..., "max"). For NDCG/DCG it equals ndcg_score's
+        # ignore_ties=False (_tie_averaged_dcg), the tie-averaged value.
+        "ties": "threshold",
         "gain": "linear",  # _dcg_sample_scores: y_true is the gain
         "undefined": 0.0,  # _ndcg_sample_scores: all_irrelevant -> 0, averaged
         "ap_denominator": "n_relevant",  # average_precision_score: all positives

@@ -4,8 +4,10 @@ Group ids arrive encoded (``_group_codes``); every metric kernel reads a
 :class:`RankingContext` and reduces through the primitives of ``_segments``.
 Within each group the ranked rows are ordered by descending score; rows with
 equal scores in one group form a *tie block*. With ``ties="average"`` kernels take
-the exact expectation over the orders of each block; with the other policies the
-order is fully resolved by the sort and every row is a block of its own.
+the exact expectation over the orders of each block, and with ``ties="threshold"``
+they read each block as one score threshold (:data:`BLOCK_TIES`); with the other
+policies the order is fully resolved by the sort and every row is a block of its
+own.
 """
 
 from __future__ import annotations
@@ -16,6 +18,11 @@ from typing import Any
 import numpy as np
 
 from . import _segments as seg
+
+# Tie rules that keep the tie blocks (the order inside a block is never used): the
+# kernels read blocks as expectations, except where ``RankingContext.thresholds``
+# says a block is one score threshold.
+BLOCK_TIES = frozenset({"average", "threshold"})
 
 # Up to this many groups, the group pass of the ordering is a radix sort.
 _RADIX_GROUPS = 1 << 16
@@ -113,7 +120,7 @@ def order_rows(
     """
     if score.size < 2:
         return np.arange(score.size), None
-    if ties == "average" and n_groups > 1:
+    if ties in BLOCK_TIES and n_groups > 1:
         found = _one_key_order(codes, score, n_groups)
         if found is not None:
             return found
@@ -124,7 +131,7 @@ def order_rows(
         by_score = np.lexsort((-labels, neg))
     elif ties == "stable":  # input order within a tie
         by_score = np.argsort(neg, kind="stable")
-    else:  # "average" never depends on the order inside a tie: fastest sort
+    else:  # BLOCK_TIES never depend on the order inside a tie: fastest sort
         by_score = np.argsort(neg)
     if n_groups == 1:
         return by_score, None
@@ -142,7 +149,7 @@ def order_rows(
 
 
 class TieBlocks:
-    """Runs of equal scores inside a group (``ties="average"`` only), stored for the
+    """Runs of equal scores inside a group (:data:`BLOCK_TIES` only), stored for the
     tied rows alone; every other row is a block of its own, so kernels compute on
     plain rows and correct the tied ones.
 
@@ -371,7 +378,7 @@ class RankingContext:
         np.cumsum(length[:-1], out=first[1:])
         rank = np.arange(1, n + 1, dtype=rank_type)
         rank -= first.repeat(length)
-        if ties != "average":
+        if ties not in BLOCK_TIES:
             blocks = TieBlocks.find(None, rank, group)
         elif tied_next is not None:  # the ordering compared the keys already
             blocks = TieBlocks.from_continuation(tied_next, rank, group)
@@ -383,6 +390,14 @@ class RankingContext:
         return cls(
             totals, y_r[order], group, rank, length, blocks, row_weight, sizes=length
         )
+
+    @property
+    def thresholds(self) -> bool:
+        """Whether a tie block is one score threshold (``ties="threshold"``): the
+        kernels that read a precision at a relevant row (AP, RR, interpolated
+        precision) read it at the block's last position. Every other kernel
+        treats the blocks of both :data:`BLOCK_TIES` alike (block expectations)."""
+        return self.totals.ties == "threshold"
 
     # -- per-group facts shared by every view
     def n_relevant(self, threshold: float | None) -> np.ndarray:

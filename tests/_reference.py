@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-TIES = ("average", "stable", "pessimistic", "optimistic")
+TIES = ("average", "stable", "pessimistic", "optimistic", "threshold")
 GAINS = ("exponential", "linear")
 
 
@@ -181,6 +181,76 @@ def _auc_with_half_ties(rel, scores, weights=None):
             elif s_i == s_j:
                 num += 0.5 * w_i * w_j
     return num / (total_pos * total_neg)
+
+
+# --------------------------------------------------------------------------
+# ties="threshold": a tie block is one score threshold
+# --------------------------------------------------------------------------
+# As scikit-learn's precision_recall_curve: the list is read only at the end of
+# each block of equal scores (one threshold per distinct score). A relevant row's
+# precision is the precision at its block's threshold: relevant rows up to and
+# including its block over the rows up to and including its block. A cutoff k
+# inside a block keeps the share of the block's positions that are <= k of each
+# of its rows (the linear interpolation between the thresholds around it).
+def _threshold_steps(blocks, k):
+    """Per block of relevance booleans: (relevant rows in it, relevant rows up to
+    its end, rows up to its end, share of it within the cutoff)."""
+    steps, seen, end = [], 0, 0
+    for block in blocks:
+        first = end + 1
+        end += len(block)
+        r = sum(block)
+        seen += r
+        inside = len(block) if k is None else min(max(k - first + 1, 0), len(block))
+        steps.append((r, seen, end, inside / len(block)))
+    return steps
+
+
+def _threshold_ap(blocks, g):
+    steps = _threshold_steps(blocks, g.k)
+    total = sum(share * r * seen / end for r, seen, end, share in steps)
+    denominator = g.options["ap_denominator"]
+    if denominator == "n_relevant_retrieved":
+        denom = sum(share * r for r, _, _, share in steps)
+        return 0.0 if denom == 0 else total / denom
+    if denominator == "n_relevant" or g.k is None:
+        return total / g.n_relevant
+    return total / min(g.k, g.n_relevant)
+
+
+def _threshold_rr(blocks, g):
+    for r, seen, end, share in _threshold_steps(blocks, g.k):
+        if r:  # the first threshold that retrieves a relevant row
+            return share * seen / end
+    return 0.0
+
+
+def _threshold_iprec(blocks, n_relevant, level):
+    """Largest precision at a threshold where at least round(level * R) relevant
+    rows (at least 1) have been retrieved, as trec_eval's rule on thresholds."""
+    need = max(1, math.floor(level * n_relevant + 0.5))
+    best = 0.0
+    for r, seen, end, _ in _threshold_steps(blocks, None):
+        if r and seen >= need:
+            best = max(best, seen / end)
+    return best
+
+
+THRESHOLD_ORACLES = {
+    "map": _threshold_ap,
+    "mrr": _threshold_rr,
+    "iprec": lambda blocks, g: _threshold_iprec(
+        blocks, g.n_relevant, g.options["recall_level"]
+    ),
+    "iprec_11pt": lambda blocks, g: (
+        math.fsum(_threshold_iprec(blocks, g.n_relevant, i / 10) for i in range(11))
+        / 11
+    ),
+}
+"""Metrics whose value under ties="threshold" differs from the expectation; every
+other metric is read under "threshold" as under "average" (its value is linear in
+the positions or in the top-k set, or, for Hit@k and ERR, a function of an order
+that the threshold view does not define)."""
 
 
 # --------------------------------------------------------------------------
@@ -471,6 +541,11 @@ def _group_value(metric, k, rows, y_true, y_score, retrieved, *, exhaustive, **o
             return float(y_true[i])
         return bool(_relevant(y_true[i], threshold))
 
+    if ties == "threshold" and metric in THRESHOLD_ORACLES:
+        blocks = _tie_blocks(ranked, y_score)
+        return THRESHOLD_ORACLES[metric]([[key(i) for i in b] for b in blocks], facts)
+    if ties == "threshold":  # the same value as the expectation over tie orders
+        ties = "average"
     if oracle.pairwise and ties == "average" and not exhaustive:
         # The contract's formula: tied (pos, neg) pairs count 1/2.
         return _auc_with_half_ties(
@@ -529,7 +604,7 @@ def reference_per_group(
         _check_err_labels(y_true, max_grade)
     out = {}
     for gid, rows in _group_rows(groups).items():
-        if metric == "err" and ties == "average":
+        if metric == "err" and ties in ("average", "threshold"):
             if err_tie_conflict(k, rows, y_true, y_score, retrieved):
                 raise ReferenceTieError(f"group {gid!r} has a mixed tie block")
         if not group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
@@ -646,6 +721,8 @@ def reference_pooled_auc(
     rel = {i: bool(_relevant(y_true[i], relevance_threshold)) for i in ranked}
     if not ranked or all(rel.values()) or not any(rel.values()):
         return math.nan
+    if ties == "threshold":  # sklearn's roc_auc_score: tied pairs count 1/2
+        ties = "average"
     if ties == "average" and not exhaustive:
         return _auc_with_half_ties(
             [rel[i] for i in ranked],

@@ -25,7 +25,9 @@ SCORE_VALUES = (-1.5, 0.0, 0.25, 1.0, 2.0, 3.0)
 cutoffs = st.sampled_from([1, 2, 3, 5, None])
 """Cutoffs below and above the group sizes (1..8) and no cutoff."""
 
-tie_policies = st.sampled_from(["average", "stable", "pessimistic", "optimistic"])
+tie_policies = st.sampled_from(
+    ["average", "stable", "pessimistic", "optimistic", "threshold"]
+)
 gains = st.sampled_from(["exponential", "linear"])
 
 
