@@ -126,6 +126,19 @@ _OPTIONS = (
         _discount,
     ),
     Option(
+        "group_weight",
+        "mean",
+        (StrOptions("mean", "relevant_mean"),),
+        """How the sample weights of a group's rows become the group's weight in
+        the mean over groups: their mean over all the group's rows ("mean", the
+        default convention), or over its relevant rows only ("relevant_mean", as
+        TF-Ranking's per-list weights). Under "relevant_mean" a group without a
+        relevant row weighs the mean weight of the groups that have one and a
+        nonzero total weight (1.0 if there is none), and a group whose rows all
+        weigh 0 weighs 0.""",
+        "str | None",
+    ),
+    Option(
         "relevance_threshold",
         "positive",
         (StrOptions("positive"), Interval(numbers.Real, 0, None, closed="neither")),
@@ -274,6 +287,20 @@ PRESETS: dict[str, dict[str, Any]] = {
         "precision_denominator": "min_k_n",  # PreScore: hits / min(k, group size)
         "ap_denominator": "min_k_n_relevant",  # MAPScore: / min(n_hits, k)
         "weights": "uniform",  # grouped AUC: one (group-weighted) value per group
+    },
+    # TF-Ranking tensorflow_ranking/python/metrics_impl.py (the *Metric classes)
+    # and utils.py (sort_by_scores).
+    "tf_ranking": {
+        "ties": "average",  # sort_by_scores(shuffle_ties=True): ties in random order
+        "gain": "exponential",  # _DEFAULT_GAIN_FN: 2**label - 1
+        "discount": "log2",  # _DEFAULT_RANK_DISCOUNT_FN: log(2) / log1p(rank)
+        "relevance_threshold": 1.0,  # "Relevance = 1.0 when labels >= 1.0"
+        "undefined": 0.0,  # divide_no_nan: a list without relevant items scores 0
+        "precision_denominator": "min_k_n",  # _per_list_precision: min(topn, valid)
+        "ap_denominator": "n_relevant",  # MAP: "total relevance regardless of topn"
+        "recall_denominator": "n_relevant",  # _per_list_recall: / sum(labels >= 1)
+        # _per_example_weights_to_per_list_weights: sum(w * rel) / sum(rel)
+        "group_weight": "relevant_mean",
     },
 }
 

@@ -261,6 +261,9 @@ class GroupTotals:
         self.y_all, self.y_score, self.codes_all = y_true, y_score, codes
         self.n_groups, self.ties, self.sample_weight = n_groups, ties, sample_weight
         self.ranked_rows = ranked_rows  # None: every row is ranked
+        # How row weights become group weights (the group_weight keyword) and
+        # the relevance threshold "relevant_mean" reads.
+        self.weight_rule: tuple[str, float | None] = ("mean", None)
         self._cache: dict[Any, Any] = {}
 
     def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
@@ -281,16 +284,39 @@ class GroupTotals:
         return self.cached(("R", threshold), count)
 
     def group_weight(self) -> np.ndarray:
-        """Mean sample weight of each group's rows (ones without weights)."""
+        """Each group's weight from its rows' sample weights (ones without weights):
+        their mean, or under ``weight_rule`` "relevant_mean" their mean over the
+        relevant rows (TF-Ranking's ``_per_example_weights_to_per_list_weights``)."""
 
         def mean_weight() -> np.ndarray:
             if self.sample_weight is None:
                 return np.ones(self.n_groups)
             size = np.bincount(self.codes_all, minlength=self.n_groups)
             total = seg.segment_sum(self.codes_all, self.sample_weight, self.n_groups)
-            return total / np.maximum(size, 1)
+            if self.weight_rule[0] == "mean":
+                return total / np.maximum(size, 1)
+            return self._relevant_mean_weight(total)
 
         return self.cached("weight", mean_weight)
+
+    def _relevant_mean_weight(self, total: np.ndarray) -> np.ndarray:
+        """Σ_relevant w / R per group; a group with R = 0 takes the mean of that
+        over the groups with R > 0 and a nonzero total weight (1.0 if none), and
+        a group of total weight 0 weighs 0, as TF-Ranking's per-list weights."""
+        threshold = self.weight_rule[1]
+        y = self.y_all
+        rel = y > 0 if threshold is None else y >= threshold
+        n_rel = self.n_relevant(threshold)
+        w_rel = seg.segment_sum(
+            self.codes_all[rel], self.sample_weight[rel], self.n_groups
+        )
+        has_rel = n_rel > 0
+        weight = np.divide(w_rel, n_rel, out=np.zeros(self.n_groups), where=has_rel)
+        counted = has_rel & (total > 0)
+        fill = weight[counted].sum() / counted.sum() if counted.any() else 1.0
+        weight[~has_rel] = fill
+        weight[total <= 0] = 0.0
+        return weight
 
     def ranked(self, values: np.ndarray) -> np.ndarray:
         """Per-row ``values`` of the ranked rows, in input order."""
@@ -353,14 +379,19 @@ class RankingContext:
         ties: str,
         retrieved: np.ndarray | None = None,
         sample_weight: np.ndarray | None = None,
+        group_weight: str = "mean",
+        relevance_threshold: float | None = None,
     ) -> RankingContext:
-        """Order the ranked rows by group, then descending score, once."""
+        """Order the ranked rows by group, then descending score, once.
+        ``group_weight`` and ``relevance_threshold`` say how row weights become
+        group weights (:meth:`GroupTotals.group_weight`)."""
         rows = None
         if retrieved is not None and not retrieved.all():
             rows = np.flatnonzero(retrieved)
         totals = GroupTotals(
             y_true, y_score, codes, n_groups, ties, sample_weight, rows
         )
+        totals.weight_rule = (group_weight, relevance_threshold)
         return cls._ordered(totals, ties)
 
     @classmethod

@@ -55,6 +55,8 @@ def rank_inputs(
         ties=opts.ties,
         retrieved=inputs.retrieved,
         sample_weight=inputs.sample_weight,
+        group_weight=opts.group_weight,
+        relevance_threshold=opts.relevance_threshold,
     )
     return ctx, inputs.group_ids
 
@@ -120,6 +122,7 @@ def evaluate(
     recall_denominator: str | None = None,
     max_grade: float | None = None,
     weights: str | None = None,
+    group_weight: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
     convention: str | None = None,
@@ -141,14 +144,15 @@ def evaluate(
     metrics : str or sequence of str, default=("ndcg@10", "map", "mrr")
         Names from :func:`get_metric_names`, with ``"@k"`` for a cutoff.
     sample_weight : array-like of shape (n_samples,), default=None
-        Row weights. A group's weight is the mean of its rows' weights; the result
-        is the weighted mean over groups (pooled ``"auc"`` weights pairs instead).
+        Row weights. A group's weight is the mean of its rows' weights (of its
+        relevant rows with ``group_weight="relevant_mean"``); the result is the
+        weighted mean over groups (pooled ``"auc"`` weights pairs instead).
     retrieved : array-like of bool of shape (n_samples,), default=None
         False marks rows that are judged but not ranked: they count in the number
         of relevant items and the ideal DCG, never in the ranked list.
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
-ap_denominator, recall_denominator, max_grade, weights, persistence, \
-recall_level : see the metric functions
+ap_denominator, recall_denominator, max_grade, weights, group_weight, \
+persistence, recall_level : see the metric functions
         Conventions; None takes the value of ``convention``.
     convention : str, default=None
         Name of a preset of conventions; None is ``"sklearn_rank"``.
@@ -182,6 +186,7 @@ recall_level : see the metric functions
             "recall_denominator": recall_denominator,
             "max_grade": max_grade,
             "weights": weights,
+            "group_weight": group_weight,
             "persistence": persistence,
             "recall_level": recall_level,
         },
@@ -242,6 +247,7 @@ def evaluate_per_group(
     recall_denominator: str | None = None,
     max_grade: float | None = None,
     weights: str | None = None,
+    group_weight: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
     convention: str | None = None,
@@ -282,6 +288,7 @@ def evaluate_per_group(
             "recall_denominator": recall_denominator,
             "max_grade": max_grade,
             "weights": weights,
+            "group_weight": group_weight,
             "persistence": persistence,
             "recall_level": recall_level,
         },

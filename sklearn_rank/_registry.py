@@ -18,6 +18,8 @@ from ._conventions import OPTIONS
 
 # Options every ranked metric reads (in this order in signatures and docs).
 _BINARY = ("ties", "relevance_threshold", "undefined")
+# Every per-group metric reads how row weights become group weights, last.
+_GROUP = ("group_weight",)
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class MetricSpec:
     kernel: Callable
     function: str
     summary: str
-    options: tuple[str, ...] = _BINARY
+    options: tuple[str, ...] = (*_BINARY, *_GROUP)
     takes_k: bool = True
     labels: str = "binary"
     greater_is_better: bool = True
@@ -74,7 +76,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.ndcg,
             "ndcg_score",
             "normalised discounted cumulative gain",
-            options=("gain", "discount", *_BINARY),
+            options=("gain", "discount", *_BINARY, *_GROUP),
             labels="gain",
         ),
         MetricSpec(
@@ -82,7 +84,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.dcg,
             "dcg_score",
             "discounted cumulative gain",
-            options=("gain", "discount", *_BINARY),
+            options=("gain", "discount", *_BINARY, *_GROUP),
             labels="gain",
         ),
         MetricSpec(
@@ -90,7 +92,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.average_precision,
             "map_score",
             "mean average precision",
-            options=(*_BINARY, "ap_denominator"),
+            options=(*_BINARY, "ap_denominator", *_GROUP),
         ),
         MetricSpec("mrr", _kernels.mrr, "mrr_score", "mean reciprocal rank"),
         MetricSpec(
@@ -98,14 +100,14 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.precision,
             "precision_at_k_score",
             "precision at k",
-            options=(*_BINARY, "precision_denominator"),
+            options=(*_BINARY, "precision_denominator", *_GROUP),
         ),
         MetricSpec(
             "recall",
             _kernels.recall,
             "recall_at_k_score",
             "recall at k",
-            options=(*_BINARY, "recall_denominator"),
+            options=(*_BINARY, "recall_denominator", *_GROUP),
         ),
         MetricSpec(
             "hit_rate",
@@ -125,7 +127,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.err,
             "err_score",
             "expected reciprocal rank",
-            options=("max_grade", *_BINARY),
+            options=("max_grade", *_BINARY, *_GROUP),
             labels="grades",
         ),
         MetricSpec(
@@ -133,7 +135,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.gauc,
             "gauc_score",
             "per-group AUC averaged over groups",
-            options=("weights", *_BINARY),
+            options=("weights", *_BINARY, *_GROUP),
             takes_k=False,
         ),
         MetricSpec(
@@ -141,6 +143,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.auc,
             "auc_score",
             "AUC pooled over all rows (roc_auc_score)",
+            options=_BINARY,  # one pooled list: no group weights
             takes_k=False,
             pooled=True,
         ),
@@ -149,7 +152,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.f1_at_k,
             "f1_at_k_score",
             "harmonic mean of precision at k and recall at k",
-            options=(*_BINARY, "precision_denominator", "recall_denominator"),
+            options=(*_BINARY, "precision_denominator", "recall_denominator", *_GROUP),
         ),
         MetricSpec(
             "fallout",
@@ -172,7 +175,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.rbp,
             "rbp_score",
             "rank-biased precision",
-            options=("persistence", "max_grade", *_BINARY),
+            options=("persistence", "max_grade", *_BINARY, *_GROUP),
             labels="grades",
         ),
         MetricSpec(
@@ -188,7 +191,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.interpolated_precision,
             "interpolated_precision_score",
             "interpolated precision at a recall level (trec_eval iprec_at_recall)",
-            options=("recall_level", *_BINARY),
+            options=("recall_level", *_BINARY, *_GROUP),
             takes_k=False,
         ),
         MetricSpec(

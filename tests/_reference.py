@@ -641,19 +641,33 @@ def reference_group_weights(
     retrieved=None,
     relevance_threshold="positive",
     weights="rows",
+    group_weight="mean",
 ):
     """{group id: weight of the group in the mean over groups}.
 
     Group weight = mean of ``sample_weight`` over all rows of the group (1 if
-    None); for gauc it is multiplied by n_g ranked rows ("rows"), 1
-    ("uniform") or the number of ranked positives ("positives").
+    None), or with ``group_weight="relevant_mean"`` TF-Ranking's per-list
+    weight (:func:`_relevant_mean_weights`); for gauc it is multiplied by n_g
+    ranked rows ("rows"), 1 ("uniform") or the number of ranked positives
+    ("positives").
     """
     y_true, _, groups, retrieved, sample_weight = _as_arrays(
         y_true, y_true, groups, retrieved, sample_weight
     )
+    if group_weight == "relevant_mean":
+        base = _relevant_mean_weights(
+            _group_rows(groups), y_true, sample_weight, relevance_threshold
+        )
+    elif group_weight == "mean":
+        base = {
+            gid: math.fsum(sample_weight[i] for i in rows) / len(rows)
+            for gid, rows in _group_rows(groups).items()
+        }
+    else:
+        raise ValueError(f"unknown group_weight {group_weight!r}")
     out = {}
     for gid, rows in _group_rows(groups).items():
-        w = math.fsum(sample_weight[i] for i in rows) / len(rows)
+        w = base[gid]
         if metric == "gauc":
             ranked = [i for i in rows if retrieved[i]]
             if weights == "rows":
@@ -669,6 +683,28 @@ def reference_group_weights(
             w *= sum(a != b for a, b in itertools.combinations(labels, 2))
         out[gid] = w
     return out
+
+
+def _relevant_mean_weights(group_rows, y_true, sample_weight, threshold):
+    """TF-Ranking's per-list weights (metrics_impl.py,
+    ``_per_example_weights_to_per_list_weights``), one group at a time:
+    sum(w * rel) / sum(rel); a list without a relevant row gets the sum of those
+    weights over the number of lists with a relevant row and a nonzero weight
+    sum (1.0 when that number is 0); a list whose weights sum to 0 gets 0."""
+    per_list, has_rel, nonzero = {}, {}, {}
+    for gid, rows in group_rows.items():
+        rel = [i for i in rows if _relevant(y_true[i], threshold)]
+        has_rel[gid] = bool(rel)
+        nonzero[gid] = math.fsum(sample_weight[i] for i in rows) > 0
+        per_list[gid] = (
+            math.fsum(sample_weight[i] for i in rel) / len(rel) if rel else 0.0
+        )
+    count = sum(has_rel[g] and nonzero[g] for g in group_rows)
+    default = math.fsum(per_list.values()) / count if count else 1.0
+    return {
+        gid: 0.0 if not nonzero[gid] else per_list[gid] if has_rel[gid] else default
+        for gid in group_rows
+    }
 
 
 def reduce_groups(values, group_weights, undefined="skip"):
@@ -764,6 +800,7 @@ def reference_mean(
     undefined="skip",
     persistence=0.8,
     recall_level=None,
+    group_weight="mean",
 ):
     """The public metric value: ``(value, all_undefined)``.
 
@@ -807,5 +844,6 @@ def reference_mean(
         retrieved=retrieved,
         relevance_threshold=relevance_threshold,
         weights=weights,
+        group_weight=group_weight,
     )
     return reduce_groups(values, group_weights, undefined)
