@@ -122,7 +122,8 @@ CASES = [
     Case(
         "Average precision with a tie block",
         "scikit-learn's average_precision_score treats a tie block as one "
-        "threshold; sklearn_rank averages over the orders of the block.",
+        "threshold; sklearn_rank's default averages over the orders of the block, "
+        'and ties="threshold" (the "sklearn" preset) reads it as one threshold.',
         [0, 1, 0, 1],
         [2, 1, 1, 0],
         measures=[Measure("AP", "map", "map", _sk_ap, "map@1000", "map")],
@@ -293,6 +294,8 @@ def _variant(name: str, metric: str) -> str:
         "stable": "ties in input order",
         "pessimistic": "ties worst first",
         "optimistic": "ties best first",
+        "threshold": "a tie block is one threshold (AP: precision at its end; "
+        "NDCG: averaged)",
     }[c["ties"]]
     if name == "trec_eval":
         ties = "ties by docno descending (rows from sklearn_rank.io, stable)"
@@ -400,9 +403,11 @@ Differences kept on purpose, each pinned by a test:
    emit rows in trec_eval's order and the `"trec_eval"` preset's `ties="stable"` keeps
    it. Rows built by hand in another order give other values on ties.
 5. **scikit-learn's `average_precision_score`** treats a tie block as one threshold
-   (case "Average precision with a tie block" above); sklearn_rank's `ties="average"`
-   is the exact expectation over the block's orders, which scikit-learn's NDCG uses
-   too. The `"sklearn"` preset follows `ndcg_score`.
+   (case "Average precision with a tie block" above); sklearn_rank's default
+   `ties="average"` is the exact expectation over the block's orders, which
+   scikit-learn's NDCG uses too. The `"sklearn"` preset sets `ties="threshold"`,
+   which reads AP (and LRAP) at the end of each block and equals `"average"` for
+   NDCG/DCG: `tests/test_sklearn_ties.py` checks both on every group.
 6. **XGBoost's grouped AUC** drops groups of fewer than 3 rows and compares pairs
    with equal labels (the two GAUC cases above); sklearn_rank's `gauc` does neither.
 7. **LightGBM has no whole-list NDCG or MAP**: the tables use `ndcg@1000` and

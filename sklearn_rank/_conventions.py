@@ -80,12 +80,15 @@ _OPTIONS = (
     Option(
         "ties",
         "average",
-        (StrOptions("average", "stable", "pessimistic", "optimistic"),),
+        (StrOptions("average", "stable", "pessimistic", "optimistic", "threshold"),),
         """How rows with equal scores in a group are ordered. "average" (the
         default convention) is the exact expected value over all orders of the
         tied rows; "stable" keeps input order; "pessimistic" puts the least
         relevant first (relevant rows last); "optimistic" the most relevant
-        first.""",
+        first; "threshold" takes each block of tied rows as one score threshold,
+        as scikit-learn's average_precision_score does: AP, RR and interpolated
+        precision read a relevant row's precision at the end of its block, and
+        every other metric equals "average".""",
         "str | None",
     ),
     Option(
@@ -122,6 +125,19 @@ _OPTIONS = (
         ``rank_discount_fn``). The ideal DCG uses the same discount.""",
         "str | float | Callable | None",
         _discount,
+    ),
+    Option(
+        "group_weight",
+        "mean",
+        (StrOptions("mean", "relevant_mean"),),
+        """How the sample weights of a group's rows become the group's weight in
+        the mean over groups: their mean over all the group's rows ("mean", the
+        default convention), or over its relevant rows only ("relevant_mean", as
+        TF-Ranking's per-list weights). Under "relevant_mean" a group without a
+        relevant row weighs the mean weight of the groups that have one and a
+        nonzero total weight (1.0 if there is none), and a group whose rows all
+        weigh 0 weighs 0.""",
+        "str | None",
     ),
     Option(
         "relevance_threshold",
@@ -259,9 +275,14 @@ PRESETS: dict[str, dict[str, Any]] = {
         "ap_denominator": "n_relevant",  # m_map.c, m_map_cut.c: sum / num_rel
         "persistence": 0.9,  # m_rbp.c: "By default the persistence parameter p = 0.9"
     },
-    # scikit-learn sklearn/metrics/_ranking.py (ndcg_score, dcg_score).
+    # scikit-learn sklearn/metrics/_ranking.py (ndcg_score, dcg_score,
+    # average_precision_score, label_ranking_average_precision_score).
     "sklearn": {
-        "ties": "average",  # ignore_ties=False: _tie_averaged_dcg
+        # One threshold per distinct score: precision_recall_curve (through
+        # _sort_inputs_and_compute_classification_thresholds) and LRAP's
+        # rankdata(..., "max"). For NDCG/DCG it equals ndcg_score's
+        # ignore_ties=False (_tie_averaged_dcg), the tie-averaged value.
+        "ties": "threshold",
         "gain": "linear",  # _dcg_sample_scores: y_true is the gain
         "undefined": 0.0,  # _ndcg_sample_scores: all_irrelevant -> 0, averaged
         "ap_denominator": "n_relevant",  # average_precision_score: all positives
@@ -284,6 +305,20 @@ PRESETS: dict[str, dict[str, Any]] = {
         "precision_denominator": "min_k_n",  # PreScore: hits / min(k, group size)
         "ap_denominator": "min_k_n_relevant",  # MAPScore: / min(n_hits, k)
         "weights": "uniform",  # grouped AUC: one (group-weighted) value per group
+    },
+    # TF-Ranking tensorflow_ranking/python/metrics_impl.py (the *Metric classes)
+    # and utils.py (sort_by_scores).
+    "tf_ranking": {
+        "ties": "average",  # sort_by_scores(shuffle_ties=True): ties in random order
+        "gain": "exponential",  # _DEFAULT_GAIN_FN: 2**label - 1
+        "discount": "log2",  # _DEFAULT_RANK_DISCOUNT_FN: log(2) / log1p(rank)
+        "relevance_threshold": 1.0,  # "Relevance = 1.0 when labels >= 1.0"
+        "undefined": 0.0,  # divide_no_nan: a list without relevant items scores 0
+        "precision_denominator": "min_k_n",  # _per_list_precision: min(topn, valid)
+        "ap_denominator": "n_relevant",  # MAP: "total relevance regardless of topn"
+        "recall_denominator": "n_relevant",  # _per_list_recall: / sum(labels >= 1)
+        # _per_example_weights_to_per_list_weights: sum(w * rel) / sum(rel)
+        "group_weight": "relevant_mean",
     },
 }
 

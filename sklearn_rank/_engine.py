@@ -4,8 +4,10 @@ Group ids arrive encoded (``_group_codes``); every metric kernel reads a
 :class:`RankingContext` and reduces through the primitives of ``_segments``.
 Within each group the ranked rows are ordered by descending score; rows with
 equal scores in one group form a *tie block*. With ``ties="average"`` kernels take
-the exact expectation over the orders of each block; with the other policies the
-order is fully resolved by the sort and every row is a block of its own.
+the exact expectation over the orders of each block, and with ``ties="threshold"``
+they read each block as one score threshold (:data:`BLOCK_TIES`); with the other
+policies the order is fully resolved by the sort and every row is a block of its
+own.
 """
 
 from __future__ import annotations
@@ -16,6 +18,11 @@ from typing import Any
 import numpy as np
 
 from . import _segments as seg
+
+# Tie rules that keep the tie blocks (the order inside a block is never used): the
+# kernels read blocks as expectations, except where ``RankingContext.thresholds``
+# says a block is one score threshold.
+BLOCK_TIES = frozenset({"average", "threshold"})
 
 # Up to this many groups, the group pass of the ordering is a radix sort.
 _RADIX_GROUPS = 1 << 16
@@ -113,7 +120,7 @@ def order_rows(
     """
     if score.size < 2:
         return np.arange(score.size), None
-    if ties == "average" and n_groups > 1:
+    if ties in BLOCK_TIES and n_groups > 1:
         found = _one_key_order(codes, score, n_groups)
         if found is not None:
             return found
@@ -124,7 +131,7 @@ def order_rows(
         by_score = np.lexsort((-labels, neg))
     elif ties == "stable":  # input order within a tie
         by_score = np.argsort(neg, kind="stable")
-    else:  # "average" never depends on the order inside a tie: fastest sort
+    else:  # BLOCK_TIES never depend on the order inside a tie: fastest sort
         by_score = np.argsort(neg)
     if n_groups == 1:
         return by_score, None
@@ -142,7 +149,7 @@ def order_rows(
 
 
 class TieBlocks:
-    """Runs of equal scores inside a group (``ties="average"`` only), stored for the
+    """Runs of equal scores inside a group (:data:`BLOCK_TIES` only), stored for the
     tied rows alone; every other row is a block of its own, so kernels compute on
     plain rows and correct the tied ones.
 
@@ -256,6 +263,9 @@ class GroupTotals:
         self.n_groups, self.ties, self.sample_weight = n_groups, ties, sample_weight
         self.ranked_rows = ranked_rows  # None: every row is ranked
         self.judged_all = judged  # None: every row is judged
+        # How row weights become group weights (the group_weight keyword) and
+        # the relevance threshold "relevant_mean" reads.
+        self.weight_rule: tuple[str, float | None] = ("mean", None)
         self._cache: dict[Any, Any] = {}
 
     def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
@@ -289,16 +299,39 @@ class GroupTotals:
         return self.cached(("N_judged", threshold), count)
 
     def group_weight(self) -> np.ndarray:
-        """Mean sample weight of each group's rows (ones without weights)."""
+        """Each group's weight from its rows' sample weights (ones without weights):
+        their mean, or under ``weight_rule`` "relevant_mean" their mean over the
+        relevant rows (TF-Ranking's ``_per_example_weights_to_per_list_weights``)."""
 
         def mean_weight() -> np.ndarray:
             if self.sample_weight is None:
                 return np.ones(self.n_groups)
             size = np.bincount(self.codes_all, minlength=self.n_groups)
             total = seg.segment_sum(self.codes_all, self.sample_weight, self.n_groups)
-            return total / np.maximum(size, 1)
+            if self.weight_rule[0] == "mean":
+                return total / np.maximum(size, 1)
+            return self._relevant_mean_weight(total)
 
         return self.cached("weight", mean_weight)
+
+    def _relevant_mean_weight(self, total: np.ndarray) -> np.ndarray:
+        """Σ_relevant w / R per group; a group with R = 0 takes the mean of that
+        over the groups with R > 0 and a nonzero total weight (1.0 if none), and
+        a group of total weight 0 weighs 0, as TF-Ranking's per-list weights."""
+        threshold = self.weight_rule[1]
+        y = self.y_all
+        rel = y > 0 if threshold is None else y >= threshold
+        n_rel = self.n_relevant(threshold)
+        w_rel = seg.segment_sum(
+            self.codes_all[rel], self.sample_weight[rel], self.n_groups
+        )
+        has_rel = n_rel > 0
+        weight = np.divide(w_rel, n_rel, out=np.zeros(self.n_groups), where=has_rel)
+        counted = has_rel & (total > 0)
+        fill = weight[counted].sum() / counted.sum() if counted.any() else 1.0
+        weight[~has_rel] = fill
+        weight[total <= 0] = 0.0
+        return weight
 
     def ranked(self, values: np.ndarray) -> np.ndarray:
         """Per-row ``values`` of the ranked rows, in input order."""
@@ -366,14 +399,19 @@ class RankingContext:
         retrieved: np.ndarray | None = None,
         sample_weight: np.ndarray | None = None,
         judged: np.ndarray | None = None,
+        group_weight: str = "mean",
+        relevance_threshold: float | None = None,
     ) -> RankingContext:
-        """Order the ranked rows by group, then descending score, once."""
+        """Order the ranked rows by group, then descending score, once.
+        ``group_weight`` and ``relevance_threshold`` say how row weights become
+        group weights (:meth:`GroupTotals.group_weight`)."""
         rows = None
         if retrieved is not None and not retrieved.all():
             rows = np.flatnonzero(retrieved)
         totals = GroupTotals(
             y_true, y_score, codes, n_groups, ties, sample_weight, rows, judged
         )
+        totals.weight_rule = (group_weight, relevance_threshold)
         return cls._ordered(totals, ties)
 
     @classmethod
@@ -391,7 +429,7 @@ class RankingContext:
         np.cumsum(length[:-1], out=first[1:])
         rank = np.arange(1, n + 1, dtype=rank_type)
         rank -= first.repeat(length)
-        if ties != "average":
+        if ties not in BLOCK_TIES:
             blocks = TieBlocks.find(None, rank, group)
         elif tied_next is not None:  # the ordering compared the keys already
             blocks = TieBlocks.from_continuation(tied_next, rank, group)
@@ -414,6 +452,14 @@ class RankingContext:
             sizes=length,
             judged=judged,
         )
+
+    @property
+    def thresholds(self) -> bool:
+        """Whether a tie block is one score threshold (``ties="threshold"``): the
+        kernels that read a precision at a relevant row (AP, RR, interpolated
+        precision) read it at the block's last position. Every other kernel
+        treats the blocks of both :data:`BLOCK_TIES` alike (block expectations)."""
+        return self.totals.ties == "threshold"
 
     # -- per-group facts shared by every view
     def n_relevant(self, threshold: float | None) -> np.ndarray:

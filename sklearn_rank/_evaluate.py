@@ -66,6 +66,8 @@ def rank_inputs(
         retrieved=inputs.retrieved,
         sample_weight=inputs.sample_weight,
         judged=inputs.judged,
+        group_weight=opts.group_weight,
+        relevance_threshold=opts.relevance_threshold,
     )
     return ctx, inputs.group_ids
 
@@ -133,6 +135,7 @@ def evaluate(
     recall_denominator: str | None = None,
     max_grade: float | None = None,
     weights: str | None = None,
+    group_weight: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
     judged_only: bool | None = None,
@@ -155,8 +158,9 @@ def evaluate(
     metrics : str or sequence of str, default=("ndcg@10", "map", "mrr")
         Names from :func:`get_metric_names`, with ``"@k"`` for a cutoff.
     sample_weight : array-like of shape (n_samples,), default=None
-        Row weights. A group's weight is the mean of its rows' weights; the result
-        is the weighted mean over groups (pooled ``"auc"`` weights pairs instead).
+        Row weights. A group's weight is the mean of its rows' weights (of its
+        relevant rows with ``group_weight="relevant_mean"``); the result is the
+        weighted mean over groups (pooled ``"auc"`` weights pairs instead).
     retrieved : array-like of bool of shape (n_samples,), default=None
         False marks rows that are judged but not ranked: they count in the number
         of relevant items and the ideal DCG, never in the ranked list.
@@ -166,8 +170,8 @@ def evaluate(
         non-relevant rows by ``"bpref"``, ``"judged@k"`` and
         ``precision_denominator="n_judged"``. None: every row is judged.
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
-ap_denominator, recall_denominator, max_grade, weights, persistence, \
-recall_level, judged_only : see the metric functions
+ap_denominator, recall_denominator, max_grade, weights, group_weight, \
+persistence, recall_level, judged_only : see the metric functions
         Conventions; None takes the value of ``convention``.
     convention : str, default=None
         Name of a preset of conventions; None is ``"sklearn_rank"``.
@@ -201,6 +205,7 @@ recall_level, judged_only : see the metric functions
             "recall_denominator": recall_denominator,
             "max_grade": max_grade,
             "weights": weights,
+            "group_weight": group_weight,
             "persistence": persistence,
             "recall_level": recall_level,
             "judged_only": judged_only,
@@ -263,6 +268,7 @@ def evaluate_per_group(
     recall_denominator: str | None = None,
     max_grade: float | None = None,
     weights: str | None = None,
+    group_weight: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
     judged_only: bool | None = None,
@@ -304,6 +310,7 @@ def evaluate_per_group(
             "recall_denominator": recall_denominator,
             "max_grade": max_grade,
             "weights": weights,
+            "group_weight": group_weight,
             "persistence": persistence,
             "recall_level": recall_level,
             "judged_only": judged_only,

@@ -371,6 +371,12 @@ def mrr(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     k = _positions(ctx, k)
     ctx = ctx.head(k)
     found, block, a, m, r = _first_relevant_block(ctx, opts)
+    if ctx.thresholds:
+        # The first block holding a relevant row is one threshold: RR is the
+        # precision there, r / (a + m - 1); a cutoff inside it keeps its share.
+        share = _block_share(k, a, m)
+        values = np.where(found, share * r / (a + m - 1), 0.0)
+        return _binary_result(ctx, values, opts)
     values = np.where(found, 1.0 / a, 0.0)
     if k is not None:
         values[a > k] = 0.0
@@ -391,6 +397,13 @@ def mrr(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
         term = np.exp(log_miss) * (r_j / (m_j - j)) / (a[g] + j)
         values[tied] = np.bincount(g, weights=term, minlength=ctx.n_groups)[tied]
     return _binary_result(ctx, values, opts)
+
+
+def _block_share(k: int | None, a: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Share of a block of ``m`` rows from position ``a`` inside the cutoff ``k``."""
+    if k is None:
+        return np.ones(a.shape)
+    return np.clip(k - a + 1, 0, m) / m
 
 
 def _runs(count: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -441,7 +454,18 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
     if k is not None:
         term[rank > k] = 0.0
     total = ctx.group_sum(term, hit_group)
-    if blocks:
+    straddling = None  # blocks across k whose order changes the denominator
+    if blocks and ctx.thresholds:
+        # Each block is one threshold: its r relevant rows read the precision at
+        # its last position, (c + r) / (a + m - 1), with the share of the block
+        # inside the cutoff.
+        start, m = blocks.start, blocks.size
+        r = (seen[start + m] - seen[start]).astype(np.float64)
+        c = seen[start] - before[blocks.group]
+        last = blocks.rank + m - 1
+        contrib = _block_share(k, blocks.rank, m) * r * (c + r) / last
+        total += ctx.group_sum(contrib, blocks.group)
+    elif blocks:
         rows = blocks.rows
         rank = ctx.rank[rows]
         inv = 1.0 / rank
@@ -456,7 +480,6 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
         c = seen[start] - before[blocks.group]  # relevant rows above the block
         spread = np.divide(r - 1.0, m - 1.0, out=np.zeros_like(r), where=m > 1)
         contrib = (r / m) * ((c + 1.0) * u + spread * v)
-        straddling = None
         if opts.ap_denominator == "n_relevant_retrieved" and k is not None:
             # A block across the cutoff that mixes relevance makes the
             # denominator random: such a block is taken apart below.
@@ -465,6 +488,12 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
             straddling = np.flatnonzero(straddling)
             contrib[straddling] = 0.0
         total += ctx.group_sum(contrib, blocks.group)
+    if opts.ap_denominator == "n_relevant_retrieved" and ctx.thresholds:
+        # The relevant rows within the cutoff, a straddling block by its share: a
+        # fixed (possibly fractional) count, the same weights as the sum's.
+        denom = _hits_in_top(ctx, k, opts)
+        values = np.divide(total, denom, out=np.zeros_like(total), where=denom > 0)
+        return _binary_result(ctx, values, opts)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     if opts.ap_denominator == "n_relevant_retrieved":
         denom = _relevant_in_cutoff(ctx, k, rel)
@@ -474,7 +503,7 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
         denom = np.minimum(n_rel, k)
     # No relevant row within the cutoff: the sum is 0 too, and so is AP.
     values = total / np.maximum(denom, 1)
-    if blocks and straddling is not None and straddling.size:
+    if straddling is not None and straddling.size:
         i = straddling
         group = blocks.group[i]
         values[group] = _ap_straddling_block(
@@ -1025,7 +1054,9 @@ def _interpolated_precisions(
             top = np.zeros(ctx.n_groups)
             np.maximum.at(top, b_group[counted], best[counted])
             random = top > value
-            if random.any():
+            # Under ties="threshold" a block is read at its end only: the value
+            # is max(F, worst of each block), with nothing random.
+            if random.any() and not ctx.thresholds:
                 raise ValueError(
                     f"{func} with ties='average': in {int(random.sum())} group(s) "
                     "a tie block (equal scores within a group) mixes relevant and "

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-TIES = ("average", "stable", "pessimistic", "optimistic")
+TIES = ("average", "stable", "pessimistic", "optimistic", "threshold")
 GAINS = ("exponential", "linear")
 
 
@@ -185,6 +185,76 @@ def _auc_with_half_ties(rel, scores, weights=None):
             elif s_i == s_j:
                 num += 0.5 * w_i * w_j
     return num / (total_pos * total_neg)
+
+
+# --------------------------------------------------------------------------
+# ties="threshold": a tie block is one score threshold
+# --------------------------------------------------------------------------
+# As scikit-learn's precision_recall_curve: the list is read only at the end of
+# each block of equal scores (one threshold per distinct score). A relevant row's
+# precision is the precision at its block's threshold: relevant rows up to and
+# including its block over the rows up to and including its block. A cutoff k
+# inside a block keeps the share of the block's positions that are <= k of each
+# of its rows (the linear interpolation between the thresholds around it).
+def _threshold_steps(blocks, k):
+    """Per block of relevance booleans: (relevant rows in it, relevant rows up to
+    its end, rows up to its end, share of it within the cutoff)."""
+    steps, seen, end = [], 0, 0
+    for block in blocks:
+        first = end + 1
+        end += len(block)
+        r = sum(block)
+        seen += r
+        inside = len(block) if k is None else min(max(k - first + 1, 0), len(block))
+        steps.append((r, seen, end, inside / len(block)))
+    return steps
+
+
+def _threshold_ap(blocks, g):
+    steps = _threshold_steps(blocks, g.k)
+    total = sum(share * r * seen / end for r, seen, end, share in steps)
+    denominator = g.options["ap_denominator"]
+    if denominator == "n_relevant_retrieved":
+        denom = sum(share * r for r, _, _, share in steps)
+        return 0.0 if denom == 0 else total / denom
+    if denominator == "n_relevant" or g.k is None:
+        return total / g.n_relevant
+    return total / min(g.k, g.n_relevant)
+
+
+def _threshold_rr(blocks, g):
+    for r, seen, end, share in _threshold_steps(blocks, g.k):
+        if r:  # the first threshold that retrieves a relevant row
+            return share * seen / end
+    return 0.0
+
+
+def _threshold_iprec(blocks, n_relevant, level):
+    """Largest precision at a threshold where at least round(level * R) relevant
+    rows (at least 1) have been retrieved, as trec_eval's rule on thresholds."""
+    need = max(1, math.floor(level * n_relevant + 0.5))
+    best = 0.0
+    for r, seen, end, _ in _threshold_steps(blocks, None):
+        if r and seen >= need:
+            best = max(best, seen / end)
+    return best
+
+
+THRESHOLD_ORACLES = {
+    "map": _threshold_ap,
+    "mrr": _threshold_rr,
+    "iprec": lambda blocks, g: _threshold_iprec(
+        blocks, g.n_relevant, g.options["recall_level"]
+    ),
+    "iprec_11pt": lambda blocks, g: (
+        math.fsum(_threshold_iprec(blocks, g.n_relevant, i / 10) for i in range(11))
+        / 11
+    ),
+}
+"""Metrics whose value under ties="threshold" differs from the expectation; every
+other metric is read under "threshold" as under "average" (its value is linear in
+the positions or in the top-k set, or, for Hit@k and ERR, a function of an order
+that the threshold view does not define)."""
 
 
 # --------------------------------------------------------------------------
@@ -523,6 +593,11 @@ def _group_value(
             return (bool(_relevant(y_true[i], threshold)), bool(judged[i]))
         return bool(_relevant(y_true[i], threshold))
 
+    if ties == "threshold" and metric in THRESHOLD_ORACLES:
+        blocks = _tie_blocks(ranked, y_score)
+        return THRESHOLD_ORACLES[metric]([[key(i) for i in b] for b in blocks], facts)
+    if ties == "threshold":  # the same value as the expectation over tie orders
+        ties = "average"
     if oracle.pairwise and ties == "average" and not exhaustive:
         # The contract's formula: tied (pos, neg) pairs count 1/2.
         return _auc_with_half_ties(
@@ -624,23 +699,36 @@ def reference_group_weights(
     retrieved=None,
     relevance_threshold="positive",
     weights="rows",
+    group_weight="mean",
     judged=None,
     judged_only=False,
 ):
     """{group id: weight of the group in the mean over groups}.
 
     Group weight = mean of ``sample_weight`` over all rows of the group (1 if
-    None); for gauc it is multiplied by n_g ranked rows ("rows"), 1
-    ("uniform") or the number of ranked positives ("positives").
+    None), or with ``group_weight="relevant_mean"`` TF-Ranking's per-list
+    weight (:func:`_relevant_mean_weights`); for gauc it is multiplied by n_g
+    ranked rows ("rows"), 1 ("uniform") or the number of ranked positives
+    ("positives").
     """
     y_true, _, groups, retrieved, sample_weight = _as_arrays(
         y_true, y_true, groups, retrieved, sample_weight
     )
     _, keep = _judged_rows(judged, len(y_true), judged_only)
-    out = {}
-    for gid, rows in _group_rows(groups, keep).items():
+    kept = _group_rows(groups, keep)
+    if group_weight == "relevant_mean":
+        base = _relevant_mean_weights(kept, y_true, sample_weight, relevance_threshold)
+    elif group_weight == "mean":
         # A group left without rows (judged_only) weighs 0.
-        w = math.fsum(sample_weight[i] for i in rows) / max(len(rows), 1)
+        base = {
+            gid: math.fsum(sample_weight[i] for i in rows) / max(len(rows), 1)
+            for gid, rows in kept.items()
+        }
+    else:
+        raise ValueError(f"unknown group_weight {group_weight!r}")
+    out = {}
+    for gid, rows in kept.items():
+        w = base[gid]
         if metric == "gauc":
             ranked = [i for i in rows if retrieved[i]]
             if weights == "rows":
@@ -656,6 +744,28 @@ def reference_group_weights(
             w *= sum(a != b for a, b in itertools.combinations(labels, 2))
         out[gid] = w
     return out
+
+
+def _relevant_mean_weights(group_rows, y_true, sample_weight, threshold):
+    """TF-Ranking's per-list weights (metrics_impl.py,
+    ``_per_example_weights_to_per_list_weights``), one group at a time:
+    sum(w * rel) / sum(rel); a list without a relevant row gets the sum of those
+    weights over the number of lists with a relevant row and a nonzero weight
+    sum (1.0 when that number is 0); a list whose weights sum to 0 gets 0."""
+    per_list, has_rel, nonzero = {}, {}, {}
+    for gid, rows in group_rows.items():
+        rel = [i for i in rows if _relevant(y_true[i], threshold)]
+        has_rel[gid] = bool(rel)
+        nonzero[gid] = math.fsum(sample_weight[i] for i in rows) > 0
+        per_list[gid] = (
+            math.fsum(sample_weight[i] for i in rel) / len(rel) if rel else 0.0
+        )
+    count = sum(has_rel[g] and nonzero[g] for g in group_rows)
+    default = math.fsum(per_list.values()) / count if count else 1.0
+    return {
+        gid: 0.0 if not nonzero[gid] else per_list[gid] if has_rel[gid] else default
+        for gid in group_rows
+    }
 
 
 def reduce_groups(values, group_weights, undefined="skip"):
@@ -708,6 +818,8 @@ def reference_pooled_auc(
     rel = {i: bool(_relevant(y_true[i], relevance_threshold)) for i in ranked}
     if not ranked or all(rel.values()) or not any(rel.values()):
         return math.nan
+    if ties == "threshold":  # sklearn's roc_auc_score: tied pairs count 1/2
+        ties = "average"
     if ties == "average" and not exhaustive:
         return _auc_with_half_ties(
             [rel[i] for i in ranked],
@@ -749,6 +861,7 @@ def reference_mean(
     undefined="skip",
     persistence=0.8,
     recall_level=None,
+    group_weight="mean",
     judged=None,
     judged_only=False,
 ):
@@ -802,6 +915,7 @@ def reference_mean(
         retrieved=retrieved,
         relevance_threshold=relevance_threshold,
         weights=weights,
+        group_weight=group_weight,
         judged=judged,
         judged_only=judged_only,
     )

@@ -25,7 +25,9 @@ SCORE_VALUES = (-1.5, 0.0, 0.25, 1.0, 2.0, 3.0)
 cutoffs = st.sampled_from([1, 2, 3, 5, None])
 """Cutoffs below and above the group sizes (1..8) and no cutoff."""
 
-tie_policies = st.sampled_from(["average", "stable", "pessimistic", "optimistic"])
+tie_policies = st.sampled_from(
+    ["average", "stable", "pessimistic", "optimistic", "threshold"]
+)
 gains = st.sampled_from(["exponential", "linear"])
 
 
@@ -59,6 +61,7 @@ ap_denominators = st.sampled_from(
 )
 recall_denominators = st.sampled_from(["n_relevant", "min_k_n_relevant"])
 gauc_weights = st.sampled_from(["rows", "uniform", "positives"])
+group_weights = st.sampled_from(["mean", "relevant_mean"])
 persistences = st.sampled_from([0.5, 0.8, 0.9, 0.95])
 # Levels where round(r * R) hits .5 (0.1 * 5), 0 and 1, and trec_eval's 0.25.
 recall_levels = st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.7, 1.0])
@@ -217,6 +220,7 @@ OPTION_STRATEGIES = {
     "recall_denominator": lambda case: recall_denominators,
     "max_grade": _max_grades,
     "weights": lambda case: gauc_weights,
+    "group_weight": lambda case: group_weights,
     "persistence": lambda case: persistences,
     "recall_level": lambda case: recall_levels,
     "judged_only": lambda case: st.booleans(),

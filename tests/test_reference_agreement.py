@@ -258,6 +258,7 @@ def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
         metric, k = _split(name)
         ref_opts = _reference_options(metric, opts)
         weights = ref_opts.pop("weights")
+        group_weight = ref_opts.pop("group_weight", "mean")
         try:
             values = reference_per_group(
                 metric,
@@ -283,6 +284,7 @@ def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
             retrieved=case.retrieved,
             relevance_threshold=opts["relevance_threshold"],
             weights=weights,
+            group_weight=group_weight,
             judged=case.judged,
             judged_only=opts["judged_only"],
         )

@@ -278,17 +278,30 @@ TIE_S = [1.0, 1.0]
     [
         # MRR: first hit at 1 or 2 -> average (1 + 1/2)/2 = 3/4;
         # pessimistic puts the 0 first -> 1/2; optimistic -> 1;
-        # stable keeps input order (the 1 first) -> 1.
+        # stable keeps input order (the 1 first) -> 1; threshold reads the
+        # precision at the block's end, 1/2.
         (
             "mrr",
             None,
-            {"average": 3 / 4, "stable": 1, "pessimistic": 1 / 2, "optimistic": 1},
+            {
+                "average": 3 / 4,
+                "stable": 1,
+                "pessimistic": 1 / 2,
+                "optimistic": 1,
+                "threshold": 1 / 2,
+            },
         ),
         # P@1: (1 + 0)/2 = 1/2 on average.
         (
             "precision",
             1,
-            {"average": 1 / 2, "stable": 1, "pessimistic": 0, "optimistic": 1},
+            {
+                "average": 1 / 2,
+                "stable": 1,
+                "pessimistic": 0,
+                "optimistic": 1,
+                "threshold": 1 / 2,
+            },
         ),
         # Binary NDCG: DCG is 1 or 1/log2(3); IDCG = 1 -> (1 + 1/log2(3))/2.
         (
@@ -299,35 +312,66 @@ TIE_S = [1.0, 1.0]
                 "stable": 1,
                 "pessimistic": 1 / LOG2_3,
                 "optimistic": 1,
+                "threshold": (1 + 1 / LOG2_3) / 2,  # linear: as "average"
             },
         ),
         # AUC: the single pair is tied -> 1/2; resolved orders credit 1 or 0.
         (
             "gauc",
             None,
-            {"average": 1 / 2, "stable": 1, "pessimistic": 0, "optimistic": 1},
+            {
+                "average": 1 / 2,
+                "stable": 1,
+                "pessimistic": 0,
+                "optimistic": 1,
+                "threshold": 1 / 2,
+            },
         ),
         (
             "auc",
             None,
-            {"average": 1 / 2, "stable": 1, "pessimistic": 0, "optimistic": 1},
+            {
+                "average": 1 / 2,
+                "stable": 1,
+                "pessimistic": 0,
+                "optimistic": 1,
+                "threshold": 1 / 2,
+            },
         ),
-        # AP = MRR here (one relevant row).
+        # AP = MRR here (one relevant row), under every rule.
         (
             "map",
             None,
-            {"average": 3 / 4, "stable": 1, "pessimistic": 1 / 2, "optimistic": 1},
+            {
+                "average": 3 / 4,
+                "stable": 1,
+                "pessimistic": 1 / 2,
+                "optimistic": 1,
+                "threshold": 1 / 2,
+            },
         ),
         # Hit@1 averages to 1/2; R@1 too (R = 1).
         (
             "hit_rate",
             1,
-            {"average": 1 / 2, "stable": 1, "pessimistic": 0, "optimistic": 1},
+            {
+                "average": 1 / 2,
+                "stable": 1,
+                "pessimistic": 0,
+                "optimistic": 1,
+                "threshold": 1 / 2,
+            },
         ),
         (
             "recall",
             1,
-            {"average": 1 / 2, "stable": 1, "pessimistic": 0, "optimistic": 1},
+            {
+                "average": 1 / 2,
+                "stable": 1,
+                "pessimistic": 0,
+                "optimistic": 1,
+                "threshold": 1 / 2,
+            },
         ),
     ],
 )
