@@ -29,7 +29,7 @@ import xgboost as xgb
 from sklearn.metrics import average_precision_score, ndcg_score
 
 from sklearn_rank import evaluate
-from sklearn_rank._conventions import preset_values
+from sklearn_rank._conventions import PRESETS, preset_values
 from sklearn_rank.io import read_qrels, read_run, trec_arrays
 
 OUT = Path(__file__).with_name("parity.md")
@@ -52,6 +52,7 @@ class Measure:
     sklearn: Callable | None = None  # f(y, s) for one group
     lightgbm: str | None = None  # e.g. "ndcg@2"
     xgboost: str | None = None  # e.g. "pre@5"
+    judged_only: bool = False  # trec_eval -J (pytrec_eval judged_docs_only_flag)
 
 
 @dataclass
@@ -62,6 +63,7 @@ class Case:
     s: list[float]
     groups: list[int] | None = None
     measures: list[Measure] = field(default_factory=list)
+    judged: list[bool] | None = None  # False: no qrels line for the document
 
 
 def _sk_ndcg(k=None):
@@ -145,6 +147,21 @@ CASES = [
         [1, 2, 4, 3],
         measures=[Measure("GAUC", "gauc", xgboost="auc")],
     ),
+    Case(
+        "Unjudged documents at ranks 1 and 4 (no qrels line)",
+        "bpref reads judged documents only; trec_eval's -J (judged_only=True) drops "
+        "the unjudged documents before every measure, so P@2 is read on d2, d3.",
+        [0, 1, 1, 0, 0, 1],
+        [6, 5, 4, 3, 2, 1],
+        judged=[False, True, True, False, True, True],
+        measures=[
+            Measure("bpref", "bpref", "bpref"),
+            Measure("P@2", "precision@2", "P.2"),
+            Measure("P@2 with -J", "precision@2", "P.2", judged_only=True),
+            Measure("AP", "map", "map"),
+            Measure("AP with -J", "map", "map", judged_only=True),
+        ],
+    ),
 ]
 
 
@@ -155,6 +172,10 @@ def _split(case: Case):
     return np.asarray(case.y, float), np.asarray(case.s, float), groups
 
 
+def _judged(case: Case) -> np.ndarray:
+    return np.ones(len(case.y), bool) if case.judged is None else np.array(case.judged)
+
+
 def _docnames(groups: np.ndarray) -> list[str]:
     names, seen = [], {}
     for g in groups.tolist():
@@ -163,13 +184,18 @@ def _docnames(groups: np.ndarray) -> list[str]:
     return names
 
 
-def run_trec_eval(case: Case, measure: str) -> float:
+def run_trec_eval(case: Case, measure: str, judged_only: bool = False) -> float:
     y, s, groups = _split(case)
     qrels, run = {}, {}
-    for g, doc, label, score in zip(groups, _docnames(groups), y, s, strict=True):
-        qrels.setdefault(f"q{g}", {})[doc] = int(label)
+    rows = zip(groups, _docnames(groups), y, s, _judged(case), strict=True)
+    for g, doc, label, score, judged in rows:
+        if judged:
+            qrels.setdefault(f"q{g}", {})[doc] = int(label)
         run.setdefault(f"q{g}", {})[doc] = float(score)
-    result = pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run)
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels, {measure}, judged_docs_only_flag=judged_only
+    )
+    result = evaluator.evaluate(run)
     key = measure.replace(".", "_")
     return float(np.mean([values[key] for values in result.values()]))
 
@@ -209,20 +235,29 @@ def run_xgboost(case: Case, metric: str) -> float:
     return float(re.search(r":([-0-9.eE+na]+)$", text.strip()).group(1))
 
 
-def run_ours(case: Case, name: str, convention: str | None) -> float:
+def run_ours(
+    case: Case, name: str, convention: str | None, judged_only: bool = False
+) -> float:
     y, s, groups = _split(case)
+    judged = _judged(case)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # all groups undefined -> NaN, shown as such
         if convention != "trec_eval":
             result = evaluate(
-                y, s, groups=groups, metrics=[name], convention=convention
+                y,
+                s,
+                groups=groups,
+                judged=judged,
+                metrics=[name],
+                convention=convention,
+                judged_only=judged_only,
             )
             return result[name]
-        # trec_eval's tie rule needs rows in its order: go through the TREC readers.
+        # trec_eval's tie rule needs rows in its order: go through the TREC readers,
+        # which also fill ``judged`` from the qrels.
         docs = _docnames(groups)
-        qrels = "".join(
-            f"q{g} 0 {d} {int(v)}\n" for g, d, v in zip(groups, docs, y, strict=True)
-        )
+        lines = zip(groups, docs, y, judged, strict=True)
+        qrels = "".join(f"q{g} 0 {d} {int(v)}\n" for g, d, v, j in lines if j)
         run = "".join(
             f"q{g} Q0 {d} 0 {float(v)!r} r\n"
             for g, d, v in zip(groups, docs, s, strict=True)
@@ -233,8 +268,10 @@ def run_ours(case: Case, name: str, convention: str | None) -> float:
             t.y_score,
             groups=t.groups,
             retrieved=t.retrieved,
+            judged=t.judged,
             metrics=[name],
             convention="trec_eval",
+            judged_only=judged_only,
         )
         return result[name]
 
@@ -262,11 +299,12 @@ def _case_table(case: Case) -> list[str]:
         head += [TITLES[lib], f'`"{lib}"` preset']
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for m in case.measures:
-        row = [m.label, _fmt(run_ours(case, m.ours, None))]
+        flag = {"judged_only": True} if m.judged_only else {}
+        row = [m.label, _fmt(run_ours(case, m.ours, None, **flag))]
         for lib in LIBRARIES:
             spec = getattr(m, lib)
-            theirs = None if spec is None else RUNNERS[lib](case, spec)
-            ours = run_ours(case, m.ours, lib)
+            theirs = None if spec is None else RUNNERS[lib](case, spec, **flag)
+            ours = run_ours(case, m.ours, lib, **flag)
             same = theirs is None or abs(theirs - ours) < 1e-9
             row += [_fmt(theirs), _fmt(ours) + ("" if same else " ≠")]
         lines.append("| " + " | ".join(row) + " |")
@@ -275,6 +313,7 @@ def _case_table(case: Case) -> list[str]:
 
 def _presets_table() -> list[str]:
     names = ["sklearn_rank", *LIBRARIES]
+    names += [n for n in PRESETS if n not in names]
     keys = list(preset_values("sklearn_rank"))
     lines = [
         "| keyword | " + " | ".join(f'`"{n}"`' for n in names) + " |",
