@@ -100,8 +100,10 @@ def _load_trec(args: argparse.Namespace) -> list[RunInput]:
     for name, run in zip(names, runs, strict=True):
         joined = _join(qrels, run, args.complete, args.max_docs)
         check_overlap(joined, run.source, qrels.source)
-        present = np.unique(joined.qcode)  # codes are in string order
-        codes = np.searchsorted(present, joined.qcode)
+        # Codes are in string order; renumber the present ones 0..G-1 (linear).
+        seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0
+        present = np.flatnonzero(seen)
+        codes = (np.cumsum(seen) - 1)[joined.qcode]
         out.append(
             RunInput(
                 name=name,

@@ -145,6 +145,16 @@ class TrecArrays:
 # --------------------------------------------------------------------------- columns
 
 
+def _padded(encoded: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A buffer holding the strings one after the other (then ``PAD`` zero
+    bytes), and each string's span."""
+    lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
+    ends = np.cumsum(lengths)
+    buf = np.zeros(int(ends[-1]) + _text.PAD if ends.size else _text.PAD, np.uint8)
+    buf[: buf.size - _text.PAD] = np.frombuffer(b"".join(encoded), np.uint8)
+    return buf, ends - lengths, ends
+
+
 class _TextColumn:
     """A column of strings as integer codes plus the bytes of each distinct value.
 
@@ -154,6 +164,7 @@ class _TextColumn:
 
     def __init__(self, codes, buf, starts, ends):
         self.codes, self.buf, self.starts, self.ends = codes, buf, starts, ends
+        self._hashes = None
 
     @classmethod
     def from_fields(cls, fields: _text.Fields, column: int) -> _TextColumn:
@@ -174,15 +185,19 @@ class _TextColumn:
 
     @classmethod
     def from_codes(cls, codes: np.ndarray, uniques: list[str]) -> _TextColumn:
-        encoded = [u.encode("utf-8") for u in uniques]
-        lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
-        ends = np.cumsum(lengths)
-        buf = np.frombuffer(b"".join(encoded), np.uint8)
-        return cls(np.asarray(codes, np.int64), buf, ends - lengths, ends)
+        buf, starts, ends = _padded([u.encode("utf-8") for u in uniques])
+        return cls(np.asarray(codes, np.int64), buf, starts, ends)
 
     @property
     def n_unique(self) -> int:
         return int(self.starts.size)
+
+    @property
+    def hashes(self) -> np.ndarray:
+        """The 64-bit hash of each distinct value (computed once)."""
+        if self._hashes is None:
+            self._hashes = _text.hash_spans(self.buf, self.starts, self.ends)
+        return self._hashes
 
     def text(self, codes: np.ndarray | None = None) -> list[str]:
         """The distinct strings (or those of ``codes``)."""
@@ -196,10 +211,74 @@ class _TextColumn:
         return np.array(self.text(), dtype=object)[self.codes]
 
 
+class _RowText:
+    """A column of strings kept as the byte span of every row, not factorized:
+    document ids are joined and checked through 64-bit hashes of the spans
+    (every hash match is confirmed byte for byte), and decoded only for ties."""
+
+    def __init__(self, buf, starts, ends):
+        self.buf, self.starts, self.ends = buf, starts, ends
+        self._hashes = None
+
+    @classmethod
+    def from_fields(cls, fields: _text.Fields, column: int) -> _RowText:
+        return cls(fields.buf, fields.starts[column], fields.ends[column])
+
+    @classmethod
+    def from_values(cls, values: Any) -> _RowText:
+        """From any array of ids (their ``str``); equal ids share their bytes."""
+        column = _TextColumn.from_values(values)
+        codes = column.codes
+        return cls(column.buf, column.starts[codes], column.ends[codes])
+
+    def __len__(self) -> int:
+        return int(self.starts.size)
+
+    @property
+    def hashes(self) -> np.ndarray:
+        """The 64-bit hash of each row's bytes (computed once)."""
+        if self._hashes is None:
+            self._hashes = _text.hash_spans(self.buf, self.starts, self.ends)
+        return self._hashes
+
+    def factorized(self) -> _TextColumn:
+        codes, first = _text.factorize(self.buf, self.starts, self.ends)
+        return _TextColumn(codes, self.buf, self.starts[first], self.ends[first])
+
+    @property
+    def n_unique(self) -> int:
+        return self.factorized().n_unique
+
+    def text(self, rows: np.ndarray | None = None) -> list[str]:
+        """The strings of ``rows`` (all rows by default)."""
+        if rows is None:
+            return _text.decode(self.buf, self.starts, self.ends)
+        return _text.decode(self.buf, self.starts[rows], self.ends[rows])
+
+    def raw(self, row: int) -> bytes:
+        return self.buf[int(self.starts[row]) : int(self.ends[row])].tobytes()
+
+    def strings(self) -> np.ndarray:
+        """One Python str per row; equal ids share one object."""
+        return self.factorized().strings()
+
+
+_MIX = np.uint64(0xD6E8FEB86659FD93)
+
+
+def _row_keys(qcodes: np.ndarray, qhash: np.ndarray, docno: _RowText) -> np.ndarray:
+    """A 64-bit key of each row's (query, document): equal pairs, equal keys."""
+    with np.errstate(over="ignore"):
+        keys = qhash[qcodes] * _MIX
+        keys ^= docno.hashes
+        keys *= _text._P1
+        keys ^= keys >> np.uint64(31)
+    return keys
+
+
 def _merge(a: _TextColumn, b: _TextColumn) -> tuple[np.ndarray, np.ndarray, int]:
     """Map the distinct values of two columns onto one numbering."""
-    ha = _text.hash_spans(a.buf, a.starts, a.ends)
-    hb = _text.hash_spans(b.buf, b.starts, b.ends)
+    ha, hb = a.hashes, b.hashes
     _, first, inverse = np.unique(
         np.concatenate([ha, hb]), return_index=True, return_inverse=True
     )
@@ -230,39 +309,47 @@ def _merge(a: _TextColumn, b: _TextColumn) -> tuple[np.ndarray, np.ndarray, int]
 
 
 def _parse(source: Any, kind: str, wanted: list[int]) -> _text.Fields:
-    data, name = _text.read_bytes(source)
-    _text.check_utf8(data, name)
+    buf, name = _text.read_buffer(source)
+    _text.check_utf8_buffer(buf, name)
     n_fields, exact = (4, True) if kind == "qrels" else (6, False)
-    return _text.split_fields(data, name, n_fields, exact, wanted, _LAYOUT[kind])
+    return _text.split_fields(buf, name, n_fields, exact, wanted, _LAYOUT[kind])
 
 
 def _check_unique(
-    qid: _TextColumn, docno: _TextColumn, lines: np.ndarray, name: str
+    qid: _TextColumn, docno: _RowText, lines: np.ndarray, name: str
 ) -> None:
-    """Raise on a document listed twice for one query, naming both lines."""
+    """Raise on a document listed twice for one query, naming both lines.
+
+    One sort of the rows' 64-bit (query, document) keys; rows whose key repeats
+    are compared exactly, in file order (the message names the first repeat).
+    """
     if qid.codes.size < 2:
         return
-    key = qid.codes * max(docno.n_unique, 1) + docno.codes
-    order = np.argsort(key, kind="stable")
-    dup = key[order][1:] == key[order][:-1]
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        first, second = int(lines[order[i]]), int(lines[order[i + 1]])
-        row = order[i]
-        d = docno.text(docno.codes[row : row + 1])[0]
+    keys = _row_keys(qid.codes, qid.hashes, docno)
+    ranked = np.sort(keys)
+    repeated = ranked[1:][ranked[1:] == ranked[:-1]]
+    if repeated.size == 0:
+        return
+    seen: dict[tuple[int, bytes], int] = {}
+    for row in np.flatnonzero(np.isin(keys, repeated)).tolist():
+        pair = (int(qid.codes[row]), docno.raw(row))
+        if pair not in seen:
+            seen[pair] = row
+            continue
+        d = docno.text(np.array([row]))[0]
         q = qid.text(qid.codes[row : row + 1])[0]
         raise _text.error(
             name,
-            second,
+            int(lines[row]),
             f"duplicate document {d!r} for query {q!r} (first listed on line "
-            f"{first}); each document may appear once per query",
+            f"{int(lines[seen[pair]])}); each document may appear once per query",
         )
 
 
 @dataclass
 class _ParsedQrels:
     qid: _TextColumn
-    docno: _TextColumn
+    docno: _RowText
     relevance: np.ndarray
     line: np.ndarray
     source: str
@@ -271,7 +358,7 @@ class _ParsedQrels:
 @dataclass
 class _ParsedRun:
     qid: _TextColumn
-    docno: _TextColumn
+    docno: _RowText
     score: np.ndarray
     rank: np.ndarray | None
     runid: str
@@ -282,7 +369,7 @@ class _ParsedRun:
 def _parse_qrels(source: Any) -> _ParsedQrels:
     fields = _parse(source, "qrels", [0, 2, 3])
     relevance = _text.parse_numbers(fields, 2, "rel", float)
-    qid, docno = _TextColumn.from_fields(fields, 0), _TextColumn.from_fields(fields, 1)
+    qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
     _check_unique(qid, docno, fields.line, fields.name)
     return _ParsedQrels(qid, docno, relevance, fields.line, fields.name)
 
@@ -295,7 +382,7 @@ def _parse_run(source: Any, ranks: bool = True) -> _ParsedRun:
     if ranks:
         hint = f" (are the columns in the order {_LAYOUT['run']}?)"
         rank = _text.parse_numbers(fields, 4, "rank", int, hint)
-    qid, docno = _TextColumn.from_fields(fields, 0), _TextColumn.from_fields(fields, 1)
+    qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
     _check_unique(qid, docno, fields.line, fields.name)
     n = fields.line.size
     runid = (
@@ -346,7 +433,7 @@ def read_qrels(source: str | os.PathLike[str] | IO[Any]) -> Qrels:
         qid=p.qid.strings(),
         docno=p.docno.strings(),
         relevance=p.relevance,
-        line=p.line,
+        line=p.line.astype(np.int64),
         source=p.source,
         _parsed=p,
     )
@@ -394,7 +481,7 @@ def read_run(source: str | os.PathLike[str] | IO[Any]) -> Run:
         rank=p.rank,
         score=p.score,
         runid=p.runid,
-        line=p.line,
+        line=p.line.astype(np.int64),
         source=p.source,
         _parsed=p,
     )
@@ -412,7 +499,7 @@ def _parsed_qrels(qrels: Qrels) -> _ParsedQrels:
         return qrels._parsed
     return _ParsedQrels(
         _TextColumn.from_values(qrels.qid),
-        _TextColumn.from_values(qrels.docno),
+        _RowText.from_values(qrels.docno),
         np.asarray(qrels.relevance, np.float64),
         np.asarray(qrels.line),
         qrels.source,
@@ -424,7 +511,7 @@ def _parsed_run(run: Run) -> _ParsedRun:
         return run._parsed
     return _ParsedRun(
         _TextColumn.from_values(run.qid),
-        _TextColumn.from_values(run.docno),
+        _RowText.from_values(run.docno),
         np.asarray(run.score, np.float64),
         None,
         run.runid,
@@ -447,19 +534,48 @@ def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
     return qq, rq, names[order]
 
 
-def _trec_order(q: np.ndarray, s: np.ndarray, d: np.ndarray, docno: _TextColumn):
+_SIGN = np.uint64(1 << 63)
+
+
+def _descending_key(s: np.ndarray) -> np.ndarray:
+    """Unsigned keys whose ascending order is the descending order of the finite
+    floats ``s`` (equal floats, 0.0 and -0.0 included, give equal keys)."""
+    bits = (s + 0.0).view(np.uint64)  # -0.0 + 0.0 is 0.0
+    # Non-negative: flip all bits but the sign; negative: keep them as they are.
+    flip = (bits >> np.uint64(63)) - np.uint64(1)
+    flip >>= np.uint64(1)
+    bits ^= flip
+    return bits
+
+
+def _group_pass(by_score: np.ndarray, q: np.ndarray, n_q: int) -> np.ndarray:
+    """Stable reorder of ``by_score`` by query code (radix passes on 16 bits)."""
+    if n_q <= 1 << 16:
+        return by_score[np.argsort(q[by_score].astype(np.uint16), kind="stable")]
+    halves = q.astype(np.uint32)[by_score].view(np.uint16).reshape(-1, 2)
+    low_half, high_half = (0, 1) if np.little_endian else (1, 0)
+    low = np.argsort(halves[:, low_half], kind="stable")
+    high = np.argsort(halves[low, high_half], kind="stable")
+    return by_score[low[high]]
+
+
+def _trec_order(q: np.ndarray, s: np.ndarray, rows: np.ndarray, docno: _RowText):
     """trec_eval's ranking: query, score descending, then docno descending.
 
-    The docno text is compared only among rows whose scores tie.
+    One sort of the scores (as unsigned keys) and a radix pass over the query
+    codes; the docno text is compared only among rows whose scores tie.
     """
-    order = np.lexsort((-s, q))
+    if q.size == 0:
+        return np.zeros(0, np.intp)
+    n_q = int(q.max()) + 1
+    order = _group_pass(np.argsort(_descending_key(s)), q, n_q)
     qo, so = q[order], s[order]
     tie = (qo[1:] == qo[:-1]) & (so[1:] == so[:-1])
     if tie.any():
         in_block = np.r_[tie, False] | np.r_[False, tie]
         pos = np.flatnonzero(in_block)
         block = np.cumsum(np.r_[True, ~tie])[pos]
-        names = np.array(docno.text(d[order[pos]]), dtype=object)
+        names = np.array(docno.text(rows[order[pos]]), dtype=object)
         _, text_rank = np.unique(names, return_inverse=True)
         order[pos] = order[pos][np.lexsort((-text_rank.reshape(-1), block))]
     return order
@@ -509,24 +625,21 @@ def _join(
 ) -> _Joined:
     """trec_eval's join of a qrels and a run (see :func:`trec_arrays`)."""
     qq, rq, qids = _query_codes(qrels, run)
-    map_qd, map_rd, n_docs = _merge(qrels.docno, run.docno)
-    qd, rd = map_qd[qrels.docno.codes], map_rd[run.docno.codes]
-    # Run rows of judged queries; qrels rows of the queries the run returns.
     n_q = qids.size
-    run_keep = np.bincount(qq, minlength=n_q)[rq] > 0
-    rq, rd, rs = rq[run_keep], rd[run_keep], run.score[run_keep]
-    run_doc_codes = run.docno.codes[run_keep]
+    # Run rows of judged queries; qrels rows of the queries the run returns.
+    judged = np.bincount(qq, minlength=n_q) > 0
+    run_rows = np.flatnonzero(judged[rq])
+    rq, rs = rq[run_rows], run.score[run_rows]
     if complete:
-        qrels_keep = np.ones(qq.size, bool)
+        qrels_rows = np.arange(qq.size)
     else:
-        qrels_keep = np.bincount(rq, minlength=n_q)[qq] > 0
-    qq, qd = qq[qrels_keep], qd[qrels_keep]
-    qr = np.maximum(qrels.relevance[qrels_keep], 0.0)
-    qrels_doc_codes = qrels.docno.codes[qrels_keep]
-    rq, rd, rs, run_doc_codes, rank = _rank_and_cut(
-        rq, rd, rs, run_doc_codes, run.docno, max_docs_per_query
+        qrels_rows = np.flatnonzero((np.bincount(rq, minlength=n_q) > 0)[qq])
+    qq = qq[qrels_rows]
+    qr = np.maximum(qrels.relevance[qrels_rows], 0.0)
+    rq, rs, run_rows, rank = _rank_and_cut(
+        rq, rs, run_rows, run.docno, max_docs_per_query
     )
-    y_run, missing = _lookup(rq, rd, qq, qd, qr, n_docs)
+    y_run, missing = _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows)
     floor = float(rs.min()) if rs.size else 0.0
     floor -= max(1.0, abs(floor))
     m = int(missing.sum())
@@ -537,37 +650,83 @@ def _join(
         retrieved=np.concatenate([np.ones(rq.size, bool), np.zeros(m, bool)]),
         rank=rank.astype(np.int64),
         qids=qids,
-        run_docs=(run.docno, run_doc_codes),
-        qrels_docs=(qrels.docno, qrels_doc_codes[missing]),
+        run_docs=(run.docno, run_rows),
+        qrels_docs=(qrels.docno, qrels_rows[missing]),
     )
 
 
-def _rank_and_cut(rq, rd, rs, doc_codes, docno, max_docs_per_query):
+def _rank_and_cut(rq, rs, rows, docno, max_docs_per_query):
     """Run rows in trec_eval's order with their rank, cut at max_docs_per_query."""
-    order = _trec_order(rq, rs, doc_codes, docno)
-    rq, rd, rs, doc_codes = rq[order], rd[order], rs[order], doc_codes[order]
+    order = _trec_order(rq, rs, rows, docno)
+    rq, rs, rows = rq[order], rs[order], rows[order]
     starts = np.flatnonzero(np.r_[True, rq[1:] != rq[:-1]]) if rq.size else rq
     sizes = np.diff(np.r_[starts, rq.size])
     rank = np.arange(rq.size) - np.repeat(starts, sizes) + 1
     if max_docs_per_query is not None:
         cut = rank <= max_docs_per_query
-        rq, rd, rs, doc_codes, rank = (a[cut] for a in (rq, rd, rs, doc_codes, rank))
-    return rq, rd, rs, doc_codes, rank
+        rq, rs, rows, rank = (a[cut] for a in (rq, rs, rows, rank))
+    return rq, rs, rows, rank
 
 
-def _lookup(rq, rd, qq, qd, qr, n_docs):
-    """(grade of each run row, mask of qrels rows the run did not retrieve)."""
-    run_key = rq * n_docs + rd
-    qrels_key = qq * n_docs + qd
+def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
+    """(grade of each run row, mask of qrels rows the run did not retrieve).
+
+    Rows meet through their 64-bit (query, document) keys: a binary search of
+    the run's keys among the sorted qrels keys, every match confirmed byte for
+    byte. Two judgments sharing a key (a hash collision) switch to a dict.
+    """
+    qhash = np.zeros(int(max(qq.max(initial=-1), rq.max(initial=-1))) + 1, np.uint64)
+    qhash[:] = np.arange(qhash.size, dtype=np.uint64)
+    qrels_key = _row_keys(qq, qhash, _subset(qrels.docno, qrels_rows))
+    run_key = _row_keys(rq, qhash, _subset(run.docno, run_rows))
     by_key = np.argsort(qrels_key)
     sorted_key = qrels_key[by_key]
-    pos = np.searchsorted(sorted_key, run_key)
-    pos_c = np.minimum(pos, max(sorted_key.size - 1, 0))
-    hit = (pos < sorted_key.size) & (sorted_key[pos_c] == run_key)
     y_run = np.zeros(run_key.size)
-    y_run[hit] = qr[by_key[pos_c[hit]]]
     missing = np.ones(qrels_key.size, bool)
-    missing[by_key[pos_c[hit]]] = False
+    if sorted_key.size == 0 or run_key.size == 0:
+        return y_run, missing
+    if (sorted_key[1:] == sorted_key[:-1]).any():
+        return _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows)
+    pos = np.searchsorted(sorted_key, run_key)
+    np.minimum(pos, sorted_key.size - 1, out=pos)
+    hit = np.flatnonzero(sorted_key[pos] == run_key)
+    judged = by_key[pos[hit]]
+    # A key is unique among the judgments: a match whose bytes differ is a
+    # collision with a document that was not judged.
+    d_run, d_qrels = run.docno, qrels.docno
+    r_at, q_at = run_rows[hit], qrels_rows[judged]
+    same = (rq[hit] == qq[judged]) & _text.same_spans(
+        d_run.buf,
+        d_run.starts[r_at],
+        d_run.ends[r_at],
+        d_qrels.buf,
+        d_qrels.starts[q_at],
+        d_qrels.ends[q_at],
+    )
+    hit, judged = hit[same], judged[same]
+    y_run[hit] = qr[judged]
+    missing[judged] = False
+    return y_run, missing
+
+
+def _subset(docno: _RowText, rows: np.ndarray) -> _RowText:
+    sub = _RowText(docno.buf, docno.starts[rows], docno.ends[rows])
+    sub._hashes = docno.hashes[rows]
+    return sub
+
+
+def _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows):
+    """:func:`_lookup` through a dict of (query, document bytes): slow, exact."""
+    table: dict[tuple[int, bytes], int] = {}
+    for i, (q, row) in enumerate(zip(qq.tolist(), qrels_rows.tolist(), strict=True)):
+        table.setdefault((q, qrels.docno.raw(row)), i)
+    y_run = np.zeros(rq.size)
+    missing = np.ones(qq.size, bool)
+    for j, (q, row) in enumerate(zip(rq.tolist(), run_rows.tolist(), strict=True)):
+        i = table.get((q, run.docno.raw(row)))
+        if i is not None:
+            y_run[j] = qr[i]
+            missing[i] = False
     return y_run, missing
 
 
