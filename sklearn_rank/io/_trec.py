@@ -315,23 +315,49 @@ def _parse(source: Any, kind: str, wanted: list[int]) -> _text.Fields:
     return _text.split_fields(buf, name, n_fields, exact, wanted, _LAYOUT[kind])
 
 
+# A sorted key table packs each row's index into the low bits of its 64-bit
+# (query, document) key: one sort of plain integers (no argsort) orders the rows
+# by the key's high bits and says where each came from.
+_ROW_BITS = 32
+_ROW_MASK = np.uint64((1 << _ROW_BITS) - 1)
+
+
+def _key_table(qid: _TextColumn, docno: _RowText) -> np.ndarray | None:
+    """The rows' packed (query, document) keys, sorted; None past 2**32 rows."""
+    n = qid.codes.size
+    if n >= 1 << _ROW_BITS:
+        return None
+    table = _row_keys(qid.codes, qid.hashes, docno)
+    table &= ~_ROW_MASK
+    table |= np.arange(n, dtype=np.uint64)
+    table.sort()
+    return table
+
+
 def _check_unique(
     qid: _TextColumn, docno: _RowText, lines: np.ndarray, name: str
-) -> None:
+) -> np.ndarray | None:
     """Raise on a document listed twice for one query, naming both lines.
 
-    One sort of the rows' 64-bit (query, document) keys; rows whose key repeats
-    are compared exactly, in file order (the message names the first repeat).
+    One sort of the rows' packed keys (:func:`_key_table`, returned for the
+    join); rows whose key's high bits repeat are compared exactly, in file order
+    (the message names the first repeat).
     """
-    if qid.codes.size < 2:
-        return
-    keys = _row_keys(qid.codes, qid.hashes, docno)
-    ranked = np.sort(keys)
-    repeated = ranked[1:][ranked[1:] == ranked[:-1]]
-    if repeated.size == 0:
-        return
+    table = _key_table(qid, docno)
+    if table is None:  # more than 2**32 rows: unpacked keys
+        keys = _row_keys(qid.codes, qid.hashes, docno)
+        ranked = np.sort(keys)
+        repeated = ranked[1:][ranked[1:] == ranked[:-1]]
+        candidates = np.flatnonzero(np.isin(keys, repeated))
+    else:
+        high = table >> np.uint64(_ROW_BITS)
+        repeat = np.flatnonzero(high[1:] == high[:-1])
+        if repeat.size == 0:
+            return table
+        rows = (table & _ROW_MASK).astype(np.int64)
+        candidates = np.unique(np.concatenate([rows[repeat], rows[repeat + 1]]))
     seen: dict[tuple[int, bytes], int] = {}
-    for row in np.flatnonzero(np.isin(keys, repeated)).tolist():
+    for row in candidates.tolist():
         pair = (int(qid.codes[row]), docno.raw(row))
         if pair not in seen:
             seen[pair] = row
@@ -344,6 +370,7 @@ def _check_unique(
             f"duplicate document {d!r} for query {q!r} (first listed on line "
             f"{int(lines[seen[pair]])}); each document may appear once per query",
         )
+    return table
 
 
 @dataclass
@@ -353,6 +380,7 @@ class _ParsedQrels:
     relevance: np.ndarray
     line: np.ndarray
     source: str
+    keys: np.ndarray | None = None  # from _check_unique
 
 
 @dataclass
@@ -364,14 +392,15 @@ class _ParsedRun:
     runid: str
     line: np.ndarray
     source: str
+    keys: np.ndarray | None = None  # from _check_unique
 
 
 def _parse_qrels(source: Any) -> _ParsedQrels:
     fields = _parse(source, "qrels", [0, 2, 3])
     relevance = _text.parse_numbers(fields, 2, "rel", float)
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
-    _check_unique(qid, docno, fields.line, fields.name)
-    return _ParsedQrels(qid, docno, relevance, fields.line, fields.name)
+    keys = _check_unique(qid, docno, fields.line, fields.name)
+    return _ParsedQrels(qid, docno, relevance, fields.line, fields.name, keys)
 
 
 def _parse_run(source: Any, ranks: bool = True) -> _ParsedRun:
@@ -383,14 +412,14 @@ def _parse_run(source: Any, ranks: bool = True) -> _ParsedRun:
         hint = f" (are the columns in the order {_LAYOUT['run']}?)"
         rank = _text.parse_numbers(fields, 4, "rank", int, hint)
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
-    _check_unique(qid, docno, fields.line, fields.name)
+    keys = _check_unique(qid, docno, fields.line, fields.name)
     n = fields.line.size
     runid = (
         _text.decode(fields.buf, fields.starts[3][n - 1 :], fields.ends[3][n - 1 :])[0]
         if n
         else ""
     )
-    return _ParsedRun(qid, docno, score, rank, runid, fields.line, fields.name)
+    return _ParsedRun(qid, docno, score, rank, runid, fields.line, fields.name, keys)
 
 
 # --------------------------------------------------------------------------- readers
@@ -562,22 +591,56 @@ def _group_pass(by_score: np.ndarray, q: np.ndarray, n_q: int) -> np.ndarray:
 def _trec_order(q: np.ndarray, s: np.ndarray, rows: np.ndarray, docno: _RowText):
     """trec_eval's ranking: query, score descending, then docno descending.
 
-    One sort of the scores (as unsigned keys) and a radix pass over the query
-    codes; the docno text is compared only among rows whose scores tie.
+    One sort of plain integers packing the query code, the top bits of the
+    score's order key and the row index. Rows whose query and truncated score
+    agree are then ordered by their exact score, and rows whose scores tie by
+    their docno text (decoded for those rows only).
     """
-    if q.size == 0:
+    n = q.size
+    if n == 0:
         return np.zeros(0, np.intp)
-    n_q = int(q.max()) + 1
-    order = _group_pass(np.argsort(_descending_key(s)), q, n_q)
-    qo, so = q[order], s[order]
-    tie = (qo[1:] == qo[:-1]) & (so[1:] == so[:-1])
-    if tie.any():
-        in_block = np.r_[tie, False] | np.r_[False, tie]
-        pos = np.flatnonzero(in_block)
-        block = np.cumsum(np.r_[True, ~tie])[pos]
-        names = np.array(docno.text(rows[order[pos]]), dtype=object)
-        _, text_rank = np.unique(names, return_inverse=True)
-        order[pos] = order[pos][np.lexsort((-text_rank.reshape(-1), block))]
+    row_bits = max(1, (n - 1).bit_length())
+    query_bits = max(1, int(q.max()).bit_length())
+    score_bits = 64 - row_bits - query_bits
+    if score_bits < 16:  # huge inputs: sort the full score key, then the query
+        order = _group_pass(np.argsort(_descending_key(s)), q, int(q.max()) + 1)
+        return _order_ties(order, q, s, rows, docno)
+    packed = q.astype(np.uint64) << np.uint64(64 - query_bits)
+    packed |= (_descending_key(s) >> np.uint64(64 - score_bits)) << np.uint64(row_bits)
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    order = (packed & np.uint64((1 << row_bits) - 1)).astype(np.intp)
+    high = packed >> np.uint64(row_bits)
+    merged = high[1:] == high[:-1]
+    if merged.any():
+        # Rows sharing a truncated key: order them by their exact score.
+        in_run = np.r_[merged, False] | np.r_[False, merged]
+        pos = np.flatnonzero(in_run)
+        run = np.cumsum(np.r_[True, ~merged])[pos]
+        sub = order[pos]
+        order[pos] = sub[np.lexsort((-s[sub], run))]
+        order = _order_ties(order, q, s, rows, docno, pos)
+    return order
+
+
+def _order_ties(order, q, s, rows, docno, pos=None):
+    """Rows with the same query and score, ordered by docno descending.
+
+    ``pos``: the only positions of ``order`` where ties can be (None: any).
+    """
+    at = order if pos is None else order[pos]
+    tie = (q[at[1:]] == q[at[:-1]]) & (s[at[1:]] == s[at[:-1]])
+    if pos is not None:
+        tie &= pos[1:] == pos[:-1] + 1
+    if not tie.any():
+        return order
+    in_block = np.r_[tie, False] | np.r_[False, tie]
+    where = np.flatnonzero(in_block)
+    block = np.cumsum(np.r_[True, ~tie])[where]
+    place = where if pos is None else pos[where]
+    names = np.array(docno.text(rows[order[place]]), dtype=object)
+    _, text_rank = np.unique(names, return_inverse=True)
+    order[place] = order[place][np.lexsort((-text_rank.reshape(-1), block))]
     return order
 
 
@@ -671,31 +734,47 @@ def _rank_and_cut(rq, rs, rows, docno, max_docs_per_query):
 def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
     """(grade of each run row, mask of qrels rows the run did not retrieve).
 
-    Rows meet through their 64-bit (query, document) keys: a binary search of
-    the run's keys among the sorted qrels keys, every match confirmed byte for
-    byte. Two judgments sharing a key (a hash collision) switch to a dict.
+    Both files' sorted key tables (:func:`_key_table`) meet in one binary search
+    of the judgments' keys among the run's; every match is confirmed byte for
+    byte. A key shared by several run rows (a hash collision) is resolved
+    exactly.
     """
-    qhash = np.zeros(int(max(qq.max(initial=-1), rq.max(initial=-1))) + 1, np.uint64)
-    qhash[:] = np.arange(qhash.size, dtype=np.uint64)
-    qrels_key = _row_keys(qq, qhash, _subset(qrels.docno, qrels_rows))
-    run_key = _row_keys(rq, qhash, _subset(run.docno, run_rows))
-    by_key = np.argsort(qrels_key)
-    sorted_key = qrels_key[by_key]
-    y_run = np.zeros(run_key.size)
-    missing = np.ones(qrels_key.size, bool)
-    if sorted_key.size == 0 or run_key.size == 0:
-        return y_run, missing
-    if (sorted_key[1:] == sorted_key[:-1]).any():
+    y_run = np.zeros(rq.size)
+    missing = np.ones(qq.size, bool)
+    q_table = (
+        qrels.keys if qrels.keys is not None else _key_table(qrels.qid, qrels.docno)
+    )
+    r_table = run.keys if run.keys is not None else _key_table(run.qid, run.docno)
+    if q_table is None or r_table is None:
         return _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows)
-    pos = np.searchsorted(sorted_key, run_key)
-    np.minimum(pos, sorted_key.size - 1, out=pos)
-    hit = np.flatnonzero(sorted_key[pos] == run_key)
-    judged = by_key[pos[hit]]
-    # A key is unique among the judgments: a match whose bytes differ is a
-    # collision with a document that was not judged.
+    if qq.size == 0 or rq.size == 0:
+        return y_run, missing
+    # Position of each original row among the kept ones (-1: dropped).
+    q_pos = np.full(len(qrels.docno), -1, np.int64)
+    q_pos[qrels_rows] = np.arange(qrels_rows.size)
+    r_pos = np.full(len(run.docno), -1, np.int64)
+    r_pos[run_rows] = np.arange(run_rows.size)
+    shift = np.uint64(_ROW_BITS)
+    r_high = r_table >> shift
+    q_high = q_table >> shift
+    left = np.searchsorted(r_high, q_high, "left")
+    count = np.searchsorted(r_high, q_high, "right") - left
+    q_row = (q_table & _ROW_MASK).astype(np.int64)
+    r_row = (r_table & _ROW_MASK).astype(np.int64)
+    one = np.flatnonzero(count == 1)
+    i, j = q_pos[q_row[one]], r_pos[r_row[left[one]]]
+    both = (i >= 0) & (j >= 0)
+    i, j = i[both], j[both]
+    for k in np.flatnonzero(count > 1).tolist():  # colliding keys: rare
+        ik = int(q_pos[q_row[k]])
+        js = r_pos[r_row[left[k] : left[k] + count[k]]]
+        js = js[js >= 0]
+        if ik >= 0 and js.size:
+            i = np.concatenate([i, np.full(js.size, ik)])
+            j = np.concatenate([j, js])
     d_run, d_qrels = run.docno, qrels.docno
-    r_at, q_at = run_rows[hit], qrels_rows[judged]
-    same = (rq[hit] == qq[judged]) & _text.same_spans(
+    r_at, q_at = run_rows[j], qrels_rows[i]
+    same = (rq[j] == qq[i]) & _text.same_spans(
         d_run.buf,
         d_run.starts[r_at],
         d_run.ends[r_at],
@@ -703,16 +782,10 @@ def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
         d_qrels.starts[q_at],
         d_qrels.ends[q_at],
     )
-    hit, judged = hit[same], judged[same]
-    y_run[hit] = qr[judged]
-    missing[judged] = False
+    i, j = i[same], j[same]
+    y_run[j] = qr[i]
+    missing[i] = False
     return y_run, missing
-
-
-def _subset(docno: _RowText, rows: np.ndarray) -> _RowText:
-    sub = _RowText(docno.buf, docno.starts[rows], docno.ends[rows])
-    sub._hashes = docno.hashes[rows]
-    return sub
 
 
 def _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows):
