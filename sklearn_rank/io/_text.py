@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 BOM = b"\xef\xbb\xbf"
-_BLOCK_BYTES = 1 << 23  # lines are split a block at a time (bounded temporaries)
+_BLOCK_BYTES = 1 << 20  # lines are split a block at a time (bounded temporaries)
 _NUMBER_WIDTH = 40  # longer numeric fields are parsed one by one
 
 
@@ -256,62 +256,65 @@ def split_fields(
     ``buf`` comes from :func:`read_buffer`. Blank lines and lines whose first
     field starts with ``#`` are skipped. ``exact`` requires exactly ``n_fields``
     per line, otherwise at least. Offsets are int32 for content under 2 GiB.
+
+    The content is cut into blocks of whole lines (bounded temporaries, in
+    cache); each block's spans go straight into arrays sized for the most lines
+    the content could hold, of which only the pages written are ever touched.
     """
     n = buf.size - PAD
     index = np.int32 if n < 2**31 - 1 else np.int64
-    starts: list[list[np.ndarray]] = [[] for _ in wanted]
-    ends: list[list[np.ndarray]] = [[] for _ in wanted]
-    lines: list[np.ndarray] = []
-    first_line, pos = 1, 0
+    # A data line holds n_fields fields and as many separators.
+    capacity = n // (2 * n_fields) + 1
+    starts = [np.empty(capacity, index) for _ in wanted]
+    ends = [np.empty(capacity, index) for _ in wanted]
+    line = np.empty(capacity, index)
+    rows, first_line, pos = 0, 1, 0
     while pos < n:
         stop = n if pos + _BLOCK_BYTES >= n else _next_line(buf, pos + _BLOCK_BYTES, n)
         block = buf[pos:stop]
         simple = _simple(block, n_fields, wanted)
         if simple is not None:
             spans, n_lines = simple
+            end = rows + n_lines
             for j, (s, e) in enumerate(spans):
-                starts[j].append((s + pos).astype(index))
-                ends[j].append((e + pos).astype(index))
-            lines.append(np.arange(first_line, first_line + n_lines, dtype=index))
-            first_line += n_lines
-            pos = stop
-            continue
-        f_start, f_end, newlines = _edges(block)
-        n_lines = newlines.size + (0 if block[-1] == 10 else 1)
-        first = _regular(f_start, f_end, newlines, n_lines, n_fields, block)
-        if first is not None:  # every line holds exactly n_fields fields
-            keep = np.ones(n_lines, bool)
+                np.add(s, pos, out=starts[j][rows:end], casting="unsafe")
+                np.add(e, pos, out=ends[j][rows:end], casting="unsafe")
+            line[rows:end] = np.arange(first_line, first_line + n_lines)
         else:
-            first, keep = _general(
-                f_start,
-                newlines,
-                n_lines,
-                n_fields,
-                exact,
-                block,
-                name,
-                layout,
-                first_line,
-                buf,
-                pos,
-            )
-        idx = np.flatnonzero(keep)
-        for j, field in enumerate(wanted):
-            at = first + field
-            starts[j].append((f_start[at] + pos).astype(index))
-            ends[j].append((f_end[at] + pos).astype(index))
-        lines.append((idx + first_line).astype(index))
+            f_start, f_end, newlines = _edges(block)
+            n_lines = newlines.size + (0 if block[-1] == 10 else 1)
+            first = _regular(f_start, f_end, newlines, n_lines, n_fields, block)
+            if first is not None:  # every line holds exactly n_fields fields
+                keep = np.ones(n_lines, bool)
+            else:
+                first, keep = _general(
+                    f_start,
+                    newlines,
+                    n_lines,
+                    n_fields,
+                    exact,
+                    block,
+                    name,
+                    layout,
+                    first_line,
+                    buf,
+                    pos,
+                )
+            idx = np.flatnonzero(keep)
+            end = rows + idx.size
+            for j, field in enumerate(wanted):
+                at = first + field
+                np.add(f_start[at], pos, out=starts[j][rows:end], casting="unsafe")
+                np.add(f_end[at], pos, out=ends[j][rows:end], casting="unsafe")
+            line[rows:end] = idx + first_line
+        rows = end
         first_line += n_lines
         pos = stop
-
-    def cat(parts):
-        return np.concatenate(parts) if parts else np.zeros(0, index)
-
     return Fields(
         buf=buf,
-        starts=[cat(s) for s in starts],
-        ends=[cat(e) for e in ends],
-        line=cat(lines),
+        starts=[s[:rows] for s in starts],
+        ends=[e[:rows] for e in ends],
+        line=line[:rows],
         name=name,
     )
 
@@ -373,6 +376,19 @@ def _word_passes(lengths: np.ndarray):
 
 def hash_spans(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """A 64-bit hash of each field's bytes (its length mixed in)."""
+    if starts.size <= _HASH_ROWS:
+        return _hash_chunk(buf, starts, ends)
+    out = np.empty(starts.size, np.uint64)
+    for begin in range(0, starts.size, _HASH_ROWS):  # temporaries stay in cache
+        part = slice(begin, begin + _HASH_ROWS)
+        out[part] = _hash_chunk(buf, starts[part], ends[part])
+    return out
+
+
+_HASH_ROWS = 1 << 16
+
+
+def _hash_chunk(buf, starts, ends):
     lengths = ends - starts
     h = lengths.astype(np.uint64) * _P2
     shift = np.uint64(29)
@@ -437,24 +453,37 @@ def factorize(
     """Integer codes of byte-string fields: (codes, index of each code's first row).
 
     Codes number the distinct strings in an arbitrary order. Runs of equal
-    consecutive fields (a query id repeated on every line) are collapsed first.
+    consecutive fields (a query id repeated on every line) are found by comparing
+    each field's bytes with the previous one's; only the first field of each run
+    is hashed, and fields sharing a hash are checked byte for byte.
     """
     n = starts.size
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    h = hash_spans(buf, starts, ends)
-    head = np.r_[True, h[1:] != h[:-1]]
-    heads = np.flatnonzero(head)
-    _, first, inverse = np.unique(h[heads], return_index=True, return_inverse=True)
-    codes = inverse.reshape(-1)[np.cumsum(head) - 1]
-    first = heads[first]
-    rep = first[codes]
     lengths = ends - starts
-    if np.array_equal(lengths, lengths[rep]) and _same_bytes(
-        buf, starts, buf, starts[rep], lengths
+    head = np.empty(n, bool)
+    head[0] = True
+    np.not_equal(lengths[1:], lengths[:-1], out=head[1:])
+    for k, live, mask in _word_passes(lengths):
+        word = _words(buf, starts + 8 * k if live is None else starts[live] + 8 * k)
+        word &= mask
+        if live is not None:  # shorter fields: zero words (their length differs)
+            full = np.zeros(n, np.uint64)
+            full[live] = word
+            word = full
+        head[1:] |= word[1:] != word[:-1]
+    heads = np.flatnonzero(head)
+    h = hash_spans(buf, starts[heads], ends[heads])
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    rep = heads[first[inverse]]
+    if not (
+        np.array_equal(lengths[heads], lengths[rep])
+        and _same_bytes(buf, starts[heads], buf, starts[rep], lengths[heads])
     ):
-        return codes.astype(np.int64), first
-    return _factorize_exact(buf, starts, ends)  # a hash collision: exact path
+        return _factorize_exact(buf, starts, ends)  # a hash collision: exact path
+    codes = inverse[np.cumsum(head) - 1]
+    return codes.astype(np.int64), heads[first]
 
 
 def _factorize_exact(buf, starts, ends):
@@ -522,13 +551,21 @@ def plain_decimals(
     """
     n = starts.size
     lengths = ends - starts
-    word = (lengths >= 1) & (lengths <= 8)
-    if word.all():
-        return _plain_words(_words(buf, starts), lengths)
     values = np.zeros(n)
     ok = np.zeros(n, bool)
-    rows = np.flatnonzero(word)
-    values[rows], ok[rows] = _plain_words(_words(buf, starts[rows]), lengths[rows])
+    word = (lengths >= 1) & (lengths <= 8)
+    every = bool(word.all())
+    rows = None if every else np.flatnonzero(word)
+    # A chunk at a time: the many temporaries stay small and in cache.
+    for begin in range(0, n if every else rows.size, _PLAIN_ROWS):
+        at = (
+            slice(begin, begin + _PLAIN_ROWS)
+            if every
+            else rows[begin : begin + _PLAIN_ROWS]
+        )
+        values[at], ok[at] = _plain_words(_words(buf, starts[at]), lengths[at])
+    if every:
+        return values, ok
     rows = np.flatnonzero(~word & (lengths > 8) & (lengths <= _PLAIN_WIDTH))
     for begin in range(0, rows.size, _PLAIN_ROWS):
         at = rows[begin : begin + _PLAIN_ROWS]

@@ -355,7 +355,8 @@ def _check_unique(
         if repeat.size == 0:
             return table
         rows = (table & _ROW_MASK).astype(np.int64)
-        candidates = np.unique(np.concatenate([rows[repeat], rows[repeat + 1]]))
+        candidates = np.sort(np.concatenate([rows[repeat], rows[repeat + 1]]))
+        candidates = candidates[np.r_[True, candidates[1:] != candidates[:-1]]]
     seen: dict[tuple[int, bytes], int] = {}
     for row in candidates.tolist():
         pair = (int(qid.codes[row]), docno.raw(row))
