@@ -584,31 +584,30 @@ def _plain_words(word: np.ndarray, length: np.ndarray):
     """:func:`plain_decimals` of fields of 1 to 8 bytes, from their first word
     (bytes past the field are ignored), eight bytes per integer operation."""
     with np.errstate(over="ignore"):
-        word &= ~_U(0) >> ((8 - length) * 8).astype(np.uint64)  # the field only
+        word &= _MASKS[length]  # the field only
         first = word & _U(0xFF)
         negative = first == _U(45)
         signed = negative | (first == _U(43))
-        word >>= signed.astype(np.uint64) * _U(8)  # drop the sign
+        word >>= signed.view(np.uint8).astype(np.uint64) << _U(3)  # drop the sign
         size = length - signed  # bytes left
         # The lowest byte equal to '.' (the classic zero-byte test on word ^ '.'):
         x = word ^ _U(0x2E2E2E2E2E2E2E2E)
         flags = (x - _ONES) & ~x & _HIGH
-        flags &= ~_U(0) >> ((8 - size) * 8).astype(np.uint64)
+        flags &= _MASKS[size]
         lowest = (flags & (~flags + _U(1))) >> _U(7)  # 1 in the dot's byte, or 0
         has_dot = lowest != 0
         # Its index: count the bytes below it (8 when there is none).
-        dot = (((lowest - _U(1)) & _ONES) * _ONES) >> _U(56)
-        below = ~_U(0) >> ((8 - np.minimum(dot, 7)) * 8)
-        below[dot == 8] = ~_U(0)
+        dot = ((((lowest - _U(1)) & _ONES) * _ONES) >> _U(56)).astype(np.intp)
+        below = _MASKS[dot]
         word = (word & below) | ((word >> _U(8)) & ~below)  # drop the dot
         n_digits = size - has_dot
-        fraction = np.where(has_dot, size - 1 - dot.astype(np.int64), 0)
+        fraction = (size - 1 - dot) * has_dot
         # Right-align the digits under leading '0's: eight digits, SWAR-parsed.
-        pad = (8 - n_digits).astype(np.uint64) * _U(8)
-        word = (word << pad) | (_ZEROS & ~(~_U(0) << pad))
-        ok = ((word & _NIBBLE) == _ZEROS) & (
-            ((word + _U(0x0606060606060606)) & _NIBBLE) == _ZEROS
-        )
+        pad = 8 - n_digits
+        word <<= pad.astype(np.uint64) << _U(3)
+        word |= _ZEROS & _MASKS[pad]
+        ok = (word & _NIBBLE) == _ZEROS
+        ok &= ((word + _U(0x0606060606060606)) & _NIBBLE) == _ZEROS
         ok &= n_digits >= 1
         word -= _ZEROS
         word = word * _U(10) + (word >> _U(8))
@@ -717,7 +716,9 @@ def _parse_general(
                 ok = kind is int or bool(np.isfinite(value))
             except (ValueError, OverflowError):
                 ok = False
-            if not ok:
+            if ok:  # numpy refused the column, Python takes this one ("1_000")
+                out[i] = value
+            else:
                 shown = text.decode("utf-8", "replace")
                 raise error(
                     fields.name,
