@@ -184,9 +184,10 @@ def run_texts(draw):
             str(i + 1),
             str(draw(st.integers(-999, 999)) / 100),
             "run",
-        ] + draw(st.lists(_field, max_size=2))
+            *draw(st.lists(_field, max_size=2)),
+        ]
         seps = [draw(_blank) for _ in fields[1:]]
-        line = fields[0] + "".join(s + f for s, f in zip(seps, fields[1:]))
+        line = fields[0] + "".join(s + f for s, f in zip(seps, fields[1:], strict=True))
         lines.append(
             draw(st.sampled_from(["", " "])) + line + draw(st.sampled_from(["", " "]))
         )
