@@ -406,19 +406,19 @@ def _parse_qrels(source: Any) -> _ParsedQrels:
 
 def _parse_run(source: Any, ranks: bool = True) -> _ParsedRun:
     """``ranks=False`` skips the rank column, which trec_eval ignores too."""
-    fields = _parse(source, "run", [0, 2, 4, 5, 3] if ranks else [0, 2, 4, 5])
+    fields = _parse(source, "run", [0, 2, 4, 3] if ranks else [0, 2, 4])
     score = _text.parse_numbers(fields, 2, "score", float)
     rank = None
     if ranks:
         hint = f" (are the columns in the order {_LAYOUT['run']}?)"
-        rank = _text.parse_numbers(fields, 4, "rank", int, hint)
+        rank = _text.parse_numbers(fields, 3, "rank", int, hint)
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
     keys = _check_unique(qid, docno, fields.line, fields.name)
+    # The run tag of the last line (trec_eval keeps that one): only that line's
+    # text is split for it.
     n = fields.line.size
     runid = (
-        _text.decode(fields.buf, fields.starts[3][n - 1 :], fields.ends[3][n - 1 :])[0]
-        if n
-        else ""
+        _text._line_text(fields.buf, int(fields.starts[0][-1])).split()[5] if n else ""
     )
     return _ParsedRun(qid, docno, score, rank, runid, fields.line, fields.name, keys)
 
