@@ -301,14 +301,24 @@ def join_texts(draw):
     return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
 
 
-@given(join_texts(), st.sampled_from([32, 62]))
-def test_join_and_order_equal_dict_and_sorted(texts, row_bits):
-    """With the packed keys' high part cut to 32 or 2 bits (collisions
-    everywhere), the join and the order still equal the dict-and-sorted
-    definition."""
+def _coarse_hashes(bits):
+    """hash_spans keeping only its top ``bits`` bits: collisions everywhere."""
+    real = _text.hash_spans
+    keep = np.uint64(((1 << bits) - 1) << (64 - bits))
+
+    def coarse(buf, starts, ends):
+        return real(buf, starts, ends) & keep
+
+    return coarse
+
+
+@given(join_texts(), st.sampled_from([64, 3, 1]))
+def test_join_and_order_equal_dict_and_sorted(texts, bits):
+    """With the hashes cut to 3 or 1 bits (colliding keys everywhere), the join
+    and the order still equal the dict-and-sorted definition."""
     qrels_text, run_text = texts
-    saved = _trec._ROW_BITS, _trec._ROW_MASK
-    _trec._ROW_BITS, _trec._ROW_MASK = row_bits, np.uint64((1 << row_bits) - 1)
+    real = _text.hash_spans
+    _text.hash_spans = _coarse_hashes(bits)
     try:
         qrels = read_qrels(io.StringIO(qrels_text))
         run = read_run(io.StringIO(run_text))
@@ -317,18 +327,55 @@ def test_join_and_order_equal_dict_and_sorted(texts, row_bits):
             return
         t = trec_arrays(qrels, run)
     finally:
-        _trec._ROW_BITS, _trec._ROW_MASK = saved
+        _text.hash_spans = real
     got = list(zip(t.groups.tolist(), t.docno.tolist(), t.y_true.tolist(), strict=True))
     assert got == expected
 
 
 def test_duplicates_found_whatever_the_hash_bits(monkeypatch):
-    monkeypatch.setattr(_trec, "_ROW_BITS", 63)
-    monkeypatch.setattr(_trec, "_ROW_MASK", np.uint64((1 << 63) - 1))
+    monkeypatch.setattr(_text, "hash_spans", _coarse_hashes(1))
     text = "".join(f"q{i % 3} Q0 d{i} 1 1.0 r\n" for i in range(40))
     assert len(read_run(io.StringIO(text))) == 40
     with pytest.raises(ValueError, match=r"line 42: duplicate document 'd7'.*line 8"):
         read_run(io.StringIO(text + "q9 Q0 x 1 1 r\nq1 Q0 d7 1 1.0 r\n"))
+
+
+def test_cli_join_on_a_file_not_grouped_by_query(tmp_path):
+    """Queries interleaved in the run, first seen out of string order: the CLI
+    path (file codes leading the sort, blocks reordered) gives the public
+    join's numbers."""
+    from sklearn_rank._cli._inputs import _load_trec
+
+    rng = np.random.default_rng(0)
+    lines = [
+        f"q{rng.integers(0, 30)} Q0 d{i} 1 {rng.integers(0, 5) / 4} r"
+        for i in range(600)
+    ]
+    qrels = [
+        f"q{q} 0 d{d} {rng.integers(0, 3)}" for q in range(30) for d in range(0, 600, 7)
+    ]
+    run_path, qrels_path = tmp_path / "run", tmp_path / "qrels"
+    run_path.write_text("\n".join(lines) + "\n")
+    qrels_path.write_text("\n".join(qrels) + "\n")
+
+    import argparse
+
+    args = argparse.Namespace(
+        files=[str(qrels_path), str(run_path)], complete=False, max_docs=None
+    )
+    (got,) = _load_trec(args)
+    expected = _reference_arrays(qrels_path.read_text(), run_path.read_text())
+    retrieved = {(int(line.split()[0][1:]), line.split()[2]) for line in lines}
+    ranked = [(q, y) for q, d, y in expected if (int(q[1:]), d) in retrieved]
+    rest = sorted((q, y) for q, d, y in expected if (int(q[1:]), d) not in retrieved)
+    pairs = [
+        (got.qids[c], y)
+        for c, y in zip(got.codes.tolist(), got.y_true.tolist(), strict=True)
+    ]
+    n = int(got.retrieved.sum())
+    assert got.retrieved[:n].all() and not got.retrieved[n:].any()
+    assert pairs[:n] == ranked  # retrieved rows: query, then trec_eval's order
+    assert sorted(pairs[n:]) == rest
 
 
 def test_descending_key_orders_like_the_floats():

@@ -452,7 +452,7 @@ def factorize(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of byte-string fields: (codes, index of each code's first row).
 
-    Codes number the distinct strings in an arbitrary order. Runs of equal
+    Codes number the distinct strings in order of first appearance. Runs of equal
     consecutive fields (a query id repeated on every line) are found by comparing
     each field's bytes with the previous one's; only the first field of each run
     is hashed, and fields sharing a hash are checked byte for byte.
@@ -482,8 +482,13 @@ def factorize(
         and _same_bytes(buf, starts[heads], buf, starts[rep], lengths[heads])
     ):
         return _factorize_exact(buf, starts, ends)  # a hash collision: exact path
-    codes = inverse[np.cumsum(head) - 1]
-    return codes.astype(np.int64), heads[first]
+    # Number the codes in order of first appearance: a file grouped by query
+    # then has non-decreasing codes (sorts of keys led by them run fast).
+    by_appearance = np.argsort(first)
+    renumber = np.empty(first.size, np.int64)
+    renumber[by_appearance] = np.arange(first.size)
+    codes = renumber[inverse][np.cumsum(head) - 1]
+    return codes, heads[first[by_appearance]]
 
 
 def _factorize_exact(buf, starts, ends):

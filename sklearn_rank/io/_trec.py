@@ -315,28 +315,46 @@ def _parse(source: Any, kind: str, wanted: list[int]) -> _text.Fields:
     return _text.split_fields(buf, name, n_fields, exact, wanted, _LAYOUT[kind])
 
 
-# A sorted key table packs each row's index into the low bits of its 64-bit
-# (query, document) key: one sort of plain integers (no argsort) orders the rows
-# by the key's high bits and says where each came from.
-_ROW_BITS = 32
-_ROW_MASK = np.uint64((1 << _ROW_BITS) - 1)
+# A key table packs, for each row, its query code (the file's own numbering), the
+# top bits of its docno hash and its row index into one integer, and sorts those:
+# one sort of plain integers (no argsort; fast on a file grouped by query, whose
+# codes then come in order) finds repeated (query, document) pairs and serves the
+# join's binary search.
+_MIN_HASH_BITS = 16
 
 
-def _key_table(qid: _TextColumn, docno: _RowText) -> np.ndarray | None:
-    """The rows' packed (query, document) keys, sorted; None past 2**32 rows."""
+@dataclass
+class _KeyTable:
+    packed: np.ndarray  # sorted uint64: query code | docno hash bits | row
+    row_bits: int
+    hash_bits: int
+
+    def high(self) -> np.ndarray:
+        return self.packed >> np.uint64(self.row_bits)
+
+    def rows(self) -> np.ndarray:
+        return (self.packed & np.uint64((1 << self.row_bits) - 1)).astype(np.intp)
+
+
+def _key_table(qid: _TextColumn, docno: _RowText) -> _KeyTable | None:
+    """The rows' sorted key table; None when the bits do not fit."""
     n = qid.codes.size
-    if n >= 1 << _ROW_BITS:
+    row_bits = max(1, (n - 1).bit_length())
+    query_bits = max(1, (qid.n_unique - 1).bit_length())
+    hash_bits = 64 - row_bits - query_bits
+    if hash_bits < _MIN_HASH_BITS:
         return None
-    table = _row_keys(qid.codes, qid.hashes, docno)
-    table &= ~_ROW_MASK
-    table |= np.arange(n, dtype=np.uint64)
-    table.sort()
-    return table
+    packed = qid.codes.astype(np.uint64) << np.uint64(64 - query_bits)
+    packed |= (docno.hashes >> np.uint64(64 - hash_bits)) << np.uint64(row_bits)
+    packed |= np.arange(n, dtype=np.uint64)
+    grouped = n < 2 or bool((qid.codes[1:] >= qid.codes[:-1]).all())
+    packed.sort(kind="stable" if grouped else None)
+    return _KeyTable(packed, row_bits, hash_bits)
 
 
 def _check_unique(
     qid: _TextColumn, docno: _RowText, lines: np.ndarray, name: str
-) -> np.ndarray | None:
+) -> _KeyTable | None:
     """Raise on a document listed twice for one query, naming both lines.
 
     One sort of the rows' packed keys (:func:`_key_table`, returned for the
@@ -344,17 +362,17 @@ def _check_unique(
     (the message names the first repeat).
     """
     table = _key_table(qid, docno)
-    if table is None:  # more than 2**32 rows: unpacked keys
+    if table is None:  # too many bits for one integer: unpacked keys
         keys = _row_keys(qid.codes, qid.hashes, docno)
         ranked = np.sort(keys)
         repeated = ranked[1:][ranked[1:] == ranked[:-1]]
         candidates = np.flatnonzero(np.isin(keys, repeated))
     else:
-        high = table >> np.uint64(_ROW_BITS)
+        high = table.high()
         repeat = np.flatnonzero(high[1:] == high[:-1])
         if repeat.size == 0:
             return table
-        rows = (table & _ROW_MASK).astype(np.int64)
+        rows = table.rows()
         candidates = np.sort(np.concatenate([rows[repeat], rows[repeat + 1]]))
         candidates = candidates[np.r_[True, candidates[1:] != candidates[:-1]]]
     seen: dict[tuple[int, bytes], int] = {}
@@ -381,7 +399,7 @@ class _ParsedQrels:
     relevance: np.ndarray
     line: np.ndarray
     source: str
-    keys: np.ndarray | None = None  # from _check_unique
+    keys: _KeyTable | None = None  # from _check_unique
 
 
 @dataclass
@@ -393,7 +411,7 @@ class _ParsedRun:
     runid: str
     line: np.ndarray
     source: str
-    keys: np.ndarray | None = None  # from _check_unique
+    keys: _KeyTable | None = None  # from _check_unique
 
 
 def _parse_qrels(source: Any) -> _ParsedQrels:
@@ -564,6 +582,14 @@ def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
     return qq, rq, names[order]
 
 
+def _run_code_of(qrels: _ParsedQrels, run: _ParsedRun, qq, rq, qrels_rows, run_rows):
+    """The run file's own query code of each kept qrels row (-1: none)."""
+    n = int(max(qq.max(initial=-1), rq.max(initial=-1))) + 1
+    to_run = np.full(n, -1, np.int64)
+    to_run[rq] = run.qid.codes[run_rows]
+    return to_run[qq]
+
+
 _SIGN = np.uint64(1 << 63)
 
 
@@ -589,27 +615,40 @@ def _group_pass(by_score: np.ndarray, q: np.ndarray, n_q: int) -> np.ndarray:
     return by_score[low[high]]
 
 
-def _trec_order(q: np.ndarray, s: np.ndarray, rows: np.ndarray, docno: _RowText):
+def _trec_order(
+    q: np.ndarray,
+    s: np.ndarray,
+    rows: np.ndarray,
+    docno: _RowText,
+    file_q: np.ndarray | None = None,
+):
     """trec_eval's ranking: query, score descending, then docno descending.
 
-    One sort of plain integers packing the query code, the top bits of the
+    One sort of plain integers packing a query code, the top bits of the
     score's order key and the row index. Rows whose query and truncated score
     agree are then ordered by their exact score, and rows whose scores tie by
     their docno text (decoded for those rows only).
+
+    ``file_q``, the run file's own query codes (in order of appearance), leads
+    the packed key when given: a file grouped by query gives a key already in
+    query order, which the (stable, run-aware) sort takes fast; the query
+    blocks are then put in the order of ``q``.
     """
     n = q.size
     if n == 0:
         return np.zeros(0, np.intp)
+    lead = q if file_q is None else file_q
     row_bits = max(1, (n - 1).bit_length())
-    query_bits = max(1, int(q.max()).bit_length())
+    query_bits = max(1, int(lead.max()).bit_length())
     score_bits = 64 - row_bits - query_bits
     if score_bits < 16:  # huge inputs: sort the full score key, then the query
         order = _group_pass(np.argsort(_descending_key(s)), q, int(q.max()) + 1)
         return _order_ties(order, q, s, rows, docno)
-    packed = q.astype(np.uint64) << np.uint64(64 - query_bits)
+    packed = lead.astype(np.uint64) << np.uint64(64 - query_bits)
     packed |= (_descending_key(s) >> np.uint64(64 - score_bits)) << np.uint64(row_bits)
     packed |= np.arange(n, dtype=np.uint64)
-    packed.sort()
+    grouped = bool((lead[1:] >= lead[:-1]).all())
+    packed.sort(kind="stable" if grouped else None)
     order = (packed & np.uint64((1 << row_bits) - 1)).astype(np.intp)
     high = packed >> np.uint64(row_bits)
     merged = high[1:] == high[:-1]
@@ -621,7 +660,24 @@ def _trec_order(q: np.ndarray, s: np.ndarray, rows: np.ndarray, docno: _RowText)
         sub = order[pos]
         order[pos] = sub[np.lexsort((-s[sub], run))]
         order = _order_ties(order, q, s, rows, docno, pos)
+    if file_q is not None:
+        order = _blocks_in_order(order, q)
     return order
+
+
+def _blocks_in_order(order: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``order`` with its blocks of equal ``q`` moved into ascending ``q``."""
+    qo = q[order]
+    starts = np.flatnonzero(np.r_[True, qo[1:] != qo[:-1]])
+    block_q = qo[starts]
+    if (block_q[1:] > block_q[:-1]).all():
+        return order
+    by_q = np.argsort(block_q)
+    sizes = np.diff(np.r_[starts, qo.size])[by_q]
+    # Position k of the new order reads old position start + (k - new start).
+    new_starts = np.cumsum(sizes) - sizes
+    shift = np.repeat(starts[by_q] - new_starts, sizes)
+    return order[np.arange(qo.size) + shift]
 
 
 def _order_ties(order, q, s, rows, docno, pos=None):
@@ -701,7 +757,7 @@ def _join(
     qq = qq[qrels_rows]
     qr = np.maximum(qrels.relevance[qrels_rows], 0.0)
     rq, rs, run_rows, rank = _rank_and_cut(
-        rq, rs, run_rows, run.docno, max_docs_per_query
+        rq, rs, run_rows, run.docno, max_docs_per_query, run.qid.codes[run_rows]
     )
     y_run, missing = _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows)
     floor = float(rs.min()) if rs.size else 0.0
@@ -719,9 +775,9 @@ def _join(
     )
 
 
-def _rank_and_cut(rq, rs, rows, docno, max_docs_per_query):
+def _rank_and_cut(rq, rs, rows, docno, max_docs_per_query, file_q=None):
     """Run rows in trec_eval's order with their rank, cut at max_docs_per_query."""
-    order = _trec_order(rq, rs, rows, docno)
+    order = _trec_order(rq, rs, rows, docno, file_q)
     rq, rs, rows = rq[order], rs[order], rows[order]
     starts = np.flatnonzero(np.r_[True, rq[1:] != rq[:-1]]) if rq.size else rq
     sizes = np.diff(np.r_[starts, rq.size])
@@ -735,44 +791,43 @@ def _rank_and_cut(rq, rs, rows, docno, max_docs_per_query):
 def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
     """(grade of each run row, mask of qrels rows the run did not retrieve).
 
-    Both files' sorted key tables (:func:`_key_table`) meet in one binary search
-    of the judgments' keys among the run's; every match is confirmed byte for
-    byte. A key shared by several run rows (a hash collision) is resolved
-    exactly.
+    The kept judgments' keys, written in the run's key table layout (the run
+    file's query code, docno hash bits), are looked up in that table by binary
+    search; every match is confirmed byte for byte. Keys shared by several run
+    rows (hash bits that collide) are resolved exactly.
     """
     y_run = np.zeros(rq.size)
     missing = np.ones(qq.size, bool)
-    q_table = (
-        qrels.keys if qrels.keys is not None else _key_table(qrels.qid, qrels.docno)
-    )
-    r_table = run.keys if run.keys is not None else _key_table(run.qid, run.docno)
-    if q_table is None or r_table is None:
-        return _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows)
     if qq.size == 0 or rq.size == 0:
         return y_run, missing
-    # Position of each original row among the kept ones (-1: dropped).
-    q_pos = np.full(len(qrels.docno), -1, np.int64)
-    q_pos[qrels_rows] = np.arange(qrels_rows.size)
+    table = run.keys if run.keys is not None else _key_table(run.qid, run.docno)
+    if table is None:
+        return _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows)
+    code = _run_code_of(qrels, run, qq, rq, qrels_rows, run_rows)
+    # Position of each original run row among the kept ones (-1: dropped).
     r_pos = np.full(len(run.docno), -1, np.int64)
     r_pos[run_rows] = np.arange(run_rows.size)
-    shift = np.uint64(_ROW_BITS)
-    r_high = r_table >> shift
-    q_high = q_table >> shift
-    left = np.searchsorted(r_high, q_high, "left")
-    count = np.searchsorted(r_high, q_high, "right") - left
-    q_row = (q_table & _ROW_MASK).astype(np.int64)
-    r_row = (r_table & _ROW_MASK).astype(np.int64)
+    wanted = np.flatnonzero(code >= 0)  # judgments of queries the run has
+    hashes = qrels.docno.hashes[qrels_rows[wanted]]
+    high = code[wanted].astype(np.uint64) << np.uint64(table.hash_bits)
+    high |= hashes >> np.uint64(64 - table.hash_bits)
+    by_high = np.argsort(high, kind="stable")
+    wanted, high = wanted[by_high], high[by_high]
+    r_high = table.high()
+    left = np.searchsorted(r_high, high, "left")
+    count = np.searchsorted(r_high, high, "right") - left
+    r_row = table.rows()
     one = np.flatnonzero(count == 1)
-    i, j = q_pos[q_row[one]], r_pos[r_row[left[one]]]
-    both = (i >= 0) & (j >= 0)
-    i, j = i[both], j[both]
-    for k in np.flatnonzero(count > 1).tolist():  # colliding keys: rare
-        ik = int(q_pos[q_row[k]])
+    i, j = wanted[one], r_pos[r_row[left[one]]]
+    kept = j >= 0
+    i, j = i[kept], j[kept]
+    extra_i, extra_j = [i], [j]
+    for k in np.flatnonzero(count > 1).tolist():  # colliding hash bits: rare
         js = r_pos[r_row[left[k] : left[k] + count[k]]]
         js = js[js >= 0]
-        if ik >= 0 and js.size:
-            i = np.concatenate([i, np.full(js.size, ik)])
-            j = np.concatenate([j, js])
+        extra_i.append(np.full(js.size, wanted[k]))
+        extra_j.append(js)
+    i, j = np.concatenate(extra_i), np.concatenate(extra_j)
     d_run, d_qrels = run.docno, qrels.docno
     r_at, q_at = run_rows[j], qrels_rows[i]
     same = (rq[j] == qq[i]) & _text.same_spans(
