@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import os
+import stat
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,11 @@ def read_bytes(source: Any) -> tuple[bytes, str]:
         name = os.fsdecode(path)
         with open(path, "rb") as handle:
             data = handle.read()
+    return _plain(data, name), name
+
+
+def _plain(data: bytes, name: str) -> bytes:
+    """``data`` gunzipped when it is gzip'd, without a BOM."""
     if data[:2] == b"\x1f\x8b":  # gzip magic, whatever the file is called
         try:
             data = gzip.decompress(data)
@@ -45,7 +51,7 @@ def read_bytes(source: Any) -> tuple[bytes, str]:
             raise ValueError(f"{name}: not a readable gzip file ({exc})") from None
     if data.startswith(BOM):
         data = data[len(BOM) :]
-    return data, name
+    return data
 
 
 def check_utf8(data: bytes, name: str) -> None:
@@ -79,25 +85,30 @@ def read_buffer(source: Any) -> tuple[np.ndarray, str]:
     """The content of a path or stream (gzip'd or not, BOM stripped) as a uint8
     array followed by :data:`PAD` zero bytes (``buf.size - PAD`` content bytes).
 
-    A plain file is read straight into the array: no intermediate ``bytes``.
+    A regular file that is not gzip'd is read straight into the array: no
+    intermediate ``bytes``.
     """
-    if not hasattr(source, "read"):
+    if hasattr(source, "read"):
+        data, name = read_bytes(source)
+    else:
         path = os.fspath(source)
         name = os.fsdecode(path)
         with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            buf = np.empty(size + PAD, np.uint8)
-            got = handle.readinto(memoryview(buf)[:size]) if size else 0
-            if (
-                got == size
-                and handle.read(1) == b""
-                and buf[:2].tobytes() != b"\x1f\x8b"
-            ):
-                buf[size:] = 0
-                if buf[:3].tobytes() == BOM:
-                    buf = buf[len(BOM) :]
-                return buf, name
-    data, name = read_bytes(source)
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):  # a pipe, /dev/stdin: no size
+                data = _plain(handle.read(), name)
+            else:
+                size = info.st_size
+                buf = np.empty(size + PAD, np.uint8)
+                got = handle.readinto(memoryview(buf)[:size]) if size else 0
+                more = handle.read()  # a file that grew while being read
+                if got == size and not more and buf[:2].tobytes() != b"\x1f\x8b":
+                    buf[size:] = 0
+                    if buf[:3].tobytes() == BOM:
+                        buf = buf[len(BOM) :]
+                    return buf, name
+                data = _plain(buf[:got].tobytes() + more, name)
+                del buf
     buf = np.zeros(len(data) + PAD, np.uint8)
     buf[: len(data)] = np.frombuffer(data, np.uint8)
     return buf, name
