@@ -384,3 +384,22 @@ def test_descending_key_orders_like_the_floats():
     order = np.argsort(keys, kind="stable")
     assert (np.diff(values[order]) <= 0).all()
     assert keys[1] == keys[2]  # -0.0 and 0.0 tie
+
+
+@pytest.mark.parametrize("width", [1, 9, 31, 40])
+def test_ties_ordered_by_docno_bytes(width):
+    """Tied rows by docno descending, as sorted() orders the strings: shared
+    prefixes, a prefix of another id, a NUL byte, ids past one word, and ids
+    over 32 bytes (the text path)."""
+    stem = "x" * (width - 1)
+    ids = [f"{stem}{t}" for t in ["a", "a\x00", "ab", "b", "a0", "Z", "é", "aa"]]
+    rng = np.random.default_rng(width)
+    rng.shuffle(ids)
+    run = "".join(f"q Q0 {d} 1 {1.0 if i % 3 else 2.0} r\n" for i, d in enumerate(ids))
+    t = trec_arrays(
+        read_qrels(io.StringIO(f"q 0 {ids[0]} 1\n")), read_run(io.StringIO(run))
+    )
+    top = [d for i, d in enumerate(ids) if i % 3 == 0]
+    rest = [d for i, d in enumerate(ids) if i % 3]
+    expected = sorted(top, reverse=True) + sorted(rest, reverse=True)
+    assert t.docno.tolist() == expected

@@ -519,6 +519,25 @@ def _factorize_exact(buf, starts, ends):
     return codes, first
 
 
+def byte_order_words(
+    buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, max_words: int = 4
+) -> list[np.ndarray] | None:
+    """Big-endian 8-byte words of each field, zero-padded: sorting by the words
+    (first most significant), then by length, is sorting by the bytes. None
+    when a field is longer than ``max_words`` words (memory stays bounded)."""
+    lengths = ends - starts
+    n_words = -(-int(lengths.max()) // 8) if lengths.size else 0
+    if n_words > max_words:
+        return None
+    out = []
+    for k in range(n_words):
+        inside = lengths > 8 * k
+        at = np.where(inside, starts + 8 * k, starts)  # past the end: masked
+        word = _words(buf, at) & _MASKS[np.clip(lengths - 8 * k, 0, 8)]
+        out.append(word.byteswap())
+    return out
+
+
 def decode(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
     """The given fields as Python strings (for the few that need text)."""
     view = memoryview(buf)

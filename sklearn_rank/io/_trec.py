@@ -695,7 +695,14 @@ def _order_ties(order, q, s, rows, docno, pos=None):
     where = np.flatnonzero(in_block)
     block = np.cumsum(np.r_[True, ~tie])[where]
     place = where if pos is None else pos[where]
-    names = np.array(docno.text(rows[order[place]]), dtype=object)
+    tied = rows[order[place]]
+    starts, ends = docno.starts[tied], docno.ends[tied]
+    words = _text.byte_order_words(docno.buf, starts, ends)
+    if words is not None:  # descending bytes: every key complemented
+        keys = [~(ends - starts).astype(np.uint64)] + [~w for w in words[::-1]]
+        order[place] = order[place][np.lexsort((*keys, block))]
+        return order
+    names = np.array(docno.text(tied), dtype=object)  # ids over 32 bytes
     _, text_rank = np.unique(names, return_inverse=True)
     order[place] = order[place][np.lexsort((-text_rank.reshape(-1), block))]
     return order
