@@ -459,11 +459,12 @@ def same_spans(
 
 
 def factorize(
-    buf: np.ndarray, starts: np.ndarray, ends: np.ndarray
+    buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, appearance: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of byte-string fields: (codes, index of each code's first row).
 
-    Codes number the distinct strings in order of first appearance. Runs of equal
+    Codes number the distinct strings in order of first appearance (in hash
+    order with ``appearance=False``, which saves a sort). Runs of equal
     consecutive fields (a query id repeated on every line) are found by comparing
     each field's bytes with the previous one's; only the first field of each run
     is hashed, and fields sharing a hash are checked byte for byte.
@@ -493,6 +494,8 @@ def factorize(
         and _same_bytes(buf, starts[heads], buf, starts[rep], lengths[heads])
     ):
         return _factorize_exact(buf, starts, ends)  # a hash collision: exact path
+    if not appearance:  # codes in hash order (no sort of the first rows)
+        return inverse[np.cumsum(head) - 1], heads[first]
     # Number the codes in order of first appearance: a file grouped by query
     # then has non-decreasing codes (sorts of keys led by them run fast).
     by_appearance = np.argsort(first)
@@ -539,7 +542,14 @@ def byte_order_words(
 
 
 def decode(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
-    """The given fields as Python strings (for the few that need text)."""
+    """The given fields as Python strings.
+
+    When they are many (a string per row) and the buffer is ASCII, the buffer is
+    decoded once and sliced: byte offsets are then character offsets.
+    """
+    if starts.size * 64 > buf.size and int(buf.max(initial=0)) < 128:
+        text = buf.tobytes().decode("ascii")
+        return [text[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
     view = memoryview(buf)
     return [
         bytes(view[s:e]).decode("utf-8")

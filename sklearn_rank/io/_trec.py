@@ -242,7 +242,7 @@ class _RowText:
         return self._hashes
 
     def factorized(self) -> _TextColumn:
-        codes, first = _text.factorize(self.buf, self.starts, self.ends)
+        codes, first = _text.factorize(self.buf, self.starts, self.ends, False)
         return _TextColumn(codes, self.buf, self.starts[first], self.ends[first])
 
     @property
@@ -259,8 +259,11 @@ class _RowText:
         return self.buf[int(self.starts[row]) : int(self.ends[row])].tobytes()
 
     def strings(self) -> np.ndarray:
-        """One Python str per row; equal ids share one object."""
-        return self.factorized().strings()
+        """One Python str per row (an object array), decoded row by row: no
+        factorization, which costs more than it saves for ids that rarely repeat."""
+        out = np.empty(len(self), dtype=object)
+        out[:] = self.text()
+        return out
 
 
 _MIX = np.uint64(0xD6E8FEB86659FD93)
