@@ -332,8 +332,11 @@ def test_join_and_order_equal_dict_and_sorted(texts, bits):
     assert got == expected
 
 
-def test_duplicates_found_whatever_the_hash_bits(monkeypatch):
+@pytest.mark.parametrize("packed", [True, False])
+def test_duplicates_found_whatever_the_hash_bits(monkeypatch, packed):
     monkeypatch.setattr(_text, "hash_spans", _coarse_hashes(1))
+    if not packed:  # keys too wide to pack: the unpacked check
+        monkeypatch.setattr(_trec, "_MIN_HASH_BITS", 64)
     text = "".join(f"q{i % 3} Q0 d{i} 1 1.0 r\n" for i in range(40))
     assert len(read_run(io.StringIO(text))) == 40
     with pytest.raises(ValueError, match=r"line 42: duplicate document 'd7'.*line 8"):
@@ -403,3 +406,24 @@ def test_ties_ordered_by_docno_bytes(width):
     rest = [d for i, d in enumerate(ids) if i % 3]
     expected = sorted(top, reverse=True) + sorted(rest, reverse=True)
     assert t.docno.tolist() == expected
+
+
+@given(join_texts())
+def test_fallbacks_for_keys_too_wide_give_the_same_join(texts):
+    """Inputs too large to pack (forced here by asking for 64 spare bits): the
+    unpacked duplicate check, the dict join and the two-sort order agree with
+    the dict-and-sorted definition."""
+    qrels_text, run_text = texts
+    saved = _trec._MIN_HASH_BITS, _trec._MIN_SCORE_BITS
+    _trec._MIN_HASH_BITS = _trec._MIN_SCORE_BITS = 64
+    try:
+        expected = _reference_arrays(qrels_text, run_text)
+        if not expected:
+            return
+        t = trec_arrays(
+            read_qrels(io.StringIO(qrels_text)), read_run(io.StringIO(run_text))
+        )
+    finally:
+        _trec._MIN_HASH_BITS, _trec._MIN_SCORE_BITS = saved
+    got = list(zip(t.groups.tolist(), t.docno.tolist(), t.y_true.tolist(), strict=True))
+    assert got == expected

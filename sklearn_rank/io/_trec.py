@@ -324,6 +324,7 @@ def _parse(source: Any, kind: str, wanted: list[int]) -> _text.Fields:
 # codes then come in order) finds repeated (query, document) pairs and serves the
 # join's binary search.
 _MIN_HASH_BITS = 16
+_MIN_SCORE_BITS = 16  # trec_eval's order: fewer score bits in the key, two sorts
 
 
 @dataclass
@@ -593,9 +594,6 @@ def _run_code_of(qrels: _ParsedQrels, run: _ParsedRun, qq, rq, qrels_rows, run_r
     return to_run[qq]
 
 
-_SIGN = np.uint64(1 << 63)
-
-
 def _descending_key(s: np.ndarray) -> np.ndarray:
     """Unsigned keys whose ascending order is the descending order of the finite
     floats ``s`` (equal floats, 0.0 and -0.0 included, give equal keys)."""
@@ -644,7 +642,7 @@ def _trec_order(
     row_bits = max(1, (n - 1).bit_length())
     query_bits = max(1, int(lead.max()).bit_length())
     score_bits = 64 - row_bits - query_bits
-    if score_bits < 16:  # huge inputs: sort the full score key, then the query
+    if score_bits < _MIN_SCORE_BITS:  # huge inputs: full score key, then query
         order = _group_pass(np.argsort(_descending_key(s)), q, int(q.max()) + 1)
         return _order_ties(order, q, s, rows, docno)
     packed = lead.astype(np.uint64) << np.uint64(64 - query_bits)
