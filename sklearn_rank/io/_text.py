@@ -9,6 +9,12 @@ every step is a numpy pass over the buffer, peak memory stays a small multiple o
 the file size whatever the longest field (no ``lines x longest-field`` matrix), and
 string fields become integer codes through a 64-bit hash whose collisions are
 checked byte for byte (a collision falls back to exact factorization).
+
+Fast paths, each with the general path behind it: blocks of regular lines (one
+separator between fields) are split from one ``flatnonzero`` of the separators;
+plain decimal numbers of up to 8 bytes are parsed a word at a time, exactly as
+``float()`` parses them; a file is read straight into a buffer padded with zero
+bytes, so word loads never need bounds checks.
 """
 
 from __future__ import annotations

@@ -8,8 +8,11 @@ per line:
   are ignored, as trec_eval does).
 
 Blank lines and lines whose first field starts with ``#`` are skipped. Files are
-parsed in chunks with plain ``str.split`` and numpy conversions, so a run of a
-million lines reads in a few seconds without pandas.
+split into byte spans by numpy passes (:mod:`._text`); a run of a million lines
+reads in about 0.15 s without pandas. Query ids become integer codes; document
+ids stay spans with a 64-bit hash each, and duplicates, the join and trec_eval's
+order come from sorts of packed integer keys (every hash match is confirmed byte
+for byte).
 
 :func:`trec_arrays` joins a qrels and a run into the flat per-row arrays that every
 metric of this package takes, following trec_eval's rules (see its docstring).
