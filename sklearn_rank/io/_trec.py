@@ -336,11 +336,10 @@ class _KeyTable:
     row_bits: int
     hash_bits: int
 
-    def high(self) -> np.ndarray:
-        return self.packed >> np.uint64(self.row_bits)
-
-    def rows(self) -> np.ndarray:
-        return (self.packed & np.uint64((1 << self.row_bits) - 1)).astype(np.intp)
+    def rows(self, at: Any) -> np.ndarray:
+        """The row index of the entries ``at``."""
+        mask = np.uint64((1 << self.row_bits) - 1)
+        return (self.packed[at] & mask).astype(np.intp)
 
 
 def _key_table(qid: _TextColumn, docno: _RowText) -> _KeyTable | None:
@@ -351,9 +350,14 @@ def _key_table(qid: _TextColumn, docno: _RowText) -> _KeyTable | None:
     hash_bits = 64 - row_bits - query_bits
     if hash_bits < _MIN_HASH_BITS:
         return None
-    packed = qid.codes.astype(np.uint64) << np.uint64(64 - query_bits)
-    packed |= (docno.hashes >> np.uint64(64 - hash_bits)) << np.uint64(row_bits)
-    packed |= np.arange(n, dtype=np.uint64)
+    packed = qid.codes.astype(np.uint64)
+    packed <<= np.uint64(64 - query_bits)
+    bits = docno.hashes >> np.uint64(64 - hash_bits)
+    bits <<= np.uint64(row_bits)
+    packed |= bits
+    bits[:] = np.arange(n, dtype=np.uint64)
+    packed |= bits
+    del bits
     grouped = n < 2 or bool((qid.codes[1:] >= qid.codes[:-1]).all())
     packed.sort(kind="stable" if grouped else None)
     return _KeyTable(packed, row_bits, hash_bits)
@@ -375,12 +379,15 @@ def _check_unique(
         repeated = ranked[1:][ranked[1:] == ranked[:-1]]
         candidates = np.flatnonzero(np.isin(keys, repeated))
     else:
-        high = table.high()
-        repeat = np.flatnonzero(high[1:] == high[:-1])
+        differ = table.packed[1:] ^ table.packed[:-1]  # same high part: row bits
+        differ >>= np.uint64(table.row_bits)
+        repeat = np.flatnonzero(differ == 0)
+        del differ
         if repeat.size == 0:
             return table
-        rows = table.rows()
-        candidates = np.sort(np.concatenate([rows[repeat], rows[repeat + 1]]))
+        candidates = np.sort(
+            np.concatenate([table.rows(repeat), table.rows(repeat + 1)])
+        )
         candidates = candidates[np.r_[True, candidates[1:] != candidates[:-1]]]
     seen: dict[tuple[int, bytes], int] = {}
     for row in candidates.tolist():
@@ -654,8 +661,10 @@ def _trec_order(
     grouped = bool((lead[1:] >= lead[:-1]).all())
     packed.sort(kind="stable" if grouped else None)
     order = (packed & np.uint64((1 << row_bits) - 1)).astype(np.intp)
-    high = packed >> np.uint64(row_bits)
-    merged = high[1:] == high[:-1]
+    differ = packed[1:] ^ packed[:-1]  # equal high parts: only row bits differ
+    differ >>= np.uint64(row_bits)
+    merged = differ == 0
+    del differ, packed
     if merged.any():
         # Rows sharing a truncated key: order them by their exact score.
         in_run = np.r_[merged, False] | np.r_[False, merged]
@@ -779,7 +788,7 @@ def _join(
         y_score=np.concatenate([rs, np.full(m, floor)]),
         qcode=np.concatenate([rq, qq[missing]]),
         retrieved=np.concatenate([np.ones(rq.size, bool), np.zeros(m, bool)]),
-        rank=rank.astype(np.int64),
+        rank=rank.astype(np.int64, copy=False),
         qids=qids,
         run_docs=(run.docno, run_rows),
         qrels_docs=(qrels.docno, qrels_rows[missing]),
@@ -816,7 +825,7 @@ def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
         return _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows)
     code = _run_code_of(qrels, run, qq, rq, qrels_rows, run_rows)
     # Position of each original run row among the kept ones (-1: dropped).
-    r_pos = np.full(len(run.docno), -1, np.int64)
+    r_pos = np.full(len(run.docno), -1, np.intp if rq.size >= 2**31 else np.int32)
     r_pos[run_rows] = np.arange(run_rows.size)
     wanted = np.flatnonzero(code >= 0)  # judgments of queries the run has
     hashes = qrels.docno.hashes[qrels_rows[wanted]]
@@ -824,17 +833,19 @@ def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
     high |= hashes >> np.uint64(64 - table.hash_bits)
     by_high = np.argsort(high, kind="stable")
     wanted, high = wanted[by_high], high[by_high]
-    r_high = table.high()
-    left = np.searchsorted(r_high, high, "left")
-    count = np.searchsorted(r_high, high, "right") - left
-    r_row = table.rows()
+    # The table is sorted by (high part, row): the rows of one high part lie
+    # between the packed values high << row_bits and (high + 1) << row_bits.
+    shift = np.uint64(table.row_bits)
+    left = np.searchsorted(table.packed, high << shift, "left")
+    count = np.searchsorted(table.packed, (high + np.uint64(1)) << shift, "left")
+    count -= left
     one = np.flatnonzero(count == 1)
-    i, j = wanted[one], r_pos[r_row[left[one]]]
+    i, j = wanted[one], r_pos[table.rows(left[one])]
     kept = j >= 0
     i, j = i[kept], j[kept]
     extra_i, extra_j = [i], [j]
     for k in np.flatnonzero(count > 1).tolist():  # colliding hash bits: rare
-        js = r_pos[r_row[left[k] : left[k] + count[k]]]
+        js = r_pos[table.rows(slice(left[k], left[k] + count[k]))]
         js = js[js >= 0]
         extra_i.append(np.full(js.size, wanted[k]))
         extra_j.append(js)
