@@ -101,6 +101,15 @@ def _integral(score: np.ndarray) -> bool:
 _CHUNK = 1 << 16
 
 
+def _in_order(codes: np.ndarray, score: np.ndarray) -> bool:
+    """Whether rows already come by group code, then descending score (a few
+    linear passes, against a sort's n log n)."""
+    step = codes[1:] - codes[:-1]
+    if (step < 0).any():
+        return False
+    return bool(((step != 0) | (score[1:] <= score[:-1])).all())
+
+
 def order_rows(
     codes: np.ndarray,
     score: np.ndarray,
@@ -119,6 +128,11 @@ def order_rows(
     code) otherwise.
     """
     if score.size < 2:
+        return np.arange(score.size), None
+    if ties in ("stable", *BLOCK_TIES) and _in_order(codes, score):
+        # Already grouped and by descending score (a TREC join's output): the
+        # stable sort would keep every row in place; the block rules ignore the
+        # order inside ties.
         return np.arange(score.size), None
     if ties in BLOCK_TIES and n_groups > 1:
         found = _one_key_order(codes, score, n_groups)

@@ -181,3 +181,24 @@ def test_tie_blocks_from_the_ordering_match_a_plain_scan(kind):
     ctx = RankingContext.from_inputs(base, score, codes, 300, ties="average")
     got = block_list(ctx)
     assert got == plain_tie_blocks(codes, score)
+
+
+@pytest.mark.parametrize("ties", ["stable", "average"])
+def test_order_rows_keeps_rows_already_in_order(ties):
+    """Rows already grouped by code and by descending score (ties included) come
+    back in place, as the stable sort orders them."""
+    codes, score, labels = random_rows(5_000, 40, 30, seed=5)
+    codes = np.unique(codes, return_inverse=True)[1]
+    ordered = np.lexsort((-score, codes))
+    codes, score, labels = codes[ordered], score[ordered], labels[ordered]
+    got, _ = order_rows(codes, score, labels, ties, int(codes.max()) + 1)
+    np.testing.assert_array_equal(got, np.arange(codes.size))
+    # One row out of place: the sort runs again and puts it back.
+    swapped = score.copy()
+    swapped[[0, 1]] = swapped[[1, 0]] if swapped[0] != swapped[1] else (9e9, 0)
+    got, _ = order_rows(codes, swapped, labels, ties, int(codes.max()) + 1)
+    expected = np.lexsort((np.arange(codes.size), -swapped, codes))
+    if ties == "stable":
+        np.testing.assert_array_equal(got, expected)
+    else:
+        np.testing.assert_array_equal(swapped[got], swapped[expected])

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Sequence
 from types import ModuleType
 
@@ -90,5 +91,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         names the file, the line and the fix). Usage errors exit with status 2
         (``SystemExit``), as argparse does.
     """
+    if argv is None:  # a command-line process of its own
+        _keep_freed_memory()
     args = get_parser().parse_args(None if argv is None else list(argv))
     return int(args._module.run(args, args._parser))
+
+
+def _keep_freed_memory() -> None:
+    """Let this short process reuse the memory of freed arrays.
+
+    glibc gives every freed block above 128 KB back to the system (or trims the
+    heap top), so the next array of that size faults its pages in afresh: a
+    few ms per 8 MB array, about a fifth of ``sklearn-rank eval``'s time on a
+    million-line run. Up to 32 MB per block, freed memory is kept for reuse
+    instead (peak memory moves by a few MB). Only for ``main()`` run as the
+    command (argv None), never for a process that calls ``main([...])``; a
+    no-op where the C library has no ``mallopt``.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (ImportError, OSError, AttributeError):
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3  # glibc's malloc.h
+    mallopt(m_mmap_threshold, 32 << 20)
+    mallopt(m_trim_threshold, 256 << 20)

@@ -91,21 +91,23 @@ def _names(paths: list[str], tags: list[str]) -> list[str]:
 def _load_trec(args: argparse.Namespace) -> list[RunInput]:
     # The package's own readers, without the per-row strings of the public
     # Qrels / Run objects: rows keep integer codes, text is decoded only for
-    # query ids and tied scores.
+    # query ids and tied scores. Each run is read, joined and dropped before the
+    # next one: only its flat arrays stay (peak memory: one run's text at a time).
     from ..io._trec import _join, _parse_qrels, _parse_run
 
     qrels = _parse_qrels(args.files[0])
-    runs = [_parse_run(path, ranks=False) for path in args.files[1:]]
-    names = _names(args.files[1:], [r.runid for r in runs])
-    out = []
-    for name, run in zip(names, runs, strict=True):
+    out, tags = [], []
+    for path in args.files[1:]:
+        run = _parse_run(path, ranks=False)
         joined = _join(qrels, run, args.complete, args.max_docs)
         check_overlap(joined, run.source, qrels.source)
-        present = np.unique(joined.qcode)  # codes are in string order
-        codes = np.searchsorted(present, joined.qcode)
+        # Codes are in string order; renumber the present ones 0..G-1 (linear).
+        seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0
+        present = np.flatnonzero(seen)
+        codes = (np.cumsum(seen) - 1)[joined.qcode]
         out.append(
             RunInput(
-                name=name,
+                name=path,
                 runid=run.runid,
                 y_true=joined.y_true,
                 y_score=joined.y_score,
@@ -115,6 +117,10 @@ def _load_trec(args: argparse.Namespace) -> list[RunInput]:
                 judged=joined.judged,
             )
         )
+        tags.append(run.runid)
+        del run, joined
+    for item, name in zip(out, _names(args.files[1:], tags), strict=True):
+        item.name = name
     return out
 
 

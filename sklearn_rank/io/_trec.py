@@ -8,8 +8,11 @@ per line:
   are ignored, as trec_eval does).
 
 Blank lines and lines whose first field starts with ``#`` are skipped. Files are
-parsed in chunks with plain ``str.split`` and numpy conversions, so a run of a
-million lines reads in a few seconds without pandas.
+split into byte spans by numpy passes (:mod:`._text`); a run of a million lines
+reads in about 0.15 s without pandas. Query ids become integer codes; document
+ids stay spans with a 64-bit hash each, and duplicates, the join and trec_eval's
+order come from sorts of packed integer keys (every hash match is confirmed byte
+for byte).
 
 :func:`trec_arrays` joins a qrels and a run into the flat per-row arrays that every
 metric of this package takes, following trec_eval's rules (see its docstring).
@@ -151,6 +154,16 @@ class TrecArrays:
 # --------------------------------------------------------------------------- columns
 
 
+def _padded(encoded: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A buffer holding the strings one after the other (then ``PAD`` zero
+    bytes), and each string's span."""
+    lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
+    ends = np.cumsum(lengths)
+    buf = np.zeros(int(ends[-1]) + _text.PAD if ends.size else _text.PAD, np.uint8)
+    buf[: buf.size - _text.PAD] = np.frombuffer(b"".join(encoded), np.uint8)
+    return buf, ends - lengths, ends
+
+
 class _TextColumn:
     """A column of strings as integer codes plus the bytes of each distinct value.
 
@@ -160,6 +173,7 @@ class _TextColumn:
 
     def __init__(self, codes, buf, starts, ends):
         self.codes, self.buf, self.starts, self.ends = codes, buf, starts, ends
+        self._hashes = None
 
     @classmethod
     def from_fields(cls, fields: _text.Fields, column: int) -> _TextColumn:
@@ -180,15 +194,19 @@ class _TextColumn:
 
     @classmethod
     def from_codes(cls, codes: np.ndarray, uniques: list[str]) -> _TextColumn:
-        encoded = [u.encode("utf-8") for u in uniques]
-        lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
-        ends = np.cumsum(lengths)
-        buf = np.frombuffer(b"".join(encoded), np.uint8)
-        return cls(np.asarray(codes, np.int64), buf, ends - lengths, ends)
+        buf, starts, ends = _padded([u.encode("utf-8") for u in uniques])
+        return cls(np.asarray(codes, np.int64), buf, starts, ends)
 
     @property
     def n_unique(self) -> int:
         return int(self.starts.size)
+
+    @property
+    def hashes(self) -> np.ndarray:
+        """The 64-bit hash of each distinct value (computed once)."""
+        if self._hashes is None:
+            self._hashes = _text.hash_spans(self.buf, self.starts, self.ends)
+        return self._hashes
 
     def text(self, codes: np.ndarray | None = None) -> list[str]:
         """The distinct strings (or those of ``codes``)."""
@@ -202,10 +220,77 @@ class _TextColumn:
         return np.array(self.text(), dtype=object)[self.codes]
 
 
+class _RowText:
+    """A column of strings kept as the byte span of every row, not factorized:
+    document ids are joined and checked through 64-bit hashes of the spans
+    (every hash match is confirmed byte for byte), and decoded only for ties."""
+
+    def __init__(self, buf, starts, ends):
+        self.buf, self.starts, self.ends = buf, starts, ends
+        self._hashes = None
+
+    @classmethod
+    def from_fields(cls, fields: _text.Fields, column: int) -> _RowText:
+        return cls(fields.buf, fields.starts[column], fields.ends[column])
+
+    @classmethod
+    def from_values(cls, values: Any) -> _RowText:
+        """From any array of ids (their ``str``); equal ids share their bytes."""
+        column = _TextColumn.from_values(values)
+        codes = column.codes
+        return cls(column.buf, column.starts[codes], column.ends[codes])
+
+    def __len__(self) -> int:
+        return int(self.starts.size)
+
+    @property
+    def hashes(self) -> np.ndarray:
+        """The 64-bit hash of each row's bytes (computed once)."""
+        if self._hashes is None:
+            self._hashes = _text.hash_spans(self.buf, self.starts, self.ends)
+        return self._hashes
+
+    def factorized(self) -> _TextColumn:
+        codes, first = _text.factorize(self.buf, self.starts, self.ends, False)
+        return _TextColumn(codes, self.buf, self.starts[first], self.ends[first])
+
+    @property
+    def n_unique(self) -> int:
+        return self.factorized().n_unique
+
+    def text(self, rows: np.ndarray | None = None) -> list[str]:
+        """The strings of ``rows`` (all rows by default)."""
+        if rows is None:
+            return _text.decode(self.buf, self.starts, self.ends)
+        return _text.decode(self.buf, self.starts[rows], self.ends[rows])
+
+    def raw(self, row: int) -> bytes:
+        return self.buf[int(self.starts[row]) : int(self.ends[row])].tobytes()
+
+    def strings(self) -> np.ndarray:
+        """One Python str per row (an object array), decoded row by row: no
+        factorization, which costs more than it saves for ids that rarely repeat."""
+        out = np.empty(len(self), dtype=object)
+        out[:] = self.text()
+        return out
+
+
+_MIX = np.uint64(0xD6E8FEB86659FD93)
+
+
+def _row_keys(qcodes: np.ndarray, qhash: np.ndarray, docno: _RowText) -> np.ndarray:
+    """A 64-bit key of each row's (query, document): equal pairs, equal keys."""
+    with np.errstate(over="ignore"):
+        keys = qhash[qcodes] * _MIX
+        keys ^= docno.hashes
+        keys *= _text._P1
+        keys ^= keys >> np.uint64(31)
+    return keys
+
+
 def _merge(a: _TextColumn, b: _TextColumn) -> tuple[np.ndarray, np.ndarray, int]:
     """Map the distinct values of two columns onto one numbering."""
-    ha = _text.hash_spans(a.buf, a.starts, a.ends)
-    hb = _text.hash_spans(b.buf, b.starts, b.ends)
+    ha, hb = a.hashes, b.hashes
     _, first, inverse = np.unique(
         np.concatenate([ha, hb]), return_index=True, return_inverse=True
     )
@@ -236,80 +321,144 @@ def _merge(a: _TextColumn, b: _TextColumn) -> tuple[np.ndarray, np.ndarray, int]
 
 
 def _parse(source: Any, kind: str, wanted: list[int]) -> _text.Fields:
-    data, name = _text.read_bytes(source)
-    _text.check_utf8(data, name)
+    buf, name = _text.read_buffer(source)
+    _text.check_utf8_buffer(buf, name)
     n_fields, exact = (4, True) if kind == "qrels" else (6, False)
-    return _text.split_fields(data, name, n_fields, exact, wanted, _LAYOUT[kind])
+    return _text.split_fields(buf, name, n_fields, exact, wanted, _LAYOUT[kind])
+
+
+# A key table packs, for each row, its query code (the file's own numbering), the
+# top bits of its docno hash and its row index into one integer, and sorts those:
+# one sort of plain integers (no argsort; fast on a file grouped by query, whose
+# codes then come in order) finds repeated (query, document) pairs and serves the
+# join's binary search.
+_MIN_HASH_BITS = 16
+_MIN_SCORE_BITS = 16  # trec_eval's order: fewer score bits in the key, two sorts
+
+
+@dataclass
+class _KeyTable:
+    packed: np.ndarray  # sorted uint64: query code | docno hash bits | row
+    row_bits: int
+    hash_bits: int
+
+    def rows(self, at: Any) -> np.ndarray:
+        """The row index of the entries ``at``."""
+        mask = np.uint64((1 << self.row_bits) - 1)
+        return (self.packed[at] & mask).astype(np.intp)
+
+
+def _key_table(qid: _TextColumn, docno: _RowText) -> _KeyTable | None:
+    """The rows' sorted key table; None when the bits do not fit."""
+    n = qid.codes.size
+    row_bits = max(1, (n - 1).bit_length())
+    query_bits = max(1, (qid.n_unique - 1).bit_length())
+    hash_bits = 64 - row_bits - query_bits
+    if hash_bits < _MIN_HASH_BITS:
+        return None
+    packed = qid.codes.astype(np.uint64)
+    packed <<= np.uint64(64 - query_bits)
+    bits = docno.hashes >> np.uint64(64 - hash_bits)
+    bits <<= np.uint64(row_bits)
+    packed |= bits
+    bits[:] = np.arange(n, dtype=np.uint64)
+    packed |= bits
+    del bits
+    grouped = n < 2 or bool((qid.codes[1:] >= qid.codes[:-1]).all())
+    packed.sort(kind="stable" if grouped else None)
+    return _KeyTable(packed, row_bits, hash_bits)
 
 
 def _check_unique(
-    qid: _TextColumn, docno: _TextColumn, lines: np.ndarray, name: str
-) -> None:
-    """Raise on a document listed twice for one query, naming both lines."""
-    if qid.codes.size < 2:
-        return
-    key = qid.codes * max(docno.n_unique, 1) + docno.codes
-    order = np.argsort(key, kind="stable")
-    dup = key[order][1:] == key[order][:-1]
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        first, second = int(lines[order[i]]), int(lines[order[i + 1]])
-        row = order[i]
-        d = docno.text(docno.codes[row : row + 1])[0]
+    qid: _TextColumn, docno: _RowText, lines: np.ndarray, name: str
+) -> _KeyTable | None:
+    """Raise on a document listed twice for one query, naming both lines.
+
+    One sort of the rows' packed keys (:func:`_key_table`, returned for the
+    join); rows whose key's high bits repeat are compared exactly, in file order
+    (the message names the first repeat).
+    """
+    table = _key_table(qid, docno)
+    if table is None:  # too many bits for one integer: unpacked keys
+        keys = _row_keys(qid.codes, qid.hashes, docno)
+        ranked = np.sort(keys)
+        repeated = ranked[1:][ranked[1:] == ranked[:-1]]
+        candidates = np.flatnonzero(np.isin(keys, repeated))
+    else:
+        differ = table.packed[1:] ^ table.packed[:-1]  # same high part: row bits
+        differ >>= np.uint64(table.row_bits)
+        repeat = np.flatnonzero(differ == 0)
+        del differ
+        if repeat.size == 0:
+            return table
+        candidates = np.sort(
+            np.concatenate([table.rows(repeat), table.rows(repeat + 1)])
+        )
+        candidates = candidates[np.r_[True, candidates[1:] != candidates[:-1]]]
+    seen: dict[tuple[int, bytes], int] = {}
+    for row in candidates.tolist():
+        pair = (int(qid.codes[row]), docno.raw(row))
+        if pair not in seen:
+            seen[pair] = row
+            continue
+        d = docno.text(np.array([row]))[0]
         q = qid.text(qid.codes[row : row + 1])[0]
         raise _text.error(
             name,
-            second,
+            int(lines[row]),
             f"duplicate document {d!r} for query {q!r} (first listed on line "
-            f"{first}); each document may appear once per query",
+            f"{int(lines[seen[pair]])}); each document may appear once per query",
         )
+    return table
 
 
 @dataclass
 class _ParsedQrels:
     qid: _TextColumn
-    docno: _TextColumn
+    docno: _RowText
     relevance: np.ndarray
     line: np.ndarray
     source: str
+    keys: _KeyTable | None = None  # from _check_unique
 
 
 @dataclass
 class _ParsedRun:
     qid: _TextColumn
-    docno: _TextColumn
+    docno: _RowText
     score: np.ndarray
     rank: np.ndarray | None
     runid: str
     line: np.ndarray
     source: str
+    keys: _KeyTable | None = None  # from _check_unique
 
 
 def _parse_qrels(source: Any) -> _ParsedQrels:
     fields = _parse(source, "qrels", [0, 2, 3])
     relevance = _text.parse_numbers(fields, 2, "rel", float)
-    qid, docno = _TextColumn.from_fields(fields, 0), _TextColumn.from_fields(fields, 1)
-    _check_unique(qid, docno, fields.line, fields.name)
-    return _ParsedQrels(qid, docno, relevance, fields.line, fields.name)
+    qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
+    keys = _check_unique(qid, docno, fields.line, fields.name)
+    return _ParsedQrels(qid, docno, relevance, fields.line, fields.name, keys)
 
 
 def _parse_run(source: Any, ranks: bool = True) -> _ParsedRun:
     """``ranks=False`` skips the rank column, which trec_eval ignores too."""
-    fields = _parse(source, "run", [0, 2, 4, 5, 3] if ranks else [0, 2, 4, 5])
+    fields = _parse(source, "run", [0, 2, 4, 3] if ranks else [0, 2, 4])
     score = _text.parse_numbers(fields, 2, "score", float)
     rank = None
     if ranks:
         hint = f" (are the columns in the order {_LAYOUT['run']}?)"
-        rank = _text.parse_numbers(fields, 4, "rank", int, hint)
-    qid, docno = _TextColumn.from_fields(fields, 0), _TextColumn.from_fields(fields, 1)
-    _check_unique(qid, docno, fields.line, fields.name)
+        rank = _text.parse_numbers(fields, 3, "rank", int, hint)
+    qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
+    keys = _check_unique(qid, docno, fields.line, fields.name)
+    # The run tag of the last line (trec_eval keeps that one): only that line's
+    # text is split for it.
     n = fields.line.size
     runid = (
-        _text.decode(fields.buf, fields.starts[3][n - 1 :], fields.ends[3][n - 1 :])[0]
-        if n
-        else ""
+        _text._line_text(fields.buf, int(fields.starts[0][-1])).split()[5] if n else ""
     )
-    return _ParsedRun(qid, docno, score, rank, runid, fields.line, fields.name)
+    return _ParsedRun(qid, docno, score, rank, runid, fields.line, fields.name, keys)
 
 
 # --------------------------------------------------------------------------- readers
@@ -352,7 +501,7 @@ def read_qrels(source: str | os.PathLike[str] | IO[Any]) -> Qrels:
         qid=p.qid.strings(),
         docno=p.docno.strings(),
         relevance=p.relevance,
-        line=p.line,
+        line=p.line.astype(np.int64),
         source=p.source,
         _parsed=p,
     )
@@ -400,7 +549,7 @@ def read_run(source: str | os.PathLike[str] | IO[Any]) -> Run:
         rank=p.rank,
         score=p.score,
         runid=p.runid,
-        line=p.line,
+        line=p.line.astype(np.int64),
         source=p.source,
         _parsed=p,
     )
@@ -418,7 +567,7 @@ def _parsed_qrels(qrels: Qrels) -> _ParsedQrels:
         return qrels._parsed
     return _ParsedQrels(
         _TextColumn.from_values(qrels.qid),
-        _TextColumn.from_values(qrels.docno),
+        _RowText.from_values(qrels.docno),
         np.asarray(qrels.relevance, np.float64),
         np.asarray(qrels.line),
         qrels.source,
@@ -430,7 +579,7 @@ def _parsed_run(run: Run) -> _ParsedRun:
         return run._parsed
     return _ParsedRun(
         _TextColumn.from_values(run.qid),
-        _TextColumn.from_values(run.docno),
+        _RowText.from_values(run.docno),
         np.asarray(run.score, np.float64),
         None,
         run.runid,
@@ -453,21 +602,128 @@ def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
     return qq, rq, names[order]
 
 
-def _trec_order(q: np.ndarray, s: np.ndarray, d: np.ndarray, docno: _TextColumn):
+def _run_code_of(qrels: _ParsedQrels, run: _ParsedRun, qq, rq, qrels_rows, run_rows):
+    """The run file's own query code of each kept qrels row (-1: none)."""
+    n = int(max(qq.max(initial=-1), rq.max(initial=-1))) + 1
+    to_run = np.full(n, -1, np.int64)
+    to_run[rq] = run.qid.codes[run_rows]
+    return to_run[qq]
+
+
+def _descending_key(s: np.ndarray) -> np.ndarray:
+    """Unsigned keys whose ascending order is the descending order of the finite
+    floats ``s`` (equal floats, 0.0 and -0.0 included, give equal keys)."""
+    bits = (s + 0.0).view(np.uint64)  # -0.0 + 0.0 is 0.0
+    # Non-negative: flip all bits but the sign; negative: keep them as they are.
+    flip = (bits >> np.uint64(63)) - np.uint64(1)
+    flip >>= np.uint64(1)
+    bits ^= flip
+    return bits
+
+
+def _group_pass(by_score: np.ndarray, q: np.ndarray, n_q: int) -> np.ndarray:
+    """Stable reorder of ``by_score`` by query code (radix passes on 16 bits)."""
+    if n_q <= 1 << 16:
+        return by_score[np.argsort(q[by_score].astype(np.uint16), kind="stable")]
+    halves = q.astype(np.uint32)[by_score].view(np.uint16).reshape(-1, 2)
+    low_half, high_half = (0, 1) if np.little_endian else (1, 0)
+    low = np.argsort(halves[:, low_half], kind="stable")
+    high = np.argsort(halves[low, high_half], kind="stable")
+    return by_score[low[high]]
+
+
+def _trec_order(
+    q: np.ndarray,
+    s: np.ndarray,
+    rows: np.ndarray,
+    docno: _RowText,
+    file_q: np.ndarray | None = None,
+):
     """trec_eval's ranking: query, score descending, then docno descending.
 
-    The docno text is compared only among rows whose scores tie.
+    One sort of plain integers packing a query code, the top bits of the
+    score's order key and the row index. Rows whose query and truncated score
+    agree are then ordered by their exact score, and rows whose scores tie by
+    their docno text (decoded for those rows only).
+
+    ``file_q``, the run file's own query codes (in order of appearance), leads
+    the packed key when given: a file grouped by query gives a key already in
+    query order, which the (stable, run-aware) sort takes fast; the query
+    blocks are then put in the order of ``q``.
     """
-    order = np.lexsort((-s, q))
-    qo, so = q[order], s[order]
-    tie = (qo[1:] == qo[:-1]) & (so[1:] == so[:-1])
-    if tie.any():
-        in_block = np.r_[tie, False] | np.r_[False, tie]
-        pos = np.flatnonzero(in_block)
-        block = np.cumsum(np.r_[True, ~tie])[pos]
-        names = np.array(docno.text(d[order[pos]]), dtype=object)
-        _, text_rank = np.unique(names, return_inverse=True)
-        order[pos] = order[pos][np.lexsort((-text_rank.reshape(-1), block))]
+    n = q.size
+    if n == 0:
+        return np.zeros(0, np.intp)
+    lead = q if file_q is None else file_q
+    row_bits = max(1, (n - 1).bit_length())
+    query_bits = max(1, int(lead.max()).bit_length())
+    score_bits = 64 - row_bits - query_bits
+    if score_bits < _MIN_SCORE_BITS:  # huge inputs: full score key, then query
+        order = _group_pass(np.argsort(_descending_key(s)), q, int(q.max()) + 1)
+        return _order_ties(order, q, s, rows, docno)
+    packed = lead.astype(np.uint64) << np.uint64(64 - query_bits)
+    packed |= (_descending_key(s) >> np.uint64(64 - score_bits)) << np.uint64(row_bits)
+    packed |= np.arange(n, dtype=np.uint64)
+    grouped = bool((lead[1:] >= lead[:-1]).all())
+    packed.sort(kind="stable" if grouped else None)
+    order = (packed & np.uint64((1 << row_bits) - 1)).astype(np.intp)
+    differ = packed[1:] ^ packed[:-1]  # equal high parts: only row bits differ
+    differ >>= np.uint64(row_bits)
+    merged = differ == 0
+    del differ, packed
+    if merged.any():
+        # Rows sharing a truncated key: order them by their exact score.
+        in_run = np.r_[merged, False] | np.r_[False, merged]
+        pos = np.flatnonzero(in_run)
+        run = np.cumsum(np.r_[True, ~merged])[pos]
+        sub = order[pos]
+        order[pos] = sub[np.lexsort((-s[sub], run))]
+        order = _order_ties(order, q, s, rows, docno, pos)
+    if file_q is not None:
+        order = _blocks_in_order(order, q)
+    return order
+
+
+def _blocks_in_order(order: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``order`` with its blocks of equal ``q`` moved into ascending ``q``."""
+    qo = q[order]
+    starts = np.flatnonzero(np.r_[True, qo[1:] != qo[:-1]])
+    block_q = qo[starts]
+    if (block_q[1:] > block_q[:-1]).all():
+        return order
+    by_q = np.argsort(block_q)
+    sizes = np.diff(np.r_[starts, qo.size])[by_q]
+    # Position k of the new order reads old position start + (k - new start).
+    new_starts = np.cumsum(sizes) - sizes
+    shift = np.repeat(starts[by_q] - new_starts, sizes)
+    return order[np.arange(qo.size) + shift]
+
+
+def _order_ties(order, q, s, rows, docno, pos=None):
+    """Rows with the same query and score, ordered by docno descending.
+
+    ``pos``: the only positions of ``order`` where ties can be (None: any).
+    """
+    at = order if pos is None else order[pos]
+    tie = (q[at[1:]] == q[at[:-1]]) & (s[at[1:]] == s[at[:-1]])
+    if pos is not None:
+        tie &= pos[1:] == pos[:-1] + 1
+    if not tie.any():
+        return order
+    in_block = np.r_[tie, False] | np.r_[False, tie]
+    where = np.flatnonzero(in_block)
+    block = np.cumsum(np.r_[True, ~tie])[where]
+    place = where if pos is None else pos[where]
+    tied = rows[order[place]]
+    starts, ends = docno.starts[tied], docno.ends[tied]
+    words = _text.byte_order_words(docno.buf, starts, ends)
+    if words is not None:  # descending bytes: every key complemented
+        keys = [~(ends - starts).astype(np.uint64)] + [~w for w in words[::-1]]
+        order[place] = order[place][np.lexsort((*keys, block))]
+        return order
+    names = np.array(docno.text(tied), dtype=object)  # ids over 32 bytes
+    _, text_rank = np.unique(names, return_inverse=True)
+    order[place] = order[place][np.lexsort((-text_rank.reshape(-1), block))]
     return order
 
 
@@ -517,27 +773,30 @@ def _join(
 ) -> _Joined:
     """trec_eval's join of a qrels and a run (see :func:`trec_arrays`)."""
     qq, rq, qids = _query_codes(qrels, run)
-    map_qd, map_rd, n_docs = _merge(qrels.docno, run.docno)
-    qd, rd = map_qd[qrels.docno.codes], map_rd[run.docno.codes]
-    # Run rows of judged queries; qrels rows of the queries the run returns.
     n_q = qids.size
-    run_keep = np.bincount(qq, minlength=n_q)[rq] > 0
-    rq, rd, rs = rq[run_keep], rd[run_keep], run.score[run_keep]
-    run_doc_codes = run.docno.codes[run_keep]
+    # Run rows of judged queries; qrels rows of the queries the run returns.
+    judged = np.bincount(qq, minlength=n_q) > 0
+    run_rows = np.flatnonzero(judged[rq])
+    rq, rs = rq[run_rows], run.score[run_rows]
     if complete:
-        qrels_keep = np.ones(qq.size, bool)
+        qrels_rows = np.arange(qq.size)
     else:
-        qrels_keep = np.bincount(rq, minlength=n_q)[qq] > 0
-    qq, qd = qq[qrels_keep], qd[qrels_keep]
-    raw = qrels.relevance[qrels_keep]
+        qrels_rows = np.flatnonzero((np.bincount(rq, minlength=n_q) > 0)[qq])
+    qq = qq[qrels_rows]
+    raw = qrels.relevance[qrels_rows]
     qr = np.maximum(raw, 0.0)
-    qrels_doc_codes = qrels.docno.codes[qrels_keep]
-    rq, rd, rs, run_doc_codes, rank = _rank_and_cut(
-        rq, rd, rs, run_doc_codes, run.docno, max_docs_per_query
+    rq, rs, run_rows, rank = _rank_and_cut(
+        rq, rs, run_rows, run.docno, max_docs_per_query, run.qid.codes[run_rows]
     )
-    y_run, missing = _lookup(rq, rd, qq, qd, qr, n_docs)
-    # Judged: a qrels line with a grade >= 0 (its flag looked up like a grade).
-    judged_run = _lookup(rq, rd, qq, qd, (raw >= 0).astype(np.float64), n_docs)[0]
+    # One lookup of each judgment's position (1-based, exact in float64; 0: no
+    # qrels line) gives both the grade and the judged flag of every run row.
+    position = np.arange(1, qq.size + 1, dtype=np.float64)
+    found, missing = _lookup(qrels, run, qq, qrels_rows, position, rq, run_rows)
+    found = found.astype(np.intp)
+    matched = found > 0
+    y_run = np.where(matched, qr[found - 1], 0.0) if qq.size else found * 0.0
+    # Judged: a qrels line with a grade >= 0 (trec_eval: negative = unjudged).
+    judged_run = matched & (raw[found - 1] >= 0) if qq.size else matched
     floor = float(rs.min()) if rs.size else 0.0
     floor -= max(1.0, abs(floor))
     m = int(missing.sum())
@@ -546,40 +805,97 @@ def _join(
         y_score=np.concatenate([rs, np.full(m, floor)]),
         qcode=np.concatenate([rq, qq[missing]]),
         retrieved=np.concatenate([np.ones(rq.size, bool), np.zeros(m, bool)]),
-        rank=rank.astype(np.int64),
+        rank=rank.astype(np.int64, copy=False),
         qids=qids,
-        judged=np.concatenate([judged_run > 0, raw[missing] >= 0]),
-        run_docs=(run.docno, run_doc_codes),
-        qrels_docs=(qrels.docno, qrels_doc_codes[missing]),
+        judged=np.concatenate([judged_run, raw[missing] >= 0]),
+        run_docs=(run.docno, run_rows),
+        qrels_docs=(qrels.docno, qrels_rows[missing]),
     )
 
 
-def _rank_and_cut(rq, rd, rs, doc_codes, docno, max_docs_per_query):
+def _rank_and_cut(rq, rs, rows, docno, max_docs_per_query, file_q=None):
     """Run rows in trec_eval's order with their rank, cut at max_docs_per_query."""
-    order = _trec_order(rq, rs, doc_codes, docno)
-    rq, rd, rs, doc_codes = rq[order], rd[order], rs[order], doc_codes[order]
+    order = _trec_order(rq, rs, rows, docno, file_q)
+    rq, rs, rows = rq[order], rs[order], rows[order]
     starts = np.flatnonzero(np.r_[True, rq[1:] != rq[:-1]]) if rq.size else rq
     sizes = np.diff(np.r_[starts, rq.size])
     rank = np.arange(rq.size) - np.repeat(starts, sizes) + 1
     if max_docs_per_query is not None:
         cut = rank <= max_docs_per_query
-        rq, rd, rs, doc_codes, rank = (a[cut] for a in (rq, rd, rs, doc_codes, rank))
-    return rq, rd, rs, doc_codes, rank
+        rq, rs, rows, rank = (a[cut] for a in (rq, rs, rows, rank))
+    return rq, rs, rows, rank
 
 
-def _lookup(rq, rd, qq, qd, qr, n_docs):
-    """(grade of each run row, mask of qrels rows the run did not retrieve)."""
-    run_key = rq * n_docs + rd
-    qrels_key = qq * n_docs + qd
-    by_key = np.argsort(qrels_key)
-    sorted_key = qrels_key[by_key]
-    pos = np.searchsorted(sorted_key, run_key)
-    pos_c = np.minimum(pos, max(sorted_key.size - 1, 0))
-    hit = (pos < sorted_key.size) & (sorted_key[pos_c] == run_key)
-    y_run = np.zeros(run_key.size)
-    y_run[hit] = qr[by_key[pos_c[hit]]]
-    missing = np.ones(qrels_key.size, bool)
-    missing[by_key[pos_c[hit]]] = False
+def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
+    """(grade of each run row, mask of qrels rows the run did not retrieve).
+
+    The kept judgments' keys, written in the run's key table layout (the run
+    file's query code, docno hash bits), are looked up in that table by binary
+    search; every match is confirmed byte for byte. Keys shared by several run
+    rows (hash bits that collide) are resolved exactly.
+    """
+    y_run = np.zeros(rq.size)
+    missing = np.ones(qq.size, bool)
+    if qq.size == 0 or rq.size == 0:
+        return y_run, missing
+    table = run.keys if run.keys is not None else _key_table(run.qid, run.docno)
+    if table is None:
+        return _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows)
+    code = _run_code_of(qrels, run, qq, rq, qrels_rows, run_rows)
+    # Position of each original run row among the kept ones (-1: dropped).
+    r_pos = np.full(len(run.docno), -1, np.intp if rq.size >= 2**31 else np.int32)
+    r_pos[run_rows] = np.arange(run_rows.size)
+    wanted = np.flatnonzero(code >= 0)  # judgments of queries the run has
+    hashes = qrels.docno.hashes[qrels_rows[wanted]]
+    high = code[wanted].astype(np.uint64) << np.uint64(table.hash_bits)
+    high |= hashes >> np.uint64(64 - table.hash_bits)
+    by_high = np.argsort(high, kind="stable")
+    wanted, high = wanted[by_high], high[by_high]
+    # The table is sorted by (high part, row): the rows of one high part lie
+    # between the packed values high << row_bits and (high + 1) << row_bits.
+    shift = np.uint64(table.row_bits)
+    left = np.searchsorted(table.packed, high << shift, "left")
+    count = np.searchsorted(table.packed, (high + np.uint64(1)) << shift, "left")
+    count -= left
+    one = np.flatnonzero(count == 1)
+    i, j = wanted[one], r_pos[table.rows(left[one])]
+    kept = j >= 0
+    i, j = i[kept], j[kept]
+    extra_i, extra_j = [i], [j]
+    for k in np.flatnonzero(count > 1).tolist():  # colliding hash bits: rare
+        js = r_pos[table.rows(slice(left[k], left[k] + count[k]))]
+        js = js[js >= 0]
+        extra_i.append(np.full(js.size, wanted[k]))
+        extra_j.append(js)
+    i, j = np.concatenate(extra_i), np.concatenate(extra_j)
+    d_run, d_qrels = run.docno, qrels.docno
+    r_at, q_at = run_rows[j], qrels_rows[i]
+    same = (rq[j] == qq[i]) & _text.same_spans(
+        d_run.buf,
+        d_run.starts[r_at],
+        d_run.ends[r_at],
+        d_qrels.buf,
+        d_qrels.starts[q_at],
+        d_qrels.ends[q_at],
+    )
+    i, j = i[same], j[same]
+    y_run[j] = qr[i]
+    missing[i] = False
+    return y_run, missing
+
+
+def _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows):
+    """:func:`_lookup` through a dict of (query, document bytes): slow, exact."""
+    table: dict[tuple[int, bytes], int] = {}
+    for i, (q, row) in enumerate(zip(qq.tolist(), qrels_rows.tolist(), strict=True)):
+        table.setdefault((q, qrels.docno.raw(row)), i)
+    y_run = np.zeros(rq.size)
+    missing = np.ones(qq.size, bool)
+    for j, (q, row) in enumerate(zip(rq.tolist(), run_rows.tolist(), strict=True)):
+        i = table.get((q, run.docno.raw(row)))
+        if i is not None:
+            y_run[j] = qr[i]
+            missing[i] = False
     return y_run, missing
 
 
