@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +77,8 @@ def group_values(
     ctx: RankingContext, request: MetricRequest, opts: Options
 ) -> GroupValues:
     """One metric's value, definedness and weight per group."""
+    if request.options:  # set by the name, e.g. "iprec@0.5"
+        opts = dataclasses.replace(opts, **dict(request.options))
     return request.spec.kernel(ctx, request.k, opts)
 
 

@@ -52,6 +52,10 @@ class MetricSpec:
         False for losses; scorers negate them, as scikit-learn's do.
     pooled : bool
         One value over all rows (no per-group values); ``groups`` optional.
+    name_option : tuple of (str, str) or None
+        For a metric without a cutoff: the option that ``name@x`` sets, and the
+        placeholder listed by :func:`get_metric_names` (``("recall_level", "r")``
+        makes ``"iprec@0.5"`` mean ``recall_level=0.5``).
     """
 
     name: str
@@ -63,8 +67,13 @@ class MetricSpec:
     labels: str = "binary"
     greater_is_better: bool = True
     pooled: bool = False
+    name_option: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
+        if self.name_option and (
+            self.takes_k or self.name_option[0] not in self.options
+        ):
+            raise ValueError(f"{self.name}: name_option needs no cutoff and an option")
         unknown = set(self.options) - set(OPTIONS)
         if unknown:
             raise ValueError(f"{self.name}: unknown options {sorted(unknown)}")
@@ -212,6 +221,7 @@ METRICS: dict[str, MetricSpec] = {
             "interpolated precision at a recall level (trec_eval iprec_at_recall)",
             options=("recall_level", *_BINARY, *_GROUP, _J),
             takes_k=False,
+            name_option=("recall_level", "r"),
         ),
         MetricSpec(
             "iprec_11pt",
@@ -243,12 +253,14 @@ METRICS: dict[str, MetricSpec] = {
 def get_metric_names() -> list[str]:
     """Names accepted by :func:`evaluate` and the scorers.
 
-    Metrics with a cutoff also take ``"name@k"`` with a positive int ``k``.
+    Metrics with a cutoff also take ``"name@k"`` with a positive int ``k``;
+    interpolated precision takes ``"iprec@r"``, ``r`` its recall level.
 
     Returns
     -------
     names : list of str
-        Sorted base names; those taking ``@k`` are listed as ``"name@k"`` too.
+        Sorted base names; those taking ``@k`` are listed as ``"name@k"`` too,
+        and ``"iprec@r"``.
 
     Examples
     --------
@@ -261,4 +273,6 @@ def get_metric_names() -> list[str]:
         names.append(spec.name)
         if spec.takes_k:
             names.append(f"{spec.name}@k")
+        if spec.name_option:
+            names.append(f"{spec.name}@{spec.name_option[1]}")
     return sorted(names)

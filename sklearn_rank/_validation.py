@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ._conventions import Options
+from ._conventions import OPTIONS, Options
 from ._group_codes import encode_groups
 from ._params import param_error
 from ._registry import METRICS, MetricSpec, get_metric_names
@@ -288,11 +288,13 @@ def check_labels(
 
 @dataclass(frozen=True)
 class MetricRequest:
-    """One requested metric: its label as given (``"ndcg@10"``), spec and cutoff."""
+    """One requested metric: its label as given (``"ndcg@10"``), spec, cutoff,
+    and the options its name sets (``"iprec@0.5"``: recall_level=0.5)."""
 
     label: str
     spec: MetricSpec
     k: int | None
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 def parse_metric(name: Any) -> MetricRequest:
@@ -308,6 +310,8 @@ def parse_metric(name: Any) -> MetricRequest:
         raise ValueError(f"Unknown metric {name!r}. Valid names: {valid}.")
     if not sep:
         return MetricRequest(name, spec, None)
+    if spec.name_option:
+        return MetricRequest(name, spec, None, (_name_option(name, spec, cut),))
     if not spec.takes_k:
         raise ValueError(
             f"Metric {base!r} takes no cutoff; use {base!r} instead of {name!r}."
@@ -317,6 +321,23 @@ def parse_metric(name: Any) -> MetricRequest:
             f"The cutoff in {name!r} must be a positive integer, as in '{base}@10'."
         )
     return MetricRequest(name, spec, int(cut))
+
+
+def _name_option(name: str, spec: MetricSpec, text: str) -> tuple[str, Any]:
+    """The option value written after ``@`` in ``name`` (``iprec@0.5``)."""
+    option, placeholder = spec.name_option
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(
+            f"In {name!r} the text after '@' must be a number: "
+            f"{spec.name}@{placeholder} sets {option}={placeholder}, as in "
+            f"'{spec.name}@0.5'."
+        ) from None
+    try:
+        return option, OPTIONS[option].check(value, "evaluate")
+    except ValueError as exc:
+        raise ValueError(f"In {name!r}: {exc}") from None
 
 
 def check_metrics(

@@ -25,6 +25,7 @@ CASES = {
     "out.test.aql": ["-m", "all_trec", "-q", "-l2", "qrels.rel_level", "results.test"],
     "out.test.meas_params": [
         "-q",
+        "-miprec_at_recall..10,.20,.25,.75,.50",
         "-m",
         "P.5,7,3",
         "-m",
@@ -61,11 +62,12 @@ def test_every_implemented_trec_measure_is_compared(capsys):
     """all_trec -q prints each implemented measure for each topic and 'all'."""
     got = _run(CASES["out.test.aq"], capsys).splitlines()
     names = {line.split("\t")[0].strip() for line in got}
-    for name in ("map", "Rprec", "recip_rank", "ndcg", "num_rel_ret"):
+    for name in ("map", "Rprec", "recip_rank", "ndcg", "num_rel_ret", "11pt_avg"):
         assert name in names
     for prefix in ("P_", "recall_", "ndcg_cut_", "map_cut_"):
         assert sum(n.startswith(prefix) for n in names) == 9
     assert {"success_1", "success_5", "success_10"} <= names
+    assert sum(n.startswith("iprec_at_recall_") for n in names) == 11
     topics = {line.split("\t")[1] for line in got}
     assert topics == {"301", "302", "303", "all"}
 

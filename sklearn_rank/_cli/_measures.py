@@ -23,8 +23,11 @@ TREC_MEASURES: dict[str, tuple[str | None, bool, tuple[int, ...]]] = {
     "Rprec": ("r_precision", False, ()),
     "bpref": ("bpref", False, ()),
     "recip_rank": ("mrr", False, ()),
+    # Recall levels, not cutoffs: iprec@r (trec_eval prints them with 2 decimals).
+    "iprec_at_recall": ("iprec", True, tuple(i / 10 for i in range(11))),
     "P": ("precision", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
     "recall": ("recall", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "11pt_avg": ("iprec_11pt", False, ()),
     "ndcg": ("ndcg", False, ()),
     "ndcg_cut": ("ndcg", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
     "map_cut": ("map", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
@@ -36,19 +39,22 @@ COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
 # named in a note (see ``NOT_IMPLEMENTED``).
 NICKNAMES = {
     "official": (
-        "runid num_q num_ret num_rel num_rel_ret map Rprec bpref recip_rank P".split()
-    ),
+        "runid num_q num_ret num_rel num_rel_ret map Rprec bpref recip_rank "
+        "iprec_at_recall P"
+    ).split(),
     "all_trec": list(TREC_MEASURES),
 }
 NOT_IMPLEMENTED = {
-    "official": ["gm_map", "iprec_at_recall"],
+    "official": ["gm_map"],
     "all_trec": (
-        "gm_map iprec_at_recall relstring unj rbp rbp_resid infAP gm_bpref "
-        "utility 11pt_avg relative_P Rprec_mult ndcg_rel Rndcg binG G set_P "
+        "gm_map relstring unj rbp rbp_resid infAP gm_bpref "
+        "utility relative_P Rprec_mult ndcg_rel Rndcg binG G set_P "
         "set_recall set_relative_P set_map set_F num_nonrel_judged_ret"
     ).split(),
 }
-_OUTPUT_NAME = re.compile(r"^(P|recall|ndcg_cut|map_cut|success)_(\d+)$")
+_OUTPUT_NAME = re.compile(
+    r"^(P|recall|ndcg_cut|map_cut|success)_(\d+)$|^(iprec_at_recall)_([0-9.]+)$"
+)
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,7 @@ class Measure:
 
     label: str
     metric: str | None
-    order: tuple[int, int]  # trec_eval's table position and cutoff; library last
+    order: tuple[int, float]  # trec_eval's table position and cutoff; library last
 
 
 class MeasureError(ValueError):
@@ -81,6 +87,23 @@ def _cutoffs(name: str, params: str) -> list[int]:
     return out
 
 
+def _levels(name: str, params: str) -> list[float]:
+    """trec_eval's recall levels (``.10,.5``): numbers in [0, 1]."""
+    out = []
+    for text in params.split(","):
+        try:
+            value = float(text)
+        except ValueError:
+            value = -1.0
+        if not 0.0 <= value <= 1.0:
+            raise MeasureError(
+                f"measure {name}.{params}: the recall level {text!r} must be a "
+                f"number in [0, 1], as in '-m {name}.0.1,.5'"
+            )
+        out.append(value)
+    return out
+
+
 def _trec(name: str, params: str | None, known: set[str]) -> list[Measure]:
     metric, takes_k, defaults = TREC_MEASURES[name]
     position = list(TREC_MEASURES).index(name)
@@ -95,6 +118,11 @@ def _trec(name: str, params: str | None, known: set[str]) -> list[Measure]:
                 )
             )
         return [Measure(name, metric, (position, 0))]
+    if name == "iprec_at_recall":
+        levels = _levels(name, params) if params else list(defaults)
+        return [
+            Measure(f"{name}_{r:.2f}", f"{metric}@{r!r}", (position, r)) for r in levels
+        ]
     cutoffs = _cutoffs(name, params) if params else list(defaults)
     return [Measure(f"{name}_{k}", f"{metric}@{k}", (position, k)) for k in cutoffs]
 
@@ -156,7 +184,8 @@ def parse_measures(specs: list[str], known: list[str]) -> tuple[list[Measure], l
         elif name in TREC_MEASURES and (dot or "," not in spec):
             measures += _trec(name, params if dot else None, known_set)
         elif match:
-            measures += _trec(match.group(1), match.group(2), known_set)
+            trec_name = match.group(1) or match.group(3)
+            measures += _trec(trec_name, match.group(2) or match.group(4), known_set)
         else:
             for part in filter(None, spec.split(",")):
                 measures.append(_library(part.strip(), known_set, position))

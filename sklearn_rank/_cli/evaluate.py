@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._conventions import OPTIONS
+from .._conventions import OPTIONS, PRESETS
 from .._params import Interval
 from . import _measures, _output
 from ._progress import Progress
@@ -126,7 +126,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     conv.add_argument(
         "--convention",
         metavar="NAME",
-        help="preset: sklearn_rank, trec_eval, sklearn, lightgbm, xgboost "
+        help=f"preset: {', '.join(PRESETS)} "
         "(default: trec_eval for TREC files, sklearn_rank for tables)",
     )
     for option in OPTIONS.values():  # one flag per keyword of the option table
