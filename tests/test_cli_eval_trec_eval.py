@@ -30,6 +30,7 @@ CASES = {
         "P.5,7,3",
         "-m",
         "recall.20,2000",
+        "-mndcg.1=3,2=9,4=4.5",
         "-mndcg_cut.10,20,23.4",
         "-msuccess.2,5,20",
         "qrels.test",
@@ -89,3 +90,48 @@ def test_library_names_give_trec_eval_values(capsys):
         "mrr": expected["recip_rank"],
         "precision@5": expected["P_5"],
     }
+
+
+def test_ndcg_gain_map_on_graded_judgments(capsys):
+    """``-m ndcg.1=3,2=9`` on graded qrels: named levels take their gain, other
+    levels their own value (m_ndcg.c); equal to the library with that gain map."""
+    import numpy as np
+
+    from sklearn_rank import evaluate_per_group
+    from sklearn_rank.io import load_trec
+
+    out = _run(
+        ["-q", "-m", "ndcg.1=3,2=9", "-m", "ndcg", "qrels.rel_level", "results.test"],
+        capsys,
+    )
+    rows = [line.split("\t") for line in out.splitlines()]
+    got = {(n.strip(), q): float(v) for n, q, v in rows}
+    t = load_trec(DATA / "qrels.rel_level", DATA / "results.test")
+    levels = np.unique(t.y_true)
+    gain = {float(y): {1.0: 3.0, 2.0: 9.0}.get(float(y), float(y)) for y in levels}
+    assert set(gain.values()) != set(levels.tolist())  # the map changes gains
+    per = evaluate_per_group(
+        t.y_true,
+        t.y_score,
+        groups=t.groups,
+        retrieved=t.retrieved,
+        metrics=["ndcg"],
+        convention="trec_eval",
+        gain=gain,
+    )
+    plain = evaluate_per_group(
+        t.y_true,
+        t.y_score,
+        groups=t.groups,
+        retrieved=t.retrieved,
+        metrics=["ndcg"],
+        convention="trec_eval",
+    )
+    for qid, value, base in zip(
+        per.group_ids, per.values["ndcg"], plain.values["ndcg"], strict=True
+    ):
+        assert got["ndcg_1=3,2=9", str(qid)] == round(value, 4)
+        assert got["ndcg", str(qid)] == round(base, 4)
+    assert any(
+        got["ndcg_1=3,2=9", str(q)] != got["ndcg", str(q)] for q in per.group_ids
+    )

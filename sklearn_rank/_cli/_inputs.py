@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..io import _tables
-from ._measures import Measure
+from ._measures import Measure, trec_gain
 from ._output import RunResult
 
 # The table readers' own suffix map: one list of what counts as a table.
@@ -164,7 +164,9 @@ def score(
     """The summary (and per-query) value of every measure for one run."""
     from .. import evaluate, evaluate_per_group
 
-    metrics = list(dict.fromkeys(m.metric for m in measures if m.metric))
+    metrics = list(
+        dict.fromkeys(m.metric for m in measures if m.metric and not m.gains)
+    )
     common = {
         "groups": run.codes,
         "retrieved": run.retrieved,
@@ -172,25 +174,34 @@ def score(
         **keywords,
     }
     summary: dict[str, object] = {}
+    means: dict[str, float] = {}
     per: dict[str, np.ndarray] = {}
-    if metrics:
-        means = evaluate(run.y_true, run.y_score, metrics=metrics, **common)
+
+    def compute(names, key, **extra):
+        """Means (and per-query values) of ``names``, stored under ``key(name)``."""
+        kw = {**common, **extra}
+        found = evaluate(run.y_true, run.y_score, metrics=names, **kw)
+        means.update({key(n): v for n, v in found.items()})
         if per_query:
-            common.pop("undefined", None)
-            groups = evaluate_per_group(
-                run.y_true, run.y_score, metrics=metrics, **common
-            )
+            kw.pop("undefined", None)
+            groups = evaluate_per_group(run.y_true, run.y_score, metrics=names, **kw)
             fill = options.undefined
             for name, values in groups.values.items():
-                per[name] = (
+                per[key(name)] = (
                     np.where(np.isnan(values), fill, values)
                     if isinstance(fill, float)
                     else values
                 )
+
+    if metrics:
+        compute(metrics, lambda name: name)
+    for m in measures:  # trec_eval's ndcg.L=G,...: its own gains, its own call
+        if m.metric and m.gains:
+            compute([m.metric], lambda _, m=m: m.label, gain=trec_gain(m.gains))
     counts = _counts(run, options.relevance_threshold, options.judged_only)
     for m in measures:
         if m.metric is not None:
-            summary[m.label] = float(means[m.metric])
+            summary[m.label] = float(means[m.label if m.gains else m.metric])
         elif m.label == "runid":
             summary[m.label] = run.runid
         elif m.label == "num_q":
@@ -203,7 +214,7 @@ def score(
             row: dict[str, object] = {}
             for m in measures:
                 if m.metric is not None:
-                    row[m.label] = float(per[m.metric][i])
+                    row[m.label] = float(per[m.label if m.gains else m.metric][i])
                 elif m.label in counts:
                     row[m.label] = int(counts[m.label][i])
             per_query_values[qid] = row

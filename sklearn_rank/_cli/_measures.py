@@ -64,6 +64,7 @@ class Measure:
     label: str
     metric: str | None
     order: tuple[int, float]  # trec_eval's table position and cutoff; library last
+    gains: tuple[tuple[float, float], ...] = ()  # trec_eval's ndcg.1=3,2=9 levels
 
 
 class MeasureError(ValueError):
@@ -104,18 +105,46 @@ def _levels(name: str, params: str) -> list[float]:
     return out
 
 
+def _gains(params: str) -> tuple[tuple[float, float], ...]:
+    """trec_eval's per-level gains (``ndcg.1=3,2=9,4=4.5``): level=gain pairs."""
+    pairs = []
+    for text in params.split(","):
+        level, eq, gain = text.partition("=")
+        try:
+            pairs.append((float(level), float(gain)))
+        except ValueError:
+            eq = ""
+        if not eq:
+            raise MeasureError(
+                f"measure ndcg.{params}: {text!r} is not a level=gain pair, as in "
+                "'-m ndcg.1=3,2=9,4=4.5'"
+            ) from None
+    return tuple(pairs)
+
+
+def trec_gain(pairs: tuple[tuple[float, float], ...]):
+    """trec_eval's gain function for ``ndcg.L=G,...``: the named levels take their
+    gain, every other level its own value (m_ndcg.c, setup_gains)."""
+    import numpy as np
+
+    def gain(y):
+        out = np.asarray(y, dtype=np.float64).copy()
+        for level, value in pairs:
+            out[y == level] = value
+        return out
+
+    return gain
+
+
 def _trec(name: str, params: str | None, known: set[str]) -> list[Measure]:
     metric, takes_k, defaults = TREC_MEASURES[name]
     position = list(TREC_MEASURES).index(name)
     if not takes_k:
+        if params and name == "ndcg":
+            return [Measure(f"{name}_{params}", metric, (position, 0), _gains(params))]
         if params:
             raise MeasureError(
                 f"measure {name}.{params}: {name} takes no parameters here"
-                + (
-                    " (ndcg with per-grade gains is not implemented; use --gain)"
-                    if name == "ndcg"
-                    else ""
-                )
             )
         return [Measure(name, metric, (position, 0))]
     if name == "iprec_at_recall":
