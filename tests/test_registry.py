@@ -173,3 +173,11 @@ def test_every_option_of_evaluate_reaches_the_resolution(func, excluded, monkeyp
     with pytest.raises(_Reached):
         func([1], [1], groups=[0], **marks)
     assert seen == marks
+
+
+def test_readme_names_every_convention_keyword_and_preset():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## Conventions are parameters", 1)[1].split("\n## ", 1)[0]
+    for name in [*OPTIONS, *PRESETS]:
+        if name != "sklearn_rank":  # the default convention needs no preset name
+            assert f"`{name}`" in section or f'`"{name}"`' in section, name
