@@ -110,23 +110,19 @@ def test_ndcg_gain_map_on_graded_judgments(capsys):
     levels = np.unique(t.y_true)
     gain = {float(y): {1.0: 3.0, 2.0: 9.0}.get(float(y), float(y)) for y in levels}
     assert set(gain.values()) != set(levels.tolist())  # the map changes gains
-    per = evaluate_per_group(
-        t.y_true,
-        t.y_score,
-        groups=t.groups,
-        retrieved=t.retrieved,
-        metrics=["ndcg"],
-        convention="trec_eval",
-        gain=gain,
-    )
-    plain = evaluate_per_group(
-        t.y_true,
-        t.y_score,
-        groups=t.groups,
-        retrieved=t.retrieved,
-        metrics=["ndcg"],
-        convention="trec_eval",
-    )
+
+    def ndcg(**gain):
+        return evaluate_per_group(
+            t.y_true,
+            t.y_score,
+            groups=t.groups,
+            retrieved=t.retrieved,
+            metrics=["ndcg"],
+            convention="trec_eval",
+            **gain,
+        )
+
+    per, plain = ndcg(gain=gain), ndcg()
     for qid, value, base in zip(
         per.group_ids, per.values["ndcg"], plain.values["ndcg"], strict=True
     ):

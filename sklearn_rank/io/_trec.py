@@ -164,7 +164,23 @@ def _padded(encoded: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return buf, ends - lengths, ends
 
 
-class _TextColumn:
+class _Spans:
+    """Byte spans ``buf[starts[i]:ends[i]]`` and their 64-bit hashes."""
+
+    buf: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    _hashes: np.ndarray | None = None
+
+    @property
+    def hashes(self) -> np.ndarray:
+        """The 64-bit hash of each span (computed once)."""
+        if self._hashes is None:
+            self._hashes = _text.hash_spans(self.buf, self.starts, self.ends)
+        return self._hashes
+
+
+class _TextColumn(_Spans):
     """A column of strings as integer codes plus the bytes of each distinct value.
 
     ``codes[i]`` numbers row i's string; ``buf[starts[c]:ends[c]]`` is the UTF-8 of
@@ -201,13 +217,6 @@ class _TextColumn:
     def n_unique(self) -> int:
         return int(self.starts.size)
 
-    @property
-    def hashes(self) -> np.ndarray:
-        """The 64-bit hash of each distinct value (computed once)."""
-        if self._hashes is None:
-            self._hashes = _text.hash_spans(self.buf, self.starts, self.ends)
-        return self._hashes
-
     def text(self, codes: np.ndarray | None = None) -> list[str]:
         """The distinct strings (or those of ``codes``)."""
         if codes is None:
@@ -220,7 +229,7 @@ class _TextColumn:
         return np.array(self.text(), dtype=object)[self.codes]
 
 
-class _RowText:
+class _RowText(_Spans):
     """A column of strings kept as the byte span of every row, not factorized:
     document ids are joined and checked through 64-bit hashes of the spans
     (every hash match is confirmed byte for byte), and decoded only for ties."""
@@ -242,13 +251,6 @@ class _RowText:
 
     def __len__(self) -> int:
         return int(self.starts.size)
-
-    @property
-    def hashes(self) -> np.ndarray:
-        """The 64-bit hash of each row's bytes (computed once)."""
-        if self._hashes is None:
-            self._hashes = _text.hash_spans(self.buf, self.starts, self.ends)
-        return self._hashes
 
     def factorized(self) -> _TextColumn:
         codes, first = _text.factorize(self.buf, self.starts, self.ends, False)
