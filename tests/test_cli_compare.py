@@ -90,6 +90,8 @@ def test_a_table_with_two_score_columns(tmp_path, capsys):
         (["compare", QRELS, RUN, TRUNC, "-m", "map"], 1, "pass -c"),
         (["compare", QRELS, RUN, TRUNC, "-q"], 2, "do not apply"),
         (["compare", QRELS, RUN, TRUNC, "-m", "num_rel"], 2, "at least one metric"),
+        (["compare", QRELS, RUN, TRUNC, "-m", "ndcg.1=3"], 2, "--gain instead"),
+        (["compare", QRELS, RUN, TRUNC, "-m", "iprec@1.5"], 2, "in [0, 1]"),
     ],
 )
 def test_errors_are_one_line_with_the_fix(argv, status, message, capsys):

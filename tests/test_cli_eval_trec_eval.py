@@ -131,3 +131,19 @@ def test_ndcg_gain_map_on_graded_judgments(capsys):
     assert any(
         got["ndcg_1=3,2=9", str(q)] != got["ndcg", str(q)] for q in per.group_ids
     )
+
+
+def test_library_recall_level_names_equal_trec_eval_lines(capsys):
+    out = _run(["-m", "iprec@0.5,iprec@0", "qrels.test", "results.test"], capsys)
+    values = {
+        line.split("\t")[0].strip(): line.split("\t")[2] for line in out.splitlines()
+    }
+    expected = {
+        line.split("\t")[0].strip(): line.split("\t")[2]
+        for line in (DATA / "out.test").read_text().splitlines()
+    }
+    assert values["iprec@0.5"] == expected["iprec_at_recall_0.50"]
+    assert values["iprec@0"] == expected["iprec_at_recall_0.00"]
+    with pytest.raises(SystemExit):
+        _run(["-m", "iprec@x", "qrels.test", "results.test"], capsys)
+    assert "must be a number in [0, 1]" in capsys.readouterr().err

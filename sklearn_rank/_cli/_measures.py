@@ -164,15 +164,26 @@ def _library(name: str, known: set[str], position: int) -> Measure:
             f"the trec_eval measure {trec_base!r} is not implemented; trec_eval "
             f"measures available: {', '.join(TREC_MEASURES)}"
         )
-    if base not in known or (cut and f"{base}@k" not in known):
+    level = f"{base}@r" in known  # "iprec@0.5": the name sets the recall level
+    if base not in known or (cut and f"{base}@k" not in known and not level):
         valid = ", ".join(sorted(known))
         trec = ", ".join(TREC_MEASURES)
         raise MeasureError(
             f"unknown measure {name!r}. Library names: {valid} (with @k for a "
-            f"cutoff); trec_eval names: {trec} (with .k,k,... for cutoffs); "
-            f"nicknames: {', '.join(NICKNAMES)}"
+            f"cutoff, @r for a recall level); trec_eval names: {trec} (with "
+            f".k,k,... for cutoffs); nicknames: {', '.join(NICKNAMES)}"
         )
-    if cut and not (cut.isdigit() and int(cut) >= 1):
+    if cut and level:
+        try:
+            valid_level = 0.0 <= float(cut) <= 1.0
+        except ValueError:
+            valid_level = False
+        if not valid_level:
+            raise MeasureError(
+                f"the recall level in {name!r} must be a number in [0, 1], as in "
+                f"'{base}@0.5'"
+            )
+    elif cut and not (cut.isdigit() and int(cut) >= 1):
         raise MeasureError(
             f"the cutoff in {name!r} must be a positive integer, as in '{base}@10'"
         )

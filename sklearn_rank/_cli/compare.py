@@ -67,6 +67,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         measures, _ = _measures.parse_measures(specs, get_metric_names())
     except _measures.MeasureError as exc:
         parser.error(str(exc))
+    for m in measures:
+        if m.gains:  # its own gains would need its own comparison
+            parser.error(
+                f"measure {m.label}: trec_eval's per-level gains are available in "
+                "'sklearn-rank eval' only; compare NDCG with --gain instead"
+            )
     metrics = list(dict.fromkeys(m.metric for m in measures if m.metric))
     if not metrics:
         parser.error("compare needs at least one metric (e.g. -m ndcg@10,map)")
