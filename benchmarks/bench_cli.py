@@ -145,7 +145,7 @@ def reading(qrels: Path, run: Path, repeat: int) -> dict[str, float]:
     """Seconds (median) to read the run (and qrels) per reader."""
     sys.path.insert(0, str(REPO))
     from sklearn_rank.io import read_run
-    from sklearn_rank.io._trec import _parse_qrels, _parse_run
+    from sklearn_rank.io._trec_parse import _parse_qrels, _parse_run
 
     readers = {
         "sklearn_rank (CLI path: codes, rank column skipped)": lambda: _parse_run(

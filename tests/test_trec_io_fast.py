@@ -16,7 +16,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sklearn_rank.io import _text, _trec, read_qrels, read_run, trec_arrays
+from sklearn_rank.io import (
+    _id_columns,
+    _text,
+    _trec_join,
+    read_qrels,
+    read_run,
+    trec_arrays,
+)
 
 # ----------------------------------------------------------------- scores
 
@@ -336,7 +343,7 @@ def test_join_and_order_equal_dict_and_sorted(texts, bits):
 def test_duplicates_found_whatever_the_hash_bits(monkeypatch, packed):
     monkeypatch.setattr(_text, "hash_spans", _coarse_hashes(1))
     if not packed:  # keys too wide to pack: the unpacked check
-        monkeypatch.setattr(_trec, "_MIN_HASH_BITS", 64)
+        monkeypatch.setattr(_id_columns, "_MIN_HASH_BITS", 64)
     text = "".join(f"q{i % 3} Q0 d{i} 1 1.0 r\n" for i in range(40))
     assert len(read_run(io.StringIO(text))) == 40
     with pytest.raises(ValueError, match=r"line 42: duplicate document 'd7'.*line 8"):
@@ -383,7 +390,7 @@ def test_cli_join_on_a_file_not_grouped_by_query(tmp_path):
 
 def test_descending_key_orders_like_the_floats():
     values = np.array([3.5, -0.0, 0.0, -1e-300, 1e-300, -7.25, 2.0**60, -(2.0**60)])
-    keys = _trec._descending_key(values)
+    keys = _trec_join._descending_key(values)
     order = np.argsort(keys, kind="stable")
     assert (np.diff(values[order]) <= 0).all()
     assert keys[1] == keys[2]  # -0.0 and 0.0 tie
@@ -414,8 +421,8 @@ def test_fallbacks_for_keys_too_wide_give_the_same_join(texts):
     unpacked duplicate check, the dict join and the two-sort order agree with
     the dict-and-sorted definition."""
     qrels_text, run_text = texts
-    saved = _trec._MIN_HASH_BITS, _trec._MIN_SCORE_BITS
-    _trec._MIN_HASH_BITS = _trec._MIN_SCORE_BITS = 64
+    saved = _id_columns._MIN_HASH_BITS, _trec_join._MIN_SCORE_BITS
+    _id_columns._MIN_HASH_BITS = _trec_join._MIN_SCORE_BITS = 64
     try:
         expected = _reference_arrays(qrels_text, run_text)
         if not expected:
@@ -424,6 +431,6 @@ def test_fallbacks_for_keys_too_wide_give_the_same_join(texts):
             read_qrels(io.StringIO(qrels_text)), read_run(io.StringIO(run_text))
         )
     finally:
-        _trec._MIN_HASH_BITS, _trec._MIN_SCORE_BITS = saved
+        _id_columns._MIN_HASH_BITS, _trec_join._MIN_SCORE_BITS = saved
     got = list(zip(t.groups.tolist(), t.docno.tolist(), t.y_true.tolist(), strict=True))
     assert got == expected

@@ -93,7 +93,8 @@ def _load_trec(args: argparse.Namespace) -> list[RunInput]:
     # Qrels / Run objects: rows keep integer codes, text is decoded only for
     # query ids and tied scores. Each run is read, joined and dropped before the
     # next one: only its flat arrays stay (peak memory: one run's text at a time).
-    from ..io._trec import _join, _parse_qrels, _parse_run
+    from ..io._trec_join import _join
+    from ..io._trec_parse import _parse_qrels, _parse_run
 
     qrels = _parse_qrels(args.files[0])
     out, tags = [], []

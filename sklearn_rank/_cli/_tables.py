@@ -9,7 +9,8 @@ import os
 import numpy as np
 
 from ..io import _tables
-from ..io._trec import Qrels, Run, _join, _parsed_qrels, _parsed_run
+from ..io._trec import Qrels, Run, _parsed_qrels, _parsed_run
+from ..io._trec_join import _join
 from ._inputs import RunInput, _from_arrays, _names, check_overlap
 
 
@@ -66,7 +67,7 @@ def _run_table(path: str, score: str, args: argparse.Namespace) -> Run:
 def _joined(args: argparse.Namespace) -> list[RunInput]:
     """A qrels table and run tables joined on query and document, as trec_eval
     joins TREC files (so the same data gives the same numbers)."""
-    from ..io._trec import _check_unique
+    from ..io._id_columns import _check_unique
 
     qrels = _parsed_qrels(_qrels_table(args.files[0], args))
     _check_unique(qrels.qid, qrels.docno, qrels.line, qrels.source)

@@ -1,0 +1,308 @@
+"""trec_eval's join of a qrels and a run, and trec_eval's order of a run.
+
+Query codes shared by both files come from :func:`._id_columns._merge`; the run's
+rows are ranked by one sort of packed integer keys (:func:`_trec_order`) and the
+judgments are found in the run's key table by binary search (:func:`_lookup`),
+every hash match confirmed byte for byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _text
+from ._id_columns import _key_table, _merge, _RowText
+from ._trec_parse import _ParsedQrels, _ParsedRun
+
+_MIN_SCORE_BITS = 16  # trec_eval's order: fewer score bits in the key, two sorts
+
+
+def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
+    """Query codes shared by both files, numbered in string order."""
+    map_q, map_r, n = _merge(qrels.qid, run.qid)
+    names = np.empty(n, dtype=object)
+    names[map_q] = qrels.qid.text()
+    names[map_r] = run.qid.text()
+    order = np.argsort(names, kind="stable")
+    renumber = np.empty(n, np.int64)
+    renumber[order] = np.arange(n)
+    qq = renumber[map_q][qrels.qid.codes]
+    rq = renumber[map_r][run.qid.codes]
+    return qq, rq, names[order]
+
+
+def _run_code_of(qrels: _ParsedQrels, run: _ParsedRun, qq, rq, qrels_rows, run_rows):
+    """The run file's own query code of each kept qrels row (-1: none)."""
+    n = int(max(qq.max(initial=-1), rq.max(initial=-1))) + 1
+    to_run = np.full(n, -1, np.int64)
+    to_run[rq] = run.qid.codes[run_rows]
+    return to_run[qq]
+
+
+def _descending_key(s: np.ndarray) -> np.ndarray:
+    """Unsigned keys whose ascending order is the descending order of the finite
+    floats ``s`` (equal floats, 0.0 and -0.0 included, give equal keys)."""
+    bits = (s + 0.0).view(np.uint64)  # -0.0 + 0.0 is 0.0
+    # Non-negative: flip all bits but the sign; negative: keep them as they are.
+    flip = (bits >> np.uint64(63)) - np.uint64(1)
+    flip >>= np.uint64(1)
+    bits ^= flip
+    return bits
+
+
+def _group_pass(by_score: np.ndarray, q: np.ndarray, n_q: int) -> np.ndarray:
+    """Stable reorder of ``by_score`` by query code (radix passes on 16 bits)."""
+    if n_q <= 1 << 16:
+        return by_score[np.argsort(q[by_score].astype(np.uint16), kind="stable")]
+    halves = q.astype(np.uint32)[by_score].view(np.uint16).reshape(-1, 2)
+    low_half, high_half = (0, 1) if np.little_endian else (1, 0)
+    low = np.argsort(halves[:, low_half], kind="stable")
+    high = np.argsort(halves[low, high_half], kind="stable")
+    return by_score[low[high]]
+
+
+def _trec_order(
+    q: np.ndarray,
+    s: np.ndarray,
+    rows: np.ndarray,
+    docno: _RowText,
+    file_q: np.ndarray | None = None,
+):
+    """trec_eval's ranking: query, score descending, then docno descending.
+
+    One sort of plain integers packing a query code, the top bits of the
+    score's order key and the row index. Rows whose query and truncated score
+    agree are then ordered by their exact score, and rows whose scores tie by
+    their docno text (decoded for those rows only).
+
+    ``file_q``, the run file's own query codes (in order of appearance), leads
+    the packed key when given: a file grouped by query gives a key already in
+    query order, which the (stable, run-aware) sort takes fast; the query
+    blocks are then put in the order of ``q``.
+    """
+    n = q.size
+    if n == 0:
+        return np.zeros(0, np.intp)
+    lead = q if file_q is None else file_q
+    row_bits = max(1, (n - 1).bit_length())
+    query_bits = max(1, int(lead.max()).bit_length())
+    score_bits = 64 - row_bits - query_bits
+    if score_bits < _MIN_SCORE_BITS:  # huge inputs: full score key, then query
+        order = _group_pass(np.argsort(_descending_key(s)), q, int(q.max()) + 1)
+        return _order_ties(order, q, s, rows, docno)
+    packed = lead.astype(np.uint64) << np.uint64(64 - query_bits)
+    packed |= (_descending_key(s) >> np.uint64(64 - score_bits)) << np.uint64(row_bits)
+    packed |= np.arange(n, dtype=np.uint64)
+    grouped = bool((lead[1:] >= lead[:-1]).all())
+    packed.sort(kind="stable" if grouped else None)
+    order = (packed & np.uint64((1 << row_bits) - 1)).astype(np.intp)
+    differ = packed[1:] ^ packed[:-1]  # equal high parts: only row bits differ
+    differ >>= np.uint64(row_bits)
+    merged = differ == 0
+    del differ, packed
+    if merged.any():
+        # Rows sharing a truncated key: order them by their exact score.
+        in_run = np.r_[merged, False] | np.r_[False, merged]
+        pos = np.flatnonzero(in_run)
+        run = np.cumsum(np.r_[True, ~merged])[pos]
+        sub = order[pos]
+        order[pos] = sub[np.lexsort((-s[sub], run))]
+        order = _order_ties(order, q, s, rows, docno, pos)
+    if file_q is not None:
+        order = _blocks_in_order(order, q)
+    return order
+
+
+def _blocks_in_order(order: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``order`` with its blocks of equal ``q`` moved into ascending ``q``."""
+    qo = q[order]
+    starts = np.flatnonzero(np.r_[True, qo[1:] != qo[:-1]])
+    block_q = qo[starts]
+    if (block_q[1:] > block_q[:-1]).all():
+        return order
+    by_q = np.argsort(block_q)
+    sizes = np.diff(np.r_[starts, qo.size])[by_q]
+    # Position k of the new order reads old position start + (k - new start).
+    new_starts = np.cumsum(sizes) - sizes
+    shift = np.repeat(starts[by_q] - new_starts, sizes)
+    return order[np.arange(qo.size) + shift]
+
+
+def _order_ties(order, q, s, rows, docno, pos=None):
+    """Rows with the same query and score, ordered by docno descending.
+
+    ``pos``: the only positions of ``order`` where ties can be (None: any).
+    """
+    at = order if pos is None else order[pos]
+    tie = (q[at[1:]] == q[at[:-1]]) & (s[at[1:]] == s[at[:-1]])
+    if pos is not None:
+        tie &= pos[1:] == pos[:-1] + 1
+    if not tie.any():
+        return order
+    in_block = np.r_[tie, False] | np.r_[False, tie]
+    where = np.flatnonzero(in_block)
+    block = np.cumsum(np.r_[True, ~tie])[where]
+    place = where if pos is None else pos[where]
+    tied = rows[order[place]]
+    starts, ends = docno.starts[tied], docno.ends[tied]
+    words = _text.byte_order_words(docno.buf, starts, ends)
+    if words is not None:  # descending bytes: every key complemented
+        keys = [~(ends - starts).astype(np.uint64)] + [~w for w in words[::-1]]
+        order[place] = order[place][np.lexsort((*keys, block))]
+        return order
+    names = np.array(docno.text(tied), dtype=object)  # ids over 32 bytes
+    _, text_rank = np.unique(names, return_inverse=True)
+    order[place] = order[place][np.lexsort((-text_rank.reshape(-1), block))]
+    return order
+
+
+@dataclass
+class _Joined:
+    """Rows of the join, retrieved ones first (grouped by query, in trec_eval's
+    order), then the judged-but-not-retrieved ones."""
+
+    y_true: np.ndarray
+    y_score: np.ndarray
+    qcode: np.ndarray  # query code per row, codes numbered in string order
+    retrieved: np.ndarray
+    rank: np.ndarray
+    qids: np.ndarray  # the query id of each code
+    judged: np.ndarray  # a qrels line with grade >= 0 (trec_eval -J keeps these)
+    run_docs: tuple  # (docno column, codes) of retrieved rows, for text
+    qrels_docs: tuple  # (docno column, codes) of the other rows
+
+
+def _join(
+    qrels: _ParsedQrels,
+    run: _ParsedRun,
+    complete: bool,
+    max_docs_per_query: int | None,
+) -> _Joined:
+    """trec_eval's join of a qrels and a run (see :func:`trec_arrays`)."""
+    qq, rq, qids = _query_codes(qrels, run)
+    n_q = qids.size
+    # Run rows of judged queries; qrels rows of the queries the run returns.
+    judged = np.bincount(qq, minlength=n_q) > 0
+    run_rows = np.flatnonzero(judged[rq])
+    rq, rs = rq[run_rows], run.score[run_rows]
+    if complete:
+        qrels_rows = np.arange(qq.size)
+    else:
+        qrels_rows = np.flatnonzero((np.bincount(rq, minlength=n_q) > 0)[qq])
+    qq = qq[qrels_rows]
+    raw = qrels.relevance[qrels_rows]
+    qr = np.maximum(raw, 0.0)
+    rq, rs, run_rows, rank = _rank_and_cut(
+        rq, rs, run_rows, run.docno, max_docs_per_query, run.qid.codes[run_rows]
+    )
+    # One lookup of each judgment's position (1-based, exact in float64; 0: no
+    # qrels line) gives both the grade and the judged flag of every run row.
+    position = np.arange(1, qq.size + 1, dtype=np.float64)
+    found, missing = _lookup(qrels, run, qq, qrels_rows, position, rq, run_rows)
+    found = found.astype(np.intp)
+    matched = found > 0
+    y_run = np.where(matched, qr[found - 1], 0.0) if qq.size else found * 0.0
+    # Judged: a qrels line with a grade >= 0 (trec_eval: negative = unjudged).
+    judged_run = matched & (raw[found - 1] >= 0) if qq.size else matched
+    floor = float(rs.min()) if rs.size else 0.0
+    floor -= max(1.0, abs(floor))
+    m = int(missing.sum())
+    return _Joined(
+        y_true=np.concatenate([y_run, qr[missing]]),
+        y_score=np.concatenate([rs, np.full(m, floor)]),
+        qcode=np.concatenate([rq, qq[missing]]),
+        retrieved=np.concatenate([np.ones(rq.size, bool), np.zeros(m, bool)]),
+        rank=rank.astype(np.int64, copy=False),
+        qids=qids,
+        judged=np.concatenate([judged_run, raw[missing] >= 0]),
+        run_docs=(run.docno, run_rows),
+        qrels_docs=(qrels.docno, qrels_rows[missing]),
+    )
+
+
+def _rank_and_cut(rq, rs, rows, docno, max_docs_per_query, file_q=None):
+    """Run rows in trec_eval's order with their rank, cut at max_docs_per_query."""
+    order = _trec_order(rq, rs, rows, docno, file_q)
+    rq, rs, rows = rq[order], rs[order], rows[order]
+    starts = np.flatnonzero(np.r_[True, rq[1:] != rq[:-1]]) if rq.size else rq
+    sizes = np.diff(np.r_[starts, rq.size])
+    rank = np.arange(rq.size) - np.repeat(starts, sizes) + 1
+    if max_docs_per_query is not None:
+        cut = rank <= max_docs_per_query
+        rq, rs, rows, rank = (a[cut] for a in (rq, rs, rows, rank))
+    return rq, rs, rows, rank
+
+
+def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
+    """(grade of each run row, mask of qrels rows the run did not retrieve).
+
+    The kept judgments' keys, written in the run's key table layout (the run
+    file's query code, docno hash bits), are looked up in that table by binary
+    search; every match is confirmed byte for byte. Keys shared by several run
+    rows (hash bits that collide) are resolved exactly.
+    """
+    y_run = np.zeros(rq.size)
+    missing = np.ones(qq.size, bool)
+    if qq.size == 0 or rq.size == 0:
+        return y_run, missing
+    table = run.keys if run.keys is not None else _key_table(run.qid, run.docno)
+    if table is None:
+        return _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows)
+    code = _run_code_of(qrels, run, qq, rq, qrels_rows, run_rows)
+    # Position of each original run row among the kept ones (-1: dropped).
+    r_pos = np.full(len(run.docno), -1, np.intp if rq.size >= 2**31 else np.int32)
+    r_pos[run_rows] = np.arange(run_rows.size)
+    wanted = np.flatnonzero(code >= 0)  # judgments of queries the run has
+    hashes = qrels.docno.hashes[qrels_rows[wanted]]
+    high = code[wanted].astype(np.uint64) << np.uint64(table.hash_bits)
+    high |= hashes >> np.uint64(64 - table.hash_bits)
+    by_high = np.argsort(high, kind="stable")
+    wanted, high = wanted[by_high], high[by_high]
+    # The table is sorted by (high part, row): the rows of one high part lie
+    # between the packed values high << row_bits and (high + 1) << row_bits.
+    shift = np.uint64(table.row_bits)
+    left = np.searchsorted(table.packed, high << shift, "left")
+    count = np.searchsorted(table.packed, (high + np.uint64(1)) << shift, "left")
+    count -= left
+    one = np.flatnonzero(count == 1)
+    i, j = wanted[one], r_pos[table.rows(left[one])]
+    kept = j >= 0
+    i, j = i[kept], j[kept]
+    extra_i, extra_j = [i], [j]
+    for k in np.flatnonzero(count > 1).tolist():  # colliding hash bits: rare
+        js = r_pos[table.rows(slice(left[k], left[k] + count[k]))]
+        js = js[js >= 0]
+        extra_i.append(np.full(js.size, wanted[k]))
+        extra_j.append(js)
+    i, j = np.concatenate(extra_i), np.concatenate(extra_j)
+    d_run, d_qrels = run.docno, qrels.docno
+    r_at, q_at = run_rows[j], qrels_rows[i]
+    same = (rq[j] == qq[i]) & _text.same_spans(
+        d_run.buf,
+        d_run.starts[r_at],
+        d_run.ends[r_at],
+        d_qrels.buf,
+        d_qrels.starts[q_at],
+        d_qrels.ends[q_at],
+    )
+    i, j = i[same], j[same]
+    y_run[j] = qr[i]
+    missing[i] = False
+    return y_run, missing
+
+
+def _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows):
+    """:func:`_lookup` through a dict of (query, document bytes): slow, exact."""
+    table: dict[tuple[int, bytes], int] = {}
+    for i, (q, row) in enumerate(zip(qq.tolist(), qrels_rows.tolist(), strict=True)):
+        table.setdefault((q, qrels.docno.raw(row)), i)
+    y_run = np.zeros(rq.size)
+    missing = np.ones(qq.size, bool)
+    for j, (q, row) in enumerate(zip(rq.tolist(), run_rows.tolist(), strict=True)):
+        i = table.get((q, run.docno.raw(row)))
+        if i is not None:
+            y_run[j] = qr[i]
+            missing[i] = False
+    return y_run, missing

@@ -1,0 +1,77 @@
+"""Parsing of TREC qrels and run files into id columns (:mod:`._id_columns`).
+
+The files are split into byte spans by numpy passes (:mod:`._text`); each parse
+also checks that no document is listed twice for one query and keeps the sorted
+key table of that check for the join (:mod:`._trec_join`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import _text
+from ._id_columns import _check_unique, _KeyTable, _RowText, _TextColumn
+
+_LAYOUT = {
+    "qrels": "qid iter docno rel",
+    "run": "qid Q0 docno rank score runid",
+}
+
+
+def _parse(source: Any, kind: str, wanted: list[int]) -> _text.Fields:
+    buf, name = _text.read_buffer(source)
+    _text.check_utf8_buffer(buf, name)
+    n_fields, exact = (4, True) if kind == "qrels" else (6, False)
+    return _text.split_fields(buf, name, n_fields, exact, wanted, _LAYOUT[kind])
+
+
+@dataclass
+class _ParsedQrels:
+    qid: _TextColumn
+    docno: _RowText
+    relevance: np.ndarray
+    line: np.ndarray
+    source: str
+    keys: _KeyTable | None = None  # from _check_unique
+
+
+@dataclass
+class _ParsedRun:
+    qid: _TextColumn
+    docno: _RowText
+    score: np.ndarray
+    rank: np.ndarray | None
+    runid: str
+    line: np.ndarray
+    source: str
+    keys: _KeyTable | None = None  # from _check_unique
+
+
+def _parse_qrels(source: Any) -> _ParsedQrels:
+    fields = _parse(source, "qrels", [0, 2, 3])
+    relevance = _text.parse_numbers(fields, 2, "rel", float)
+    qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
+    keys = _check_unique(qid, docno, fields.line, fields.name)
+    return _ParsedQrels(qid, docno, relevance, fields.line, fields.name, keys)
+
+
+def _parse_run(source: Any, ranks: bool = True) -> _ParsedRun:
+    """``ranks=False`` skips the rank column, which trec_eval ignores too."""
+    fields = _parse(source, "run", [0, 2, 4, 3] if ranks else [0, 2, 4])
+    score = _text.parse_numbers(fields, 2, "score", float)
+    rank = None
+    if ranks:
+        hint = f" (are the columns in the order {_LAYOUT['run']}?)"
+        rank = _text.parse_numbers(fields, 3, "rank", int, hint)
+    qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
+    keys = _check_unique(qid, docno, fields.line, fields.name)
+    # The run tag of the last line (trec_eval keeps that one): only that line's
+    # text is split for it.
+    n = fields.line.size
+    runid = (
+        _text._line_text(fields.buf, int(fields.starts[0][-1])).split()[5] if n else ""
+    )
+    return _ParsedRun(qid, docno, score, rank, runid, fields.line, fields.name, keys)
