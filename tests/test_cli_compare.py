@@ -103,3 +103,23 @@ def test_errors_are_one_line_with_the_fix(argv, status, message, capsys):
         assert main(argv) == status
     err = capsys.readouterr().err
     assert message in err
+
+
+def test_judged_only_reaches_compare(tmp_path, capsys):
+    """-J in compare drops unjudged documents as eval -J does (pytrec_eval's
+    judged_docs_only_flag gives map 0.1848, bpref 0.1981 on these files)."""
+    copy = tmp_path / "copy.test"
+    copy.write_text(Path(RUN).read_text())
+    assert main(["eval", "--quiet", "-J", "-m", "bpref,map", QRELS, RUN]) == 0
+    evaluated = dict(
+        (line.split("\t")[0].strip(), line.split("\t")[2])
+        for line in capsys.readouterr().out.splitlines()
+    )
+    assert evaluated == {"bpref": "0.1981", "map": "0.1848"}
+    argv = ["compare", "--quiet", "-J", "-m", "bpref,map", QRELS, RUN, str(copy)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    blocks = out.split("\n\n")
+    for name, value in evaluated.items():
+        block = next(b for b in blocks if b.startswith(name))
+        assert row(block, "results.test").split()[1] == value

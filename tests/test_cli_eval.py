@@ -71,6 +71,14 @@ def test_tables_give_the_trec_numbers(fmt, tmp_path, capsys):
     assert status == 0
     assert _values(table_out) == _values(trec_out)
     assert len(_values(trec_out)) == 5
+    # -J (unjudged documents removed) and bpref read the judged flag of the join.
+    judged = [*opts[:1], "map,bpref,precision@5", *opts[2:], "-J"]
+    status, trec_out, _ = _eval([*judged, QRELS, RUN], capsys)
+    assert status == 0
+    status, table_out, _ = _eval([*judged, qpath, rpath], capsys)
+    assert status == 0
+    assert _values(table_out) == _values(trec_out)
+    assert _values(trec_out)["map"] == pytest.approx(0.1848, abs=5e-5)  # pytrec_eval -J
 
 
 def test_single_table_matches_evaluate(tmp_path, capsys):

@@ -93,6 +93,7 @@ def _joined(args: argparse.Namespace) -> list[RunInput]:
                 codes=np.searchsorted(present, joined.qcode),
                 qids=joined.qids[present].tolist(),
                 retrieved=joined.retrieved,
+                judged=joined.judged,
             )
         )
     return out

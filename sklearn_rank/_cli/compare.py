@@ -124,6 +124,7 @@ def _compare(runs, metrics, keywords, options, args):
             r.y_score,
             groups=r.codes,
             retrieved=r.retrieved,
+            judged=r.judged,
             metrics=metrics,
             **common,
         )
