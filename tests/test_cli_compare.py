@@ -88,7 +88,19 @@ def test_a_table_with_two_score_columns(tmp_path, capsys):
     [
         (["compare", QRELS, RUN], 1, "at least two runs"),
         (["compare", QRELS, RUN, TRUNC, "-m", "map"], 1, "pass -c"),
-        (["compare", QRELS, RUN, TRUNC, "-q"], 2, "do not apply"),
+        (["compare", QRELS, RUN, TRUNC, "-q"], 2, "unrecognized arguments: -q"),
+        (["compare", QRELS, RUN, TRUNC, "-n"], 2, "unrecognized arguments: -n"),
+        (["compare", "--format", "trec", QRELS, RUN, TRUNC], 2, "invalid choice"),
+        (
+            ["compare", "-c", "--baseline", "nope", QRELS, RUN, TRUNC],
+            2,
+            "--baseline nope: no run",
+        ),
+        (
+            ["compare", "-c", "--confidence", "1.5", QRELS, RUN, TRUNC],
+            2,
+            "between 0 and 1",
+        ),
         (["compare", QRELS, RUN, TRUNC, "-m", "num_rel"], 2, "at least one metric"),
         (["compare", QRELS, RUN, TRUNC, "-m", "ndcg.1=3"], 2, "--gain instead"),
         (["compare", QRELS, RUN, TRUNC, "-m", "iprec@1.5"], 2, "in [0, 1]"),
@@ -123,3 +135,31 @@ def test_judged_only_reaches_compare(tmp_path, capsys):
     for name, value in evaluated.items():
         block = next(b for b in blocks if b.startswith(name))
         assert row(block, "results.test").split()[1] == value
+
+
+def test_t_test_footer_names_no_resamples_and_names_are_unique(tmp_path, capsys):
+    copy = tmp_path / "results.test"  # same file name and tag as RUN
+    copy.write_text(Path(RUN).read_text())
+    argv = ["compare", "--quiet", "-c", "-m", "map", "--test", "t"]
+    assert main([*argv, QRELS, RUN, str(copy)]) == 0
+    out = capsys.readouterr().out
+    footer = out.strip().splitlines()[-1]
+    assert footer.startswith("(p: paired t test, two-sided; p adj")
+    assert footer.endswith("CI: BCa bootstrap over groups, 9999 resamples)")
+    assert row(out, f"{RUN} - {copy}").split()[-2] == "0/3/0"
+
+
+def test_progress_line_on_a_terminal(monkeypatch, capsys):
+    import io
+    import sys
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Tty()
+    monkeypatch.setattr(sys, "stderr", stream)
+    assert main(["compare", "-c", "-m", "map", "--test", "t", QRELS, RUN, TRUNC]) == 0
+    shown = stream.getvalue()
+    assert "reading" in shown and "evaluating results.trunc" in shown
+    assert "comparing: t test" in shown
