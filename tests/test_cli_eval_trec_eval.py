@@ -41,6 +41,15 @@ CASES = {
         "qrels.test",
         "results.test",
     ],
+    "out.test.qrels_jg": [
+        "-m",
+        "qrels_jg",
+        "-q",
+        "-R",
+        "qrels_jg",
+        "qrels.123",
+        "results.test",
+    ],
     "out.test.meas_params": [
         "-q",
         "-miprec_at_recall..10,.20,.25,.75,.50",

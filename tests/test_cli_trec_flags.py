@@ -157,7 +157,9 @@ def test_rel_info_and_results_formats(capsys):
     assert "preference measures" in _usage_error(
         ["-m", "all_prefs", QRELS, RUN], capsys
     )
-    assert "judgment groups" in _usage_error(["-R", "qrels_jg", QRELS, RUN], capsys)
+    assert "need -R qrels_jg" in _usage_error(["-m", "map_avgjg", QRELS, RUN], capsys)
+    err = _usage_error(["-R", "qrels_jg", "-m", "map", QRELS, RUN], capsys)
+    assert "not computed from judgment groups" in err
     assert "invalid choice" in _usage_error(["-T", "foo", QRELS, RUN], capsys)
 
 
@@ -252,3 +254,39 @@ def test_list_measures_reads_the_measure_table(capsys):
     assert listed["P"][:2] == ["P.k,...", "precision@k"]
     libraries = {row[1].partition("@")[0] for row in rows[1:]}
     assert set(METRICS) <= libraries
+
+
+def test_judgment_groups_average_the_groups(tmp_path, capsys):
+    """-R qrels_jg: map_avgjg of a query is the mean over the groups that judged
+    it of map against that group's judgments alone (each group written to a
+    qrels file of its own and evaluated with -R qrels)."""
+    groups: dict[str, list[str]] = {}
+    for line in (DATA / "qrels.123").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            groups.setdefault(line.split()[1], []).append(line)
+    assert len(groups) == 3
+    per_group = []
+    for name, lines in groups.items():
+        path = tmp_path / f"qrels.{name}"
+        path.write_text("\n".join(lines) + "\n")
+        out = _eval(["-q", "-m", "map,P.10", str(path), RUN], capsys)
+        per_group.append(
+            {
+                tuple(r.split("\t")[:2]): float(r.split("\t")[2])
+                for r in out.splitlines()
+            }
+        )
+    jg = ["-R", "qrels_jg", "-q", "-m", "map_avgjg,P_avgjg.10"]
+    out = _eval(["--format", "json", *jg, str(DATA / "qrels.123"), RUN], capsys)
+    import json
+
+    (values,) = json.loads(out)["runs"].values()
+    for qid, row in values["per_query"].items():
+        judged = [g for g in per_group if (f"map{' ' * 19}", qid) in g]
+        assert len(judged) == 3
+        expected = sum(g[f"map{' ' * 19}", qid] for g in judged) / 3
+        assert row["map_avgjg"] == pytest.approx(expected, abs=5e-5)
+        expected = sum(g[f"P_10{' ' * 18}", qid] for g in judged) / 3
+        assert row["P_avgjg_10"] == pytest.approx(expected, abs=5e-5)
+    one = _eval(["-D", "0.302", *jg, str(DATA / "qrels.123"), RUN], capsys)
+    assert one.splitlines()[0] == "map_avgjg             \t302\t0.2571"  # trec_eval

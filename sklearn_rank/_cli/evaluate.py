@@ -19,7 +19,8 @@ import sys
 
 from .._conventions import OPTIONS, PRESETS
 from .._params import Interval
-from . import _flags, _measures, _messages, _output
+from . import _flags, _judgment_groups, _measures, _messages, _output
+from ._judgment_groups import AVGJG
 from ._progress import Progress
 
 NAME = "eval"
@@ -202,15 +203,15 @@ def check_trec_flags(args: argparse.Namespace, parser) -> str | None:
     fmt = getattr(args, "rel_info_format", "qrels")
     if fmt in _flags.PREFERENCE_FORMATS:
         parser.error(_flags.PREFERENCE_REFUSAL.format(fmt=fmt))
-    if fmt == "qrels_jg":
-        parser.error(
-            "-R qrels_jg: judgment groups (and the *_avgjg measures) are not "
-            "available; with -R qrels (the default) the second qrels field is "
-            "ignored, as trec_eval does"
-        )
     for spec in args.measures or ():
         if spec in ("all_prefs", "prefs"):
             parser.error(_flags.PREFERENCE_REFUSAL.format(fmt="prefs"))
+        jg = spec == "qrels_jg" or spec.partition(".")[0].partition(",")[0] in AVGJG
+        if jg and fmt != "qrels_jg":
+            parser.error(
+                f"-m {spec}: the judgment-group measures need -R qrels_jg (the "
+                "second qrels field names the judgment group)"
+            )
     debug = getattr(args, "debug", None)
     if debug is None:
         return None
@@ -297,10 +298,19 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     layout = _inputs.detect_layout(args, parser)
     _check_stdin(args, parser, layout)
     trec_input = layout == "trec"
-    specs = args.measures or (["official"] if trec_input else LIBRARY_DEFAULT_MEASURES)
+    groups = getattr(args, "rel_info_format", "qrels") == "qrels_jg"
+    if groups and not trec_input:
+        parser.error("-R qrels_jg reads TREC qrels and run files")
+    default = "qrels_jg" if groups else "official"
+    specs = args.measures or ([default] if trec_input else LIBRARY_DEFAULT_MEASURES)
     try:
-        measures, skipped = _measures.parse_measures(specs, get_metric_names())
-    except _measures.MeasureError as exc:
+        if groups:
+            measures, bases, skipped = _judgment_groups.parse_measures(
+                specs, set(get_metric_names())
+            )
+        else:
+            measures, skipped = _measures.parse_measures(specs, get_metric_names())
+    except (_measures.MeasureError, _judgment_groups.JudgmentGroupError) as exc:
         parser.error(str(exc))
     keywords = _conventions(args, trec_input)
     options = _resolve(parser, keywords)
@@ -319,9 +329,18 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
             zscores = read_zscores(args.zscores)
         progress.step(f"reading {', '.join(args.files)}")
-        runs = load_runs(layout, args, debug_qid)
-        results = []
         per_query = args.per_query or zscores is not None
+        if groups:
+            results = _group_results(
+                args, measures, bases, keywords, options, debug_qid, progress
+            )
+            if not per_query:
+                for result in results:
+                    result.per_query = {}
+            runs = []
+        else:
+            runs = load_runs(layout, args, debug_qid)
+            results = []
         for r in runs:
             progress.step(f"evaluating {r.name}")
             result = score_run(r, measures, keywords, options, per_query)
@@ -337,6 +356,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"sklearn-rank eval: error: {_one_line(exc)}", file=sys.stderr)
         return 1
     progress.done()
+    if zscores is not None and groups:
+        from ._zscores import apply_zscores
+
+        results = [apply_zscores(r, labels, zscores) for r in results]
+        if not args.per_query:
+            for result in results:
+                result.per_query = {}
     fmt = args.format or ("trec" if trec_input and len(results) == 1 else "table")
     text = _output.render(
         fmt,
@@ -348,6 +374,22 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     )
     sys.stdout.write(text)
     return 0
+
+
+def _group_results(args, measures, bases, keywords, options, debug_qid, progress):
+    """-R qrels_jg: each run scored against each judgment group (unique names)."""
+    results = []
+    for path in args.files[1:]:
+        progress.step(f"evaluating {path}")
+        results.append(
+            _judgment_groups.score_run(
+                path, args.files[0], measures, bases, keywords, options, args, debug_qid
+            )
+        )
+    names = _output.unique_names([r.name for r in results], args.files[1:])
+    for result, name in zip(results, names, strict=True):
+        result.name = name
+    return results
 
 
 def score_run(run, measures, keywords, options, per_query: bool):
