@@ -163,3 +163,22 @@ def test_progress_line_on_a_terminal(monkeypatch, capsys):
     shown = stream.getvalue()
     assert "reading" in shown and "evaluating results.trunc" in shown
     assert "comparing: t test" in shown
+
+
+def test_messages_in_the_command_words(tmp_path, capsys):
+    """--undefined raise names the query; a grade above --max-grade names the flag
+    (the library says max_grade= and 'y_true in evaluate_per_group')."""
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 d1 0\nq2 0 d1 1\n")
+    run = tmp_path / "r.txt"
+    run.write_text("q1 Q0 d1 1 1 r\nq2 Q0 d1 1 1 r\n")
+    argv = ["compare", "--quiet", "-m", "map", "--undefined", "raise"]
+    assert main([*argv, str(qrels), str(run), str(run)]) == 1
+    err = capsys.readouterr().err
+    assert "map is undefined for query q1 (no relevant document)" in err
+    assert "--undefined skip" in err
+    argv = ["compare", "--quiet", "-c", "-m", "err", "--test", "t"]
+    assert main([*argv, str(DATA / "qrels.rel_level"), RUN, TRUNC]) == 1
+    err = capsys.readouterr().err
+    assert "a judgment has a grade of 4 above --max-grade 1" in err
+    assert "y_true" not in err and "max_grade=" not in err

@@ -35,10 +35,11 @@ _PARAMETER = re.compile(rf"[Tt]he '({_KEYWORDS})' parameter of \w+")
 
 
 # The library's subject "y_true in evaluate" is the judgments here.
+_SUBJECT = r"y_true in evaluate(?:_per_group)?"
 _SUBJECTS = (
-    ("y_true in evaluate has", "a judgment has"),
-    ("y_true in evaluate contains", "the judgments contain"),
-    ("y_true in evaluate", "the judgments"),
+    (re.compile(rf"\b{_SUBJECT} has\b"), "a judgment has"),
+    (re.compile(rf"\b{_SUBJECT} contains\b"), "the judgments contain"),
+    (re.compile(rf"\b{_SUBJECT}\b"), "the judgments"),
 )
 
 
@@ -52,6 +53,8 @@ def command_wording(text: str) -> str:
     'Pass --max-grade 4 or --undefined skip.'
     >>> command_wording("The 'confidence_level' parameter of compare must be ...")
     '--confidence must be ...'
+    >>> command_wording("y_true in evaluate_per_group has a grade of 4")
+    'a judgment has a grade of 4'
     """
 
     def assignment(match: re.Match) -> str:
@@ -61,7 +64,7 @@ def command_wording(text: str) -> str:
     text = _PARAMETER.sub(lambda m: _flag(m.group(1)), text)
     text = _ASSIGNMENT.sub(assignment, text)
     for library, command in _SUBJECTS:
-        text = text.replace(library, command)
+        text = library.sub(command, text)
     return text
 
 
@@ -75,4 +78,17 @@ def undefined_queries(exc, run) -> str:
         f"{exc.n_groups} queries (query {shown}): no relevant document. Pass "
         "--undefined skip to leave them out of the mean, or --undefined 0 to "
         "score them 0"
+    )
+
+
+def undefined_in_compare(metric: str, run_name: str, qids) -> str:
+    """``compare --undefined raise``: the queries where a run's measure is
+    undefined, by their ids."""
+    ids = [str(q) for q in qids]
+    shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
+    return (
+        f"run {run_name!r}: {metric} is undefined for "
+        f"{'query' if len(ids) == 1 else f'{len(ids)} queries:'} {shown} (no "
+        "relevant document). Pass --undefined skip to leave them out "
+        "of the comparison, or --undefined 0 to score them 0"
     )

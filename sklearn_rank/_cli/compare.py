@@ -163,6 +163,14 @@ def _compare(runs, metrics, keywords, options, args, progress):
             **common,
         )
         qids = np.asarray(r.qids, dtype=object)[result.group_ids]
+        if options.undefined == "raise":
+            for metric, values in result.values.items():
+                if np.isnan(values).any():
+                    raise ValueError(
+                        _messages.undefined_in_compare(
+                            metric, r.name, qids[np.isnan(values)]
+                        )
+                    )
         if first_qids is None:
             first_qids = qids
         elif not np.array_equal(qids, first_qids):
