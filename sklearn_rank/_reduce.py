@@ -9,20 +9,6 @@ import numpy as np
 _SHOWN_IDS = 5
 
 
-class UndefinedGroupsError(ValueError):
-    """``undefined='raise'`` met groups where a metric is undefined.
-
-    ``metric``, ``group_ids`` (the undefined groups' ids, as given) and
-    ``n_groups`` let a front end (the command line) name them in its own terms.
-    """
-
-    def __init__(self, message: str, metric: str, group_ids, n_groups: int):
-        super().__init__(message)
-        self.metric = metric
-        self.group_ids = group_ids
-        self.n_groups = n_groups
-
-
 def apply_undefined(
     values: np.ndarray,
     defined: np.ndarray,
@@ -38,15 +24,16 @@ def apply_undefined(
             bad = np.flatnonzero(~defined)
             shown = ", ".join(repr(g) for g in group_ids[bad[:_SHOWN_IDS]].tolist())
             more = ", ..." if bad.size > _SHOWN_IDS else ""
-            raise UndefinedGroupsError(
+            error = ValueError(
                 f"{metric} is undefined for {bad.size} of {defined.size} groups "
                 f"(ids {shown}{more}): they have no relevant item (for AUC: a single "
                 "class). Pass undefined='skip' to leave them out of the mean, or a "
-                "float such as undefined=0.0 to score them.",
-                metric,
-                group_ids[bad],
-                defined.size,
+                "float such as undefined=0.0 to score them."
             )
+            # For front ends that name the groups in their own terms (the command
+            # line maps its integer codes back to query ids).
+            error.undefined_groups = (metric, group_ids[bad], defined.size)
+            raise error
         return values, defined
     return np.where(defined, values, float(undefined)), np.ones_like(defined)
 

@@ -68,14 +68,14 @@ def command_wording(text: str) -> str:
     return text
 
 
-def undefined_queries(exc, run) -> str:
+def undefined_queries(metric: str, codes, n_groups: int, run) -> str:
     """``--undefined raise`` met queries where a measure is undefined: name them
     by their query ids (the library sees the run's integer codes)."""
-    ids = [run.qids[int(code)] for code in exc.group_ids]
+    ids = [run.qids[int(code)] for code in codes]
     shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
     return (
-        f"run {run.name!r}: {exc.metric} is undefined for {len(ids)} of "
-        f"{exc.n_groups} queries (query {shown}): no relevant document. Pass "
+        f"run {run.name!r}: {metric} is undefined for {len(ids)} of "
+        f"{n_groups} queries (query {shown}): no relevant document. Pass "
         "--undefined skip to leave them out of the mean, or --undefined 0 to "
         "score them 0"
     )

@@ -394,14 +394,14 @@ def _group_results(args, measures, bases, keywords, options, debug_qid, progress
 
 def score_run(run, measures, keywords, options, per_query: bool):
     """One run's values; the library's messages in the command's wording."""
-    from .._reduce import UndefinedGroupsError
     from . import _inputs
 
     try:
         return _inputs.score(run, measures, keywords, options, per_query)
-    except UndefinedGroupsError as exc:
-        raise ValueError(_messages.undefined_queries(exc, run)) from None
     except ValueError as exc:
+        undefined = getattr(exc, "undefined_groups", None)
+        if undefined is not None:  # --undefined raise: name the query ids
+            raise ValueError(_messages.undefined_queries(*undefined, run)) from None
         raise ValueError(_messages.command_wording(str(exc))) from None
 
 
