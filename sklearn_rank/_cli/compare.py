@@ -53,8 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     conventions (not its per-query, summary or trec_eval-layout output), and the
     options of the comparison."""
     groups = _eval.argument_groups(parser)
-    _eval.add_inputs(groups["inputs"])
+    _eval.add_files(groups["inputs"])
     _flags.add_flags(groups, NAME, "")
+    _eval.add_inputs(groups["inputs"])
     _eval.add_conventions(groups["conventions"])
     _eval.add_output(groups["output"], formats=FORMATS)
     stats = parser.add_argument_group("comparison")

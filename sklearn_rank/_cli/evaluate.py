@@ -31,8 +31,9 @@ DESCRIPTION = (
     "default), or CSV / TSV / Parquet / JSON-lines tables. Measures are the "
     "library's names (ndcg@10, map, mrr, precision@5, ...) or trec_eval's "
     "(P.5,10, ndcg_cut.10, recip_rank, Rprec, success.1, map_cut.10, official, "
-    "all_trec). Malformed input: one line on stderr, exit status 1; usage errors "
-    "exit 2."
+    "all_trec; --list-measures lists them). trec_eval's flags are accepted under "
+    "their letters and long names, or refused with the reason. Malformed input: "
+    "one line on stderr, exit status 1; usage errors exit 2."
 )
 FORMATTER = argparse.RawDescriptionHelpFormatter
 
@@ -54,8 +55,9 @@ def argument_groups(parser: argparse.ArgumentParser) -> dict:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Every option of ``sklearn-rank eval``, in the sections of ``--help``."""
     groups = argument_groups(parser)
-    add_inputs(groups["inputs"])
+    add_files(groups["inputs"])
     _flags.add_flags(groups, NAME, _version())
+    add_inputs(groups["inputs"])
     groups["measures"].add_argument(
         "--list-measures",
         action=_ListMeasures,
@@ -66,8 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_output(groups["output"])
 
 
-def add_inputs(group) -> None:
-    """The files and the table columns (eval and compare)."""
+def add_files(group) -> None:
+    """The positional files (eval and compare)."""
     group.add_argument(
         "files",
         nargs="+",
@@ -75,6 +77,10 @@ def add_inputs(group) -> None:
         help="QRELS RUN [RUN ...] (TREC or tables; '-' reads a TREC run from "
         "standard input), or one TABLE",
     )
+
+
+def add_inputs(group) -> None:
+    """The table options (eval and compare)."""
     group.add_argument(
         "--input-format",
         choices=("trec", "csv", "tsv", "parquet", "jsonl"),
