@@ -193,14 +193,16 @@ FLAGS: tuple[Flag, ...] = (
         "-N",
         "--Number_docs_in_coll",
         "conventions",
-        "number of documents in the collection (trec_eval reads it in `utility` only)",
+        "number of documents in the collection, kept as `args.num_docs_in_coll`; "
+        "trec_eval reads it in `utility` only, so it changes no measure here",
         names=("--num-docs",),
         kwargs={
             "dest": "num_docs_in_coll",
             "type": non_negative_int,
             "default": 0,
             "metavar": "N",
-            "help": "number of documents in the collection (read by utility)",
+            "help": "number of documents in the collection (trec_eval's utility "
+            "reads it; no measure here does)",
         },
         compare=True,
     ),
