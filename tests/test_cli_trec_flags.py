@@ -290,3 +290,45 @@ def test_judgment_groups_average_the_groups(tmp_path, capsys):
         assert row["P_avgjg_10"] == pytest.approx(expected, abs=5e-5)
     one = _eval(["-D", "0.302", *jg, str(DATA / "qrels.123"), RUN], capsys)
     assert one.splitlines()[0] == "map_avgjg             \t302\t0.2571"  # trec_eval
+
+
+def _positive_lines(name: str) -> int:
+    rows = [line.split() for line in (DATA / name).read_text().splitlines()]
+    return sum(float(r[3]) > 0 for r in rows if r)
+
+
+def test_complete_summary_is_trec_eval_s(capsys):
+    """-c: num_rel 'all' counts every qrels line graded above 0 whatever -l says
+    (m_num_rel.c), num_q every judged query, and with -D 0.QID the means are
+    over every judged query (meas_avg.c); trec_eval prints 559, 3, 0.0108."""
+    out = _eval(
+        [
+            "-c",
+            "-l2",
+            "-m",
+            "num_rel,num_q",
+            str(DATA / "qrels.rel_level"),
+            str(DATA / "results.trunc"),
+        ],
+        capsys,
+    )
+    assert out.splitlines() == [
+        "num_q                 \tall\t3",
+        f"num_rel               \tall\t{_positive_lines('qrels.rel_level')}",
+    ]
+    assert _positive_lines("qrels.rel_level") == 559
+    out = _eval(["-c", "-D", "0.301", "-m", "map,num_q", QRELS, RUN], capsys)
+    (map_301,) = _trec_lines("out.test.aq", {"map"}, {"301"})
+    assert out.splitlines() == [
+        "num_q                 \tall\t3",
+        f"map                   \tall\t{float(map_301.split()[-1]) / 3:.4f}",
+    ]
+    assert out.splitlines()[1].endswith("0.0108")
+    z = str(DATA / "zscores_file")
+    out = _eval(
+        ["-c", "-Z", z, "-m", "num_rel,map", QRELS, str(DATA / "results.trunc")], capsys
+    )
+    assert (
+        out.splitlines()[0]
+        == f"Znum_rel               \tall\t{_positive_lines('qrels.test')}.0000"
+    )

@@ -55,10 +55,14 @@ def _z(value: float, entry: tuple[float, float] | None) -> float:
 
 
 def apply_zscores(
-    result: RunResult, labels: list[str], table: dict[tuple[str, str], tuple]
+    result: RunResult,
+    labels: list[str],
+    table: dict[tuple[str, str], tuple],
+    n_queries: int | None = None,
 ) -> RunResult:
     """``result`` with every number replaced by its z-score (needs per-query
-    values); the summary re-formed from the per-query z-scores."""
+    values); the summary re-formed from the per-query z-scores, means over
+    ``n_queries`` (``-c``: every judged query; default: the queries evaluated)."""
     per_query = {
         qid: {
             label: value
@@ -89,5 +93,8 @@ def apply_zscores(
             total = 0.0
             for row in per_query.values():  # trec_eval's order of additions
                 total += row[label]
-            summary[label] = total if isinstance(value, int) else total / max(n, 1)
+            divisor = n if n_queries is None else n_queries
+            summary[label] = (
+                total if isinstance(value, int) else total / max(divisor, 1)
+            )
     return RunResult(name=result.name, summary=summary, per_query=per_query)

@@ -257,7 +257,7 @@ def only_query(run, qid: str):
     def take(a):
         return None if a is None else a[keep]
 
-    return type(run)(
+    one = type(run)(
         name=run.name,
         runid=run.runid,
         y_true=run.y_true[keep],
@@ -267,6 +267,8 @@ def only_query(run, qid: str):
         retrieved=take(run.retrieved),
         judged=take(run.judged),
     )
+    one.complete_totals = run.complete_totals  # trec_eval's -c reads every query
+    return one
 
 
 def run_sources(layout: str, args: argparse.Namespace, n_runs: int) -> list:
@@ -290,9 +292,27 @@ def load_runs(layout: str, args: argparse.Namespace, debug_qid: str | None):
     )
     for r, name in zip(runs, names, strict=True):
         r.name = name
+    for r in runs:  # before -D: what trec_eval's -c averages read
+        r.complete_totals = (len(r.qids), int((r.y_true > 0).sum()))
     if debug_qid is not None:
         runs = [only_query(r, debug_qid) for r in runs]
     return runs
+
+
+def complete_summary(result, labels: list[str], totals, n_evaluated: int) -> None:
+    """trec_eval's ``-c`` summary (``meas_avg.c``, ``m_num_q.c``,
+    ``m_num_rel.c``): means over every judged query (with ``-D 0.QID`` too, the
+    others count 0), ``num_q`` every judged query, and ``num_rel`` every qrels
+    line with a grade above 0 (whatever ``-l`` says)."""
+    n_queries, n_positive = totals
+    for label in labels:
+        value = result.summary[label]
+        if label == "num_q":
+            result.summary[label] = type(value)(n_queries)
+        elif label == "num_rel":
+            result.summary[label] = type(value)(n_positive)
+        elif isinstance(value, float) and n_evaluated != n_queries:
+            result.summary[label] = value * n_evaluated / n_queries
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -350,12 +370,17 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         for r in runs:
             progress.step(f"evaluating {r.name}")
             result = score_run(r, measures, keywords, options, per_query)
+            n_evaluated = len(r.qids)
             if zscores is not None:
                 from ._zscores import apply_zscores
 
-                result = apply_zscores(result, labels, zscores)
+                divisor = r.complete_totals[0] if args.complete else None
+                result = apply_zscores(result, labels, zscores, divisor)
+                n_evaluated = r.complete_totals[0]  # the means are complete
                 if not args.per_query:
                     result.per_query = {}
+            if args.complete:
+                complete_summary(result, labels, r.complete_totals, n_evaluated)
             results.append(result)
     except (ValueError, TypeError, OSError, ImportError) as exc:
         progress.done()
