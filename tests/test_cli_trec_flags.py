@@ -332,3 +332,9 @@ def test_complete_summary_is_trec_eval_s(capsys):
         out.splitlines()[0]
         == f"Znum_rel               \tall\t{_positive_lines('qrels.test')}.0000"
     )
+    # -c -D -Z: trec_eval 10.0-rc3 prints these two lines (query 302 is missing
+    # from results.trunc: its z-score over 3 judged queries).
+    argv = ["-q", "-c", "-D", "0.302", "-Z", z, "-m", "map"]
+    assert _eval([*argv, QRELS, str(DATA / "results.trunc")], capsys) == (
+        "Zmap                   \t302\t-2.1109\nZmap                   \tall\t-0.7036\n"
+    )
