@@ -124,7 +124,9 @@ FLAGS: tuple[Flag, ...] = (
         "-c",
         "--complete_rel_info_wanted",
         "conventions",
-        "queries a run misses score 0 and count in the mean",
+        "queries a run misses score 0 and count in the mean; as trec_eval, `num_q` "
+        "counts every judged query and `num_rel` every qrels line graded above 0 "
+        "(whatever `-l` says)",
         names=("--complete",),
         kwargs={
             "action": "store_true",
