@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import io
 
-import numpy as np
-
 from ._measures import TREC_MEASURES, Measure, _trec
 from ._output import RunResult
 
@@ -93,6 +91,8 @@ def split_groups(path: str) -> dict[str, io.BytesIO]:
 def score_run(path, qrels_path, measures, bases, keywords, options, args, only=None):
     """The ``*_avgjg`` values of one run: per query, the mean over the judgment
     groups of that query of the base measure's value against that group."""
+    import numpy as np
+
     from ..io._trec_join import _join
     from ..io._trec_parse import _parse_qrels, _parse_run
     from ._inputs import RunInput, check_overlap, score, stdin_or_path

@@ -15,6 +15,7 @@ import sys
 from . import _flags, _measures, _messages
 from . import evaluate as _eval
 from ._progress import Progress
+from ._runs import check_trec_flags, load_runs
 
 NAME = "compare"
 HELP = "paired comparison of several runs (differences, CIs, adjusted p-values)"
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .._registry import get_metric_names
     from . import _inputs
 
-    _eval.check_trec_flags(args, parser)
+    check_trec_flags(args, parser)
     layout = _inputs.detect_layout(args, parser)
     trec_input = layout == "trec"
     specs = args.measures or _eval.LIBRARY_DEFAULT_MEASURES
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     progress = Progress(args.quiet)
     try:
         progress.step(f"reading {', '.join(args.files)}")
-        runs = _eval.load_runs(layout, args, None)
+        runs = load_runs(layout, args, None)
         if len(runs) < 2:
             raise ValueError("compare needs at least two runs (or --score-col twice)")
         names = [r.name for r in runs]
