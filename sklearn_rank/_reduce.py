@@ -24,12 +24,16 @@ def apply_undefined(
             bad = np.flatnonzero(~defined)
             shown = ", ".join(repr(g) for g in group_ids[bad[:_SHOWN_IDS]].tolist())
             more = ", ..." if bad.size > _SHOWN_IDS else ""
-            raise ValueError(
+            error = ValueError(
                 f"{metric} is undefined for {bad.size} of {defined.size} groups "
                 f"(ids {shown}{more}): they have no relevant item (for AUC: a single "
                 "class). Pass undefined='skip' to leave them out of the mean, or a "
                 "float such as undefined=0.0 to score them."
             )
+            # For front ends that name the groups in their own terms (the command
+            # line maps its integer codes back to query ids).
+            error.undefined_groups = (metric, group_ids[bad], defined.size)
+            raise error
         return values, defined
     return np.where(defined, values, float(undefined)), np.ones_like(defined)
 

@@ -94,3 +94,12 @@ def test_help_lists_the_subcommands(capsys):
     assert info.value.code == 0
     out = capsys.readouterr().out
     assert "demo" in out and "eval" in out
+
+
+def test_version(capsys):
+    from sklearn_rank import __version__
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"sklearn-rank {__version__}\n"

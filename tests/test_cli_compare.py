@@ -88,7 +88,19 @@ def test_a_table_with_two_score_columns(tmp_path, capsys):
     [
         (["compare", QRELS, RUN], 1, "at least two runs"),
         (["compare", QRELS, RUN, TRUNC, "-m", "map"], 1, "pass -c"),
-        (["compare", QRELS, RUN, TRUNC, "-q"], 2, "do not apply"),
+        (["compare", QRELS, RUN, TRUNC, "-q"], 2, "unrecognized arguments: -q"),
+        (["compare", QRELS, RUN, TRUNC, "-n"], 2, "unrecognized arguments: -n"),
+        (["compare", "--format", "trec", QRELS, RUN, TRUNC], 2, "invalid choice"),
+        (
+            ["compare", "-c", "--baseline", "nope", QRELS, RUN, TRUNC],
+            2,
+            "--baseline nope: no run",
+        ),
+        (
+            ["compare", "-c", "--confidence", "1.5", QRELS, RUN, TRUNC],
+            2,
+            "between 0 and 1",
+        ),
         (["compare", QRELS, RUN, TRUNC, "-m", "num_rel"], 2, "at least one metric"),
         (["compare", QRELS, RUN, TRUNC, "-m", "ndcg.1=3"], 2, "--gain instead"),
         (["compare", QRELS, RUN, TRUNC, "-m", "iprec@1.5"], 2, "in [0, 1]"),
@@ -123,3 +135,50 @@ def test_judged_only_reaches_compare(tmp_path, capsys):
     for name, value in evaluated.items():
         block = next(b for b in blocks if b.startswith(name))
         assert row(block, "results.test").split()[1] == value
+
+
+def test_t_test_footer_names_no_resamples_and_names_are_unique(tmp_path, capsys):
+    copy = tmp_path / "results.test"  # same file name and tag as RUN
+    copy.write_text(Path(RUN).read_text())
+    argv = ["compare", "--quiet", "-c", "-m", "map", "--test", "t"]
+    assert main([*argv, QRELS, RUN, str(copy)]) == 0
+    out = capsys.readouterr().out
+    footer = out.strip().splitlines()[-1]
+    assert footer.startswith("(p: paired t test, two-sided; p adj")
+    assert footer.endswith("CI: BCa bootstrap over groups, 9999 resamples)")
+    assert row(out, f"{RUN} - {copy}").split()[-2] == "0/3/0"
+
+
+def test_progress_line_on_a_terminal(monkeypatch, capsys):
+    import io
+    import sys
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Tty()
+    monkeypatch.setattr(sys, "stderr", stream)
+    assert main(["compare", "-c", "-m", "map", "--test", "t", QRELS, RUN, TRUNC]) == 0
+    shown = stream.getvalue()
+    assert "reading" in shown and "evaluating results.trunc" in shown
+    assert "comparing: t test" in shown
+
+
+def test_messages_in_the_command_words(tmp_path, capsys):
+    """--undefined raise names the query; a grade above --max-grade names the flag
+    (the library says max_grade= and 'y_true in evaluate_per_group')."""
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 d1 0\nq2 0 d1 1\n")
+    run = tmp_path / "r.txt"
+    run.write_text("q1 Q0 d1 1 1 r\nq2 Q0 d1 1 1 r\n")
+    argv = ["compare", "--quiet", "-m", "map", "--undefined", "raise"]
+    assert main([*argv, str(qrels), str(run), str(run)]) == 1
+    err = capsys.readouterr().err
+    assert "map is undefined for query q1 (no relevant document)" in err
+    assert "--undefined skip" in err
+    argv = ["compare", "--quiet", "-c", "-m", "err", "--test", "t"]
+    assert main([*argv, str(DATA / "qrels.rel_level"), RUN, TRUNC]) == 1
+    err = capsys.readouterr().err
+    assert "a judgment has a grade of 4 above --max-grade 1" in err
+    assert "y_true" not in err and "max_grade=" not in err

@@ -260,8 +260,8 @@ def test_missing_file(capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--ties", "foo", QRELS, RUN], "'ties' parameter"),
-        (["--gain", "cubic", QRELS, RUN], "'gain' parameter"),
+        (["--ties", "foo", QRELS, RUN], "--ties must be a str among"),
+        (["--gain", "cubic", QRELS, RUN], "--gain must be"),
         (["-m", "gm_map", QRELS, RUN], "not implemented"),
         (["-m", "ndcg@x", QRELS, RUN], "must be a positive integer"),
         (["-m", "nope", QRELS, RUN], "unknown measure"),
@@ -321,3 +321,118 @@ def test_progress_only_on_a_terminal():
         progress.step("reading run.txt")
         progress.done()
         assert ("reading run.txt" in stream.getvalue()) is shown
+
+
+# ------------------------------------------------------------ runs and names
+
+
+def _same_tag_runs(tmp_path: Path) -> list[str]:
+    """Two copies of results.test (both tagged STANDARD, both named run.txt),
+    the second with query 301 reversed so that the runs differ."""
+    lines = Path(RUN).read_text().splitlines()
+    first = [line for line in lines if line.startswith("301")]
+    rest = [line for line in lines if not line.startswith("301")]
+    scores = [line.split()[4] for line in first][::-1]
+    flipped = [
+        " ".join([*line.split()[:4], s, line.split()[5]])
+        for line, s in zip(first, scores, strict=True)
+    ]
+    paths = []
+    for folder, body in (("a", lines), ("b", flipped + rest)):
+        (tmp_path / folder).mkdir()
+        path = tmp_path / folder / "run.txt"
+        path.write_text("\n".join(body) + "\n")
+        paths.append(str(path))
+    return paths
+
+
+def test_runs_with_one_name_keep_their_own_values(tmp_path, capsys):
+    """Same tag and same file name: each run is named by its path, in every
+    format, and no run's values are dropped."""
+    a, b = _same_tag_runs(tmp_path)
+    per = {}
+    for path in (a, b):
+        _, out, _ = _eval(["-m", "map", "--format", "json", QRELS, path], capsys)
+        per[path] = json.loads(out)["runs"]["STANDARD"]["all"]["map"]
+    assert per[a] != per[b]
+    status, out, _ = _eval(["-m", "map", "--format", "json", QRELS, a, b], capsys)
+    assert status == 0
+    runs = json.loads(out)["runs"]
+    assert {name: v["all"]["map"] for name, v in runs.items()} == per
+    status, out, _ = _eval(["-m", "map", "--format", "table", QRELS, a, b], capsys)
+    assert out.splitlines()[0].split() == ["measure", a, b]
+    status, out, _ = _eval(["-m", "map", "--format", "csv", QRELS, a, b, a], capsys)
+    assert out.splitlines()[0] == f"measure,{a},{b},{a} #2"
+
+
+def test_trec_format_labels_each_run(capsys):
+    """Several runs: a '# run: NAME' line before each block; one run: trec_eval's
+    lines only."""
+    trunc = str(DATA / "results.trunc")
+    status, out, _ = _eval(["-m", "map", "--format", "trec", QRELS, RUN, trunc], capsys)
+    assert status == 0
+    assert out.splitlines() == [
+        "# run: results.test",
+        "map                   \tall\t0.1785",
+        "# run: results.trunc",
+        "map                   \tall\t0.1523",
+    ]
+    status, out, _ = _eval(["-m", "map", "--format", "trec", QRELS, RUN], capsys)
+    assert out == "map                   \tall\t0.1785\n"
+
+
+# ------------------------------------------------------------ measure names
+
+
+def test_library_dcg_and_rbp_names_are_accepted(capsys):
+    """dcg, dcg@10, rbp, rbp@10 are the library's names: same numbers as the
+    library under the trec_eval convention."""
+    t = read_qrels(QRELS), read_run(RUN)
+    from sklearn_rank.io import load_trec
+
+    arrays = load_trec(QRELS, RUN)
+    names = ["dcg", "dcg@10", "rbp", "rbp@10"]
+    expected = evaluate(
+        arrays.y_true,
+        arrays.y_score,
+        groups=arrays.groups,
+        retrieved=arrays.retrieved,
+        metrics=names,
+        convention="trec_eval",
+    )
+    status, out, _ = _eval(
+        ["-m", ",".join(names), "--format", "csv", QRELS, RUN], capsys
+    )
+    assert status == 0 and t
+    assert _values(out) == pytest.approx(expected, rel=1e-12)
+
+
+def test_comma_lists_of_trec_eval_names(capsys):
+    status, listed, _ = _eval(["-m", "recip_rank,map,P.5,10", QRELS, RUN], capsys)
+    assert status == 0
+    status, separate, _ = _eval(
+        ["-m", "recip_rank", "-m", "map", "-m", "P.5,10", QRELS, RUN], capsys
+    )
+    assert listed == separate
+    assert [line.split()[0] for line in listed.splitlines()] == [
+        "map",
+        "recip_rank",
+        "P_5",
+        "P_10",
+    ]
+
+
+# ------------------------------------------------------------ the command's words
+
+
+def test_messages_name_flags_and_query_ids(tmp_path, capsys):
+    line = _error(["-m", "err", str(DATA / "qrels.rel_level"), RUN], capsys)
+    assert "--max-grade 1" in line and "--max-grade 4" in line
+    assert "max_grade=" not in line and "y_true" not in line
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 d1 0\nq2 0 d1 1\n")
+    run = tmp_path / "r.txt"
+    run.write_text("q1 Q0 d1 1 1 r\nq2 Q0 d1 1 1 r\n")
+    line = _error(["-m", "map", "--undefined", "raise", str(qrels), str(run)], capsys)
+    assert "map is undefined for 1 of 2 queries (query q1)" in line
+    assert "--undefined skip" in line and "ids 0" not in line

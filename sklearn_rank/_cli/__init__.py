@@ -59,6 +59,14 @@ def get_parser() -> argparse.ArgumentParser:
         ),
     )
     modules[DEFAULT].add_arguments(parser)
+    from .. import __version__
+
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"{PROG} {__version__}",
+        help="print the version and exit",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in modules.values():
         child = sub.add_parser(

@@ -88,6 +88,13 @@ def _names(paths: list[str], tags: list[str]) -> list[str]:
     return [os.path.basename(p) for p in paths]
 
 
+def stdin_or_path(path: str):
+    """``-`` is standard input (trec_eval reads its run from there), read once."""
+    import sys
+
+    return sys.stdin.buffer if path == "-" else path
+
+
 def _load_trec(args: argparse.Namespace) -> list[RunInput]:
     # The package's own readers, without the per-row strings of the public
     # Qrels / Run objects: rows keep integer codes, text is decoded only for
@@ -96,10 +103,10 @@ def _load_trec(args: argparse.Namespace) -> list[RunInput]:
     from ..io._trec_join import _join
     from ..io._trec_parse import _parse_qrels, _parse_run
 
-    qrels = _parse_qrels(args.files[0])
+    qrels = _parse_qrels(stdin_or_path(args.files[0]))
     out, tags = [], []
     for path in args.files[1:]:
-        run = _parse_run(path, ranks=False)
+        run = _parse_run(stdin_or_path(path), ranks=False)
         joined = _join(qrels, run, args.complete, args.max_docs)
         check_overlap(joined, run.source, qrels.source)
         # Codes are in string order; renumber the present ones 0..G-1 (linear).

@@ -34,6 +34,15 @@ TREC_MEASURES: dict[str, tuple[str | None, bool, tuple[int, ...]]] = {
     "success": ("hit_rate", True, (1, 5, 10)),
 }
 COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
+# One line of meaning for the trec_eval measures that are not a library metric
+# (a library metric's line is its registry summary); --list-measures reads both.
+MEANINGS = {
+    "runid": "the run's tag (last field of the run file)",
+    "num_q": "number of queries evaluated",
+    "num_ret": "number of documents retrieved (summed over queries)",
+    "num_rel": "number of relevant documents judged (summed over queries)",
+    "num_rel_ret": "number of relevant documents retrieved (summed over queries)",
+}
 
 # trec_eval's nicknames, restricted to what the library computes; the rest are
 # named in a note (see ``NOT_IMPLEMENTED``).
@@ -159,7 +168,11 @@ def _trec(name: str, params: str | None, known: set[str]) -> list[Measure]:
 def _library(name: str, known: set[str], position: int) -> Measure:
     base, _, cut = name.partition("@")
     trec_base = base.partition(".")[0]
-    if trec_base in NOT_IMPLEMENTED["all_trec"] or trec_base in ("dcg", "ideal_dcg"):
+    not_implemented = trec_base in NOT_IMPLEMENTED["all_trec"] or trec_base in (
+        "dcg",
+        "ideal_dcg",
+    )
+    if not_implemented and base not in known:  # a library name wins (dcg, rbp)
         raise MeasureError(
             f"the trec_eval measure {trec_base!r} is not implemented; trec_eval "
             f"measures available: {', '.join(TREC_MEASURES)}"
@@ -214,21 +227,88 @@ def parse_measures(specs: list[str], known: list[str]) -> tuple[list[Measure], l
     measures: list[Measure] = []
     skipped: list[str] = []
     position = 0
-    for spec in specs:
+    for spec in (item for s in specs for item in split_list(s, known_set)):
         name, dot, params = spec.partition(".")
         match = _OUTPUT_NAME.match(spec)
         if name in NICKNAMES and not dot:
             for trec in NICKNAMES[name]:
                 measures += _trec(trec, None, known_set)
             skipped += [s for s in NOT_IMPLEMENTED[name] if s not in skipped]
-        elif name in TREC_MEASURES and (dot or "," not in spec):
+        elif name in TREC_MEASURES:
             measures += _trec(name, params if dot else None, known_set)
         elif match:
             trec_name = match.group(1) or match.group(3)
             measures += _trec(trec_name, match.group(2) or match.group(4), known_set)
         else:
-            for part in filter(None, spec.split(",")):
-                measures.append(_library(part.strip(), known_set, position))
-                position += 1
+            measures.append(_library(spec, known_set, position))
+            position += 1
     unique = {m.label: m for m in measures}  # one line per label, first kept
     return sorted(unique.values(), key=lambda m: m.order), skipped
+
+
+def _is_name(text: str, known: set[str]) -> bool:
+    """Whether a comma-list item names a measure (rather than continuing the
+    parameters of the item before it, as ``10`` in ``P.5,10``)."""
+    base = text.partition(".")[0].partition("@")[0]
+    return (
+        base in TREC_MEASURES
+        or base in NICKNAMES
+        or base in known
+        or f"{base}@k" in known
+        or f"{base}@r" in known
+        or _OUTPUT_NAME.match(text) is not None
+    )
+
+
+def split_list(spec: str, known: set[str]) -> list[str]:
+    """One ``-m`` value -> one item per measure.
+
+    Items are comma-separated (``recip_rank,map``, ``ndcg@10,mrr``); an item that
+    names no measure continues the parameters of the item before it, so
+    ``P.5,10`` stays one item and ``map,P.5,10`` is ``map`` and ``P.5,10``.
+
+    Examples
+    --------
+    >>> from sklearn_rank._cli._measures import split_list
+    >>> split_list("recip_rank,map,P.5,10,ndcg@10", {"ndcg@k", "map", "mrr"})
+    ['recip_rank', 'map', 'P.5,10', 'ndcg@10']
+    >>> split_list("ndcg.1=3,2=9", set())
+    ['ndcg.1=3,2=9']
+    """
+    items: list[str] = []
+    for part in (p.strip() for p in spec.split(",")):
+        if items and "." in items[-1] and not _is_name(part, known):
+            items[-1] += "," + part
+        elif part:
+            items.append(part)
+    return items
+
+
+def measure_listing(summaries: dict[str, str]) -> str:
+    """The text of ``--list-measures``: trec_eval's name, the library's name and
+    one line of meaning for every measure, trec_eval's first (in its order), then
+    the library's metrics that no trec_eval name maps to.
+
+    Parameters
+    ----------
+    summaries : dict of str to str
+        Library metric name -> its one-line summary (the registry's).
+    """
+    rows = [("trec_eval", "library", "meaning")]
+    mapped = set()
+    for name, (metric, takes_k, _) in TREC_MEASURES.items():
+        level = name == "iprec_at_recall"
+        trec = f"{name}.r,..." if level else f"{name}.k,..." if takes_k else name
+        library = "-" if metric is None else metric
+        if metric is not None and takes_k:
+            library += "@r" if level else "@k"
+        meaning = MEANINGS.get(name) or summaries.get(metric or "", "")
+        rows.append((trec, library, meaning))
+        mapped.add(metric)
+    for metric, summary in summaries.items():
+        if metric not in mapped:
+            rows.append(("-", metric, summary))
+    widths = [max(len(r[i]) for r in rows) for i in range(2)]
+    return "".join(
+        f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c}".rstrip() + "\n" for a, b, c in rows
+    )

@@ -6,11 +6,14 @@ import csv
 import io
 import json
 import math
+import os
 from dataclasses import dataclass, field
 
 FORMATS = ("trec", "table", "markdown", "csv", "json")
 # Measures trec_eval prints only in the summary ("all"), never per query.
 SUMMARY_ONLY = ("runid", "num_q")
+# The line before each run's block in --format trec with several runs.
+RUN_LABEL = "# run: "
 
 
 @dataclass
@@ -30,19 +33,67 @@ def _trec_value(value: object) -> str:
     return f"{value:6.4f}"  # trec_eval's "%6.4f"
 
 
-def format_trec(results: list[RunResult], labels: list[str], summary: bool) -> str:
-    """trec_eval's ``%-22s\\t%s\\t%6.4f`` lines: per query first, then ``all``."""
+def format_trec(
+    results: list[RunResult], labels: list[str], summary: bool, prefix: str = ""
+) -> str:
+    """trec_eval's ``%-22s\\t%s\\t%6.4f`` lines: per query first, then ``all``.
+
+    With several runs, each run's lines follow a line ``# run: NAME`` (one run:
+    trec_eval's output exactly, no such line). ``prefix`` (``Z`` for ``-Z``) goes
+    before each numeric measure's name, as trec_eval's ``Z%-22s``.
+    """
     lines = []
+
+    def line(label: str, qid: str, value: object) -> str:
+        name = label if isinstance(value, str) else f"{prefix}{label:<22}"
+        return f"{name:<22}\t{qid}\t{_trec_value(value)}"
+
     for result in results:
+        if len(results) > 1:
+            lines.append(f"{RUN_LABEL}{result.name}")
         for qid, values in result.per_query.items():
             for label in labels:
-                if label not in SUMMARY_ONLY:
-                    lines.append(f"{label:<22}\t{qid}\t{_trec_value(values[label])}")
+                if label not in SUMMARY_ONLY and label in values:
+                    lines.append(line(label, qid, values[label]))
         if summary:
             for label in labels:
-                value = _trec_value(result.summary[label])
-                lines.append(f"{label:<22}\tall\t{value}")
+                lines.append(line(label, "all", result.summary[label]))
     return "".join(line + "\n" for line in lines)
+
+
+def unique_names(names: list[str], sources: list[str | None]) -> list[str]:
+    """Run names made unique, so that no output drops or merges a run.
+
+    A name that several runs share becomes the run's file path as given when the
+    name is that file's name, and else gets its source (the path, or the score
+    column) in parentheses; names still shared after that (the same file given
+    twice) get ``#2``, ``#3``, ... in command-line order.
+
+    Examples
+    --------
+    >>> from sklearn_rank._cli._output import unique_names
+    >>> unique_names(["run", "run", "x"], ["a/run", "b/run", "x"])
+    ['a/run', 'b/run', 'x']
+    >>> unique_names(["STANDARD", "STANDARD"], ["a/r1", "b/r2"])
+    ['STANDARD (a/r1)', 'STANDARD (b/r2)']
+    >>> unique_names(["run", "run"], ["a/run", "a/run"])
+    ['a/run', 'a/run #2']
+    """
+    counts = {n: names.count(n) for n in names}
+    out = [
+        n
+        if counts[n] == 1 or s is None
+        else s
+        if os.path.basename(s) == n
+        else f"{n} ({s})"
+        for n, s in zip(names, sources, strict=True)
+    ]
+    seen: dict[str, int] = {}
+    for i, name in enumerate(out):
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] > 1:
+            out[i] = f"{name} #{seen[name]}"
+    return out
 
 
 def _grid(
@@ -149,10 +200,13 @@ def render(
     *,
     summary: bool = True,
     digits: int = 4,
+    prefix: str = "",
 ) -> str:
-    """The text to print for ``--format fmt``."""
+    """The text to print for ``--format fmt``; ``prefix`` (``Z``) names z-scores."""
     if fmt == "trec":
-        return format_trec(results, labels, summary)
+        return format_trec(results, labels, summary, prefix)
+    if prefix:  # other formats: the prefix is part of each numeric measure's name
+        results, labels = _prefixed(results, labels, prefix)
     if fmt == "table":
         return format_table(results, labels, summary, digits)
     if fmt == "markdown":
@@ -160,3 +214,25 @@ def render(
     if fmt == "csv":
         return format_csv(results, labels, summary)
     return format_json(results, labels, summary)
+
+
+def _prefixed(
+    results: list[RunResult], labels: list[str], prefix: str
+) -> tuple[list[RunResult], list[str]]:
+    def name(label: str, value: object) -> str:
+        return label if isinstance(value, str) else prefix + label
+
+    first = results[0].summary
+    new_labels = [name(label, first[label]) for label in labels]
+    out = [
+        RunResult(
+            r.name,
+            {name(k, v): v for k, v in r.summary.items()},
+            {
+                q: {name(k, v): v for k, v in row.items()}
+                for q, row in r.per_query.items()
+            },
+        )
+        for r in results
+    ]
+    return out, new_labels

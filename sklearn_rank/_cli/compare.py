@@ -12,8 +12,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import _measures
+from . import _flags, _measures, _messages
 from . import evaluate as _eval
+from ._progress import Progress
+from ._runs import check_trec_flags, load_runs
 
 NAME = "compare"
 HELP = "paired comparison of several runs (differences, CIs, adjusted p-values)"
@@ -31,10 +33,32 @@ TESTS = ("randomization", "bootstrap", "t", "wilcoxon")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 
+FORMATS = ("table", "markdown", "csv", "json")
+
+
+def _level(text: str) -> float:
+    """--confidence: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(
+            f"must be a number between 0 and 1 (exclusive), such as 0.95; got {text!r}"
+        )
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Every option of ``sklearn-rank eval`` that selects data and measures, and the
+    """The options of ``sklearn-rank eval`` that select data, measures and
+    conventions (not its per-query, summary or trec_eval-layout output), and the
     options of the comparison."""
-    _eval.add_arguments(parser)
+    groups = _eval.argument_groups(parser)
+    _eval.add_files(groups["inputs"])
+    _flags.add_flags(groups, NAME, "")
+    _eval.add_inputs(groups["inputs"])
+    _eval.add_conventions(groups["conventions"])
+    _eval.add_output(groups["output"], formats=FORMATS)
     stats = parser.add_argument_group("comparison")
     stats.add_argument(
         "--baseline",
@@ -48,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--resamples", type=_eval._positive_int, default=9999, metavar="N"
     )
     stats.add_argument(
-        "--confidence", type=float, default=0.95, metavar="LEVEL", help="CI level"
+        "--confidence", type=_level, default=0.95, metavar="LEVEL", help="CI level"
     )
     stats.add_argument("--seed", type=int, default=0, help="random seed")
 
@@ -58,8 +82,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .._registry import get_metric_names
     from . import _inputs
 
-    if args.per_query or args.no_summary:
-        parser.error("-q and -n do not apply to compare")
+    check_trec_flags(args, parser)
     layout = _inputs.detect_layout(args, parser)
     trec_input = layout == "trec"
     specs = args.measures or _eval.LIBRARY_DEFAULT_MEASURES
@@ -78,16 +101,28 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error("compare needs at least one metric (e.g. -m ndcg@10,map)")
     keywords = _eval._conventions(args, trec_input)
     options = _eval._resolve(parser, keywords)
+    progress = Progress(args.quiet)
     try:
-        runs = _inputs.load(layout, args)
+        progress.step(f"reading {', '.join(args.files)}")
+        runs = load_runs(layout, args, None)
         if len(runs) < 2:
             raise ValueError("compare needs at least two runs (or --score-col twice)")
-        report = _compare(runs, metrics, keywords, options, args)
+        names = [r.name for r in runs]
+        if args.baseline is not None and args.baseline not in names:
+            progress.done()
+            parser.error(
+                f"--baseline {args.baseline}: no run of that name; the runs are "
+                + ", ".join(repr(n) for n in names)
+            )
+        report = _compare(runs, metrics, keywords, options, args, progress)
     except (ValueError, TypeError, OSError, ImportError) as exc:
-        print(f"sklearn-rank compare: error: {_eval._one_line(exc)}", file=sys.stderr)
+        progress.done()
+        text = _messages.command_wording(_eval._one_line(exc))
+        print(f"sklearn-rank compare: error: {text}", file=sys.stderr)
         return 1
+    progress.done()
     fmt = args.format or "table"
-    if fmt in ("table", "trec"):
+    if fmt == "table":
         sys.stdout.write(f"{report}\n")
     else:
         try:
@@ -108,7 +143,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
-def _compare(runs, metrics, keywords, options, args):
+def _compare(runs, metrics, keywords, options, args, progress):
     """Per-query values of every run (one ordering each), then the paired tests."""
     import numpy as np
 
@@ -119,6 +154,7 @@ def _compare(runs, metrics, keywords, options, args):
     common = {k: v for k, v in keywords.items() if k != "undefined"}
     first_qids = None
     for r in runs:
+        progress.step(f"evaluating {r.name}")
         result = evaluate_per_group(
             r.y_true,
             r.y_score,
@@ -129,6 +165,14 @@ def _compare(runs, metrics, keywords, options, args):
             **common,
         )
         qids = np.asarray(r.qids, dtype=object)[result.group_ids]
+        if options.undefined == "raise":
+            for metric, values in result.values.items():
+                if np.isnan(values).any():
+                    raise ValueError(
+                        _messages.undefined_in_compare(
+                            metric, r.name, qids[np.isnan(values)]
+                        )
+                    )
         if first_qids is None:
             first_qids = qids
         elif not np.array_equal(qids, first_qids):
@@ -137,6 +181,7 @@ def _compare(runs, metrics, keywords, options, args):
                 "to score every judged query in every run"
             )
         per_run[r.name] = GroupScores(qids, result.values, result.weights)
+    progress.step(f"comparing: {args.test} test, {args.resamples} resamples")
     return compare(
         None,
         per_run,

@@ -19,8 +19,9 @@ import sys
 
 from .._conventions import OPTIONS, PRESETS
 from .._params import Interval
-from . import _measures, _output
+from . import _flags, _judgment_groups, _measures, _messages, _output
 from ._progress import Progress
+from ._runs import _check_stdin, check_trec_flags, complete_summary, load_runs
 
 NAME = "eval"
 HELP = "evaluate runs against judgments (trec_eval's options and measures)"
@@ -30,8 +31,9 @@ DESCRIPTION = (
     "default), or CSV / TSV / Parquet / JSON-lines tables. Measures are the "
     "library's names (ndcg@10, map, mrr, precision@5, ...) or trec_eval's "
     "(P.5,10, ndcg_cut.10, recip_rank, Rprec, success.1, map_cut.10, official, "
-    "all_trec). Malformed input: one line on stderr, exit status 1; usage errors "
-    "exit 2."
+    "all_trec; --list-measures lists them). trec_eval's flags are accepted under "
+    "their letters and long names, or refused with the reason. Malformed input: "
+    "one line on stderr, exit status 1; usage errors exit 2."
 )
 FORMATTER = argparse.RawDescriptionHelpFormatter
 
@@ -39,91 +41,82 @@ CONVENTION_OPTIONS = tuple(OPTIONS)
 LIBRARY_DEFAULT_MEASURES = ["ndcg@10", "map", "mrr"]
 
 
-def _number_or_text(text: str) -> float | str:
-    """Option values such as ``--undefined 0`` are numbers, others stay text."""
-    try:
-        return float(text)
-    except ValueError:
-        return text
+_number_or_text = _flags._number_or_text
+_positive_int = _flags.positive_int
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
+def argument_groups(parser: argparse.ArgumentParser) -> dict:
+    """The sections of ``--help``: inputs, measures, conventions, output."""
+    return {
+        key: parser.add_argument_group(title) for key, title in _flags.GROUPS.items()
+    }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Every option of ``sklearn-rank eval``."""
-    parser.add_argument(
+    """Every option of ``sklearn-rank eval``, in the sections of ``--help``."""
+    groups = argument_groups(parser)
+    add_files(groups["inputs"])
+    _flags.add_flags(groups, NAME, _version())
+    add_inputs(groups["inputs"])
+    groups["measures"].add_argument(
+        "--list-measures",
+        action=_ListMeasures,
+        help="list every measure (trec_eval's name, the library's name, what it "
+        "means) and exit",
+    )
+    add_conventions(groups["conventions"])
+    add_output(groups["output"])
+
+
+def add_files(group) -> None:
+    """The positional files (eval and compare)."""
+    group.add_argument(
         "files",
         nargs="+",
         metavar="FILE",
-        help="QRELS RUN [RUN ...] (TREC or tables), or one TABLE",
+        help="QRELS RUN [RUN ...] (TREC or tables; '-' reads a TREC run from "
+        "standard input), or one TABLE",
     )
-    trec = parser.add_argument_group("trec_eval's options")
-    trec.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
+
+
+def add_inputs(group) -> None:
+    """The table options (eval and compare)."""
+    group.add_argument(
+        "--input-format",
+        choices=("trec", "csv", "tsv", "parquet", "jsonl"),
+        help="format of every FILE (default: from the extension; .gz is read "
+        "directly; other extensions are TREC)",
+    )
+    group.add_argument("--query-col", default="qid", help="query id column")
+    group.add_argument("--label-col", default="label", help="relevance column")
+    group.add_argument(
+        "--score-col",
         action="append",
-        metavar="MEASURE",
-        help="measure(s) to print, repeatable: 'ndcg@10,map', 'P.5,10', "
-        "'ndcg_cut.10', 'official', 'all_trec' (default: official for TREC "
-        "files, ndcg@10,map,mrr for tables)",
+        metavar="COL",
+        help="score column, repeatable: one run per column (default: score)",
     )
-    trec.add_argument(
-        "-q",
-        "--per-query",
+    group.add_argument(
+        "--doc-col", default="docno", help="document id column (qrels + run tables)"
+    )
+    group.add_argument(
+        "--ranked-lists",
         action="store_true",
-        help="print each query's values too",
+        help="TABLE holds one ranked list of item ids per query",
     )
-    trec.add_argument(
-        "-c",
-        "--complete",
-        action="store_true",
-        help="average over every judged query; queries a run misses score 0",
+    group.add_argument("--items-col", default="items", help="ranked item ids column")
+    group.add_argument(
+        "--relevant-col", default="relevant", help="relevant item ids column"
     )
-    trec.add_argument(
-        "-M",
-        "--max-docs",
-        type=_positive_int,
-        metavar="N",
-        help="keep only the top N documents of each query",
+    group.add_argument(
+        "--grades-col",
+        default=None,
+        help="grades of the relevant items, aligned with --relevant-col",
     )
-    trec.add_argument(
-        "-l",
-        "--relevance-level",
-        "--relevance-threshold",
-        dest="relevance_threshold",
-        type=_number_or_text,
-        metavar="T",
-        help="grade from which a document is relevant: a number (y >= T) or "
-        "'positive' (y > 0); default from the convention (trec_eval: 1)",
-    )
-    trec.add_argument(
-        "-J",
-        "--judged-only",
-        dest="judged_only",
-        action="store_const",
-        const=True,
-        help="remove the documents without a judgement (no qrels line, or a "
-        "negative grade) from every ranking before every measure",
-    )
-    trec.add_argument(
-        "-n",
-        "--no-summary",
-        action="store_true",
-        help="do not print the summary over queries ('all')",
-    )
-    conv = parser.add_argument_group(
-        "conventions (the library's keywords; default: the convention's value)"
-    )
-    conv.add_argument(
+
+
+def add_conventions(group) -> None:
+    """--convention and one flag per keyword of the option table (eval, compare)."""
+    group.add_argument(
         "--convention",
         metavar="NAME",
         help=f"preset: {', '.join(PRESETS)} "
@@ -131,10 +124,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     for option in OPTIONS.values():  # one flag per keyword of the option table
         if option.name in ("relevance_threshold", "judged_only"):
-            continue  # -l and -J above, trec_eval's letters
+            continue  # -l and -J, trec_eval's letters (the flag table)
         numeric = any(isinstance(c, Interval) for c in option.constraints)
         choices = ", ".join(option.choices)
-        conv.add_argument(
+        group.add_argument(
             f"--{option.name.replace('_', '-')}",
             type=_number_or_text if numeric else str,
             metavar=option.name.upper(),
@@ -142,52 +135,50 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             if numeric
             else choices,
         )
-    table = parser.add_argument_group("tables (CSV, TSV, Parquet, JSON lines)")
-    table.add_argument(
-        "--input-format",
-        choices=("trec", "csv", "tsv", "parquet", "jsonl"),
-        help="format of every FILE (default: from the extension; .gz is read "
-        "directly; other extensions are TREC)",
-    )
-    table.add_argument("--query-col", default="qid", help="query id column")
-    table.add_argument("--label-col", default="label", help="relevance column")
-    table.add_argument(
-        "--score-col",
-        action="append",
-        metavar="COL",
-        help="score column, repeatable: one run per column (default: score)",
-    )
-    table.add_argument(
-        "--doc-col", default="docno", help="document id column (qrels + run tables)"
-    )
-    table.add_argument(
-        "--ranked-lists",
-        action="store_true",
-        help="TABLE holds one ranked list of item ids per query",
-    )
-    table.add_argument("--items-col", default="items", help="ranked item ids column")
-    table.add_argument(
-        "--relevant-col", default="relevant", help="relevant item ids column"
-    )
-    table.add_argument(
-        "--grades-col",
-        default=None,
-        help="grades of the relevant items, aligned with --relevant-col",
-    )
-    out = parser.add_argument_group("output")
-    out.add_argument(
+
+
+def add_output(group, formats=_output.FORMATS) -> None:
+    """--format, --digits, --quiet."""
+    group.add_argument(
         "--format",
-        choices=_output.FORMATS,
+        choices=formats,
         default=None,
         help="trec (trec_eval's layout; the default for one TREC run), table "
-        "(the default otherwise), markdown, csv, json",
+        "(the default otherwise), markdown, csv, json"
+        if "trec" in formats
+        else "table (the default), markdown, csv, json",
     )
-    out.add_argument(
-        "--digits", type=_positive_int, default=4, help="decimals in table/markdown"
+    if "trec" in formats:
+        group.add_argument(
+            "--digits",
+            type=_positive_int,
+            default=4,
+            help="decimals in table/markdown",
+        )
+    group.add_argument(
+        "--quiet", action="store_true", help="no progress line and no notes on stderr"
     )
-    out.add_argument(
-        "--quiet", action="store_true", help="no progress bar and no notes on stderr"
-    )
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return f"sklearn-rank {__version__} (trec_eval 10.0 options and output)"
+
+
+class _ListMeasures(argparse.Action):
+    """``--list-measures``: print the measure table and exit (no files needed)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        kwargs.update(nargs=0, default=argparse.SUPPRESS)
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .._registry import METRICS
+
+        summaries = {name: spec.summary for name, spec in METRICS.items()}
+        sys.stdout.write(_measures.measure_listing(summaries))
+        parser.exit()
 
 
 def _conventions(args: argparse.Namespace, trec_input: bool) -> dict:
@@ -210,7 +201,7 @@ def _resolve(parser: argparse.ArgumentParser, keywords: dict):
     try:
         return resolve_options("evaluate", convention, keywords)
     except (TypeError, ValueError) as exc:
-        parser.error(str(exc))
+        parser.error(_messages.command_wording(str(exc)))
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -218,12 +209,23 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .._registry import get_metric_names
     from . import _inputs
 
+    debug_qid = check_trec_flags(args, parser)
     layout = _inputs.detect_layout(args, parser)
+    _check_stdin(args, parser, layout)
     trec_input = layout == "trec"
-    specs = args.measures or (["official"] if trec_input else LIBRARY_DEFAULT_MEASURES)
+    groups = getattr(args, "rel_info_format", "qrels") == "qrels_jg"
+    if groups and not trec_input:
+        parser.error("-R qrels_jg reads TREC qrels and run files")
+    default = "qrels_jg" if groups else "official"
+    specs = args.measures or ([default] if trec_input else LIBRARY_DEFAULT_MEASURES)
     try:
-        measures, skipped = _measures.parse_measures(specs, get_metric_names())
-    except _measures.MeasureError as exc:
+        if groups:
+            measures, bases, skipped = _judgment_groups.parse_measures(
+                specs, set(get_metric_names())
+            )
+        else:
+            measures, skipped = _measures.parse_measures(specs, get_metric_names())
+    except (_measures.MeasureError, _judgment_groups.JudgmentGroupError) as exc:
         parser.error(str(exc))
     keywords = _conventions(args, trec_input)
     options = _resolve(parser, keywords)
@@ -233,28 +235,94 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             + ", ".join(skipped),
             file=sys.stderr,
         )
+    labels = [m.label for m in measures]
     progress = Progress(args.quiet)
     try:
+        zscores = None
+        if args.zscores is not None:
+            from ._zscores import read_zscores
+
+            zscores = read_zscores(args.zscores)
         progress.step(f"reading {', '.join(args.files)}")
-        runs = _inputs.load(layout, args)
-        results = []
+        per_query = args.per_query or zscores is not None
+        if groups:
+            results = _group_results(
+                args, measures, bases, keywords, options, debug_qid, progress
+            )
+            if not per_query:
+                for result in results:
+                    result.per_query = {}
+            runs = []
+        else:
+            runs = load_runs(layout, args, debug_qid)
+            results = []
         for r in runs:
             progress.step(f"evaluating {r.name}")
-            results.append(
-                _inputs.score(r, measures, keywords, options, args.per_query)
-            )
+            result = score_run(r, measures, keywords, options, per_query)
+            n_evaluated = len(r.qids)
+            if zscores is not None:
+                from ._zscores import apply_zscores
+
+                divisor = r.complete_totals[0] if args.complete else None
+                result = apply_zscores(result, labels, zscores, divisor)
+                n_evaluated = r.complete_totals[0]  # the means are complete
+                if not args.per_query:
+                    result.per_query = {}
+            if args.complete:
+                complete_summary(result, labels, r.complete_totals, n_evaluated)
+            results.append(result)
     except (ValueError, TypeError, OSError, ImportError) as exc:
         progress.done()
         print(f"sklearn-rank eval: error: {_one_line(exc)}", file=sys.stderr)
         return 1
     progress.done()
+    if zscores is not None and groups:
+        from ._zscores import apply_zscores
+
+        results = [apply_zscores(r, labels, zscores) for r in results]
+        if not args.per_query:
+            for result in results:
+                result.per_query = {}
     fmt = args.format or ("trec" if trec_input and len(results) == 1 else "table")
-    labels = [m.label for m in measures]
     text = _output.render(
-        fmt, results, labels, summary=not args.no_summary, digits=args.digits
+        fmt,
+        results,
+        labels,
+        summary=not args.no_summary,
+        digits=args.digits,
+        prefix="Z" if zscores is not None else "",
     )
     sys.stdout.write(text)
     return 0
+
+
+def _group_results(args, measures, bases, keywords, options, debug_qid, progress):
+    """-R qrels_jg: each run scored against each judgment group (unique names)."""
+    results = []
+    for path in args.files[1:]:
+        progress.step(f"evaluating {path}")
+        results.append(
+            _judgment_groups.score_run(
+                path, args.files[0], measures, bases, keywords, options, args, debug_qid
+            )
+        )
+    names = _output.unique_names([r.name for r in results], args.files[1:])
+    for result, name in zip(results, names, strict=True):
+        result.name = name
+    return results
+
+
+def score_run(run, measures, keywords, options, per_query: bool):
+    """One run's values; the library's messages in the command's wording."""
+    from . import _inputs
+
+    try:
+        return _inputs.score(run, measures, keywords, options, per_query)
+    except ValueError as exc:
+        undefined = getattr(exc, "undefined_groups", None)
+        if undefined is not None:  # --undefined raise: name the query ids
+            raise ValueError(_messages.undefined_queries(*undefined, run)) from None
+        raise ValueError(_messages.command_wording(str(exc))) from None
 
 
 def _one_line(exc: BaseException) -> str:

@@ -259,12 +259,15 @@ class ComparisonReport:
             header = [metric, "mean", f"{level} CI", "p", "p adj", "W/T/L", "groups"]
             blocks.append(_table(header, rows))
         resamples = f"{self.n_resamples} resamples"
+        test = f"paired {self.test} test, {self.alternative}"
         if self.test == "randomization":  # small pairs are enumerated exactly
-            resamples += " (all 2**n sign flips where 2**n is fewer)"
+            test += f", {resamples} (all 2**n sign flips where 2**n is fewer)"
+        elif self.test == "bootstrap":
+            test += f", {resamples}"
+        # The t and Wilcoxon tests draw no resamples; the intervals always do.
         note = (
-            f"(p: paired {self.test} test, {self.alternative}, {resamples}; p adj: "
-            f"{self.correction} over the pairs of each metric; CI: {self.ci_method} "
-            "bootstrap over groups)"
+            f"(p: {test}; p adj: {self.correction} over the pairs of each metric; "
+            f"CI: {self.ci_method} bootstrap over groups, {resamples})"
         )
         return "\n\n".join([*blocks, note])
 

@@ -1,0 +1,302 @@
+"""trec_eval's command-line flags: the one table the parser, the docs and a test read.
+
+Each row is one flag of trec_eval 10.0 (``trec_eval.c``: its getopt string and
+long options): the letter, trec_eval's long name, the names this command adds,
+where ``--help`` shows it, and what it does here. :func:`add_flags` turns the
+rows into ``argparse`` arguments, :func:`docs_table` into the table of
+docs/cli.md (a test checks that the page holds it verbatim).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+
+# Where --help shows a flag: the argument groups of ``sklearn-rank eval``.
+GROUPS = {
+    "inputs": "inputs",
+    "measures": "measures",
+    "conventions": "conventions (the library's keywords; default: the "
+    "convention's value)",
+    "output": "output",
+}
+
+# trec_eval's rel_info (-R) and results (-T) formats, and what happens to each.
+REL_INFO_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+RESULTS_FORMATS = ("trec_results",)
+PREFERENCE_FORMATS = ("prefs", "qrels_prefs")
+PREFERENCE_REFUSAL = (
+    "trec_eval's preference measures (-R {fmt}, -m all_prefs / prefs) count "
+    "ordered document pairs per judgment group, a family of measures that the "
+    "grouped metric engine does not compute; they are not available (use "
+    "trec_eval for them, or pairwise_accuracy for a pairwise measure on qrels)"
+)
+
+
+def _number_or_text(text: str) -> float | str:
+    """Option values such as ``--undefined 0`` are numbers, others stay text."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            f"must be a non-negative integer, got {text!r}"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One trec_eval flag and its form in ``sklearn-rank eval``."""
+
+    letter: str  # "-q"
+    trec_long: str  # trec_eval's long name, "--query_eval_wanted"
+    group: str  # a key of GROUPS
+    notes: str  # the docs table's last column
+    names: tuple[str, ...] = ()  # further long names of this command
+    kwargs: dict = field(default_factory=dict)  # argparse's keywords
+    compare: bool = False  # `sklearn-rank compare` takes it too
+    builtin: bool = False  # argparse's own (-h)
+
+
+FLAGS: tuple[Flag, ...] = (
+    Flag(
+        "-h",
+        "--help",
+        "output",
+        "this help; `--list-measures` lists the measures",
+        builtin=True,
+    ),
+    Flag(
+        "-v",
+        "--version",
+        "output",
+        "prints the version (on stdout) and exits",
+        kwargs={"action": "version"},
+    ),
+    Flag(
+        "-q",
+        "--query_eval_wanted",
+        "output",
+        "each query's values before the summary, trec_eval's layout",
+        names=("--per-query",),
+        kwargs={
+            "action": "store_true",
+            "dest": "per_query",
+            "help": "print each query's values too",
+        },
+    ),
+    Flag(
+        "-m",
+        "--measure",
+        "measures",
+        "repeatable; trec_eval's names and nicknames, the library's names, "
+        "comma lists of either (`-m recip_rank,map`)",
+        kwargs={
+            "action": "append",
+            "dest": "measures",
+            "metavar": "MEASURE",
+            "help": "measure(s) to print, repeatable: 'ndcg@10,map', "
+            "'recip_rank,map', 'P.5,10', 'ndcg_cut.10', 'official', 'all_trec' "
+            "(default: official for TREC files, ndcg@10,map,mrr for tables)",
+        },
+        compare=True,
+    ),
+    Flag(
+        "-c",
+        "--complete_rel_info_wanted",
+        "conventions",
+        "queries a run misses score 0 and count in the mean; as trec_eval, `num_q` "
+        "counts every judged query and `num_rel` every qrels line graded above 0 "
+        "(whatever `-l` says)",
+        names=("--complete",),
+        kwargs={
+            "action": "store_true",
+            "dest": "complete",
+            "help": "average over every judged query; queries a run misses score 0",
+        },
+        compare=True,
+    ),
+    Flag(
+        "-l",
+        "--level_for_rel",
+        "conventions",
+        "`relevance_threshold=N`",
+        names=("--relevance-level", "--relevance-threshold"),
+        kwargs={
+            "dest": "relevance_threshold",
+            "type": _number_or_text,
+            "metavar": "T",
+            "help": "grade from which a document is relevant: a number (y >= T) "
+            "or 'positive' (y > 0); default from the convention (trec_eval: 1)",
+        },
+        compare=True,
+    ),
+    Flag(
+        "-n",
+        "--nosummary",
+        "output",
+        "no `all` lines",
+        names=("--no-summary",),
+        kwargs={
+            "action": "store_true",
+            "dest": "no_summary",
+            "help": "do not print the summary over queries ('all')",
+        },
+    ),
+    Flag(
+        "-D",
+        "--Debug_level",
+        "inputs",
+        "`-D 0.QID` evaluates query QID only, as trec_eval; a level above 0 "
+        "(trec_eval's debug traces) is refused",
+        kwargs={
+            "dest": "debug",
+            "metavar": "N[.QID]",
+            "help": "0.QID: evaluate query QID only (debug traces, N > 0, are "
+            "not available)",
+        },
+    ),
+    Flag(
+        "-J",
+        "--Judged_docs_only",
+        "conventions",
+        "`judged_only=True` with `judged` from the qrels; `num_ret` and "
+        "`num_rel_ret` count judged documents only, as trec_eval's",
+        names=("--judged-only",),
+        kwargs={
+            "dest": "judged_only",
+            "action": "store_const",
+            "const": True,
+            "help": "remove the documents without a judgement (no qrels line, "
+            "or a negative grade) from every ranking before every measure",
+        },
+        compare=True,
+    ),
+    Flag(
+        "-N",
+        "--Number_docs_in_coll",
+        "conventions",
+        "number of documents in the collection, kept as `args.num_docs_in_coll`; "
+        "trec_eval reads it in `utility` only, so it changes no measure here",
+        names=("--num-docs",),
+        kwargs={
+            "dest": "num_docs_in_coll",
+            "type": non_negative_int,
+            "default": 0,
+            "metavar": "N",
+            "help": "number of documents in the collection (trec_eval's utility "
+            "reads it; no measure here does)",
+        },
+        compare=True,
+    ),
+    Flag(
+        "-M",
+        "--Max_retrieved_per_topic",
+        "inputs",
+        "keeps the top N documents of each query",
+        names=("--max-docs",),
+        kwargs={
+            "dest": "max_docs",
+            "type": positive_int,
+            "metavar": "N",
+            "help": "keep only the top N documents of each query",
+        },
+        compare=True,
+    ),
+    Flag(
+        "-R",
+        "--Rel_info_format",
+        "inputs",
+        "`qrels` (default); `qrels_jg`: the second field is a judgment group "
+        "and the `*_avgjg` measures average over groups; `prefs` and "
+        "`qrels_prefs` are refused (preference measures are not computed)",
+        kwargs={
+            "dest": "rel_info_format",
+            "choices": REL_INFO_FORMATS,
+            "default": "qrels",
+            "metavar": "FORMAT",
+            "help": "format of the judgments: qrels, qrels_jg (prefs and "
+            "qrels_prefs are not available)",
+        },
+    ),
+    Flag(
+        "-T",
+        "--Results_format",
+        "inputs",
+        "`trec_results`, trec_eval's only format",
+        kwargs={
+            "dest": "results_format",
+            "choices": RESULTS_FORMATS,
+            "default": "trec_results",
+            "metavar": "FORMAT",
+            "help": "format of the runs: trec_results",
+        },
+    ),
+    Flag(
+        "-o",
+        "--Output_old_results_format",
+        "output",
+        "accepted and without effect, as in trec_eval (obsolete there)",
+        kwargs={"action": "store_true", "dest": "old_format", "help": "no effect"},
+    ),
+    Flag(
+        "-Z",
+        "--Zscore",
+        "output",
+        "z-scores `(value - mean) / sd` from a `qid measure mean sd` file, "
+        "printed as `Z<measure>`; -1000000 where the file has no entry",
+        kwargs={
+            "dest": "zscores",
+            "metavar": "FILE",
+            "help": "print z-scores against the per-query means and standard "
+            "deviations in FILE (lines: qid measure mean sd)",
+        },
+    ),
+)
+
+
+def add_flags(
+    groups: dict[str, argparse._ArgumentGroup], command: str, version: str
+) -> None:
+    """Add every row of :data:`FLAGS` that ``command`` takes to its group."""
+    for flag in FLAGS:
+        if flag.builtin or (command != "eval" and not flag.compare):
+            continue
+        kwargs = dict(flag.kwargs)
+        if kwargs.get("action") == "version":
+            kwargs["version"] = version
+            kwargs["help"] = "print the version and exit"
+        groups[flag.group].add_argument(
+            flag.letter, flag.trec_long, *flag.names, **kwargs
+        )
+
+
+def docs_table() -> str:
+    """The table of docs/cli.md: trec_eval's flag, this command's, and notes."""
+    rows = [
+        "| trec_eval | sklearn-rank eval | notes |",
+        "|---|---|---|",
+    ]
+    for flag in FLAGS:
+        ours = ", ".join(f"`{n}`" for n in (flag.letter, flag.trec_long, *flag.names))
+        rows.append(f"| `{flag.letter}`, `{flag.trec_long}` | {ours} | {flag.notes} |")
+    return "\n".join(rows) + "\n"
