@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import _measures
+from . import _measures, _plotting
 from . import evaluate as _eval
 
 NAME = "compare"
@@ -61,6 +61,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.per_query or args.no_summary:
         parser.error("-q and -n do not apply to compare")
     layout = _inputs.detect_layout(args, parser)
+    _plotting.check_args(args, parser, layout)
     trec_input = layout == "trec"
     specs = args.measures or _eval.LIBRARY_DEFAULT_MEASURES
     try:
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             rows = ["| " + " | ".join(map(str, r)) + " |" for r in cells]
             rows.insert(1, "|" + "---|" * len(frame.columns))
             sys.stdout.write("\n".join(rows) + "\n")
-    return 0
+    return _plotting.compare_extras(args, runs, metrics, keywords)
 
 
 def _compare(runs, metrics, keywords, options, args):

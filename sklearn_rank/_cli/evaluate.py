@@ -19,7 +19,7 @@ import sys
 
 from .._conventions import OPTIONS, PRESETS
 from .._params import Interval
-from . import _measures, _output
+from . import _measures, _output, _plotting
 from ._progress import Progress
 
 NAME = "eval"
@@ -188,6 +188,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument(
         "--quiet", action="store_true", help="no progress bar and no notes on stderr"
     )
+    _plotting.add_arguments(parser)  # --segment-col, --plot
 
 
 def _conventions(args: argparse.Namespace, trec_input: bool) -> dict:
@@ -219,6 +220,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import _inputs
 
     layout = _inputs.detect_layout(args, parser)
+    _plotting.check_args(args, parser, layout)
     trec_input = layout == "trec"
     specs = args.measures or (["official"] if trec_input else LIBRARY_DEFAULT_MEASURES)
     try:
@@ -254,7 +256,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         fmt, results, labels, summary=not args.no_summary, digits=args.digits
     )
     sys.stdout.write(text)
-    return 0
+    return _plotting.eval_extras(args, runs, measures, keywords, NAME)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -117,6 +117,9 @@ class MetricAtKDisplay:
                     linewidth=0,
                 )
         ax.set_xlabel("cutoff k")
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         level = ""
         if self.bands_ and self.confidence_level is not None:
             level = f" ({self.confidence_level:.0%} bootstrap bands)"

@@ -139,13 +139,18 @@ class PairedDifferenceDisplay:
         losses = [i for i in range(d.size - 1, max(d.size - n, 0) - 1, -1)
                   if d[i] < -TIE]  # fmt: skip
         out = []
-        for i in wins + losses:
+        for j, i in enumerate(wins + losses):
+            # Staggered to the right of the point, so that neighbours do not
+            # overlap: the j-th win (loss) label sits j lines lower (higher).
+            step = j if j < len(wins) else j - len(wins)
             out.append(
                 ax.annotate(
                     str(ids[i]),
                     (x[i], d[i]),
                     textcoords="offset points",
-                    xytext=(4, 4 if d[i] > 0 else -10),
+                    xytext=(6, -9 * step - 3 if d[i] > 0 else 9 * step - 3),
+                    arrowprops={"arrowstyle": "-", "linewidth": 0.5,
+                                "color": line.get_color()},
                     fontsize="x-small",
                     color=line.get_color(),
                 )
