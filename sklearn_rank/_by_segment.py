@@ -73,10 +73,12 @@ class SegmentTable:
         ]
         widths = [max(len(r[j]) for r in [header, *rows]) for j in range(len(header))]
         lines = [
-            "  ".join(c.ljust(w) if j == 0 else c.rjust(w)
-                      for j, (c, w) in enumerate(zip(r, widths, strict=True)))
+            "  ".join(
+                c.ljust(w) if j == 0 else c.rjust(w)
+                for j, (c, w) in enumerate(zip(r, widths, strict=True))
+            )
             for r in [header, *rows]
-        ]  # fmt: skip
+        ]
         return "\n".join(lines)
 
 
@@ -105,8 +107,10 @@ def segment_of_groups(
         if not np.array_equal(ids, group_ids):  # pragma: no cover - same encoding
             raise RuntimeError("group encodings disagree")
         declared = _categories(segments)
-        arr = np.asarray(segments.to_numpy() if hasattr(segments, "to_numpy")
-                         else segments, dtype=object)  # fmt: skip
+        arr = np.asarray(
+            segments.to_numpy() if hasattr(segments, "to_numpy") else segments,
+            dtype=object,
+        )
         if arr.ndim != 1 or arr.shape[0] != n_rows:
             raise ValueError(
                 f"Inconsistent numbers of rows in {func}: y_true={n_rows}, "
@@ -150,8 +154,9 @@ def _categories(segments: Any):
 
 def _labels(values: np.ndarray, func: str) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct labels and the index of each value among them."""
-    missing = np.array([v is None or (isinstance(v, float) and v != v)
-                        for v in values.tolist()])  # fmt: skip
+    missing = np.array(
+        [v is None or (isinstance(v, float) and v != v) for v in values.tolist()]
+    )
     if missing.any():
         raise ValueError(
             f"segments in {func} contains missing values (None or NaN) at "
@@ -251,14 +256,28 @@ def evaluate_by_segment(
     for s in range(labels.size):
         keep = index == s
         if by_rows:
-            _score_rows(values, s, keep, y_true, y_score, groups, sample_weight,
-                        names, rule, convention, options)  # fmt: skip
+            _score_rows(
+                values,
+                s,
+                keep,
+                y_true,
+                y_score,
+                groups,
+                sample_weight,
+                names,
+                rule,
+                convention,
+                options,
+            )
             continue
         for m in names:
             v, include = apply_undefined(
-                res.values[m][keep], ~np.isnan(res.values[m][keep]), rule, m,
+                res.values[m][keep],
+                ~np.isnan(res.values[m][keep]),
+                rule,
+                m,
                 res.group_ids[keep],
-            )  # fmt: skip
+            )
             values[m][s] = weighted_mean(v, include, res.weights[m][keep], m)
     return SegmentTable(labels, names, values, n_groups, res, index)
 
@@ -269,21 +288,37 @@ def _conventions_only(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k in OPTIONS}
 
 
-def _score_rows(values, s, keep_groups, y_true, y_score, groups, sample_weight,
-                names, rule, convention, options) -> None:  # fmt: skip
+def _score_rows(
+    values,
+    s,
+    keep_groups,
+    y_true,
+    y_score,
+    groups,
+    sample_weight,
+    names,
+    rule,
+    convention,
+    options,
+) -> None:
     codes, _ = encode_groups(groups, np.asarray(y_true).shape[0], "evaluate")
     rows = keep_groups[codes]
 
     def take(x):
         return None if x is None else np.asarray(x)[rows]
 
-    extra = {k: take(v) if k in ("retrieved", "judged") else v
-             for k, v in options.items()}  # fmt: skip
+    extra = {
+        k: take(v) if k in ("retrieved", "judged") else v for k, v in options.items()
+    }
     out = evaluate(
-        take(y_true), take(y_score), groups=take(groups), metrics=names,
-        sample_weight=take(sample_weight), undefined=rule, convention=convention,
+        take(y_true),
+        take(y_score),
+        groups=take(groups),
+        metrics=names,
+        sample_weight=take(sample_weight),
+        undefined=rule,
+        convention=convention,
         **extra,
-    )  # fmt: skip
+    )
     for m in names:
         values[m][s] = out[m]
-

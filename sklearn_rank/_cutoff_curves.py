@@ -71,7 +71,8 @@ class CutoffCurve:
 
     def group_scores(self):
         """The per-group values as a :class:`~sklearn_rank.GroupScores` with one
-        entry ``"metric@k"`` per cutoff (for :func:`sklearn_rank.stats.bootstrap_ci`)."""
+        entry ``"metric@k"`` per cutoff (for
+        :func:`sklearn_rank.stats.bootstrap_ci`)."""
         from ._evaluate import GroupScores
 
         names = [f"{self.metric}@{k}" for k in self.ks.tolist()]
@@ -156,32 +157,61 @@ def cutoff_curve(
         judged,
     )
     values, defined, weight = values_at_cutoffs(ctx, request, ks, opts)
-    means = np.empty(ks.size)
-    for i, r in enumerate(requests):
-        vals, include = apply_undefined(
-            values[i], defined[i], opts.undefined, r.label, ids
-        )
-        means[i] = weighted_mean(vals, include, weight, r.label)
-    values = np.where(defined, values, np.nan)
+    means = _means(values, defined, weight, opts.undefined)
+    if means is None:  # an edge case: the per-cutoff path warns or raises
+        means = np.empty(ks.size)
+        for i, r in enumerate(requests):
+            vals, include = apply_undefined(
+                values[i], defined[i], opts.undefined, r.label, ids
+            )
+            means[i] = weighted_mean(vals, include, weight, r.label)
     return CutoffCurve(metric, ks, ids, values, weight, means)
+
+
+def _means(values, defined, weight, undefined) -> np.ndarray | None:
+    """The weighted mean over groups at every cutoff at once, as
+    :func:`weighted_mean` takes it; None when a cutoff has no included group or
+    no positive weight, or when ``undefined="raise"`` (the per-cutoff path then
+    warns or raises as ``evaluate`` does). ``values`` is NaN where undefined."""
+    if undefined == "raise":
+        return None
+    skip = undefined == "skip"
+    if defined.strides[0] == 0:  # the same groups are defined at every cutoff
+        cols = defined[0]
+        total = weight[cols].sum() if skip else weight.sum()
+        if not total > 0:
+            return None
+        part = values[:, cols] @ weight[cols]
+        if not skip:
+            part += float(undefined) * weight[~cols].sum()
+        return part / total
+    include = defined if skip else np.ones_like(defined)
+    total = include.astype(np.float64) @ weight
+    if not (total > 0).all():
+        return None
+    filled = np.where(defined, values, 0.0 if skip else float(undefined))
+    return (filled @ weight) / total
 
 
 def values_at_cutoffs(
     ctx: RankingContext, request: MetricRequest, ks: np.ndarray, opts: Options
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per cutoff and group: values, definedness (both (n_k, n_groups)) and the
-    group weights, as the kernel of ``request.spec`` gives them at each ``k``."""
+    """Per cutoff and group: values (NaN where undefined), definedness (both
+    (n_k, n_groups)) and the group weights, as the kernel of ``request.spec``
+    gives them at each ``k``."""
     name = request.spec.name
     fast = _FAST.get(name)
     if fast is not None and _fast_applies(ctx, name, opts):
         values, defined = fast(ctx, ks, opts)
+        if name not in ("dcg", "ndcg"):  # those two are NaN there already
+            values += np.where(defined, 0.0, np.nan)  # one broadcast pass
         return values, np.broadcast_to(defined, values.shape), ctx.group_weight()
     out, ok = [], []
     weight = None
     for k in ks.tolist():
         r = dataclasses.replace(request, label=f"{name}@{k}", k=k)
         v, d, weight = group_values(ctx, r, opts)
-        out.append(v)
+        out.append(np.where(d, v, np.nan))
         ok.append(d)
     return np.array(out), np.array(ok), weight
 
@@ -200,21 +230,21 @@ def _fast_applies(ctx: RankingContext, name: str, opts: Options) -> bool:
 
 # -- running sums down each list -------------------------------------------------
 def _position_table(ctx: RankingContext, per_row: np.ndarray, width: int):
-    """``table[g, p]``: ``per_row`` at position ``p + 1`` of group ``g`` (0 past
-    the end of the list), for positions up to ``width``."""
-    table = np.zeros((ctx.n_groups, width))
+    """``table[p, g]``: ``per_row`` at position ``p + 1`` of group ``g`` (0 past
+    the end of the list), for positions up to ``width``; positions are rows, so
+    running sums down the lists are one ``cumsum`` along axis 0."""
+    table = np.zeros((width, ctx.n_groups))
     keep = ctx.rank <= width
-    table[ctx.group[keep], ctx.rank[keep] - 1] = per_row[keep]
+    table[ctx.rank[keep] - 1, ctx.group[keep]] = per_row[keep]
     return table
 
 
 def _at_cutoffs(running: np.ndarray, ks: np.ndarray) -> np.ndarray:
-    """Rows of ``running`` (n_groups, width) read at the cutoffs: (n_k, n_groups);
-    a cutoff past the width reads the last column (the list has ended)."""
-    if running.shape[1] == 0:
-        return np.zeros((ks.size, running.shape[0]))
-    cols = np.minimum(ks, running.shape[1]) - 1
-    return running[:, cols].T.copy()
+    """Rows of ``running`` (width, n_groups) read at the cutoffs: (n_k, n_groups);
+    a cutoff past the width reads the last row (the list has ended)."""
+    if running.shape[0] == 0:
+        return np.zeros((ks.size, running.shape[1]))
+    return running[np.minimum(ks, running.shape[0]) - 1]
 
 
 def _width(ctx: RankingContext, ks: np.ndarray) -> int:
@@ -227,7 +257,7 @@ def _expected_hits(ctx: RankingContext, ks: np.ndarray, opts: Options) -> np.nda
     rel = ctx.relevant(opts.relevance_threshold).astype(np.float64)
     rel = ctx.block_mean(rel)
     table = _position_table(ctx, rel, _width(ctx, ks))
-    return _at_cutoffs(np.cumsum(table, axis=1), ks)
+    return _at_cutoffs(np.cumsum(table, axis=0), ks)
 
 
 def _binary_defined(ctx: RankingContext, opts: Options) -> np.ndarray:
@@ -260,22 +290,24 @@ def _recall(ctx, ks, opts):
     return hits / np.maximum(denom, 1), _binary_defined(ctx, opts)
 
 
-def _dcg_running(ctx, ks, opts):
-    width = _width(ctx, ks)
+def _dcg_running(ctx, width: int, opts) -> np.ndarray:
+    """E[DCG@p] for every position p <= width, (width, n_groups)."""
     gain = ctx.block_mean(np.array(gains(ctx.y, opts.gain), dtype=np.float64))
     table = _position_table(ctx, gain, width)
-    table *= _discount(np.arange(1, width + 1), opts.discount)
-    return _at_cutoffs(np.cumsum(table, axis=1), ks)
+    table *= _discount(np.arange(1, width + 1), opts.discount)[:, None]
+    return np.cumsum(table, axis=0, out=table)
 
 
 def _dcg(ctx, ks, opts):
-    values = _dcg_running(ctx, ks, opts)
+    # Arithmetic on the (width, n_groups) table, one gather to the cutoffs.
+    running = _dcg_running(ctx, _width(ctx, ks), opts)
     defined = _binary_defined(ctx, opts)
-    return np.where(defined, values, np.nan), defined
+    running[:, ~defined] = np.nan
+    return _at_cutoffs(running, ks), defined
 
 
 def _ideal_gain_table(ctx: RankingContext, width: int, gain: str) -> np.ndarray:
-    """``table[g, p]``: the gain at position ``p + 1`` of group ``g``'s labels
+    """``table[p, g]``: the gain at position ``p + 1`` of group ``g``'s labels
     (ranked or not) sorted descending."""
     y, codes, n_groups = ctx.totals.y_all, ctx.totals.codes_all, ctx.n_groups
     top = int(y.max()) if y.size else 0
@@ -286,16 +318,16 @@ def _ideal_gain_table(ctx: RankingContext, width: int, gain: str) -> np.ndarray:
         counts = np.bincount(
             codes * n_levels + y.astype(np.intp), minlength=n_groups * n_levels
         ).reshape(n_groups, n_levels)
-        step = np.zeros((n_groups, width + 1))
+        step = np.zeros((width + 1, n_groups))
         higher = np.zeros(n_groups, dtype=np.intp)
-        rows = np.arange(n_groups)
+        cols = np.arange(n_groups)
         for level in range(top, 0, -1):
             g = float(gains(np.float64(level), gain))
             end = np.minimum(higher + counts[:, level], width)
-            step[rows, np.minimum(higher, width)] += g
-            step[rows, end] -= g
+            step[np.minimum(higher, width), cols] += g
+            step[end, cols] -= g
             higher += counts[:, level]
-        return np.cumsum(step[:, :width], axis=1)
+        return np.cumsum(step[:width], axis=0)
     order = np.lexsort((-y, codes))
     sorted_codes = codes[order]
     size = np.bincount(codes, minlength=n_groups)
@@ -303,22 +335,26 @@ def _ideal_gain_table(ctx: RankingContext, width: int, gain: str) -> np.ndarray:
     np.cumsum(size[:-1], out=first[1:])
     rank = np.arange(y.shape[0]) - first[sorted_codes]
     keep = rank < width
-    table = np.zeros((n_groups, width))
-    table[sorted_codes[keep], rank[keep]] = gains(y[order][keep], gain)
+    table = np.zeros((width, n_groups))
+    table[rank[keep], sorted_codes[keep]] = gains(y[order][keep], gain)
     return table
 
 
 def _ndcg(ctx, ks, opts):
-    dcg = _dcg_running(ctx, ks, opts)
-    defined = _binary_defined(ctx, opts)
-    # The ideal list holds every row of the group (ranked or not): its own width.
+    # The ideal list holds every row of the group (ranked or not): the width
+    # covers it; DCG past a ranked list's end adds nothing.
     size = np.bincount(ctx.totals.codes_all, minlength=ctx.n_groups)
     width = int(min(ks[-1], size.max())) if size.size else 0
+    ratio = _dcg_running(ctx, width, opts)
     ideal = _ideal_gain_table(ctx, width, opts.gain)
-    ideal *= _discount(np.arange(1, width + 1), opts.discount)
-    ideal = _at_cutoffs(np.cumsum(ideal, axis=1), ks)
-    safe = np.where(defined, ideal, 1.0)
-    return np.where(defined, dcg / safe, np.nan), defined
+    ideal *= _discount(np.arange(1, width + 1), opts.discount)[:, None]
+    np.cumsum(ideal, axis=0, out=ideal)
+    defined = _binary_defined(ctx, opts)
+    # Defined groups hold a label >= threshold > 0: their ideal DCG is > 0 from
+    # the first position on (the kernel checks the same).
+    np.divide(ratio, ideal, out=ratio, where=defined[None, :])
+    ratio[:, ~defined] = np.nan
+    return _at_cutoffs(ratio, ks), defined
 
 
 # -- first-hit and AP curves (no tie blocks) --------------------------------------
@@ -349,7 +385,7 @@ def _map(ctx, ks, opts):
     seen = ctx.group_exclusive_cumsum(rel.astype(np.float64)) + rel
     term = np.where(rel, seen / ctx.rank, 0.0)
     width = _width(ctx, ks)
-    total = _at_cutoffs(np.cumsum(_position_table(ctx, term, width), axis=1), ks)
+    total = _at_cutoffs(np.cumsum(_position_table(ctx, term, width), axis=0), ks)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     if opts.ap_denominator == "n_relevant":
         denom = np.broadcast_to(n_rel, total.shape)
@@ -357,7 +393,7 @@ def _map(ctx, ks, opts):
         denom = np.minimum(n_rel[None, :], _capped(ctx, ks)[:, None])
     else:  # n_relevant_retrieved: the relevant rows within the cutoff
         hits = _position_table(ctx, rel.astype(np.float64), width)
-        denom = _at_cutoffs(np.cumsum(hits, axis=1), ks)
+        denom = _at_cutoffs(np.cumsum(hits, axis=0), ks)
     return total / np.maximum(denom, 1), _binary_defined(ctx, opts)
 
 

@@ -96,15 +96,26 @@ def test_metric_at_k_pandas_inputs_and_one_array_with_a_name():
 def test_metric_at_k_bands_are_bootstrap_ci_of_each_k():
     y, scores, groups = _data(2)
     disp = MetricAtKDisplay.from_predictions(
-        y, scores, groups=groups, k_max=6, confidence_level=0.9, n_resamples=199,
-        random_state=3, ax=_axes(),
-    )  # fmt: skip
+        y,
+        scores,
+        groups=groups,
+        k_max=6,
+        confidence_level=0.9,
+        n_resamples=199,
+        random_state=3,
+        ax=_axes(),
+    )
     # bootstrap_ci on the raw arrays with the same seed draws the same groups.
     for model, score in scores.items():
         report = bootstrap_ci(
-            y, score, groups=groups, metrics=[f"ndcg@{k}" for k in range(1, 7)],
-            confidence_level=0.9, n_resamples=199, random_state=3,
-        )  # fmt: skip
+            y,
+            score,
+            groups=groups,
+            metrics=[f"ndcg@{k}" for k in range(1, 7)],
+            confidence_level=0.9,
+            n_resamples=199,
+            random_state=3,
+        )
         low = [r.ci_low for r in report]
         high = [r.ci_high for r in report]
         np.testing.assert_allclose(disp.ci_low[model], low, rtol=1e-12)
@@ -125,9 +136,13 @@ def test_metric_at_k_from_estimator_equals_from_predictions():
         {"lr": est}, X, y, groups=groups, metric="recall", k_max=4, ax=_axes()
     )
     ref = MetricAtKDisplay.from_predictions(
-        y, {"lr": est.predict(X)}, groups=groups, metric="recall", k_max=4,
+        y,
+        {"lr": est.predict(X)},
+        groups=groups,
+        metric="recall",
+        k_max=4,
         ax=_axes(),
-    )  # fmt: skip
+    )
     np.testing.assert_array_equal(disp.values["lr"], ref.values["lr"])
     single = MetricAtKDisplay.from_estimator(est, X, y, groups=groups, ax=_axes())
     assert list(single.values) == ["LinearRegression"]
@@ -168,8 +183,9 @@ def test_group_scores_ecdf_and_box():
     )
     for m, v in ref.items():
         xs = disp.artists_[m].get_xdata()
-        np.testing.assert_array_equal(np.unique(xs[np.isfinite(xs)]),
-                                      np.unique(v[~np.isnan(v)]))  # fmt: skip
+        np.testing.assert_array_equal(
+            np.unique(xs[np.isfinite(xs)]), np.unique(v[~np.isnan(v)])
+        )
         assert np.nanmax(disp.artists_[m].get_ydata()) == 1.0
     box = GroupScoreDisplay.from_predictions(
         y, scores, groups=groups, metric="mrr", kind="box", ax=_axes()
@@ -190,17 +206,29 @@ def test_paired_differences_sorted_counts_and_labels():
     disp = PairedDifferenceDisplay.from_predictions(
         y, scores, groups=groups, metric="ndcg@10", baseline="noise", ax=_axes()
     )
-    res = {m: evaluate_per_group(y, s, groups=groups, metrics=["ndcg@10"])
-           for m, s in scores.items()}  # fmt: skip
+    res = {
+        m: evaluate_per_group(y, s, groups=groups, metrics=["ndcg@10"])
+        for m, s in scores.items()
+    }
     d = res["good"].values["ndcg@10"] - res["noise"].values["ndcg@10"]
     keep = ~np.isnan(d)
     expected = np.sort(d[keep])[::-1]
     np.testing.assert_allclose(disp.differences["good"], expected)
     np.testing.assert_allclose(disp.lines_["good"].get_ydata(), expected)
-    pair = compare(y, scores, groups=groups, metrics="ndcg@10", baseline="noise",
-                   n_resamples=99, random_state=0).pair("ndcg@10", "good", "noise")  # fmt: skip
+    pair = compare(
+        y,
+        scores,
+        groups=groups,
+        metrics="ndcg@10",
+        baseline="noise",
+        n_resamples=99,
+        random_state=0,
+    ).pair("ndcg@10", "good", "noise")
     assert (disp.wins["good"], disp.ties["good"], disp.losses["good"]) == (
-        pair.wins, pair.ties, pair.losses)  # fmt: skip
+        pair.wins,
+        pair.ties,
+        pair.losses,
+    )
     title = disp.ax_.get_title()
     assert f"{pair.wins} wins, {pair.ties} ties, {pair.losses} losses" in title
     ids = res["good"].group_ids[keep]
@@ -224,14 +252,14 @@ def test_paired_needs_two_models_and_a_known_baseline():
 # -- PrecisionRecallDisplay -----------------------------------------------------
 def test_precision_recall_is_iprec_at_each_level():
     y, scores, groups = _data(8)
-    disp = PrecisionRecallDisplay.from_predictions(y, scores, groups=groups,
-                                                   ax=_axes())  # fmt: skip
+    disp = PrecisionRecallDisplay.from_predictions(y, scores, groups=groups, ax=_axes())
     np.testing.assert_allclose(disp.recall, np.linspace(0, 1, 11))
     for m, s in scores.items():
         names = [f"iprec@{r:g}" for r in np.round(np.linspace(0, 1, 11), 1)]
         ref = evaluate(y, s, groups=groups, metrics=names)
-        np.testing.assert_allclose(disp.lines_[m].get_ydata(),
-                                   [ref[n] for n in names], rtol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(
+            disp.lines_[m].get_ydata(), [ref[n] for n in names], rtol=1e-12
+        )
     assert disp.ax_.get_xlabel() == "recall"
     assert [t.get_text() for t in disp.ax_.get_legend().get_texts()] == list(scores)
 
@@ -302,11 +330,17 @@ def test_bad_inputs_raise_the_usual_errors(cls, kw):
     with pytest.raises(ValueError, match="Inconsistent numbers of rows"):
         cls.from_predictions(y, short, groups=groups, ax=_axes(), **kw)
     with pytest.raises(ValueError, match="Inconsistent numbers of rows"):
-        cls.from_predictions(y[:-1], scores, groups=groups[:-1].tolist() + [0, 1],
-                             ax=_axes(), **kw)  # fmt: skip
+        cls.from_predictions(
+            y[:-1], scores, groups=[*groups[:-1].tolist(), 0, 1], ax=_axes(), **kw
+        )
     with pytest.raises(TypeError, match="must be numeric"):
-        cls.from_predictions(y, {"a": ["x"] * y.size, "b": scores["good"]},
-                             groups=groups, ax=_axes(), **kw)  # fmt: skip
+        cls.from_predictions(
+            y,
+            {"a": ["x"] * y.size, "b": scores["good"]},
+            groups=groups,
+            ax=_axes(),
+            **kw,
+        )
 
 
 @pytest.mark.parametrize("cls", [GroupScoreDisplay, PairedDifferenceDisplay])
@@ -358,8 +392,9 @@ def test_bad_kind_and_bad_recall_levels():
 def test_inputs_are_not_modified():
     y, scores, groups = _data(17)
     copies = (y.copy(), {m: s.copy() for m, s in scores.items()}, groups.copy())
-    MetricAtKDisplay.from_predictions(y, scores, groups=groups, ax=_axes(),
-                                      confidence_level=0.9, n_resamples=49)  # fmt: skip
+    MetricAtKDisplay.from_predictions(
+        y, scores, groups=groups, ax=_axes(), confidence_level=0.9, n_resamples=49
+    )
     PairedDifferenceDisplay.from_predictions(y, scores, groups=groups, ax=_axes())
     np.testing.assert_array_equal(y, copies[0])
     np.testing.assert_array_equal(groups, copies[2])
@@ -380,6 +415,7 @@ def test_import_sklearn_rank_never_imports_matplotlib():
         "from sklearn_rank.plot import MetricAtKDisplay; "
         "print('matplotlib' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                         text=True, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "False"

@@ -23,10 +23,15 @@ def table(tmp_path):
     n = 600
     q = rng.integers(0, 40, n)
     y = rng.integers(0, 3, n)
-    frame = pd.DataFrame({
-        "qid": q, "label": y, "a": y + rng.normal(size=n), "b": rng.normal(size=n),
-        "cohort": np.where(q % 3 == 0, "new", "old"),
-    })  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "qid": q,
+            "label": y,
+            "a": y + rng.normal(size=n),
+            "b": rng.normal(size=n),
+            "cohort": np.where(q % 3 == 0, "new", "old"),
+        }
+    )
     path = tmp_path / "t.csv"
     frame.to_csv(path, index=False)
     return str(path), frame
@@ -40,15 +45,33 @@ def _segment_rows(text: str, name: str) -> dict[str, list[str]]:
 def test_eval_segment_tables_and_figure(table, tmp_path, capsys):
     path, frame = table
     png = tmp_path / "eval.png"
-    status = main(["eval", "--quiet", path, "--score-col", "a", "--score-col", "b",
-                   "-m", "ndcg@10,mrr", "--segment-col", "cohort", "--plot", str(png)])  # fmt: skip
+    status = main(
+        [
+            "eval",
+            "--quiet",
+            path,
+            "--score-col",
+            "a",
+            "--score-col",
+            "b",
+            "-m",
+            "ndcg@10,mrr",
+            "--segment-col",
+            "cohort",
+            "--plot",
+            str(png),
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 0
     for col in ("a", "b"):
         ref = evaluate_by_segment(
-            frame["label"], frame[col], groups=frame["qid"].astype(str),
-            segments=frame["cohort"], metrics=["ndcg@10", "mrr"],
-        )  # fmt: skip
+            frame["label"],
+            frame[col],
+            groups=frame["qid"].astype(str),
+            segments=frame["cohort"],
+            metrics=["ndcg@10", "mrr"],
+        )
         rows = _segment_rows(out, col)
         for i, seg in enumerate(ref.segments):
             groups, ndcg, mrr = rows[seg]
@@ -61,14 +84,30 @@ def test_eval_segment_tables_and_figure(table, tmp_path, capsys):
 def test_compare_figure_svg_and_segments(table, tmp_path, capsys):
     path, _ = table
     svg = tmp_path / "cmp.svg"
-    status = main(["compare", "--quiet", path, "--score-col", "a", "--score-col", "b",
-                   "-m", "ndcg@10", "--resamples", "199", "--segment-col", "cohort",
-                   "--plot", str(svg)])  # fmt: skip
+    status = main(
+        [
+            "compare",
+            "--quiet",
+            path,
+            "--score-col",
+            "a",
+            "--score-col",
+            "b",
+            "-m",
+            "ndcg@10",
+            "--resamples",
+            "199",
+            "--segment-col",
+            "cohort",
+            "--plot",
+            str(svg),
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 0 and "per segment: a" in out
     text = svg.read_text()
     assert text.lstrip().startswith("<?xml") and "<svg" in text
-    assert "a - b:" in text  # the paired-difference title
+    assert "a - b:" in text and "wins" in text  # the paired-difference title
 
 
 def test_plot_and_segment_usage_errors(table, tmp_path, capsys):
@@ -81,7 +120,9 @@ def test_plot_and_segment_usage_errors(table, tmp_path, capsys):
         main(["eval", *trec, "--segment-col", "cohort"])
     assert exc.value.code == 2
     assert "--segment-col needs table input" in capsys.readouterr().err
-    status = main(["eval", "--quiet", path, "--score-col", "a", "--segment-col", "nope"])
+    status = main(
+        ["eval", "--quiet", path, "--score-col", "a", "--segment-col", "nope"]
+    )
     assert status == 1
     assert "nope" in capsys.readouterr().err
 

@@ -29,10 +29,14 @@ def _case(seed, ties):
 def _reference(y, s, groups, name, ks, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # groups without relevant rows
-        return np.array([
-            evaluate(y, s, groups=groups, metrics=[f"{name}@{k}"], **kw)[f"{name}@{k}"]
-            for k in ks
-        ])  # fmt: skip
+        return np.array(
+            [
+                evaluate(y, s, groups=groups, metrics=[f"{name}@{k}"], **kw)[
+                    f"{name}@{k}"
+                ]
+                for k in ks
+            ]
+        )
 
 
 @pytest.mark.parametrize("convention", CONVENTIONS)
@@ -94,8 +98,9 @@ def test_per_group_values_equal_evaluate_per_group():
     res = evaluate_per_group(y, s, groups=groups, metrics=[f"ndcg@{k}" for k in ks])
     np.testing.assert_array_equal(curve.group_ids, res.group_ids)
     for i, k in enumerate(ks):
-        np.testing.assert_allclose(curve.values[i], res.values[f"ndcg@{k}"],
-                                   rtol=1e-12, equal_nan=True)  # fmt: skip
+        np.testing.assert_allclose(
+            curve.values[i], res.values[f"ndcg@{k}"], rtol=1e-12, equal_nan=True
+        )
         np.testing.assert_array_equal(curve.weights, res.weights[f"ndcg@{k}"])
 
 
@@ -107,7 +112,15 @@ def test_labels_above_the_counting_range_and_one_row_groups():
     groups = np.array([0, 0, 0, 1, 1, 2, 3])
     ks = np.array([1, 2, 3, 10])
     for name in ("ndcg", "dcg", "precision"):
-        curve = cutoff_curve("test", y, s, groups=groups, metric=name, ks=ks,
-                             gain="linear", undefined=0.0)  # fmt: skip
+        curve = cutoff_curve(
+            "test",
+            y,
+            s,
+            groups=groups,
+            metric=name,
+            ks=ks,
+            gain="linear",
+            undefined=0.0,
+        )
         ref = _reference(y, s, groups, name, ks, gain="linear", undefined=0.0)
         np.testing.assert_allclose(curve.means, ref, rtol=1e-12)

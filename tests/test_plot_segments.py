@@ -35,15 +35,26 @@ def _by_rows(y, s, groups, segment, label, metrics, **kw):
     w = kw.pop("sample_weight", None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return evaluate(y[rows], s[rows], groups=groups[rows], metrics=metrics,
-                        sample_weight=None if w is None else w[rows], **kw)  # fmt: skip
+        return evaluate(
+            y[rows],
+            s[rows],
+            groups=groups[rows],
+            metrics=metrics,
+            sample_weight=None if w is None else w[rows],
+            **kw,
+        )
 
 
 @pytest.mark.parametrize(
     "kw",
-    [{}, {"undefined": 0.0}, {"convention": "trec_eval"}, {"weights": True},
-     {"weights": True, "group_weight": "relevant_mean", "undefined": 0.0}],
-)  # fmt: skip
+    [
+        {},
+        {"undefined": 0.0},
+        {"convention": "trec_eval"},
+        {"weights": True},
+        {"weights": True, "group_weight": "relevant_mean", "undefined": 0.0},
+    ],
+)
 def test_values_equal_evaluate_on_each_segment_rows(kw):
     y, good, _, groups, segment, rng = _data(1)
     kw = dict(kw)
@@ -51,8 +62,9 @@ def test_values_equal_evaluate_on_each_segment_rows(kw):
         kw["sample_weight"] = rng.random(y.size) + 0.2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        table = evaluate_by_segment(y, good, groups=groups, segments=segment,
-                                    metrics=METRICS, **kw)  # fmt: skip
+        table = evaluate_by_segment(
+            y, good, groups=groups, segments=segment, metrics=METRICS, **kw
+        )
     assert table.segments.tolist() == ["long", "mid", "short"]
     for i, label in enumerate(table.segments):
         ref = _by_rows(y, good, groups, segment, label, METRICS, **dict(kw))
@@ -66,8 +78,13 @@ def test_mapping_pandas_and_frame():
     y, good, _, groups, segment, _ = _data(2)
     per_group = dict(zip(groups.tolist(), segment.tolist(), strict=True))
     a = evaluate_by_segment(y, good, groups=groups, segments=per_group, metrics="mrr")
-    b = evaluate_by_segment(pd.Series(y), pd.Series(good), groups=pd.Series(groups),
-                            segments=pd.Series(segment), metrics="mrr")  # fmt: skip
+    b = evaluate_by_segment(
+        pd.Series(y),
+        pd.Series(good),
+        groups=pd.Series(groups),
+        segments=pd.Series(segment),
+        metrics="mrr",
+    )
     np.testing.assert_array_equal(a.values["mrr"], b.values["mrr"])
     frame = a.to_frame()
     assert list(frame.columns) == ["n_groups", "mrr"]
@@ -93,14 +110,15 @@ def test_segment_errors():
         evaluate_by_segment(y, good, groups=groups, segments=per_group)
     per_group["q05"] = "short"
     per_group["not a group"] = "empty"
-    with pytest.raises(ValueError, match="'empty'.*hold no group"):
+    with pytest.raises(ValueError, match=r"'empty'.*hold no group"):
         evaluate_by_segment(y, good, groups=groups, segments=per_group)
     cat = pd.Series(pd.Categorical(segment, categories=["short", "mid", "long", "x"]))
-    with pytest.raises(ValueError, match="'x'.*hold no group"):
+    with pytest.raises(ValueError, match=r"'x'.*hold no group"):
         evaluate_by_segment(y, good, groups=groups, segments=cat)
     with pytest.raises(ValueError, match="missing values"):
-        evaluate_by_segment(y, good, groups=groups,
-                            segments=np.where(segment == "mid", None, segment))  # fmt: skip
+        evaluate_by_segment(
+            y, good, groups=groups, segments=np.where(segment == "mid", None, segment)
+        )
     with pytest.raises(ValueError, match="Unknown metric"):
         evaluate_by_segment(y, good, groups=groups, segments=segment, metrics="ndgc")
 
@@ -113,10 +131,18 @@ def test_display_bars_tests_and_adjustment():
     scores = {"good": good, "noise": noise}
     ax = Figure().add_subplot()
     disp = SegmentDisplay.from_predictions(
-        y, scores, groups=groups, segments=segment, metric="ndcg@5",
-        baseline="noise", test="t", correction="holm", n_resamples=99,
-        random_state=0, ax=ax,
-    )  # fmt: skip
+        y,
+        scores,
+        groups=groups,
+        segments=segment,
+        metric="ndcg@5",
+        baseline="noise",
+        test="t",
+        correction="holm",
+        n_resamples=99,
+        random_state=0,
+        ax=ax,
+    )
     labels = disp.segments.tolist()
     raw = []
     for i, label in enumerate(labels):
@@ -126,18 +152,21 @@ def test_display_bars_tests_and_adjustment():
             assert disp.bars_[m].patches[i].get_height() == pytest.approx(ref)
             assert disp.ci_low[m][i] <= ref <= disp.ci_high[m][i]
         rows = segment == label
-        a = evaluate_per_group(y[rows], good[rows], groups=groups[rows],
-                               metrics="ndcg@5").values["ndcg@5"]  # fmt: skip
-        b = evaluate_per_group(y[rows], noise[rows], groups=groups[rows],
-                               metrics="ndcg@5").values["ndcg@5"]  # fmt: skip
+        a = evaluate_per_group(
+            y[rows], good[rows], groups=groups[rows], metrics="ndcg@5"
+        ).values["ndcg@5"]
+        b = evaluate_per_group(
+            y[rows], noise[rows], groups=groups[rows], metrics="ndcg@5"
+        ).values["ndcg@5"]
         keep = ~np.isnan(a) & ~np.isnan(b)
         raw.append(ttest_rel(a[keep], b[keep]).pvalue)
     np.testing.assert_allclose(disp.p_values["good"], raw, rtol=1e-10)
     holm = multipletests(raw, method="holm")[1]
     np.testing.assert_allclose(disp.p_adjusted["good"], holm, rtol=1e-10)
     ticks = [t.get_text() for t in ax.get_xticklabels()]
-    assert ticks == [f"{s}\n({n} groups)" for s, n in zip(labels, disp.n_groups,
-                                                          strict=True)]  # fmt: skip
+    assert ticks == [
+        f"{s}\n({n} groups)" for s, n in zip(labels, disp.n_groups, strict=True)
+    ]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["good", "noise"]
     assert len(disp.texts_) == len(labels)
     assert "against noise, adjusted over segments" in ax.get_title()
@@ -150,11 +179,19 @@ def test_display_one_model_and_from_estimator():
     X = np.column_stack([good, noise])
     est = Ridge().fit(X, y)
     disp = SegmentDisplay.from_estimator(
-        est, X, y, groups=groups, segments=segment, metric="mrr", n_resamples=99,
-        random_state=0, ax=Figure().add_subplot(),
-    )  # fmt: skip
-    ref = evaluate_by_segment(y, est.predict(X), groups=groups, segments=segment,
-                              metrics="mrr")  # fmt: skip
+        est,
+        X,
+        y,
+        groups=groups,
+        segments=segment,
+        metric="mrr",
+        n_resamples=99,
+        random_state=0,
+        ax=Figure().add_subplot(),
+    )
+    ref = evaluate_by_segment(
+        y, est.predict(X), groups=groups, segments=segment, metrics="mrr"
+    )
     np.testing.assert_allclose(disp.values["Ridge"], ref.values["mrr"], rtol=1e-12)
     assert disp.p_adjusted is None and disp.texts_ == []
     assert np.all(disp.ci_low["Ridge"] <= disp.values["Ridge"])
@@ -164,11 +201,14 @@ def test_display_bad_input():
     y, good, noise, groups, segment, _ = _data(6)
     scores = {"good": good, "noise": noise}
     with pytest.raises(ValueError, match="'baseline' parameter"):
-        SegmentDisplay.from_predictions(y, scores, groups=groups, segments=segment,
-                                        baseline="x")  # fmt: skip
+        SegmentDisplay.from_predictions(
+            y, scores, groups=groups, segments=segment, baseline="x"
+        )
     with pytest.raises(ValueError, match="'correction' parameter"):
-        SegmentDisplay.from_predictions(y, scores, groups=groups, segments=segment,
-                                        correction="sidak")  # fmt: skip
+        SegmentDisplay.from_predictions(
+            y, scores, groups=groups, segments=segment, correction="sidak"
+        )
     with pytest.raises(ValueError, match="constant within each group"):
-        SegmentDisplay.from_predictions(y, scores, groups=groups,
-                                        segments=np.arange(y.size) % 2)  # fmt: skip
+        SegmentDisplay.from_predictions(
+            y, scores, groups=groups, segments=np.arange(y.size) % 2
+        )

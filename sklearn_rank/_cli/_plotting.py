@@ -45,8 +45,10 @@ def check_args(args: argparse.Namespace, parser, layout: str | None = None) -> N
     if plot is not None and not plot.lower().endswith(PLOT_SUFFIXES):
         parser.error(f"--plot FILE must end in {', '.join(PLOT_SUFFIXES)}; got {plot}")
     if getattr(args, "segment_col", None) is not None and layout in ("trec", "ranked"):
-        parser.error("--segment-col needs table input (a predictions table, or a "
-                     "qrels table holding the column)")  # fmt: skip
+        parser.error(
+            "--segment-col needs table input (a predictions table, or a "
+            "qrels table holding the column)"
+        )
 
 
 def _segments_by_query(args: argparse.Namespace) -> dict[str, object]:
@@ -83,9 +85,15 @@ def segment_tables(args, runs, metrics: list[str], keywords: dict):
             raise ValueError(f"no {args.segment_col!r} value for query {missing[0]!r}")
         segments = {code: by_query[q] for code, q in enumerate(r.qids)}
         out[r.name] = evaluate_by_segment(
-            r.y_true, r.y_score, groups=r.codes, segments=segments, metrics=metrics,
-            retrieved=r.retrieved, judged=r.judged, **keywords,
-        )  # fmt: skip
+            r.y_true,
+            r.y_score,
+            groups=r.codes,
+            segments=segments,
+            metrics=metrics,
+            retrieved=r.retrieved,
+            judged=r.judged,
+            **keywords,
+        )
     return out
 
 
@@ -117,16 +125,27 @@ def _curve_display(runs, metrics, keywords, level=None, seed=0):
     values, low, high = {}, {}, {}
     for r in runs:
         curve = cutoff_curve(
-            "sklearn-rank --plot", r.y_true, r.y_score, groups=r.codes, metric=metric,
-            ks=ks, retrieved=r.retrieved, judged=r.judged, **keywords,
-        )  # fmt: skip
+            "sklearn-rank --plot",
+            r.y_true,
+            r.y_score,
+            groups=r.codes,
+            metric=metric,
+            ks=ks,
+            retrieved=r.retrieved,
+            judged=r.judged,
+            **keywords,
+        )
         values[r.name] = curve.means
         if level is not None:
             low[r.name], high[r.name] = _bands(curve, level, 999, seed, keywords)
     return MetricAtKDisplay(
-        ks=ks, values=values, metric=metric, ci_low=low or None,
-        ci_high=high or None, confidence_level=level,
-    )  # fmt: skip
+        ks=ks,
+        values=values,
+        metric=metric,
+        ci_low=low or None,
+        ci_high=high or None,
+        confidence_level=level,
+    )
 
 
 def _per_query(runs, metric, keywords):
@@ -139,11 +158,18 @@ def _per_query(runs, metric, keywords):
     out = {}
     for r in runs:
         res = evaluate_per_group(
-            r.y_true, r.y_score, groups=r.codes, metrics=[metric],
-            retrieved=r.retrieved, judged=r.judged, **common,
-        )  # fmt: skip
-        out[r.name] = (np.asarray(r.qids, dtype=object)[res.group_ids],
-                       res.values[metric])  # fmt: skip
+            r.y_true,
+            r.y_score,
+            groups=r.codes,
+            metrics=[metric],
+            retrieved=r.retrieved,
+            judged=r.judged,
+            **common,
+        )
+        out[r.name] = (
+            np.asarray(r.qids, dtype=object)[res.group_ids],
+            res.values[metric],
+        )
     return out
 
 
@@ -178,16 +204,22 @@ def save_eval_figure(path: str, runs, metrics: list[str], keywords: dict) -> Non
 
 
 def save_compare_figure(
-    path: str, runs, metrics: list[str], keywords: dict, baseline: str | None,
-    level: float | None, seed: int,
-) -> None:  # fmt: skip
+    path: str,
+    runs,
+    metrics: list[str],
+    keywords: dict,
+    baseline: str | None,
+    level: float | None,
+    seed: int,
+) -> None:
     """The metric@k curves with bootstrap bands, and the per-query differences of
     the first metric against the baseline (the last run when none is given)."""
     _check_matplotlib()
     fig, (left, right) = _figure(2)
     _curve_display(runs, metrics, keywords, level=level, seed=seed).plot(ax=left)
-    paired_display(_per_query(runs, metrics[0], keywords), metrics[0],
-                   baseline).plot(ax=right)  # fmt: skip
+    paired_display(_per_query(runs, metrics[0], keywords), metrics[0], baseline).plot(
+        ax=right
+    )
     fig.savefig(path)
 
 
@@ -217,8 +249,9 @@ def paired_display(per_query, metric: str, baseline: str | None):
 
 def eval_extras(args, runs, measures, keywords: dict, command: str) -> int:
     """After ``eval`` printed its output: segment tables and the figure."""
-    metrics = list(dict.fromkeys(m.metric for m in measures
-                                 if m.metric and not m.gains))  # fmt: skip
+    metrics = list(
+        dict.fromkeys(m.metric for m in measures if m.metric and not m.gains)
+    )
     return _extras(args, runs, metrics, keywords, command, compare=False)
 
 
@@ -234,13 +267,22 @@ def _extras(args, runs, metrics, keywords, command, *, compare) -> int:
             print_segment_tables(segment_tables(args, runs, per_metric, keywords))
         if args.plot is not None and metrics:
             if compare:
-                save_compare_figure(args.plot, runs, metrics, keywords,
-                                    args.baseline, args.confidence, args.seed)  # fmt: skip
+                save_compare_figure(
+                    args.plot,
+                    runs,
+                    metrics,
+                    keywords,
+                    args.baseline,
+                    args.confidence,
+                    args.seed,
+                )
             else:
                 save_eval_figure(args.plot, runs, metrics, keywords)
             if not getattr(args, "quiet", False):
-                print(f"sklearn-rank {command}: figure saved to "
-                      f"{os.fspath(args.plot)}", file=sys.stderr)  # fmt: skip
+                print(
+                    f"sklearn-rank {command}: figure saved to {os.fspath(args.plot)}",
+                    file=sys.stderr,
+                )
     except (ValueError, TypeError, OSError, ImportError) as exc:
         text = " ".join((str(exc) or type(exc).__name__).split())
         print(f"sklearn-rank {command}: error: {text}", file=sys.stderr)
@@ -261,14 +303,21 @@ def save_demo_figure(path: str, results, random_scores, test) -> None:
     from ..plot import MetricAtKDisplay, PairedDifferenceDisplay
 
     _check_matplotlib()
-    scores = {label: search.best_estimator_.predict(test.data)
-              for label, search, _ in results}  # fmt: skip
+    scores = {
+        label: search.best_estimator_.predict(test.data) for label, search, _ in results
+    }
     curves = {**scores, "random scores (baseline)": random_scores}
     fig, (left, right) = _figure(2)
     MetricAtKDisplay.from_predictions(
-        test.target, curves, groups=test.groups, metric="ndcg", k_max=_DEFAULT_K,
-        confidence_level=0.95, random_state=0, ax=left,
-    )  # fmt: skip
+        test.target,
+        curves,
+        groups=test.groups,
+        metric="ndcg",
+        k_max=_DEFAULT_K,
+        confidence_level=0.95,
+        random_state=0,
+        ax=left,
+    )
     pair = dict(list(scores.items())[:2]) if len(scores) > 1 else curves
     PairedDifferenceDisplay.from_predictions(
         test.target, pair, groups=test.groups, metric="ndcg@10", ax=right

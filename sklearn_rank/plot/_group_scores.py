@@ -106,9 +106,11 @@ class GroupScoreDisplay:
         if kind == "hist":
             everything = np.concatenate([defined[m] for m in models])
             bins = kwargs.pop("bins", 20)
-            lo, hi = (0.0, 1.0) if everything.size == 0 else (
-                float(everything.min()), float(everything.max())
-            )  # fmt: skip
+            lo, hi = (
+                (0.0, 1.0)
+                if everything.size == 0
+                else (float(everything.min()), float(everything.max()))
+            )
             self.bin_edges_ = np.histogram_bin_edges(everything, bins, (lo, hi))
             self.counts_ = {}
             style = {"histtype": "step", "linewidth": 1.5, **kwargs}
@@ -117,6 +119,9 @@ class GroupScoreDisplay:
                     defined[m], bins=self.bin_edges_, label=label, **style
                 )
                 self.counts_[m], self.artists_[m] = counts, patches
+            from matplotlib.ticker import MaxNLocator
+
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_xlabel(self.metric)
             ax.set_ylabel("groups")
             ax.legend(loc="best")
@@ -127,12 +132,13 @@ class GroupScoreDisplay:
             ax.set_ylabel("share of defined groups at or below")
             ax.legend(loc="best")
         else:
-            out = ax.boxplot(
-                [defined[m] for m in models], tick_labels=labels, **kwargs
-            )
+            out = ax.boxplot([defined[m] for m in models], tick_labels=labels, **kwargs)
             for i, m in enumerate(models):
-                self.artists_[m] = {key: lines[i] for key, lines in out.items()
-                                    if len(lines) == len(models)}  # fmt: skip
+                self.artists_[m] = {
+                    key: lines[i]
+                    for key, lines in out.items()
+                    if len(lines) == len(models)
+                }
             ax.set_ylabel(self.metric)
         self.ax_, self.figure_ = ax, fig
         return self
@@ -174,7 +180,9 @@ class GroupScoreDisplay:
         func = "GroupScoreDisplay.from_predictions"
         check_metric_name(metric, func)
         options = check_options(metric_options, func)
-        scores = model_scores(y_score, func, name=name if isinstance(name, str) else None)
+        scores = model_scores(
+            y_score, func, name=name if isinstance(name, str) else None
+        )
         res = per_group(y_true, scores, groups, [metric], sample_weight, options)
         disp = cls(values={m: r.values[metric] for m, r in res.items()}, metric=metric)
         return disp.plot(ax=ax, name=name, kind=kind, **kwargs)

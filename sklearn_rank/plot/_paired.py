@@ -121,7 +121,7 @@ class PairedDifferenceDisplay:
             self.lines_[m] = line
             self.annotations_[m] = self._label_extremes(ax, x, d, ids, line)
             titles.append(
-                f"{label} - {self.baseline}: {self.wins[m]} wins, "
+                f"{label} - {self.baseline}:\n{self.wins[m]} wins, "
                 f"{self.ties[m]} ties, {self.losses[m]} losses"
             )
         ax.axhline(0.0, color="0.3", linewidth=0.8)
@@ -136,8 +136,9 @@ class PairedDifferenceDisplay:
     def _label_extremes(self, ax, x, d, ids, line) -> list:
         n = self.n_labels
         wins = [i for i in range(min(n, d.size)) if d[i] > TIE]
-        losses = [i for i in range(d.size - 1, max(d.size - n, 0) - 1, -1)
-                  if d[i] < -TIE]  # fmt: skip
+        losses = [
+            i for i in range(d.size - 1, max(d.size - n, 0) - 1, -1) if d[i] < -TIE
+        ]
         out = []
         for j, i in enumerate(wins + losses):
             # Staggered to the right of the point, so that neighbours do not
@@ -149,8 +150,11 @@ class PairedDifferenceDisplay:
                     (x[i], d[i]),
                     textcoords="offset points",
                     xytext=(6, -9 * step - 3 if d[i] > 0 else 9 * step - 3),
-                    arrowprops={"arrowstyle": "-", "linewidth": 0.5,
-                                "color": line.get_color()},
+                    arrowprops={
+                        "arrowstyle": "-",
+                        "linewidth": 0.5,
+                        "color": line.get_color(),
+                    },
                     fontsize="x-small",
                     color=line.get_color(),
                 )
@@ -199,9 +203,14 @@ class PairedDifferenceDisplay:
         """
         func = "PairedDifferenceDisplay.from_predictions"
         check_metric_name(metric, func)
-        if isinstance(n_labels, bool) or not isinstance(n_labels, (int, np.integer)) \
-                or n_labels < 0:  # fmt: skip
-            raise param_error("n_labels", func, "an int in the range [0, inf)", n_labels)
+        if (
+            isinstance(n_labels, bool)
+            or not isinstance(n_labels, (int, np.integer))
+            or n_labels < 0
+        ):
+            raise param_error(
+                "n_labels", func, "an int in the range [0, inf)", n_labels
+            )
         options = check_options(metric_options, func)
         scores = model_scores(y_score, func)
         if len(scores) < 2:

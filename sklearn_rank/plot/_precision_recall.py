@@ -134,8 +134,11 @@ class PrecisionRecallDisplay:
         from .._evaluate import evaluate
 
         func = "PrecisionRecallDisplay.from_predictions"
-        levels = np.asarray(recall_levels, dtype=np.float64) if _numbers(
-            recall_levels) else None  # fmt: skip
+        levels = (
+            np.asarray(recall_levels, dtype=np.float64)
+            if _numbers(recall_levels)
+            else None
+        )
         if (
             levels is None
             or levels.ndim != 1
@@ -150,7 +153,9 @@ class PrecisionRecallDisplay:
                 recall_levels,
             )
         options = check_options(metric_options, func)
-        scores = model_scores(y_score, func, name=name if isinstance(name, str) else None)
+        scores = model_scores(
+            y_score, func, name=name if isinstance(name, str) else None
+        )
         names = iprec_names(levels)
         precision = {}
         for m, score in scores.items():

@@ -121,31 +121,45 @@ class SegmentDisplay:
             if self.ci_low is not None and self.ci_high is not None:
                 yerr = np.vstack([h - self.ci_low[m], self.ci_high[m] - h])
             self.bars_[m] = ax.bar(
-                x + (i - (len(models) - 1) / 2) * width, h, width, yerr=yerr,
-                capsize=3, label=label, **kwargs,
-            )  # fmt: skip
+                x + (i - (len(models) - 1) / 2) * width,
+                h,
+                width,
+                yerr=yerr,
+                capsize=3,
+                label=label,
+                **kwargs,
+            )
         self.texts_ = []
         if self.p_adjusted:
             top = max(np.nanmax(self._tops(m)) for m in models)
+            tested = list(self.p_adjusted)
             for s in range(n_seg):
-                text = ", ".join(
-                    f"{m} vs {self.baseline}: p={_fmt_p(p[s])}"
+                # One tested model: the p-value alone (the title names the pair).
+                text = "\n".join(
+                    (f"{m}: " if len(tested) > 1 else "") + f"p = {_fmt_p(p[s])}"
                     for m, p in self.p_adjusted.items()
                 )
                 self.texts_.append(
-                    ax.text(x[s], top * 1.04, text, ha="center", va="bottom",
-                            fontsize="x-small")  # fmt: skip
+                    ax.text(
+                        x[s],
+                        top * 1.03,
+                        text,
+                        ha="center",
+                        va="bottom",
+                        fontsize="small",
+                    )
                 )
             ax.set_ylim(top=top * 1.18)
         ticks = [str(s) for s in self.segments.tolist()]
         if self.n_groups is not None:
-            ticks = [f"{t}\n({n} groups)" for t, n in zip(ticks, self.n_groups,
-                                                           strict=True)]  # fmt: skip
+            ticks = [
+                f"{t}\n({n} groups)" for t, n in zip(ticks, self.n_groups, strict=True)
+            ]
         ax.set_xticks(x, ticks)
         ax.set_ylabel(self.metric)
         if self.baseline is not None and self.p_adjusted:
             ax.set_title(
-                f"{self.metric} per segment; p: paired test against "
+                f"{self.metric} per segment\np: paired test against "
                 f"{self.baseline}, adjusted over segments",
                 fontsize="medium",
             )
@@ -225,24 +239,33 @@ class SegmentDisplay:
         check_metric_name(metric, func)
         options = check_options(metric_options, func)
         if correction not in CORRECTIONS:
-            raise param_error("correction", func, f"a str among {set(CORRECTIONS)}",
-                              correction)  # fmt: skip
-        scores = model_scores(y_score, func, name=name if isinstance(name, str) else None)
+            raise param_error(
+                "correction", func, f"a str among {set(CORRECTIONS)}", correction
+            )
+        scores = model_scores(
+            y_score, func, name=name if isinstance(name, str) else None
+        )
         models = list(scores)
         if len(models) > 1:
             if baseline is None:
                 baseline = models[-1]
             elif baseline not in scores:
-                raise param_error("baseline", func, f"None or one of {models}",
-                                  baseline)  # fmt: skip
+                raise param_error(
+                    "baseline", func, f"None or one of {models}", baseline
+                )
         else:
             baseline = None
         rng = check_random_state(random_state, func)
         tables = {
             m: evaluate_by_segment(
-                y_true, s, groups=groups, segments=segments, metrics=[metric],
-                sample_weight=sample_weight, **options,
-            )  # fmt: skip
+                y_true,
+                s,
+                groups=groups,
+                segments=segments,
+                metrics=[metric],
+                sample_weight=sample_weight,
+                **options,
+            )
             for m, s in scores.items()
         }
         first = tables[models[0]]
@@ -252,25 +275,37 @@ class SegmentDisplay:
         high = {m: np.full(n_seg, np.nan) for m in models}
         others = [m for m in models if m != baseline] if baseline else []
         raw = {m: np.full(n_seg, np.nan) for m in others}
-        stat_options = {"undefined": options["undefined"]} if "undefined" in options \
-            else {}  # fmt: skip
+        stat_options = (
+            {"undefined": options["undefined"]} if "undefined" in options else {}
+        )
         for s in range(n_seg):
             subsets = {m: t.subset(s) for m, t in tables.items()}
             if baseline is None:
                 if confidence_level is None:
                     continue
                 r = bootstrap_ci(
-                    None, subsets[models[0]], metrics=metric,
-                    confidence_level=confidence_level, n_resamples=n_resamples,
-                    random_state=rng, **stat_options,
-                )[metric]  # fmt: skip
+                    None,
+                    subsets[models[0]],
+                    metrics=metric,
+                    confidence_level=confidence_level,
+                    n_resamples=n_resamples,
+                    random_state=rng,
+                    **stat_options,
+                )[metric]
                 low[models[0]][s], high[models[0]][s] = r.ci_low, r.ci_high
                 continue
             report = compare(
-                None, subsets, metrics=metric, baseline=baseline, test=test,
-                correction="none", confidence_level=confidence_level,
-                n_resamples=n_resamples, random_state=rng, **stat_options,
-            )  # fmt: skip
+                None,
+                subsets,
+                metrics=metric,
+                baseline=baseline,
+                test=test,
+                correction="none",
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                random_state=rng,
+                **stat_options,
+            )
             for m in models:
                 r = report.mean(metric, m)
                 low[m][s], high[m][s] = r.ci_low, r.ci_high
@@ -279,8 +314,9 @@ class SegmentDisplay:
         adjusted = None
         if others:
             flat = adjust(np.concatenate([raw[m] for m in others]), correction)
-            adjusted = {m: flat[i * n_seg : (i + 1) * n_seg]
-                        for i, m in enumerate(others)}  # fmt: skip
+            adjusted = {
+                m: flat[i * n_seg : (i + 1) * n_seg] for i, m in enumerate(others)
+            }
         with_ci = confidence_level is not None
         disp = cls(
             segments=first.segments,
