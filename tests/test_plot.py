@@ -419,3 +419,12 @@ def test_import_sklearn_rank_never_imports_matplotlib():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("kind", ["hist", "ecdf", "box"])
+def test_group_scores_with_no_defined_group(kind):
+    y, s, groups = np.zeros(6), np.arange(6.0), [1, 1, 1, 2, 2, 2]
+    disp = GroupScoreDisplay.from_predictions(
+        y, {"a": s, "b": -s}, groups=groups, kind=kind, ax=_axes()
+    )
+    assert disp.n_undefined == {"a": 2, "b": 2}

@@ -127,7 +127,10 @@ class GroupScoreDisplay:
             ax.legend(loc="best")
         elif kind == "ecdf":
             for m, label in zip(models, labels, strict=True):
-                self.artists_[m] = ax.ecdf(defined[m], label=label, **kwargs)
+                if defined[m].size:
+                    self.artists_[m] = ax.ecdf(defined[m], label=label, **kwargs)
+                else:  # no defined group: no curve, the legend still counts
+                    (self.artists_[m],) = ax.plot([], [], label=label, **kwargs)
             ax.set_xlabel(self.metric)
             ax.set_ylabel("share of defined groups at or below")
             ax.legend(loc="best")
