@@ -24,7 +24,8 @@ import time
 import numpy as np
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, _ROOT)  # this checkout's sklearn_rank
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)  # this checkout's sklearn_rank
 
 
 def main(argv=None) -> int:

@@ -428,3 +428,17 @@ def test_group_scores_with_no_defined_group(kind):
         y, {"a": s, "b": -s}, groups=groups, kind=kind, ax=_axes()
     )
     assert disp.n_undefined == {"a": 2, "b": 2}
+
+
+def test_docs_pictures_exist_for_every_link():
+    # docs/make_plots.py writes one PNG per picture link of docs/plots.md.
+    import re
+    from pathlib import Path
+
+    docs = Path(__file__).parents[1] / "docs"
+    links = re.findall(
+        r"\]\((images/plots/\w+\.png)\)", (docs / "plots.md").read_text()
+    )
+    assert len(links) == 6
+    for link in links:
+        assert (docs / link).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", link

@@ -124,3 +124,19 @@ def test_labels_above_the_counting_range_and_one_row_groups():
         )
         ref = _reference(y, s, groups, name, ks, gain="linear", undefined=0.0)
         np.testing.assert_allclose(curve.means, ref, rtol=1e-12)
+
+
+def test_benchmark_script_runs(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "benchmarks" / "bench_plots.py"
+    spec = importlib.util.spec_from_file_location("bench_plots", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    argv = ["--rows", "3000", "--groups", "60", "--k", "12", "--repeats", "1"]
+    assert module.main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[2:]] == [
+        "ndcg", "precision", "recall", "map", "mrr"
+    ]  # fmt: skip
