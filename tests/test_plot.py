@@ -442,3 +442,31 @@ def test_docs_pictures_exist_for_every_link():
     assert len(links) == 6
     for link in links:
         assert (docs / link).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", link
+
+
+def _data_of(disp):
+    for attr in ("values", "differences", "precision"):
+        if hasattr(disp, attr):
+            return getattr(disp, attr)
+    raise AssertionError(type(disp))
+
+
+@pytest.mark.parametrize(("cls", "kw"), CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_from_estimator_with_pandas_equals_from_predictions(cls, kw):
+    pd = pytest.importorskip("pandas")
+    from sklearn.linear_model import LinearRegression, Ridge
+
+    y, scores, groups = _data(19)
+    X = pd.DataFrame({"f0": scores["good"], "f1": scores["noise"]})
+    models = {"lr": LinearRegression().fit(X, y), "ridge": Ridge(alpha=50).fit(X, y)}
+    disp = cls.from_estimator(
+        models, X, pd.Series(y), groups=pd.Series(groups), ax=_axes(), **kw
+    )
+    ref = cls.from_predictions(
+        y, {m: e.predict(X) for m, e in models.items()}, groups=groups,
+        ax=_axes(), **kw,
+    )  # fmt: skip
+    got, want = _data_of(disp), _data_of(ref)
+    assert list(got) == list(want)
+    for m in want:
+        np.testing.assert_array_equal(got[m], want[m])
