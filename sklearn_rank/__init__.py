@@ -18,6 +18,8 @@ _LAZY = {
     "GroupScores": "_evaluate",
     "evaluate": "_evaluate",
     "evaluate_per_group": "_evaluate",
+    "SegmentTable": "_by_segment",
+    "evaluate_by_segment": "_by_segment",
     "arp_score": "_metrics",
     "auc_score": "_metrics",
     "bpref_score": "_metrics",
@@ -49,7 +51,7 @@ _LAZY = {
 
 
 # Subpackages reachable as attributes (``sklearn_rank.stats``) without an import.
-_SUBPACKAGES = ("datasets", "io", "stats")
+_SUBPACKAGES = ("datasets", "io", "plot", "stats")
 
 
 def __getattr__(name: str) -> Any:

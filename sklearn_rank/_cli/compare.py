@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import _flags, _measures, _messages
+from . import _flags, _measures, _messages, _plotting
 from . import evaluate as _eval
 from ._progress import Progress
 from ._runs import check_trec_flags, load_runs
@@ -59,6 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _eval.add_inputs(groups["inputs"])
     _eval.add_conventions(groups["conventions"])
     _eval.add_output(groups["output"], formats=FORMATS)
+    _plotting.add_arguments(parser)  # --segment-col, --plot
     stats = parser.add_argument_group("comparison")
     stats.add_argument(
         "--baseline",
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     check_trec_flags(args, parser)
     layout = _inputs.detect_layout(args, parser)
+    _plotting.check_args(args, parser, layout)
     trec_input = layout == "trec"
     specs = args.measures or _eval.LIBRARY_DEFAULT_MEASURES
     try:
@@ -140,7 +142,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             rows = ["| " + " | ".join(map(str, r)) + " |" for r in cells]
             rows.insert(1, "|" + "---|" * len(frame.columns))
             sys.stdout.write("\n".join(rows) + "\n")
-    return 0
+    return _plotting.compare_extras(args, runs, metrics, keywords)
 
 
 def _compare(runs, metrics, keywords, options, args, progress):

@@ -14,6 +14,8 @@ import argparse
 import importlib.util
 import time
 
+from . import _plotting
+
 NAME = "demo"
 HELP = "model selection on the bundled LambdaRank sample (the default command)"
 
@@ -59,6 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1,
         help="fits run in parallel, each single-threaded (default: 1)",
     )
+    _plotting.add_plot_argument(parser)  # --plot FILE: the held-out comparison
 
 
 def _candidates(fast, use_lightgbm):
@@ -233,6 +236,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(f"--folds must be at least 2; got {folds}")
     if args.n_jobs == 0:
         parser.error("--n-jobs must not be 0 (use 1, 2, ... or -1 for all)")
+    _plotting.check_args(args, parser)
     # scikit-learn and the models load here, not when the CLI starts, so that
     # `sklearn-rank eval` never pays for them.
     import numpy as np
@@ -255,6 +259,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     )
     _print_results(results, baseline, folds, n_test_q, len(test.target))
     _print_comparison(results, random_scores, test)
+    if args.plot is not None:
+        _plotting.save_demo_figure(args.plot, results, random_scores, test)
     _say(f"total time {time.perf_counter() - start:.1f}s")
     return 0
 

@@ -19,7 +19,7 @@ import sys
 
 from .._conventions import OPTIONS, PRESETS
 from .._params import Interval
-from . import _flags, _judgment_groups, _measures, _messages, _output
+from . import _flags, _judgment_groups, _measures, _messages, _output, _plotting
 from ._progress import Progress
 from ._runs import _check_stdin, check_trec_flags, complete_summary, load_runs
 
@@ -66,6 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_conventions(groups["conventions"])
     add_output(groups["output"])
+    _plotting.add_arguments(parser)  # --segment-col, --plot
 
 
 def add_files(group) -> None:
@@ -212,6 +213,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     debug_qid = check_trec_flags(args, parser)
     layout = _inputs.detect_layout(args, parser)
     _check_stdin(args, parser, layout)
+    _plotting.check_args(args, parser, layout)
     trec_input = layout == "trec"
     groups = getattr(args, "rel_info_format", "qrels") == "qrels_jg"
     if groups and not trec_input:
@@ -293,7 +295,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         prefix="Z" if zscores is not None else "",
     )
     sys.stdout.write(text)
-    return 0
+    return _plotting.eval_extras(args, runs, measures, keywords, NAME)
 
 
 def _group_results(args, measures, bases, keywords, options, debug_qid, progress):

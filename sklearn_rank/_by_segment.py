@@ -1,0 +1,324 @@
+"""Metrics per segment of the groups (query length bucket, user cohort, country):
+:func:`evaluate_by_segment` and its :class:`SegmentTable`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._conventions import resolve_options
+from ._evaluate import DEFAULT_METRICS, GroupScores, evaluate, evaluate_per_group
+from ._group_codes import encode_groups
+from ._reduce import apply_undefined, weighted_mean
+from ._validation import check_metrics
+
+_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class SegmentTable:
+    """Metrics per segment, from :func:`evaluate_by_segment`.
+
+    Attributes
+    ----------
+    segments : ndarray of shape (n_segments,)
+        The segment labels, sorted.
+    metrics : list of str
+        The metric names.
+    values : dict of str to ndarray of shape (n_segments,)
+        Per metric, the value on each segment: ``evaluate`` on that segment's
+        rows.
+    n_groups : ndarray of int of shape (n_segments,)
+        Groups in each segment.
+    per_group : GroupScores
+        The values of every group (NaN where undefined).
+    group_segment : ndarray of int of shape (n_groups,)
+        The index in ``segments`` of each group of ``per_group``.
+    """
+
+    segments: np.ndarray
+    metrics: list[str]
+    values: dict[str, np.ndarray]
+    n_groups: np.ndarray
+    per_group: GroupScores
+    group_segment: np.ndarray
+
+    def subset(self, segment_index: int) -> GroupScores:
+        """The per-group values of one segment's groups."""
+        keep = self.group_segment == segment_index
+        pg = self.per_group
+        return GroupScores(
+            group_ids=pg.group_ids[keep],
+            values={m: v[keep] for m, v in pg.values.items()},
+            weights={m: w[keep] for m, w in pg.weights.items()},
+        )
+
+    def to_frame(self):
+        """A pandas DataFrame indexed by segment: ``n_groups`` and one column per
+        metric."""
+        import pandas as pd  # optional dependency, only needed here
+
+        data = {"n_groups": self.n_groups, **self.values}
+        return pd.DataFrame(data, index=pd.Index(self.segments, name="segment"))
+
+    def __str__(self) -> str:
+        header = ["segment", "groups", *self.metrics]
+        rows = [
+            [str(s), str(int(n))] + [f"{self.values[m][i]:.4f}" for m in self.metrics]
+            for i, (s, n) in enumerate(zip(self.segments, self.n_groups, strict=True))
+        ]
+        widths = [max(len(r[j]) for r in [header, *rows]) for j in range(len(header))]
+        lines = [
+            "  ".join(
+                c.ljust(w) if j == 0 else c.rjust(w)
+                for j, (c, w) in enumerate(zip(r, widths, strict=True))
+            )
+            for r in [header, *rows]
+        ]
+        return "\n".join(lines)
+
+
+def segment_of_groups(
+    segments: Any, groups: Any, n_rows: int, group_ids: np.ndarray, func: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted segment labels and the index of each group's segment.
+
+    ``segments`` is per row (an array-like, constant within each group) or per
+    group (a mapping group id -> label). A label that holds no group of the data
+    (a mapping value, an unused pandas category) is an error.
+    """
+    if isinstance(segments, Mapping):
+        missing = [g for g in group_ids.tolist() if g not in segments]
+        if missing:
+            raise ValueError(
+                f"The 'segments' mapping of {func} has no segment for "
+                f"{len(missing)} group(s) (ids {_show(missing)}); give every group "
+                "a segment."
+            )
+        per_group = [segments[g] for g in group_ids.tolist()]
+        labels, index = _labels(np.asarray(per_group, dtype=object), func)
+        declared = set(segments.values())
+    else:
+        codes, ids = encode_groups(groups, n_rows, func)
+        if not np.array_equal(ids, group_ids):  # pragma: no cover - same encoding
+            raise RuntimeError("group encodings disagree")
+        declared = _categories(segments)
+        arr = np.asarray(
+            segments.to_numpy() if hasattr(segments, "to_numpy") else segments,
+            dtype=object,
+        )
+        if arr.ndim != 1 or arr.shape[0] != n_rows:
+            raise ValueError(
+                f"Inconsistent numbers of rows in {func}: y_true={n_rows}, "
+                f"segments={arr.shape[0] if arr.ndim else 'a scalar'}. Pass one "
+                "segment label per row, or a mapping of group id to segment."
+            )
+        labels, row_index = _labels(arr, func)
+        n_groups = group_ids.shape[0]
+        lo = np.full(n_groups, np.iinfo(np.intp).max)
+        hi = np.full(n_groups, -1)
+        np.minimum.at(lo, codes, row_index)
+        np.maximum.at(hi, codes, row_index)
+        split = np.flatnonzero(lo != hi)
+        if split.size:
+            raise ValueError(
+                f"segments in {func} must be constant within each group; "
+                f"{split.size} group(s) span several segments (ids "
+                f"{_show(group_ids[split].tolist())}). A segment is a set of "
+                "groups: label every row of a group alike."
+            )
+        index = lo
+    if declared is not None:
+        empty = [s for s in declared if s not in set(labels.tolist())]
+        if empty:
+            raise ValueError(
+                f"Segment(s) {_show(sorted(map(str, empty)))} in {func} hold no "
+                "group of the data; drop them (for a pandas categorical: "
+                ".cat.remove_unused_categories())."
+            )
+    return labels, index
+
+
+def _categories(segments: Any):
+    cat = getattr(segments, "cat", None)
+    if cat is not None:
+        return list(cat.categories)
+    if hasattr(segments, "categories"):
+        return list(segments.categories)
+    return None
+
+
+def _labels(values: np.ndarray, func: str) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct labels and the index of each value among them."""
+    missing = np.array(
+        [v is None or (isinstance(v, float) and v != v) for v in values.tolist()]
+    )
+    if missing.any():
+        raise ValueError(
+            f"segments in {func} contains missing values (None or NaN) at "
+            f"{int(missing.sum())} position(s); give every row or group a segment."
+        )
+    try:
+        labels, index = np.unique(values, return_inverse=True)
+    except TypeError:
+        raise TypeError(
+            f"segments in {func} mixes labels that cannot be sorted together "
+            f"(e.g. str and int); use one type: {values[:3].tolist()!r}."
+        ) from None
+    return labels, index.reshape(-1)
+
+
+def _show(ids: list) -> str:
+    more = ", ..." if len(ids) > _SHOWN else ""
+    return ", ".join(repr(g) for g in ids[:_SHOWN]) + more
+
+
+def evaluate_by_segment(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    segments: ArrayLike | Mapping[Any, Any],
+    metrics: str | Sequence[str] = DEFAULT_METRICS,
+    sample_weight: ArrayLike | None = None,
+    undefined: str | float | None = None,
+    convention: str | None = None,
+    **options: Any,
+) -> SegmentTable:
+    """Metrics on each segment of the groups, from one ordering of the rows.
+
+    The groups are scored once (:func:`evaluate_per_group`); each segment's
+    value is the mean over its groups under the ``undefined`` rule, the number
+    :func:`evaluate` returns on that segment's rows.
+
+    Parameters
+    ----------
+    y_true, y_score, groups, sample_weight
+        As in :func:`sklearn_rank.evaluate`.
+    segments : array-like of shape (n_samples,) or mapping
+        The segment of each row (constant within a group: query length bucket,
+        user cohort, country), or a mapping group id -> segment.
+    metrics : str or sequence of str, default=("ndcg@10", "map", "mrr")
+        Metric names with a per-group value.
+    undefined : {"skip", "raise"} or float, default=None
+        As in :func:`sklearn_rank.evaluate`.
+    convention : str, default=None
+        As in :func:`sklearn_rank.evaluate`.
+    **options
+        The other convention keywords of :func:`sklearn_rank.evaluate`
+        (``ties``, ``gain``, ``retrieved``, ...).
+
+    Returns
+    -------
+    table : SegmentTable
+        ``table.values[metric]`` per segment, ``table.n_groups``,
+        ``table.to_frame()``; ``print(table)`` shows it.
+
+    Examples
+    --------
+    >>> from sklearn_rank import evaluate_by_segment
+    >>> y_true = [1, 0, 0, 1, 1, 0, 0, 1]
+    >>> y_score = [0.9, 0.1, 0.8, 0.3, 0.7, 0.2, 0.6, 0.5]
+    >>> groups = ["q1", "q1", "q2", "q2", "q3", "q3", "q4", "q4"]
+    >>> lengths = ["short", "short", "long", "long", "short", "short", "long", "long"]
+    >>> table = evaluate_by_segment(y_true, y_score, groups=groups,
+    ...                             segments=lengths, metrics=["mrr"])
+    >>> print(table)
+    segment  groups     mrr
+    long          2  0.5000
+    short         2  1.0000
+    """
+    func = "evaluate_by_segment"
+    requests = check_metrics(metrics, func, per_group=True)
+    names = [r.label for r in requests]
+    rule = resolve_options(func, convention, {"undefined": undefined}).undefined
+    res = evaluate_per_group(
+        y_true,
+        y_score,
+        groups=groups,
+        metrics=names,
+        sample_weight=sample_weight,
+        convention=convention,
+        **options,
+    )
+    n_rows = len(y_true) if hasattr(y_true, "__len__") else np.asarray(y_true).size
+    labels, index = segment_of_groups(segments, groups, n_rows, res.group_ids, func)
+    n_groups = np.bincount(index, minlength=labels.size)
+    values = {m: np.empty(labels.size) for m in names}
+    # The "relevant_mean" group weight of a group without a relevant row is the
+    # mean over the other groups: it depends on the segment, so score its rows.
+    opts = resolve_options(func, convention, _conventions_only(options))
+    by_rows = opts.group_weight == "relevant_mean"
+    for s in range(labels.size):
+        keep = index == s
+        if by_rows:
+            _score_rows(
+                values,
+                s,
+                keep,
+                y_true,
+                y_score,
+                groups,
+                sample_weight,
+                names,
+                rule,
+                convention,
+                options,
+            )
+            continue
+        for m in names:
+            v, include = apply_undefined(
+                res.values[m][keep],
+                ~np.isnan(res.values[m][keep]),
+                rule,
+                m,
+                res.group_ids[keep],
+            )
+            values[m][s] = weighted_mean(v, include, res.weights[m][keep], m)
+    return SegmentTable(labels, names, values, n_groups, res, index)
+
+
+def _conventions_only(options: dict[str, Any]) -> dict[str, Any]:
+    from ._conventions import OPTIONS
+
+    return {k: v for k, v in options.items() if k in OPTIONS}
+
+
+def _score_rows(
+    values,
+    s,
+    keep_groups,
+    y_true,
+    y_score,
+    groups,
+    sample_weight,
+    names,
+    rule,
+    convention,
+    options,
+) -> None:
+    codes, _ = encode_groups(groups, np.asarray(y_true).shape[0], "evaluate")
+    rows = keep_groups[codes]
+
+    def take(x):
+        return None if x is None else np.asarray(x)[rows]
+
+    extra = {
+        k: take(v) if k in ("retrieved", "judged") else v for k, v in options.items()
+    }
+    out = evaluate(
+        take(y_true),
+        take(y_score),
+        groups=take(groups),
+        metrics=names,
+        sample_weight=take(sample_weight),
+        undefined=rule,
+        convention=convention,
+        **extra,
+    )
+    for m in names:
+        values[m][s] = out[m]
