@@ -83,10 +83,10 @@ def test_online_metrics_take_pandas_and_feed_the_bootstrap():
     rng = np.random.default_rng(1)
     groups, position, grade = lists(60, 5, rng)
     clicks = simulate_clicks(grade, groups=groups, position=position, random_state=0)
-    frame = pd.DataFrame(
-        {"g": [f"q{g}" for g in groups], "p": position, "c": clicks}
+    frame = pd.DataFrame({"g": [f"q{g}" for g in groups], "p": position, "c": clicks})
+    scores = online_metrics_per_group(
+        frame["c"], groups=frame["g"], position=frame["p"]
     )
-    scores = online_metrics_per_group(frame["c"], groups=frame["g"], position=frame["p"])
     ci = bootstrap_ci(None, scores, metrics="ctr", n_resamples=999, random_state=0)
     per_group_ctr = clicks.reshape(60, 5).mean(axis=1)
     assert ci["ctr"].mean == pytest.approx(per_group_ctr.mean())

@@ -168,6 +168,16 @@ def _skip_used(ptr, order, start, length, used, act):
         ptr[idx] += 1
 
 
+def _heads(from_a, act, ptr_a, ptr_b, lists):
+    """The row under each active group's pointer, in A where ``from_a``, else B."""
+    order_a, start_a, _, order_b, start_b, _ = lists
+    row = np.empty(act.size, dtype=np.int64)
+    ga, gb = act[from_a], act[~from_a]
+    row[from_a] = order_a[start_a[ga] + ptr_a[ga]]
+    row[~from_a] = order_b[start_b[gb] + ptr_b[gb]]
+    return row
+
+
 def _team_draft(lists, limit, n, n_groups, rng):
     order_a, start_a, len_a, order_b, start_b, len_b = lists
     position = np.zeros(n, dtype=np.int64)
@@ -188,15 +198,7 @@ def _team_draft(lists, limit, n, n_groups, rng):
         coin = rng.random(act.size) < 0.5
         pick_a = (ca < cb) | ((ca == cb) & coin)
         pick_a = (pick_a & has_a) | ~has_b
-        row = np.where(
-            pick_a,
-            order_a[
-                start_a[act] + np.minimum(ptr_a[act], np.maximum(len_a[act] - 1, 0))
-            ],
-            order_b[
-                start_b[act] + np.minimum(ptr_b[act], np.maximum(len_b[act] - 1, 0))
-            ],
-        )
+        row = _heads(pick_a, act, ptr_a, ptr_b, lists)
         used[row] = True
         placed[act] += 1
         position[row] = placed[act]
@@ -208,7 +210,7 @@ def _team_draft(lists, limit, n, n_groups, rng):
 
 
 def _balanced(lists, limit, n, n_groups, rng):
-    order_a, start_a, len_a, order_b, start_b, len_b = lists
+    _, _, len_a, _, _, len_b = lists
     position = np.zeros(n, dtype=np.int64)
     from_a = np.zeros(n, dtype=bool)
     used = np.zeros(n, dtype=bool)
@@ -222,11 +224,7 @@ def _balanced(lists, limit, n, n_groups, rng):
         has_a, has_b = pa < len_a[act], pb < len_b[act]
         take_a = (pa < pb) | ((pa == pb) & a_leads[act])
         take_a = (take_a & has_a) | ~has_b
-        row = np.where(
-            take_a,
-            order_a[start_a[act] + np.minimum(pa, np.maximum(len_a[act] - 1, 0))],
-            order_b[start_b[act] + np.minimum(pb, np.maximum(len_b[act] - 1, 0))],
-        )
+        row = _heads(take_a, act, ptr_a, ptr_b, lists)
         ptr_a[act] += take_a
         ptr_b[act] += ~take_a
         new = ~used[row]
