@@ -46,17 +46,26 @@ def identity(n_lists=20000, seed=0):
     groups = np.repeat(np.arange(n_lists), L)
     position = np.tile(np.arange(1, L + 1), n_lists)
     grade = rng.integers(0, 4, groups.size)
-    clicks = simulate_clicks(grade, groups=groups, position=position,
-                             examination=EXAM, random_state=1)
+    clicks = simulate_clicks(
+        grade, groups=groups, position=position, examination=EXAM, random_state=1
+    )
     new = grade + rng.normal(size=groups.size)
-    ours = ips_estimate(clicks, groups=groups, position=position, new_score=new,
-                        propensity=EXAM, metric="dcg@3")
+    ours = ips_estimate(
+        clicks,
+        groups=groups,
+        position=position,
+        new_score=new,
+        propensity=EXAM,
+        metric="dcg@3",
+    )
     rank = np.empty(groups.size, dtype=int)
     order = np.lexsort((position, -new, groups))
     rank[order] = np.tile(np.arange(1, L + 1), n_lists)
     lam = np.where(rank <= 3, 1 / np.log2(rank + 1), 0.0)
     iips = SlateIndependentIPS(len_list=L).estimate_policy_value(
-        slate_id=groups, reward=clicks, position=position - 1,
+        slate_id=groups,
+        reward=clicks,
+        position=position - 1,
         pscore_item_position=EXAM[position - 1],
         evaluation_policy_pscore_item_position=lam,
     )
@@ -72,15 +81,24 @@ def randomised(n_lists=200000, seed=2):
     groups = np.repeat(np.arange(n_lists), L)
     grade = np.tile([3, 2, 1, 0, 0], n_lists)
     position = np.argsort(rng.random((n_lists, L)), axis=1).argsort(axis=1).ravel() + 1
-    clicks = simulate_clicks(grade, groups=groups, position=position,
-                             examination=EXAM, random_state=3)
+    clicks = simulate_clicks(
+        grade, groups=groups, position=position, examination=EXAM, random_state=3
+    )
     new_rank = np.tile([2, 1, 3, 4, 5], n_lists)  # the new ranking of the items
     alpha = (2.0 ** np.array([3, 2, 1, 0, 0]) - 1) / 7
     truth = float(np.sum(EXAM[np.array([2, 1, 3, 4, 5]) - 1] * alpha))
-    ours = ips_estimate(clicks, groups=groups, position=position,
-                        new_score=-new_rank.astype(float), propensity=EXAM,
-                        metric="clicks", discount="propensity",
-                        confidence_level=0.95, n_resamples=999, random_state=0)
+    ours = ips_estimate(
+        clicks,
+        groups=groups,
+        position=position,
+        new_score=-new_rank.astype(float),
+        propensity=EXAM,
+        metric="clicks",
+        discount="propensity",
+        confidence_level=0.95,
+        n_resamples=999,
+        random_state=0,
+    )
     # obp's view: slot p holds the item the logging policy put there.
     slot = position - 1
     pscore_item = np.full(groups.size, 1 / L)
@@ -94,28 +112,42 @@ def randomised(n_lists=200000, seed=2):
     eval_cascade = np.cumprod(match, axis=1).ravel().astype(float)
     pscore_cascade = np.tile(np.cumprod(1 / (L - np.arange(L))), n_lists)
     sid, pos = groups[ordered], slot[ordered]
-    kw_item = {"slate_id": sid, "reward": reward, "position": pos,
-               "pscore_item_position": pscore_item[ordered],
-               "evaluation_policy_pscore_item_position": eval_item[ordered]}
-    kw_cascade = {"slate_id": sid, "reward": reward, "position": pos,
-                  "pscore_cascade": pscore_cascade,
-                  "evaluation_policy_pscore_cascade": eval_cascade}
+    kw_item = {
+        "slate_id": sid,
+        "reward": reward,
+        "position": pos,
+        "pscore_item_position": pscore_item[ordered],
+        "evaluation_policy_pscore_item_position": eval_item[ordered],
+    }
+    kw_cascade = {
+        "slate_id": sid,
+        "reward": reward,
+        "position": pos,
+        "pscore_cascade": pscore_cascade,
+        "evaluation_policy_pscore_cascade": eval_cascade,
+    }
+    estimators = {
+        "obp SlateIndependentIPS (IIPS)": (SlateIndependentIPS, kw_item),
+        "obp SelfNormalizedSlateIndependentIPS": (
+            SelfNormalizedSlateIndependentIPS,
+            kw_item,
+        ),
+        "obp SlateRewardInteractionIPS (RIPS)": (SlateRewardInteractionIPS, kw_cascade),
+        "obp SelfNormalizedSlateRewardInteractionIPS": (
+            SelfNormalizedSlateRewardInteractionIPS,
+            kw_cascade,
+        ),
+    }
     rows = {
         "truth (simulator)": truth,
         "sklearn_rank ips, discount=propensity": ours.value,
-        "obp SlateIndependentIPS (IIPS)":
-            SlateIndependentIPS(len_list=L).estimate_policy_value(**kw_item),
-        "obp SelfNormalizedSlateIndependentIPS":
-            SelfNormalizedSlateIndependentIPS(len_list=L).estimate_policy_value(
-                **kw_item),
-        "obp SlateRewardInteractionIPS (RIPS)":
-            SlateRewardInteractionIPS(len_list=L).estimate_policy_value(**kw_cascade),
-        "obp SelfNormalizedSlateRewardInteractionIPS":
-            SelfNormalizedSlateRewardInteractionIPS(len_list=L).estimate_policy_value(
-                **kw_cascade),
     }
-    print(f"2. randomised logging ({n_lists:,} lists of {L}; expected clicks of the "
-          "new ranking)")
+    for name, (cls, kw) in estimators.items():
+        rows[name] = cls(len_list=L).estimate_policy_value(**kw)
+    print(
+        f"2. randomised logging ({n_lists:,} lists of {L}; expected clicks of the "
+        "new ranking)"
+    )
     for name, v in rows.items():
         print(f"   {name:<45s} {v:.4f}")
     print(f"   sklearn_rank 95% bootstrap CI: [{ours.ci[0]:.4f}, {ours.ci[1]:.4f}]")
