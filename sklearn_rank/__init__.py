@@ -49,7 +49,7 @@ _LAZY = {
 
 
 # Subpackages reachable as attributes (``sklearn_rank.stats``) without an import.
-_SUBPACKAGES = ("datasets", "io", "stats")
+_SUBPACKAGES = ("datasets", "io", "online", "stats")
 
 
 def __getattr__(name: str) -> Any:
