@@ -475,3 +475,38 @@ def test_offline_online_agreement_matches_scipy_and_the_definitions():
     assert got.sign_agreement_ci == pytest.approx((ci.low, ci.high))
     with pytest.raises(ValueError, match="at least 4 experiments"):
         offline_online_agreement([1, 2, 3], [1, 2, 3])
+
+
+def test_pandas_inputs_give_the_numpy_results_and_inputs_stay_unchanged():
+    pd = pytest.importorskip("pandas")
+    from sklearn_rank.online import interleave
+
+    rng = np.random.default_rng(15)
+    groups, position, grade = lists(50, 4, rng)
+    clicks = simulate_clicks(grade, groups=groups, position=position, random_state=8)
+    score = rng.normal(size=grade.size)
+    frame = pd.DataFrame(
+        {"q": [f"q{g:03d}" for g in groups], "p": position, "c": clicks, "s": score}
+    )
+    before = frame.copy()
+    rho = EXAM[:4].copy()
+    kw = {"metric": "dcg@3", "estimator": "snips"}
+    a = ips_estimate(
+        clicks, groups=groups, position=position, new_score=score, propensity=rho, **kw
+    )
+    b = ips_estimate(
+        frame["c"],
+        groups=frame["q"],
+        position=frame["p"],
+        new_score=frame["s"],
+        propensity=pd.Series(rho),
+        **kw,
+    )
+    assert a.value == b.value
+    np.testing.assert_array_equal(a.per_group, b.per_group)
+    assert b.group_ids[0] == "q000"
+    r1 = interleave(score, -score, groups=groups, random_state=0)
+    r2 = interleave(frame["s"], -frame["s"], groups=frame["q"], random_state=0)
+    np.testing.assert_array_equal(r1.position, r2.position)
+    pd.testing.assert_frame_equal(frame, before)
+    np.testing.assert_array_equal(rho, EXAM[:4])
