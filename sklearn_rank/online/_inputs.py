@@ -119,17 +119,27 @@ def check_positive_int(value: Any, name: str, func: str, low: int = 1) -> int:
 
 
 def rank_within_groups(
-    codes: np.ndarray, score: np.ndarray, n_groups: int, tiebreak: np.ndarray
+    codes: np.ndarray,
+    score: np.ndarray,
+    n_groups: int,
+    tiebreak: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """1-based rank of every row in its group by descending ``score``.
 
-    Equal scores are ordered by ascending ``tiebreak`` (the logged position, or
-    the row index), so the ranking is a deterministic function of the inputs.
-    Returns the ranks and the row order (group by group, best first).
+    Equal scores are ordered by ascending ``tiebreak`` (e.g. the logged
+    position), or by row order when it is None (a stable sort), so the ranking is
+    a deterministic function of the inputs. Returns the ranks and the row order
+    (group by group, best first).
     """
-    order, _ = order_rows(
-        codes, score, -tiebreak.astype(np.float64), "optimistic", n_groups
-    )
+    zeros = np.zeros(score.size)
+    if tiebreak is None:
+        order, _ = order_rows(codes, score, zeros, "stable", n_groups)
+    else:
+        # Rows put in tiebreak order first (a linear radix sort of small ints),
+        # then a stable ordering by group and score keeps that order in ties.
+        first = np.argsort(tiebreak, kind="stable")
+        order, _ = order_rows(codes[first], score[first], zeros, "stable", n_groups)
+        order = first[order]
     return ranks_from_order(codes, order, n_groups), order
 
 

@@ -66,7 +66,7 @@ def _ranking(score: Any, name: str, func: str, codes, n_groups):
             "rows the ranking does not hold."
         )
     filled = np.where(absent, -np.inf, s)
-    rank, order = rank_within_groups(codes, filled, n_groups, np.arange(s.size))
+    rank, order = rank_within_groups(codes, filled, n_groups)
     rank[absent] = 0
     order = order[~absent[order]]
     length = np.bincount(codes[order], minlength=n_groups)
