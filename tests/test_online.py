@@ -115,6 +115,7 @@ def test_ctr_by_position_matches_counts():
         ({"position": [1, -1, 2]}, "position in online_metrics_per_group"),
         ({"position": [0, 1, 2], "clicks": [1, 0, 0]}, "position is 0"),
         ({"clicks": [0, -1, 0]}, "clicks in online_metrics_per_group must be >= 0"),
+        ({"position": [0, 0, 0], "clicks": [0, 0, 0]}, "0 on every row"),
     ],
 )
 def test_online_metrics_errors(kwargs, match):

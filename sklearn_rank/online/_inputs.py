@@ -50,7 +50,7 @@ def check_position(x: Any, func: str, name: str = "position") -> np.ndarray:
         bad = np.flatnonzero((arr < 0) | (arr != np.trunc(arr)))[0]
         raise ValueError(
             f"{name} in {func} must hold whole numbers >= 0 (1 = top of the list, "
-            f"0 = not shown); got {arr[bad]!r} at row {bad}."
+            f"0 = not shown); got {float(arr[bad])!r} at row {bad}."
         )
     return arr.astype(np.int64)
 
@@ -61,8 +61,8 @@ def check_clicks(x: Any, func: str, name: str = "clicks") -> np.ndarray:
     if arr.size and arr.min() < 0:
         bad = np.flatnonzero(arr < 0)[0]
         raise ValueError(
-            f"{name} in {func} must be >= 0 (0/1 or click counts); got {arr[bad]!r} "
-            f"at row {bad}."
+            f"{name} in {func} must be >= 0 (0/1 or click counts); got "
+            f"{float(arr[bad])!r} at row {bad}."
         )
     return arr
 

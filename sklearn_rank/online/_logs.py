@@ -89,6 +89,11 @@ def online_metrics_per_group(
             f"clicks in {func} has a click on row {bad}, whose position is 0 (not "
             "shown); give clicked rows their shown position."
         )
+    if not shown.any():
+        raise ValueError(
+            f"position in {func} is 0 on every row: no impression was shown, so no "
+            "online metric is defined. Give shown rows their 1-based position."
+        )
     w = np.ones(n) if log.sample_weight is None else log.sample_weight
     w_shown = np.where(shown, w, 0.0)
     impressions = np.bincount(g, w_shown, n_groups)
