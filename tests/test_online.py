@@ -511,3 +511,19 @@ def test_pandas_inputs_give_the_numpy_results_and_inputs_stay_unchanged():
     np.testing.assert_array_equal(r1.position, r2.position)
     pd.testing.assert_frame_equal(frame, before)
     np.testing.assert_array_equal(rho, EXAM[:4])
+
+
+def test_online_modules_import_only_the_rows_above_them():
+    # The online/ rows of the architecture table are the layering of the package.
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "architecture.md").read_text(encoding="utf-8")
+    order = re.findall(r"^\| `online/(_\w+)\.py`", text, flags=re.M)
+    package = root / "sklearn_rank" / "online"
+    assert sorted(order) == sorted(p.stem for p in package.glob("_*.py"))
+    for i, name in enumerate(order):
+        source = (package / f"{name}.py").read_text(encoding="utf-8")
+        siblings = set(re.findall(r"^\s*from \.(_\w+) import", source, flags=re.M))
+        assert siblings <= set(order[:i]), (name, siblings - set(order[:i]))
