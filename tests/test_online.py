@@ -528,3 +528,29 @@ def test_online_modules_import_only_the_rows_above_them():
         source = (package / f"{name}.py").read_text(encoding="utf-8")
         siblings = set(re.findall(r"^\s*from \.(_\w+) import", source, flags=re.M))
         assert siblings <= set(order[:i]), (name, siblings - set(order[:i]))
+
+
+def test_ips_group_weights_are_the_mean_row_weights():
+    rng = np.random.default_rng(16)
+    groups, position, grade = lists(30, 4, rng)
+    clicks = simulate_clicks(grade, groups=groups, position=position, random_state=9)
+    weight = rng.uniform(0.5, 3.0, groups.size)
+    kw = {"groups": groups, "position": position, "new_score": -position + 0.0}
+    plain = ips_estimate(clicks, **kw, propensity=EXAM[:4])
+    weighted = ips_estimate(clicks, **kw, propensity=EXAM[:4], sample_weight=weight)
+    group_w = weight.reshape(30, 4).mean(axis=1)
+    np.testing.assert_allclose(weighted.weights, group_w)
+    expected = np.dot(group_w, plain.per_group) / group_w.sum()
+    assert weighted.value == pytest.approx(expected)
+    snips = ips_estimate(
+        clicks,
+        **kw,
+        propensity=EXAM[:4],
+        sample_weight=weight,
+        estimator="snips",
+        metric="clicks@2",
+    )
+    # The new ranking keeps the logged order: rank = position.
+    num = np.bincount(groups, clicks / EXAM[position - 1] * (position <= 2))
+    den = np.bincount(groups, clicks / EXAM[position - 1])
+    assert snips.value == pytest.approx(np.dot(group_w, num) / np.dot(group_w, den))
