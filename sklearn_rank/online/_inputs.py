@@ -8,7 +8,6 @@ not shown) and its ``clicks``. The group codes come from the engine's
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,16 +105,6 @@ def check_propensity(x: Any, func: str, max_position: int) -> np.ndarray:
             "one shown (propensities of unseen positions cannot be guessed)."
         )
     return arr
-
-
-def check_positive_int(value: Any, name: str, func: str, low: int = 1) -> int:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or value < low
-    ):
-        raise param_error(name, func, f"an int in the range [{low}, inf)", value)
-    return int(value)
 
 
 def rank_within_groups(
