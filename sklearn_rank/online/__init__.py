@@ -1,0 +1,43 @@
+"""Online evaluation from clicks: online metrics, counterfactual estimates and
+interleaving, on the flat per-row arrays the rest of the library takes.
+
+See docs/online.md for the definitions, assumptions and failure modes.
+"""
+
+from ._agreement import Agreement, offline_online_agreement
+from ._interleave import Interleaving, interleave
+from ._ips import IPSEstimate, ips_estimate
+from ._logs import (
+    ONLINE_METRICS,
+    PositionCTR,
+    ctr_by_position,
+    online_metrics,
+    online_metrics_per_group,
+)
+from ._outcome import InterleavingOutcome, interleaving_outcome
+from ._propensity import (
+    PropensityEstimate,
+    propensity_from_swaps,
+    propensity_regression_em,
+)
+from ._simulate import simulate_clicks
+
+__all__ = [
+    "ONLINE_METRICS",
+    "Agreement",
+    "IPSEstimate",
+    "Interleaving",
+    "InterleavingOutcome",
+    "PositionCTR",
+    "PropensityEstimate",
+    "ctr_by_position",
+    "interleave",
+    "interleaving_outcome",
+    "ips_estimate",
+    "offline_online_agreement",
+    "online_metrics",
+    "online_metrics_per_group",
+    "propensity_from_swaps",
+    "propensity_regression_em",
+    "simulate_clicks",
+]

@@ -1,0 +1,152 @@
+"""Credit assignment of interleaving experiments and the sign test."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._params import param_error
+from ._inputs import check_clicks, check_log, check_same_length
+from ._interleave import Interleaving
+
+
+@dataclass(frozen=True)
+class InterleavingOutcome:
+    """Wins, ties and losses of ranking A against B over groups.
+
+    Attributes
+    ----------
+    per_group : ndarray of shape (n_groups,)
+        +1 where A wins the group, -1 where B wins, 0 for a tie (groups without
+        a click are ties), aligned with ``group_ids``.
+    group_ids : ndarray of shape (n_groups,)
+    wins, ties, losses : int
+        Groups won by A, tied, won by B.
+    no_click : int
+        Groups without any click (counted among the ties).
+    preference : float
+        wins / (wins + losses): A's share of the decided groups (NaN if none).
+    delta : float
+        (wins + ties / 2) / n_groups - 1/2 (Chapelle et al., 2012).
+    p_value : float
+        Two-sided binomial sign test of wins among wins + losses against 1/2
+        (``scipy.stats.binomtest``); ties are excluded. 1.0 without a decided
+        group.
+    """
+
+    per_group: np.ndarray
+    group_ids: np.ndarray
+    wins: int
+    ties: int
+    losses: int
+    no_click: int
+    preference: float
+    delta: float
+    p_value: float
+
+
+def interleaving_outcome(
+    clicks: ArrayLike,
+    interleaved: Interleaving,
+    *,
+    groups: ArrayLike,
+) -> InterleavingOutcome:
+    """Credit clicks on interleaved lists to the two rankings, per group and overall.
+
+    - team-draft: each ranking gets the clicks on its team's rows; the one with
+      more clicked rows wins the group (Radlinski et al., 2008);
+    - balanced: with l the lowest clicked position of the list and c the
+      higher of the item's ranks in A and B, min(rank_a, rank_b), each ranking
+      gets the clicks on its own top c items; more wins (Joachims, 2002).
+
+    Parameters
+    ----------
+    clicks : array-like of shape (n_samples,)
+        Clicks per row (0/1 or counts), e.g. from :func:`simulate_clicks` with
+        ``position=interleaved.position``.
+    interleaved : Interleaving
+        The result of :func:`interleave` on the same rows.
+    groups : array-like of shape (n_samples,)
+        The groups passed to :func:`interleave`.
+
+    Returns
+    -------
+    outcome : InterleavingOutcome
+
+    Examples
+    --------
+    >>> from sklearn_rank.online import interleave, interleaving_outcome
+    >>> r = interleave([3, 2, 1], [2, 1, 3], groups=[0, 0, 0], random_state=1)
+    >>> out = interleaving_outcome([0, 0, 1], r, groups=[0, 0, 0])
+    >>> out.wins, out.ties, out.losses, out.p_value  # B's item z was clicked
+    (0, 0, 1, 1.0)
+    """
+    func = "interleaving_outcome"
+    if not isinstance(interleaved, Interleaving):
+        raise param_error(
+            "interleaved",
+            func,
+            "the Interleaving returned by interleave",
+            type(interleaved).__name__,
+        )
+    c = check_clicks(clicks, func)
+    n = check_same_length(func, clicks=c, position=interleaved.position)
+    log = check_log(func, groups, n=n)
+    if not np.array_equal(log.codes, interleaved.codes):
+        raise ValueError(
+            f"groups in {func} differ from the groups passed to interleave; pass the "
+            "same rows in the same order."
+        )
+    pos = interleaved.position
+    if (c[pos == 0] > 0).any():
+        raise ValueError(
+            f"clicks in {func} has clicks on rows that were not shown (position 0)."
+        )
+    g, n_groups = log.codes, log.n_groups
+    clicked = c > 0
+    if interleaved.method == "team_draft":
+        team_a = interleaved.team == "a"
+        credit_a = np.bincount(g, c * team_a, n_groups)
+        credit_b = np.bincount(g, c * (~team_a & (pos > 0)), n_groups)
+    else:
+        credit_a, credit_b = _balanced_credit(clicked, interleaved, g, n_groups)
+    per_group = np.sign(credit_a - credit_b).astype(np.int64)
+    wins = int((per_group > 0).sum())
+    losses = int((per_group < 0).sum())
+    ties = n_groups - wins - losses
+    no_click = int((np.bincount(g, clicked, n_groups) == 0).sum())
+    decided = wins + losses
+    if decided:
+        from scipy.stats import binomtest
+
+        p_value = float(binomtest(wins, decided, 0.5).pvalue)
+    else:
+        p_value = 1.0
+    return InterleavingOutcome(
+        per_group,
+        log.group_ids,
+        wins,
+        ties,
+        losses,
+        no_click,
+        wins / decided if decided else float("nan"),
+        (wins + ties / 2) / n_groups - 0.5,
+        p_value,
+    )
+
+
+def _balanced_credit(clicked, interleaved, g, n_groups):
+    pos = interleaved.position
+    big = np.iinfo(np.int64).max
+    ra = np.where(interleaved.rank_a > 0, interleaved.rank_a, big)
+    rb = np.where(interleaved.rank_b > 0, interleaved.rank_b, big)
+    last = np.zeros(n_groups, dtype=np.int64)
+    np.maximum.at(last, g[clicked], pos[clicked])
+    at_last = clicked & (pos == last[g])
+    cut = np.zeros(n_groups, dtype=np.int64)
+    cut[g[at_last]] = np.minimum(ra, rb)[at_last]
+    credit_a = np.bincount(g, clicked & (ra <= cut[g]), n_groups)
+    credit_b = np.bincount(g, clicked & (rb <= cut[g]), n_groups)
+    return credit_a, credit_b
