@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _text
+from . import _spans
 from ._id_columns import _key_table, _merge, _RowText
 from ._trec_parse import _ParsedQrels, _ParsedRun
 
@@ -147,7 +147,7 @@ def _order_ties(order, q, s, rows, docno, pos=None):
     place = where if pos is None else pos[where]
     tied = rows[order[place]]
     starts, ends = docno.starts[tied], docno.ends[tied]
-    words = _text.byte_order_words(docno.buf, starts, ends)
+    words = _spans.byte_order_words(docno.buf, starts, ends)
     if words is not None:  # descending bytes: every key complemented
         keys = [~(ends - starts).astype(np.uint64)] + [~w for w in words[::-1]]
         order[place] = order[place][np.lexsort((*keys, block))]
@@ -279,7 +279,7 @@ def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
     i, j = np.concatenate(extra_i), np.concatenate(extra_j)
     d_run, d_qrels = run.docno, qrels.docno
     r_at, q_at = run_rows[j], qrels_rows[i]
-    same = (rq[j] == qq[i]) & _text.same_spans(
+    same = (rq[j] == qq[i]) & _spans.same_spans(
         d_run.buf,
         d_run.starts[r_at],
         d_run.ends[r_at],

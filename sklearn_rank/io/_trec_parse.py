@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _text
+from . import _numbers, _text
 from ._id_columns import _check_unique, _KeyTable, _RowText, _TextColumn
 
 _LAYOUT = {
@@ -52,7 +52,7 @@ class _ParsedRun:
 
 def _parse_qrels(source: Any) -> _ParsedQrels:
     fields = _parse(source, "qrels", [0, 2, 3])
-    relevance = _text.parse_numbers(fields, 2, "rel", float)
+    relevance = _numbers.parse_numbers(fields, 2, "rel", float)
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
     keys = _check_unique(qid, docno, fields.line, fields.name)
     return _ParsedQrels(qid, docno, relevance, fields.line, fields.name, keys)
@@ -61,11 +61,11 @@ def _parse_qrels(source: Any) -> _ParsedQrels:
 def _parse_run(source: Any, ranks: bool = True) -> _ParsedRun:
     """``ranks=False`` skips the rank column, which trec_eval ignores too."""
     fields = _parse(source, "run", [0, 2, 4, 3] if ranks else [0, 2, 4])
-    score = _text.parse_numbers(fields, 2, "score", float)
+    score = _numbers.parse_numbers(fields, 2, "score", float)
     rank = None
     if ranks:
         hint = f" (are the columns in the order {_LAYOUT['run']}?)"
-        rank = _text.parse_numbers(fields, 3, "rank", int, hint)
+        rank = _numbers.parse_numbers(fields, 3, "rank", int, hint)
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
     keys = _check_unique(qid, docno, fields.line, fields.name)
     # The run tag of the last line (trec_eval keeps that one): only that line's
