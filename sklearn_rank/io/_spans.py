@@ -42,14 +42,21 @@ def _words(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
     return out
 
 
-def _word_passes(lengths: np.ndarray):
-    """(k, rows longer than 8k bytes, mask of their k-th word), k = 0, 1, ...
+# Fields of up to this many words take one numpy pass per word (a few passes,
+# tuned for ids of a few words); longer ones are read as one flat array of their
+# words, so the number of numpy calls never grows with the longest field.
+_SHORT_WORDS = 8
+_FLAT_WORDS = 1 << 20  # words per flat pass (bounded temporaries)
+
+
+def _word_passes(lengths: np.ndarray, limit: int = _SHORT_WORDS):
+    """(k, rows longer than 8k bytes, mask of their k-th word), k = 0 .. limit-1.
 
     The rows are None while every row is still that long (no index arrays).
+    Words from ``limit`` on are :func:`_flat_words`'s.
     """
     live = None
-    k = 0
-    while True:
+    for k in range(limit):
         remaining = (lengths if live is None else lengths[live]) - 8 * k
         if remaining.size == 0:
             return
@@ -59,11 +66,63 @@ def _word_passes(lengths: np.ndarray):
             live = live[more]
         elif not more.all():
             live = np.flatnonzero(more)
-        k += 1
+
+
+def _flat_words(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, first: int):
+    """(row, k, word) of every word k >= ``first`` of every field, as flat arrays
+    of at most :data:`_FLAT_WORDS` words (rows ascending; bytes past a field's
+    end are zero): a 10 MB field is a dozen numpy passes, not a million."""
+    n_words = np.maximum(-(-lengths.astype(np.int64) // 8) - first, 0)
+    word_end = np.cumsum(n_words)
+    total = int(word_end[-1]) if word_end.size else 0
+    for begin in range(0, total, _FLAT_WORDS):
+        stop = min(begin + _FLAT_WORDS, total)
+        r = int(np.searchsorted(word_end, begin, side="right"))
+        if stop <= word_end[r]:  # inside one field: a strided slice of words
+            k0 = begin - int(word_end[r] - n_words[r]) + first
+            k = np.arange(k0, k0 + stop - begin)
+            at = int(starts[r]) + 8 * k0
+            word = np.ndarray(
+                (stop - begin,), "<u8", buffer=buf, offset=at, strides=(8,)
+            ).copy()
+            word[-1] &= _MASKS[min(int(lengths[r]) - 8 * int(k[-1]), 8)]
+            yield np.broadcast_to(np.intp(r), k.shape), k, word
+            continue
+        flat = np.arange(begin, stop)
+        row = np.searchsorted(word_end, flat, side="right")
+        k = flat - (word_end[row] - n_words[row]) + first
+        left = np.minimum(lengths[row] - 8 * k, 8)
+        yield row, k, _words(buf, starts[row] + 8 * k) & _MASKS[left]
+
+
+def _long(lengths: np.ndarray) -> np.ndarray | None:
+    """The rows longer than :data:`_SHORT_WORDS` words (None: there are none)."""
+    long = lengths > 8 * _SHORT_WORDS
+    return np.flatnonzero(long) if long.any() else None
 
 
 def hash_spans(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each field's bytes (its length mixed in)."""
+    """A 64-bit hash of each field's bytes (its length mixed in).
+
+    Fields of up to :data:`_SHORT_WORDS` words are hashed a word pass at a
+    time, longer ones by :func:`_hash_long`: equal fields (equal lengths) always
+    take the same path.
+    """
+    lengths = ends - starts
+    long = _long(lengths)
+    if long is None:
+        return _hash_short(buf, starts, ends)
+    out = np.empty(starts.size, np.uint64)
+    short = np.flatnonzero(lengths <= 8 * _SHORT_WORDS)
+    out[short] = _hash_short(buf, starts[short], ends[short])
+    out[long] = _hash_long(buf, starts[long], lengths[long])
+    return out
+
+
+_HASH_ROWS = 1 << 16
+
+
+def _hash_short(buf, starts, ends):
     if starts.size <= _HASH_ROWS:
         return _hash_chunk(buf, starts, ends)
     out = np.empty(starts.size, np.uint64)
@@ -71,9 +130,6 @@ def hash_spans(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndar
         part = slice(begin, begin + _HASH_ROWS)
         out[part] = _hash_chunk(buf, starts[part], ends[part])
     return out
-
-
-_HASH_ROWS = 1 << 16
 
 
 def _hash_chunk(buf, starts, ends):
@@ -95,6 +151,37 @@ def _hash_chunk(buf, starts, ends):
     return h
 
 
+def _hash_long(buf, starts, lengths):
+    """Hashes of long fields: each word mixed with its position, the mixes
+    summed per field (a sum, so a field's words may span several flat passes),
+    then the sum mixed with the length."""
+    total = np.zeros(starts.size, np.uint64)
+    with np.errstate(over="ignore"):
+        for row, k, word in _flat_words(buf, starts, lengths, 0):
+            word ^= k.astype(np.uint64) * _P2
+            word *= _P1
+            word ^= word >> np.uint64(29)
+            word *= _P2
+            word ^= word >> np.uint64(32)
+            heads = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
+            total[row[heads]] += np.add.reduceat(word, heads)
+        h = (total ^ (lengths.astype(np.uint64) * _P2)) * _P1
+        h ^= h >> np.uint64(31)
+    return h
+
+
+def _long_differ(buf_a, a_start, buf_b, b_start, lengths, rows) -> np.ndarray:
+    """Which of ``rows`` (fields of equal ``lengths``) differ past their first
+    :data:`_SHORT_WORDS` words."""
+    differ = np.zeros(rows.size, bool)
+    a_start, b_start, lengths = a_start[rows], b_start[rows], lengths[rows]
+    words_a = _flat_words(buf_a, a_start, lengths, _SHORT_WORDS)
+    words_b = _flat_words(buf_b, b_start, lengths, _SHORT_WORDS)
+    for (row, _, wa), (_, _, wb) in zip(words_a, words_b, strict=True):
+        differ[row[wa != wb]] = True
+    return differ
+
+
 def _same_bytes(
     buf_a: np.ndarray,
     a_start: np.ndarray,
@@ -110,7 +197,11 @@ def _same_bytes(
         wb = _words(buf_b, at_b + 8 * k) & mask
         if not np.array_equal(wa, wb):
             return False
-    return True
+    long = _long(lengths)
+    return (
+        long is None
+        or not _long_differ(buf_a, a_start, buf_b, b_start, lengths, long).any()
+    )
 
 
 def same_spans(
@@ -124,6 +215,8 @@ def same_spans(
     """Per pair, whether field a and field b hold the same bytes."""
     lengths = a_end - a_start
     same = lengths == b_end - b_start
+    if not same.all():  # only equal lengths are read (no load past a field)
+        lengths = np.where(same, lengths, 0)
     for k, live, mask in _word_passes(lengths):
         at_a = a_start if live is None else a_start[live]
         at_b = b_start if live is None else b_start[live]
@@ -132,6 +225,10 @@ def same_spans(
             same &= differ == 0
         else:
             same[live] &= differ == 0
+    long = _long(lengths)
+    if long is not None:
+        long = long[same[long]]  # equal lengths only
+        same[long] &= ~_long_differ(buf_a, a_start, buf_b, b_start, lengths, long)
     return same
 
 
@@ -161,6 +258,9 @@ def factorize(
             full[live] = word
             word = full
         head[1:] |= word[1:] != word[:-1]
+    long = _long(lengths)
+    if long is not None:  # past the word passes: each long field starts a run
+        head[long] = True
     heads = np.flatnonzero(head)
     h = hash_spans(buf, starts[heads], ends[heads])
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
