@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,13 +127,31 @@ def _load_trec(args: argparse.Namespace) -> list[RunInput]:
     return out
 
 
-def load(layout: str, args: argparse.Namespace) -> list[RunInput]:
-    """Every run of the command line, as flat arrays."""
-    if layout == "trec":
-        return _load_trec(args)
-    from . import _tables
+def load(
+    layout: str, args: argparse.Namespace, measures=None, progress=None
+) -> list[RunInput]:
+    """Every run of the command line, as flat arrays.
 
-    return _tables.load(layout, args)
+    A number field read as trec_eval reads it but not as it looks
+    (:class:`~sklearn_rank.io.TrecFormatWarning`) becomes one note on stderr.
+    """
+    from ..io import TrecFormatWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TrecFormatWarning)
+        if layout == "trec":
+            runs = _load_trec(args)
+        else:
+            from . import _tables
+
+            runs = _tables.load(layout, args)
+    for w in caught:
+        if w.category is not TrecFormatWarning:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        elif not getattr(args, "quiet", False):
+            command = getattr(args, "command", None) or "eval"
+            print(f"sklearn-rank {command}: note: {w.message}", file=sys.stderr)
+    return runs
 
 
 def _counts(

@@ -259,7 +259,8 @@ def _check_unique(
         raise _text.error(
             name,
             int(lines[row]),
-            f"duplicate document {d!r} for query {q!r} (first listed on line "
+            f"duplicate document {_text.shown(d)} for query {_text.shown(q)} "
+            f"(first listed on line "
             f"{int(lines[seen[pair]])}); each document may appear once per query",
         )
     return table

@@ -5,10 +5,13 @@ Spans come from :mod:`._text`; words are read as in :mod:`._spans`.
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 
 from ._spans import _MASKS, _words
-from ._text import Fields, error
+from ._text import Fields, error, shown
 
 _NUMBER_WIDTH = 40  # longer numeric fields are parsed one by one
 
@@ -156,73 +159,182 @@ def _plain_columns(buf: np.ndarray, s: np.ndarray, length: np.ndarray):
     return value, good
 
 
-def parse_numbers(
-    fields: Fields, column: int, what: str, kind: type, hint: str = ""
-) -> np.ndarray:
-    """Parse a column as finite float64 (or int64); name the first bad line.
+# How trec_eval reads its number fields (C, locale "C"): scores with atof
+# (strtod), grades with atol (strtol), each the longest prefix that parses,
+# whatever follows. Python's float() and int() accept more ("1_000", blanks,
+# non-ASCII digits) and refuse prefixes; numpy's conversion follows Python.
+_C_FLOAT = re.compile(
+    rb"""[+-]?(?:
+        0x(?:[0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(?:p[+-]?[0-9]+)?
+      | (?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?
+      | inf(?:inity)?
+      | nan(?:\([0-9a-z_]*\))?
+    )""",
+    re.X | re.I,
+)
+_C_INT = re.compile(rb"[+-]?[0-9]+")
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
+# Bytes of a C decimal with an exponent ("-1.5e-07"): on these, numpy's
+# conversion (Python's grammar) and strtod agree on every whole field.
+_DECIMAL_BYTES = np.zeros(256, bool)
+_DECIMAL_BYTES[list(b"0123456789.eE+-")] = True
+_DECIMAL_BYTES[0] = True  # the padding of _fixed
+_INT_BYTES = np.zeros(256, bool)
+_INT_BYTES[list(b"0123456789+-")] = True
+_INT_BYTES[0] = True
 
-    Floats written as plain decimals take :func:`plain_decimals`; the others
-    (exponents, long mantissas, text) go through numpy's conversion and, past
-    :data:`_NUMBER_WIDTH` bytes, ``float()`` one by one.
+# What each reader calls a number, and how it reads one that is not whole.
+READERS = {
+    "atof": "C's atof (strtod), as trec_eval reads scores",
+    "atol": "C's atol (strtol), as trec_eval reads grades",
+    "integer": "an integer in C's syntax, whole (trec_eval ignores the rank field)",
+}
+
+
+class TrecFormatWarning(UserWarning):
+    """A number field of a TREC file read as trec_eval reads it, which is not
+    the number it looks like (``1_000`` is 1 to C's ``atof``)."""
+
+
+def c_number(text: bytes, reader: str) -> tuple[float | int | None, int]:
+    """(value, bytes used) of the longest prefix C's ``atof`` (``reader="atof"``)
+    or ``atol`` (``"atol"``) reads; (None, 0) when there is none (C gives 0).
+
+    Examples
+    --------
+    >>> from sklearn_rank.io._numbers import c_number
+    >>> c_number(b"1_000", "atof"), c_number(b"0x1p3", "atof")
+    ((1.0, 1), (8.0, 5))
+    >>> c_number(b"2.7e1x", "atof"), c_number(b"2.7e1", "atol")
+    ((27.0, 5), (2, 1))
+    >>> c_number(b"yes", "atof")
+    (None, 0)
     """
-    if kind is float:
-        starts, ends = fields.starts[column], fields.ends[column]
-        values, ok = plain_decimals(fields.buf, starts, ends)
-        if ok.all():
-            return values
-        rest = np.flatnonzero(~ok)
-        sub = Fields(
-            fields.buf, [starts[rest]], [ends[rest]], fields.line[rest], fields.name
-        )
-        values[rest] = _parse_general(sub, 0, what, kind, hint)
-        return values
-    return _parse_general(fields, column, what, kind, hint)
-
-
-def _parse_general(
-    fields: Fields, column: int, what: str, kind: type, hint: str = ""
-) -> np.ndarray:
-    starts, ends = fields.starts[column], fields.ends[column]
-    lengths = ends - starts
-    dtype = np.float64 if kind is float else np.int64
-    out = np.empty(starts.size, dtype)
-    short = lengths <= _NUMBER_WIDTH
-    width = int(lengths[short].max()) if short.any() else 1
-    bad_at = None
-    try:
-        with np.errstate(all="ignore"):
-            out[short] = _fixed(fields.buf, starts[short], ends[short], width).astype(
-                dtype
-            )
-    except (ValueError, OverflowError):
-        bad_at = np.flatnonzero(short)
-    for i in np.flatnonzero(~short).tolist() if bad_at is None else []:
+    if reader == "atol":
+        match = _C_INT.match(text)
+        return (int(match.group()), match.end()) if match else (None, 0)
+    match = _C_FLOAT.match(text)
+    if match is None:
+        return None, 0
+    number = match.group()
+    body = number.lstrip(b"+-")
+    if body[:2].lower() == b"0x":
         try:
-            out[i] = kind(bytes(fields.buf[starts[i] : ends[i]]))
-        except (ValueError, OverflowError):
-            bad_at = np.array([i])
-            break
-    if bad_at is None and kind is float:
+            value = float.fromhex(number.decode("ascii"))
+        except OverflowError:
+            value = -np.inf if number.startswith(b"-") else np.inf
+    else:
+        value = float(number)  # correctly rounded, as glibc's strtod
+    return value, match.end()
+
+
+def parse_numbers(
+    fields: Fields,
+    column: int,
+    what: str,
+    kind: type,
+    hint: str = "",
+    *,
+    reader: str | None = None,
+) -> np.ndarray:
+    """Parse a column as finite float64 (or int64) as trec_eval reads it.
+
+    ``reader`` is how trec_eval reads the field: ``"atof"`` (scores; the
+    default for floats) or ``"atol"`` (grades); ``"integer"`` (the default for
+    ints: ranks, which trec_eval never reads) takes whole integers only. A
+    field C reads whole is that number; a field of which C reads only a prefix
+    (``1_000``, ``1.5abc``, an exponent or a fraction under ``atol``) is read as
+    that prefix, with one :class:`TrecFormatWarning` per column naming the first
+    line and the count. A plain decimal grade keeps its fraction (``1.5``: the
+    ``trec_eval`` convention truncates grades as ``atol`` does). A field with no
+    number in front (C would read 0), or a non-finite one, is an error naming
+    the line.
+
+    Plain decimals take :func:`plain_decimals`; other whole C decimals numpy's
+    conversion (Python's grammar, which agrees with C's on them); the rest are
+    read one by one (:func:`c_number`).
+    """
+    reader = reader or ("atof" if kind is float else "integer")
+    starts, ends = fields.starts[column], fields.ends[column]
+    out = np.zeros(starts.size, np.float64 if kind is float else np.int64)
+    if kind is float:
+        values, ok = plain_decimals(fields.buf, starts, ends)
+        out[:] = values
+        rest = np.flatnonzero(~ok)
+    else:
+        rest = np.arange(starts.size)
+    if rest.size == 0:
+        return out
+    allowed = _DECIMAL_BYTES if reader == "atof" else _INT_BYTES
+    lengths = ends[rest] - starts[rest]
+    short = rest[lengths <= _NUMBER_WIDTH]
+    if short.size:
+        width = int((ends[short] - starts[short]).max())
+        table = _fixed(fields.buf, starts[short], ends[short], width)
+        chars = table.view(np.uint8).reshape(short.size, -1)
+        whole = allowed[chars].all(axis=1) & (chars[:, 0] != 0)
+        try:
+            with np.errstate(all="ignore"):
+                out[short[whole]] = table[whole].astype(out.dtype)
+            done = short[whole]
+        except (ValueError, OverflowError):  # "1e", "+-1": one by one below
+            done = short[:0]
+        rest = np.setdiff1d(rest, done, assume_unique=True)
+    partial = _parse_one_by_one(
+        fields, starts, ends, rest, out, what, kind, hint, reader
+    )
+    if kind is float:
         finite = np.isfinite(out)
         if not finite.all():
-            bad_at = np.flatnonzero(~finite)[:1]
-    if bad_at is not None:
-        for i in bad_at.tolist():
-            text = bytes(fields.buf[starts[i] : ends[i]])
-            try:
-                value = kind(text)
-                ok = kind is int or bool(np.isfinite(value))
-            except (ValueError, OverflowError):
-                ok = False
-            if ok:  # numpy refused the column, Python takes this one ("1_000")
-                out[i] = value
-            else:
-                shown = text.decode("utf-8", "replace")
-                raise error(
-                    fields.name,
-                    int(fields.line[i]),
-                    f"the {what} field must be "
-                    f"{'a finite number' if kind is float else 'an integer'}, "
-                    f"got {shown!r}{hint}",
-                )
+            i = int(np.flatnonzero(~finite)[0])
+            _refuse(fields, starts, ends, i, what, kind, hint)
+    if partial:
+        _warn_partial(fields, starts, ends, partial, what, reader)
     return out
+
+
+def _warn_partial(fields, starts, ends, partial, what, reader):
+    i, prefix = partial[0]
+    text = bytes(fields.buf[starts[i] : ends[i]]).decode("utf-8", "replace")
+    more = f"; {len(partial) - 1} more such fields" if len(partial) > 1 else ""
+    warnings.warn(
+        f"{fields.name}, line {int(fields.line[i])}: the {what} field "
+        f"{shown(text)} is not a whole number to {READERS[reader]}; read as "
+        f"{prefix.decode('ascii')}, its leading number, as trec_eval does{more}",
+        TrecFormatWarning,
+        stacklevel=5,
+    )
+
+
+def _parse_one_by_one(fields, starts, ends, rows, out, what, kind, hint, reader):
+    """Fields that are not whole C decimals, read as C reads them."""
+    partial = []
+    for i in rows.tolist():
+        text = bytes(fields.buf[starts[i] : ends[i]])
+        if kind is float and reader == "atol" and _DECIMAL.fullmatch(text):
+            out[i] = float(text)  # a plain decimal grade keeps its fraction
+            continue
+        value, used = c_number(text, "atol" if reader == "integer" else reader)
+        if used == 0 and kind is float:
+            out[i] = np.nan  # refused below, with the first non-finite field
+            continue
+        if used == 0 or (reader == "integer" and used < len(text)):
+            _refuse(fields, starts, ends, i, what, kind, hint)
+        try:
+            out[i] = value
+        except OverflowError:  # an integer past int64 (a rank)
+            _refuse(fields, starts, ends, i, what, kind, hint)
+        if used < len(text):
+            partial.append((i, text[:used]))
+    return partial
+
+
+def _refuse(fields, starts, ends, i, what, kind, hint):
+    text = bytes(fields.buf[starts[i] : ends[i]]).decode("utf-8", "replace")
+    raise error(
+        fields.name,
+        int(fields.line[i]),
+        f"the {what} field must be "
+        f"{'a finite number' if kind is float else 'an integer'}, "
+        f"got {shown(text)}{hint}",
+    )

@@ -76,8 +76,19 @@ def check_utf8(data: bytes, name: str) -> None:
 def error(name: str, line: int, what: str, text: str | None = None) -> ValueError:
     msg = f"{name}, line {line}: {what}"
     if text is not None:
-        msg += f": {text.rstrip()!r}"
+        msg += f": {shown(text.rstrip())}"
     return ValueError(msg)
+
+
+_SHOWN = 80  # characters of a field or line quoted in a message
+
+
+def shown(text: str) -> str:
+    """``repr(text)``, cut to its first characters when it is long (a message
+    quoting a 10 MB field stays one readable line)."""
+    if len(text) <= _SHOWN:
+        return repr(text)
+    return f"{text[:_SHOWN]!r}... ({len(text):,} characters)"
 
 
 # Zero bytes after the content of a buffer from :func:`read_buffer`: an 8-byte

@@ -52,7 +52,7 @@ class _ParsedRun:
 
 def _parse_qrels(source: Any) -> _ParsedQrels:
     fields = _parse(source, "qrels", [0, 2, 3])
-    relevance = _numbers.parse_numbers(fields, 2, "rel", float)
+    relevance = _numbers.parse_numbers(fields, 2, "rel", float, reader="atol")
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
     keys = _check_unique(qid, docno, fields.line, fields.name)
     return _ParsedQrels(qid, docno, relevance, fields.line, fields.name, keys)
