@@ -236,7 +236,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     progress = Progress(args.quiet)
     try:
         progress.step(f"reading {', '.join(args.files)}")
-        runs = _inputs.load(layout, args)
+        runs = _inputs.load(layout, args, measures, progress)
         results = []
         for r in runs:
             progress.step(f"evaluating {r.name}")

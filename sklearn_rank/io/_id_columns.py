@@ -55,9 +55,13 @@ class _TextColumn(_Spans):
 
     @classmethod
     def from_fields(cls, fields: _text.Fields, column: int) -> _TextColumn:
-        starts, ends = fields.starts[column], fields.ends[column]
-        codes, first = _spans.factorize(fields.buf, starts, ends)
-        return cls(codes, fields.buf, starts[first], ends[first])
+        return cls.from_spans(fields.buf, fields.starts[column], fields.ends[column])
+
+    @classmethod
+    def from_spans(cls, buf, starts, ends) -> _TextColumn:
+        """From one span per row (codes in order of first appearance)."""
+        codes, first = _spans.factorize(buf, starts, ends)
+        return cls(codes, buf, starts[first], ends[first])
 
     @classmethod
     def from_values(cls, values: Any) -> _TextColumn:

@@ -96,12 +96,16 @@ def shown(text: str) -> str:
 PAD = 8
 
 
-def read_buffer(source: Any) -> tuple[np.ndarray, str]:
+_READ_BYTES = 8 << 20  # a regular file is read this much at a time
+
+
+def read_buffer(source: Any, progress: Any = None) -> tuple[np.ndarray, str]:
     """The content of a path or stream (gzip'd or not, BOM stripped) as a uint8
     array followed by :data:`PAD` zero bytes (``buf.size - PAD`` content bytes).
 
     A regular file that is not gzip'd is read straight into the array: no
-    intermediate ``bytes``.
+    intermediate ``bytes``. ``progress(done, total, "read")`` is called after
+    each :data:`_READ_BYTES` read.
     """
     if hasattr(source, "read"):
         data, name = read_bytes(source)
@@ -115,7 +119,7 @@ def read_buffer(source: Any) -> tuple[np.ndarray, str]:
             else:
                 size = info.st_size
                 buf = np.empty(size + PAD, np.uint8)
-                got = handle.readinto(memoryview(buf)[:size]) if size else 0
+                got = _read_into(handle, memoryview(buf)[:size], progress)
                 more = handle.read()  # a file that grew while being read
                 if got == size and not more and buf[:2].tobytes() != b"\x1f\x8b":
                     buf[size:] = 0
@@ -127,6 +131,20 @@ def read_buffer(source: Any) -> tuple[np.ndarray, str]:
     buf = np.zeros(len(data) + PAD, np.uint8)
     buf[: len(data)] = np.frombuffer(data, np.uint8)
     return buf, name
+
+
+def _read_into(handle, view: memoryview, progress: Any) -> int:
+    """``handle.readinto(view)``, a block at a time when ``progress`` is given."""
+    if progress is None:
+        return handle.readinto(view) if len(view) else 0
+    got = 0
+    while got < len(view):
+        n = handle.readinto(view[got : got + _READ_BYTES])
+        if not n:
+            break
+        got += n
+        progress(got, len(view), "read")
+    return got
 
 
 def check_utf8_buffer(buf: np.ndarray, name: str) -> None:
@@ -276,6 +294,7 @@ def split_fields(
     exact: bool,
     wanted: list[int],
     layout: str,
+    progress: Any = None,
 ) -> Fields:
     """Split lines into whitespace-separated fields; keep the ``wanted`` ones.
 
@@ -336,6 +355,8 @@ def split_fields(
         rows = end
         first_line += n_lines
         pos = stop
+        if progress is not None:
+            progress(pos, n, "split")
     return Fields(
         buf=buf,
         starts=[s[:rows] for s in starts],
