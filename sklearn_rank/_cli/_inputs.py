@@ -102,6 +102,23 @@ def _names(paths: list[str], tags: list[str]) -> list[str]:
     return [os.path.basename(p) for p in paths]
 
 
+def from_join(name: str, runid: str, joined) -> RunInput:
+    """A run joined with the judgments (``_trec_join._Joined``) as flat arrays."""
+    # Codes are in string order; renumber the present ones 0..G-1 (linear).
+    seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0
+    present = np.flatnonzero(seen)
+    return RunInput(
+        name=name,
+        runid=runid,
+        y_true=joined.y_true,
+        y_score=joined.y_score,
+        codes=(np.cumsum(seen) - 1)[joined.qcode],
+        qids=joined.qids[present].tolist(),
+        retrieved=joined.retrieved,
+        judged=joined.judged,
+    )
+
+
 def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
     # The package's own readers, without the per-row strings of the public
     # Qrels / Run objects: rows keep integer codes, text is decoded only for
@@ -121,22 +138,7 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
         check_not_empty(run, "run")
         joined = _join(qrels, run, args.complete, args.max_docs)
         check_overlap(joined, run.source, qrels.source)
-        # Codes are in string order; renumber the present ones 0..G-1 (linear).
-        seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0
-        present = np.flatnonzero(seen)
-        codes = (np.cumsum(seen) - 1)[joined.qcode]
-        out.append(
-            RunInput(
-                name=path,
-                runid=run.runid,
-                y_true=joined.y_true,
-                y_score=joined.y_score,
-                codes=codes,
-                qids=joined.qids[present].tolist(),
-                retrieved=joined.retrieved,
-                judged=joined.judged,
-            )
-        )
+        out.append(from_join(path, run.runid, joined))
         tags.append(run.runid)
         del run, joined
     for item, name in zip(out, _names(args.files[1:], tags), strict=True):

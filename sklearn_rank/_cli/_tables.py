@@ -117,7 +117,7 @@ def _joined(args: argparse.Namespace, progress=None) -> list[RunInput]:
     """Qrels and runs, each a table or a TREC file, joined on query and
     document as trec_eval joins TREC files (same data, same numbers)."""
     from ..io._trec_parse import _parse_qrels, _parse_run
-    from ._inputs import check_not_empty, file_format
+    from ._inputs import check_not_empty, file_format, from_join
 
     first = args.files[0]
     if file_format(first, args.input_format) == "trec":
@@ -141,19 +141,7 @@ def _joined(args: argparse.Namespace, progress=None) -> list[RunInput]:
     for name, run in zip(names, runs, strict=True):
         joined = _join(qrels, run, args.complete, args.max_docs)
         check_overlap(joined, run.source, qrels.source)
-        present = np.unique(joined.qcode)
-        out.append(
-            RunInput(
-                name=name,
-                runid=name,
-                y_true=joined.y_true,
-                y_score=joined.y_score,
-                codes=np.searchsorted(present, joined.qcode),
-                qids=joined.qids[present].tolist(),
-                retrieved=joined.retrieved,
-                judged=joined.judged,
-            )
-        )
+        out.append(from_join(name, name, joined))
     return out
 
 
