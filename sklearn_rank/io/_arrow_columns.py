@@ -61,7 +61,13 @@ def read_columns(
     file may hold JSON lines or one JSON array of objects. ``progress(done,
     total, "read")`` is called with the bytes of the file read so far.
     """
-    import pyarrow as pa
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise ImportError(
+            "reading tables in sklearn-rank eval needs pyarrow: pip install "
+            "'sklearn-rank[tables]'"
+        ) from None
 
     fmt = input_format or table_format(source)
     name = os.fsdecode(os.fspath(source))
