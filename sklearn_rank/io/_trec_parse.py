@@ -72,6 +72,8 @@ def _parse_run(source: Any, ranks: bool = True, progress=None) -> _ParsedRun:
         rank = _numbers.parse_numbers(fields, 3, "rank", int, hint)
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
     keys = _check_unique(qid, docno, fields.line, fields.name)
+    if keys is not None:  # the join reads the key table, not the hashes
+        docno._hashes = None  # (memory: recomputed if ever asked for)
     # The run tag of the last line (trec_eval keeps that one): only that line's
     # text is split for it.
     n = fields.line.size
