@@ -256,12 +256,12 @@ def parse_numbers(
     """
     reader = reader or ("atof" if kind is float else "integer")
     starts, ends = fields.starts[column], fields.ends[column]
-    out = np.zeros(starts.size, np.float64 if kind is float else np.int64)
     if kind is float:
-        values, ok = plain_decimals(fields.buf, starts, ends)
-        out[:] = values
+        out, ok = plain_decimals(fields.buf, starts, ends)
         rest = np.flatnonzero(~ok)
+        del ok
     else:
+        out = np.zeros(starts.size, np.int64)
         rest = np.arange(starts.size)
     if rest.size == 0:
         return out

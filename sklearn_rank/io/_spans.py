@@ -250,14 +250,11 @@ def factorize(
     head = np.empty(n, bool)
     head[0] = True
     np.not_equal(lengths[1:], lengths[:-1], out=head[1:])
-    for k, live, mask in _word_passes(lengths):
-        word = _words(buf, starts + 8 * k if live is None else starts[live] + 8 * k)
-        word &= mask
-        if live is not None:  # shorter fields: zero words (their length differs)
-            full = np.zeros(n, np.uint64)
-            full[live] = word
-            word = full
-        head[1:] |= word[1:] != word[:-1]
+    # A chunk of rows at a time (and the row before it): the word temporaries
+    # stay small whatever the number of rows.
+    for begin in range(0, n, _HASH_ROWS):
+        lo, hi = max(begin - 1, 0), min(begin + _HASH_ROWS, n)
+        _differ_from_previous(buf, starts[lo:hi], lengths[lo:hi], head[lo + 1 : hi])
     long = _long(lengths)
     if long is not None:  # past the word passes: each long field starts a run
         head[long] = True
@@ -271,15 +268,33 @@ def factorize(
         and _same_bytes(buf, starts[heads], buf, starts[rep], lengths[heads])
     ):
         return _factorize_exact(buf, starts, ends)  # a hash collision: exact path
+    # Each row's run: the number of run heads up to it, less one (32-bit below
+    # 2**31 rows: the largest temporary of a million-row factorization).
+    run = np.cumsum(head, dtype=np.int32 if n < 2**31 else np.int64)
+    run -= 1
     if not appearance:  # codes in hash order (no sort of the first rows)
-        return inverse[np.cumsum(head) - 1], heads[first]
+        return inverse[run], heads[first]
     # Number the codes in order of first appearance: a file grouped by query
     # then has non-decreasing codes (sorts of keys led by them run fast).
     by_appearance = np.argsort(first)
     renumber = np.empty(first.size, np.int64)
     renumber[by_appearance] = np.arange(first.size)
-    codes = renumber[inverse][np.cumsum(head) - 1]
+    codes = renumber[inverse][run]
     return codes, heads[first[by_appearance]]
+
+
+def _differ_from_previous(buf, starts, lengths, out) -> None:
+    """``out[i - 1] |= field i differs from field i - 1`` in its first
+    :data:`_SHORT_WORDS` words (lengths are compared by the caller)."""
+    n = starts.size
+    for k, live, mask in _word_passes(lengths):
+        word = _words(buf, starts + 8 * k if live is None else starts[live] + 8 * k)
+        word &= mask
+        if live is not None:  # shorter fields: zero words (their length differs)
+            full = np.zeros(n, np.uint64)
+            full[live] = word
+            word = full
+        out |= word[1:] != word[:-1]
 
 
 def _factorize_exact(buf, starts, ends):
