@@ -216,11 +216,12 @@ def _join(
     del rq, rs, run_rows  # the list holds the only references (memory)
     rq, rs, run_rows, rank = _rank_and_cut(cols, run.docno, max_docs_per_query, file_q)
     del file_q
-    # One lookup of each judgment's position (1-based, exact in float64; 0: no
-    # qrels line) gives both the grade and the judged flag of every run row.
-    position = np.arange(1, qq.size + 1, dtype=np.float64)
+    # One lookup of each judgment's position (1-based, 32-bit below 2**31
+    # judgments; 0: no qrels line) gives both the grade and the judged flag of
+    # every run row.
+    index = np.int32 if qq.size < 2**31 - 1 else np.int64
+    position = np.arange(1, qq.size + 1, dtype=index)
     found, missing = _lookup(qrels, run, qq, qrels_rows, position, rq, run_rows)
-    found = found.astype(np.intp)
     # Position 0 reads a leading "no qrels line": grade 0, not judged.
     # Judged: a qrels line with a grade >= 0 (trec_eval: negative = unjudged).
     y_run = np.r_[0.0, qr][found]
@@ -284,7 +285,7 @@ def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
     search; every match is confirmed byte for byte. Keys shared by several run
     rows (hash bits that collide) are resolved exactly.
     """
-    y_run = np.zeros(rq.size)
+    y_run = np.zeros(rq.size, qr.dtype)
     missing = np.ones(qq.size, bool)
     if qq.size == 0 or rq.size == 0:
         return y_run, missing
@@ -339,7 +340,7 @@ def _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows):
     table: dict[tuple[int, bytes], int] = {}
     for i, (q, row) in enumerate(zip(qq.tolist(), qrels_rows.tolist(), strict=True)):
         table.setdefault((q, qrels.docno.raw(row)), i)
-    y_run = np.zeros(rq.size)
+    y_run = np.zeros(rq.size, qr.dtype)
     missing = np.ones(qq.size, bool)
     for j, (q, row) in enumerate(zip(rq.tolist(), run_rows.tolist(), strict=True)):
         i = table.get((q, run.docno.raw(row)))
