@@ -98,47 +98,117 @@ def run_measured(cmd: list[str], env: dict | None = None) -> tuple[float, int, s
     return wall, peak_kb * 1024, out.decode()
 
 
-def end_to_end(
-    qrels: Path, run: Path, trec_eval: str | None, repeat: int, pycache: str
-):
-    # Bytecode as an installed package has it (pip compiles .pyc files at
-    # install): written once to a private cache by the warm-up run, even where
-    # PYTHONDONTWRITEBYTECODE is set, instead of compiling every module per run.
-    env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONPYCACHEPREFIX=pycache)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    commands = {
-        "sklearn-rank eval": [
-            sys.executable,
-            "-m",
-            "sklearn_rank",
-            "eval",
-            "--quiet",
-            *TREC_MEASURES,
-            str(qrels),
-            str(run),
-        ],
-    }
-    if trec_eval:
-        commands["trec_eval"] = [trec_eval, *TREC_MEASURES, str(qrels), str(run)]
+def make_tables(folder: Path, qrels: Path, run: Path) -> dict[str, Path]:
+    """The same rows as Parquet and CSV tables (ids as text, typed numbers)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    def columns(path, names, pick, kind):
+        table = pcsv.read_csv(
+            path,
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True),
+            parse_options=pcsv.ParseOptions(delimiter=" "),
+            convert_options=pcsv.ConvertOptions(
+                column_types={f"f{i}": pa.string() for i in (0, 2)}
+            ),
+        )
+        out = {n: table.column(f"f{i}") for n, i in zip(names, pick, strict=True)}
+        out[names[-1]] = out[names[-1]].cast(kind)
+        return pa.table(out)
+
+    q = columns(qrels, ["qid", "docno", "label"], [0, 2, 3], pa.int64())
+    r = columns(run, ["qid", "docno", "score"], [0, 2, 4], pa.float64())
+    paths = {}
+    for name, table in (("qrels", q), ("run", r)):
+        pq.write_table(table, folder / f"{name}.parquet")
+        pcsv.write_csv(table, folder / f"{name}.csv")
+        paths[f"{name}.parquet"] = folder / f"{name}.parquet"
+        paths[f"{name}.csv"] = folder / f"{name}.csv"
+    return paths
+
+
+def make_long_field(folder: Path, size: int = 10_000_000) -> tuple[Path, Path]:
+    """A qrels and a run whose first docno is ``size`` bytes long."""
+    doc = "x" * size
+    qrels, run = folder / "long_qrels.txt", folder / "long_run.txt"
+    qrels.write_text(f"q1 0 {doc} 1\nq1 0 d2 0\n")
+    run.write_text(f"q1 Q0 {doc} 1 1.0 r\nq1 Q0 d2 2 0.5 r\n")
+    return qrels, run
+
+
+def timed_rounds(commands: dict, env: dict, repeat: int, envs: dict | None = None):
+    """Each command once as a warm-up, then ``repeat`` interleaved rounds:
+    median wall seconds, median peak bytes and the last output per command."""
+    envs = envs or {}
+    for name, cmd in commands.items():  # warm-up: bytecode, page cache
+        run_measured(cmd, envs.get(name, env))
     times = {k: [] for k in commands}
     peaks = {k: [] for k in commands}
     outputs = {}
-    for cmd in commands.values():  # warm-up: bytecode, page cache
-        run_measured(cmd, env)
     for _ in range(repeat):
         for name, cmd in commands.items():
-            wall, peak, out = run_measured(cmd, env)
+            wall, peak, out = run_measured(cmd, envs.get(name, env))
             times[name].append(wall)
             peaks[name].append(peak)
             outputs[name] = out
-    same = None
-    if trec_eval:
-        same = outputs["sklearn-rank eval"] == outputs["trec_eval"]
     return (
         {k: statistics.median(v) for k, v in times.items()},
         {k: statistics.median(v) for k, v in peaks.items()},
-        same,
+        outputs,
     )
+
+
+def _env(tree: Path, pycache: str) -> dict:
+    # Bytecode as an installed package has it (pip compiles .pyc files at
+    # install): written once to a private cache by the warm-up run, even where
+    # PYTHONDONTWRITEBYTECODE is set, instead of compiling every module per run.
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONPYCACHEPREFIX=pycache)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def _ours(*args) -> list[str]:
+    return [sys.executable, "-m", "sklearn_rank", "eval", "--quiet", *map(str, args)]
+
+
+def end_to_end(qrels, run, trec_eval, repeat, pycache, baseline=None):
+    """sklearn-rank eval (this tree, and ``baseline`` when given) against
+    trec_eval: default measures and five measures."""
+    env = _env(REPO, pycache)
+    envs = {}
+    commands = {}
+    for label, extra in (("default measures", []), ("5 measures", TREC_MEASURES)):
+        commands[f"sklearn-rank eval, {label}"] = _ours(*extra, qrels, run)
+        if baseline:
+            key = f"baseline sklearn-rank eval, {label}"
+            commands[key] = _ours(*extra, qrels, run)
+            envs[key] = _env(baseline, pycache + "-baseline")
+        if trec_eval:
+            commands[f"trec_eval, {label}"] = [trec_eval, *extra, str(qrels), str(run)]
+    return timed_rounds(commands, env, repeat, envs)
+
+
+def tables_vs_text(files: dict, qrels, run, repeat, pycache, baseline=None):
+    """The same rows as TREC text, Parquet and CSV, and mixed (five measures,
+    trec_eval's convention and layout, so every output must be the same)."""
+    env = _env(REPO, pycache)
+    common = [*TREC_MEASURES, "--convention", "trec_eval", "--format", "trec"]
+    pairs = {
+        "TREC qrels + TREC run": (qrels, run),
+        "Parquet qrels + Parquet run": (files["qrels.parquet"], files["run.parquet"]),
+        "CSV qrels + CSV run": (files["qrels.csv"], files["run.csv"]),
+        "TREC qrels + Parquet run": (qrels, files["run.parquet"]),
+    }
+    commands = {k: _ours(*common, "--label-col", "label", *v) for k, v in pairs.items()}
+    envs = {}
+    if baseline:
+        for k in ("TREC qrels + TREC run", "Parquet qrels + Parquet run"):
+            commands[f"baseline: {k}"] = _ours(
+                *common, "--label-col", "label", *pairs[k]
+            )
+            envs[f"baseline: {k}"] = _env(baseline, pycache + "-baseline")
+    return timed_rounds(commands, env, repeat, envs)
 
 
 def reading(qrels: Path, run: Path, repeat: int) -> dict[str, float]:
@@ -195,6 +265,15 @@ def main(argv=None) -> int:
         default=os.environ.get("TREC_EVAL") or shutil.which("trec_eval"),
         help="trec_eval binary (default: $TREC_EVAL, then trec_eval on PATH)",
     )
+    parser.add_argument(
+        "--baseline",
+        help="another checkout of the package, timed side by side (PYTHONPATH)",
+    )
+    parser.add_argument(
+        "--baseline-long",
+        action="store_true",
+        help="time the baseline on the 10 MB field too (minutes before 0.2)",
+    )
     args = parser.parse_args(argv)
     trec_eval = args.trec_eval
     if not trec_eval or not os.access(trec_eval, os.X_OK):
@@ -213,20 +292,72 @@ def main(argv=None) -> int:
             f"Python {platform.python_version()}, numpy {np.__version__}; "
             f"load average at start {os.getloadavg()[0]:.2f}\n"
         )
-        times, peaks, same = end_to_end(
-            qrels, run, trec_eval, args.repeat, os.path.join(tmp, "pycache")
+        baseline = Path(args.baseline) if args.baseline else None
+        times, peaks, outs = end_to_end(
+            qrels, run, trec_eval, args.repeat, os.path.join(tmp, "pycache"), baseline
         )
-        print("| end to end, 5 measures | wall (s) | peak memory (MB) |")
+        print("| end to end | wall (s) | peak memory (MB) |")
         print("|---|---:|---:|")
         for name in times:
             print(f"| {name} | {times[name]:.2f} | {peaks[name] / 2**20:.0f} |")
-        if trec_eval:
-            ours, theirs = "sklearn-rank eval", "trec_eval"
+        print()
+        for label in ("default measures", "5 measures"):
+            ours = f"sklearn-rank eval, {label}"
+            if trec_eval:
+                theirs = f"trec_eval, {label}"
+                same = outs[ours] == outs[theirs]
+                print(
+                    f"- {label}: wall {times[ours] / times[theirs]:.2f}x trec_eval's "
+                    f"(target <= 0.6x), peak memory {peaks[ours] / peaks[theirs]:.2f}x "
+                    f"(target <= 2x); identical output: {same}"
+                )
+            if baseline:
+                old = f"baseline sklearn-rank eval, {label}"
+                print(
+                    f"- {label}: wall {times[ours] / times[old]:.2f}x the baseline "
+                    f"tree's, peak memory {peaks[ours] / peaks[old]:.2f}x"
+                )
+        print(f"\nload average after: {os.getloadavg()[0]:.2f}\n")
+        files = make_tables(Path(tmp), qrels, run)
+        times, peaks, outs = tables_vs_text(
+            files, qrels, run, args.repeat, os.path.join(tmp, "pycache"), baseline
+        )
+        text = "TREC qrels + TREC run"
+        print("| same rows, 5 measures | wall (s) | ratio to TREC text | peak (MB) |")
+        print("|---|---:|---:|---:|")
+        for name in times:
+            ref = f"baseline: {text}" if name.startswith("baseline") else text
             print(
-                f"\nratios to trec_eval: wall {times[ours] / times[theirs]:.2f}x "
-                f"(target <= 0.75x), peak memory {peaks[ours] / peaks[theirs]:.2f}x "
-                f"(target <= 3x); identical output: {same}\n"
+                f"| {name} | {times[name]:.2f} | {times[name] / times[ref]:.2f}x "
+                f"| {peaks[name] / 2**20:.0f} |"
             )
+        same = len({outs[k] for k in outs if not k.startswith("baseline")}) == 1
+        print(f"\nidentical output on every layout: {same} (target: tables <= 1.0x)")
+        print(f"load average after: {os.getloadavg()[0]:.2f}\n")
+        long_qrels, long_run = make_long_field(Path(tmp))
+        commands = {"sklearn-rank eval": _ours("-m", "map", long_qrels, long_run)}
+        envs = {}
+        if baseline and args.baseline_long:
+            commands["baseline sklearn-rank eval"] = commands["sklearn-rank eval"]
+            envs["baseline sklearn-rank eval"] = _env(
+                baseline, os.path.join(tmp, "pyc-b")
+            )
+        if trec_eval:
+            commands["trec_eval"] = [
+                trec_eval,
+                "-m",
+                "map",
+                str(long_qrels),
+                str(long_run),
+            ]
+        times, peaks, _ = timed_rounds(
+            commands, _env(REPO, os.path.join(tmp, "pycache")), args.repeat, envs
+        )
+        print("| a 10 MB docno in the qrels and the run | wall (s) | peak (MB) |")
+        print("|---|---:|---:|")
+        for name in times:
+            print(f"| {name} | {times[name]:.2f} | {peaks[name] / 2**20:.0f} |")
+        print("\n(target: sklearn-rank eval <= 0.5 s)")
         print(f"load average after: {os.getloadavg()[0]:.2f}\n")
         read = reading(qrels, run, args.repeat)
         print("| reading | time (s) | MB/s of run file |")

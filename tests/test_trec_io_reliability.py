@@ -9,7 +9,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from sklearn_rank.io import _text, load_trec, read_qrels, read_run
+from sklearn_rank.io import _spans, load_trec, read_qrels, read_run
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d7 2\n"
 RUN = "q1 Q0 d2 1 2.0 r\nq1 Q0 d1 2 1.0 r\nq2 Q0 d7 1 5.0 r\n"
@@ -42,7 +42,7 @@ def test_gzip_is_read_directly(tmp_path):
 def test_hash_collisions_fall_back_to_exact_codes(monkeypatch):
     """Every field hashing alike must not merge distinct ids."""
     monkeypatch.setattr(
-        _text, "hash_spans", lambda buf, s, e: np.zeros(s.size, np.uint64)
+        _spans, "hash_spans", lambda buf, s, e: np.zeros(s.size, np.uint64)
     )
     qrels = read_qrels(io.StringIO(QRELS))
     run = read_run(io.StringIO(RUN))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +30,9 @@ class RunInput:
     qids: list[str]
     retrieved: np.ndarray | None = None
     judged: np.ndarray | None = None
+    # (file, label column) of a predictions table: the rows it holds are all
+    # the judgments there are, and its messages name file and row.
+    origin: tuple[str, str] | None = None
 
 
 def file_format(path: str, forced: str | None) -> str:
@@ -41,11 +46,6 @@ def file_format(path: str, forced: str | None) -> str:
 def detect_layout(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
     """``trec``, ``table`` (one file), ``joined`` (qrels + run tables) or ``ranked``."""
     formats = {file_format(f, args.input_format) for f in args.files}
-    if "trec" in formats and len(formats) > 1:
-        parser.error(
-            "mixing TREC files and tables; give TREC files or tables "
-            "(or --input-format for all)"
-        )
     n = len(args.files)
     if args.ranked_lists:
         if n != 1 or formats == {"trec"}:
@@ -55,6 +55,8 @@ def detect_layout(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         if n < 2:
             parser.error("TREC input needs QRELS RUN [RUN ...] (at least two files)")
         return "trec"
+    # Tables, or TREC files and tables mixed (a TREC qrels and a table run):
+    # each file is read by its own format and joined as trec_eval joins.
     return "table" if n == 1 else "joined"
 
 
@@ -70,6 +72,18 @@ def _from_arrays(name, runid, y_true, y_score, groups, retrieved=None) -> RunInp
         qids=qids.tolist(),
         retrieved=retrieved,
     )
+
+
+def check_not_empty(parsed, kind: str) -> None:
+    """An empty qrels or run file is said to be empty (trec_eval refuses it)."""
+    if parsed.line.size == 0:
+        layout = (
+            "qid iter docno rel" if kind == "qrels" else "qid Q0 docno rank score runid"
+        )
+        raise ValueError(
+            f"{parsed.source}: the {kind} file is empty (no line of the form "
+            f"'{layout}')"
+        )
 
 
 def check_overlap(joined, run_source: str, qrels_source: str) -> None:
@@ -95,7 +109,24 @@ def stdin_or_path(path: str):
     return sys.stdin.buffer if path == "-" else path
 
 
-def _load_trec(args: argparse.Namespace) -> list[RunInput]:
+def from_join(name: str, runid: str, joined) -> RunInput:
+    """A run joined with the judgments (``_trec_join._Joined``) as flat arrays."""
+    # Codes are in string order; renumber the present ones 0..G-1 (linear).
+    seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0
+    present = np.flatnonzero(seen)
+    return RunInput(
+        name=name,
+        runid=runid,
+        y_true=joined.y_true,
+        y_score=joined.y_score,
+        codes=(np.cumsum(seen) - 1)[joined.qcode],
+        qids=joined.qids[present].tolist(),
+        retrieved=joined.retrieved,
+        judged=joined.judged,
+    )
+
+
+def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
     # The package's own readers, without the per-row strings of the public
     # Qrels / Run objects: rows keep integer codes, text is decoded only for
     # query ids and tied scores. Each run is read, joined and dropped before the
@@ -103,28 +134,19 @@ def _load_trec(args: argparse.Namespace) -> list[RunInput]:
     from ..io._trec_join import _join
     from ..io._trec_parse import _parse_qrels, _parse_run
 
-    qrels = _parse_qrels(stdin_or_path(args.files[0]))
+    def reader(path):
+        # Standard input has no size to show progress against.
+        return None if progress is None or path == "-" else progress.reader(path)
+
+    qrels = _parse_qrels(stdin_or_path(args.files[0]), progress=reader(args.files[0]))
+    check_not_empty(qrels, "qrels")
     out, tags = [], []
     for path in args.files[1:]:
-        run = _parse_run(stdin_or_path(path), ranks=False)
+        run = _parse_run(stdin_or_path(path), ranks=False, progress=reader(path))
+        check_not_empty(run, "run")
         joined = _join(qrels, run, args.complete, args.max_docs)
         check_overlap(joined, run.source, qrels.source)
-        # Codes are in string order; renumber the present ones 0..G-1 (linear).
-        seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0
-        present = np.flatnonzero(seen)
-        codes = (np.cumsum(seen) - 1)[joined.qcode]
-        out.append(
-            RunInput(
-                name=path,
-                runid=run.runid,
-                y_true=joined.y_true,
-                y_score=joined.y_score,
-                codes=codes,
-                qids=joined.qids[present].tolist(),
-                retrieved=joined.retrieved,
-                judged=joined.judged,
-            )
-        )
+        out.append(from_join(path, run.runid, joined))
         tags.append(run.runid)
         del run, joined
     for item, name in zip(out, _names(args.files[1:], tags), strict=True):
@@ -132,13 +154,71 @@ def _load_trec(args: argparse.Namespace) -> list[RunInput]:
     return out
 
 
-def load(layout: str, args: argparse.Namespace) -> list[RunInput]:
-    """Every run of the command line, as flat arrays."""
-    if layout == "trec":
-        return _load_trec(args)
-    from . import _tables
+def load(
+    layout: str, args: argparse.Namespace, measures=None, progress=None
+) -> list[RunInput]:
+    """Every run of the command line, as flat arrays.
 
-    return _tables.load(layout, args)
+    A number field read as trec_eval reads it but not as it looks
+    (:class:`~sklearn_rank.io.TrecFormatWarning`) becomes one note on stderr.
+    """
+    from ..io import TrecFormatWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TrecFormatWarning)
+        if layout == "trec":
+            runs = _load_trec(args, progress)
+        else:
+            from . import _tables
+
+            runs = _tables.load(layout, args, progress)
+    for w in caught:
+        if w.category is not TrecFormatWarning:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        elif not getattr(args, "quiet", False):
+            print(f"sklearn-rank {_command(args)}: note: {w.message}", file=sys.stderr)
+    if measures is not None and not getattr(args, "quiet", False):
+        _note_partial_judgments(runs, measures, args)
+    return runs
+
+
+def _command(args: argparse.Namespace) -> str:
+    return getattr(args, "command", None) or "eval"
+
+
+# Library metrics whose value depends on every relevant document of a query
+# (their number, or the ideal ranking), and trec_eval's count of them: a
+# predictions table knows only the relevant rows it holds.
+_NEED_ALL_RELEVANT = {
+    "map",
+    "recall",
+    "r_precision",
+    "bpref",
+    "f1",
+    "iprec",
+    "iprec_11pt",
+    "ndcg",
+}
+
+
+def _note_partial_judgments(runs, measures, args) -> None:
+    """Say once that a predictions table's relevant rows are all it knows."""
+    if not any(r.origin is not None for r in runs):
+        return
+    names = [
+        m.label
+        for m in measures
+        if (m.metric or "").split("@")[0] in _NEED_ALL_RELEVANT or m.label == "num_rel"
+    ]
+    if names:
+        path = next(r.origin[0] for r in runs if r.origin is not None)
+        print(
+            f"sklearn-rank {_command(args)}: note: {path} holds predictions only: "
+            f"{', '.join(dict.fromkeys(names))} count the relevant rows of the "
+            "table alone (relevant documents it does not contain are unknown). "
+            "Give the judgments as a qrels file or table (QRELS RUN) to count them",
+            file=sys.stderr,
+        )
 
 
 def _counts(
@@ -160,6 +240,18 @@ def _counts(
             run.codes, weights=relevant & retrieved, minlength=n
         ),
     }
+
+
+def _negative_label(run: RunInput) -> ValueError:
+    """The library's refusal of negative labels, in the command's words."""
+    path, column = run.origin
+    row = int(np.flatnonzero(run.y_true < 0)[0])
+    return ValueError(
+        f"{path}, row {row + 1}: column {column!r} holds the negative label "
+        f"{run.y_true[row]:g}; graded measures need labels >= 0. Fix the row, name "
+        "another column with --label-col, or give judgments with negative grades "
+        "(trec_eval's 'unjudged') as a qrels table beside the run (QRELS RUN)"
+    )
 
 
 def score(
@@ -188,7 +280,12 @@ def score(
     def compute(names, key, **extra):
         """Means (and per-query values) of ``names``, stored under ``key(name)``."""
         kw = {**common, **extra}
-        found = evaluate(run.y_true, run.y_score, metrics=names, **kw)
+        try:
+            found = evaluate(run.y_true, run.y_score, metrics=names, **kw)
+        except ValueError as exc:
+            if run.origin is not None and "negative labels" in str(exc):
+                raise _negative_label(run) from None
+            raise
         means.update({key(n): v for n, v in found.items()})
         if per_query:
             kw.pop("undefined", None)

@@ -93,11 +93,17 @@ def run_sources(layout: str, args: argparse.Namespace, n_runs: int) -> list:
     return list(sources) if len(sources) == n_runs else [None] * n_runs
 
 
-def load_runs(layout: str, args: argparse.Namespace, debug_qid: str | None):
+def load_runs(
+    layout: str,
+    args: argparse.Namespace,
+    debug_qid: str | None,
+    measures=None,
+    progress=None,
+):
     """Every run of the command line, with unique names (-D: one query)."""
     from . import _inputs
 
-    runs = _inputs.load(layout, args)
+    runs = _inputs.load(layout, args, measures, progress)
     names = _output.unique_names(
         [r.name for r in runs], run_sources(layout, args, len(runs))
     )

@@ -1,5 +1,8 @@
-"""``sklearn-rank eval`` on tables: one predictions table, qrels + run tables, or
-ranked lists. Every layout ends in the same flat arrays as TREC input."""
+"""``sklearn-rank eval`` on tables: one predictions table, qrels + run tables (or
+a TREC file on either side), or ranked lists. Every layout ends in the same flat
+arrays as TREC input; table columns are read as Arrow arrays and their ids as
+byte spans, the TREC reader's own representation, so no Python object is made
+per row."""
 
 from __future__ import annotations
 
@@ -9,8 +12,9 @@ import os
 import numpy as np
 
 from ..io import _tables
-from ..io._trec import Qrels, Run, _parsed_qrels, _parsed_run
+from ..io._id_columns import _check_unique, _RowText, _TextColumn
 from ..io._trec_join import _join
+from ..io._trec_parse import _ParsedQrels, _ParsedRun
 from ._inputs import RunInput, _from_arrays, _names, check_overlap
 
 
@@ -19,84 +23,130 @@ def _read(path: str, columns: list[str], args: argparse.Namespace):
     return _tables.read_table(path, columns, input_format=fmt)
 
 
+def _columns(path, columns, text, args, progress=None):
+    """Arrow columns of one table (ids as strings), bytes read reported."""
+    from ..io._arrow_columns import read_columns
+
+    fmt = args.input_format if args.input_format != "trec" else None
+    report = None if progress is None else progress.reader(path)
+    return read_columns(path, columns, input_format=fmt, text=text, progress=report)
+
+
 def _score_cols(args: argparse.Namespace) -> list[str]:
     return args.score_col or ["score"]
 
 
-def _single(args: argparse.Namespace) -> list[RunInput]:
+def _string_order(column: _TextColumn) -> tuple[np.ndarray, list[str]]:
+    """Codes renumbered so that they follow the ids' string order."""
+    names = np.array(column.text(), dtype=object)
+    order = np.argsort(names, kind="stable")
+    renumber = np.empty(order.size, np.int64)
+    renumber[order] = np.arange(order.size)
+    return renumber[column.codes], names[order].tolist()
+
+
+def _single(args: argparse.Namespace, progress=None) -> list[RunInput]:
     """One table: query, label and one or more score columns."""
+    from ..io._arrow_columns import arrow_numbers, arrow_spans
+
     path = args.files[0]
     scores = _score_cols(args)
-    table = _read(path, [args.query_col, args.label_col, *scores], args)
-    groups = _tables.id_column(table[args.query_col], args.query_col, path)
-    labels = _tables.numeric_column(table[args.label_col], args.label_col, path)
+    table = _columns(
+        path,
+        [args.query_col, args.label_col, *scores],
+        [args.query_col],
+        args,
+        progress,
+    )
+    buf, starts, ends = arrow_spans(table[args.query_col], args.query_col, path)
+    codes, qids = _string_order(_TextColumn.from_spans(buf, starts, ends))
+    labels = arrow_numbers(table[args.label_col], args.label_col, path)
     return [
-        _from_arrays(
-            col, col, labels, _tables.numeric_column(table[col], col, path), groups
+        RunInput(
+            name=col,
+            runid=col,
+            y_true=labels,
+            y_score=arrow_numbers(table[col], col, path),
+            codes=codes,
+            qids=qids,
+            origin=(path, args.label_col),
         )
         for col in scores
     ]
 
 
-def _qrels_table(path: str, args: argparse.Namespace) -> Qrels:
-    table = _read(path, [args.query_col, args.doc_col, args.label_col], args)
-    n = table[args.query_col].size
-    return Qrels(
-        qid=_tables.id_column(table[args.query_col], args.query_col, path),
-        docno=_tables.id_column(table[args.doc_col], args.doc_col, path),
-        relevance=_tables.numeric_column(table[args.label_col], args.label_col, path),
+def _table_qrels(path: str, args: argparse.Namespace, progress=None) -> _ParsedQrels:
+    from ..io._arrow_columns import arrow_numbers, arrow_spans
+
+    q, d, label = args.query_col, args.doc_col, args.label_col
+    table = _columns(path, [q, d, label], [q, d], args, progress)
+    n = len(table[q])
+    source = f"{path} (row numbers)"
+    qrels = _ParsedQrels(
+        qid=_TextColumn.from_spans(*arrow_spans(table[q], q, path)),
+        docno=_RowText(*arrow_spans(table[d], d, path)),
+        relevance=arrow_numbers(table[label], label, path),
         line=np.arange(1, n + 1),
-        source=f"{path} (row numbers)",
+        source=source,
     )
+    qrels.keys = _check_unique(qrels.qid, qrels.docno, qrels.line, source)
+    return qrels
 
 
-def _run_table(path: str, score: str, args: argparse.Namespace) -> Run:
-    table = _read(path, [args.query_col, args.doc_col, score], args)
-    n = table[args.query_col].size
-    return Run(
-        qid=_tables.id_column(table[args.query_col], args.query_col, path),
-        docno=_tables.id_column(table[args.doc_col], args.doc_col, path),
-        rank=np.arange(1, n + 1),
-        score=_tables.numeric_column(table[score], score, path),
-        runid=os.path.basename(path),
-        line=np.arange(1, n + 1),
-        source=f"{path} (row numbers)",
-    )
+def _table_runs(path: str, args: argparse.Namespace, progress=None) -> list[_ParsedRun]:
+    """One run per score column of a run table (the table read once)."""
+    from ..io._arrow_columns import arrow_numbers, arrow_spans
+
+    q, d, scores = args.query_col, args.doc_col, _score_cols(args)
+    table = _columns(path, [q, d, *scores], [q, d], args, progress)
+    n = len(table[q])
+    source = f"{path} (row numbers)"
+    qid = _TextColumn.from_spans(*arrow_spans(table[q], q, path))
+    docno = _RowText(*arrow_spans(table[d], d, path))
+    line = np.arange(1, n + 1)
+    keys = _check_unique(qid, docno, line, source)
+    return [
+        _ParsedRun(
+            qid, docno, arrow_numbers(table[s], s, path), None, s, line, source, keys
+        )
+        for s in scores
+    ]
 
 
-def _joined(args: argparse.Namespace) -> list[RunInput]:
-    """A qrels table and run tables joined on query and document, as trec_eval
-    joins TREC files (so the same data gives the same numbers)."""
-    from ..io._id_columns import _check_unique
+def _joined(args: argparse.Namespace, progress=None) -> list[RunInput]:
+    """Qrels and runs, each a table or a TREC file, joined on query and
+    document as trec_eval joins TREC files (same data, same numbers)."""
+    from ..io._trec_parse import _parse_qrels, _parse_run
+    from ._inputs import check_not_empty, file_format, from_join
 
-    qrels = _parsed_qrels(_qrels_table(args.files[0], args))
-    _check_unique(qrels.qid, qrels.docno, qrels.line, qrels.source)
+    first = args.files[0]
+    if file_format(first, args.input_format) == "trec":
+        qrels = _parse_qrels(first, progress=_reader(progress, first))
+        check_not_empty(qrels, "qrels")
+    else:
+        qrels = _table_qrels(first, args, progress)
     runs, paths = [], []
     for path in args.files[1:]:
-        for score in _score_cols(args):
-            run = _parsed_run(_run_table(path, score, args))
-            _check_unique(run.qid, run.docno, run.line, run.source)
+        if file_format(path, args.input_format) == "trec":
+            run = _parse_run(path, ranks=False, progress=_reader(progress, path))
+            check_not_empty(run, "run")
+            found = [run]
+        else:
+            found = _table_runs(path, args, progress)
+        for run in found:
             runs.append(run)
-            paths.append(path if len(_score_cols(args)) == 1 else f"{path}:{score}")
+            paths.append(path if len(found) == 1 else f"{path}:{run.runid}")
     names = _names(paths, [os.path.basename(p) for p in paths])
     out = []
     for name, run in zip(names, runs, strict=True):
         joined = _join(qrels, run, args.complete, args.max_docs)
         check_overlap(joined, run.source, qrels.source)
-        present = np.unique(joined.qcode)
-        out.append(
-            RunInput(
-                name=name,
-                runid=name,
-                y_true=joined.y_true,
-                y_score=joined.y_score,
-                codes=np.searchsorted(present, joined.qcode),
-                qids=joined.qids[present].tolist(),
-                retrieved=joined.retrieved,
-                judged=joined.judged,
-            )
-        )
+        out.append(from_join(name, name, joined))
     return out
+
+
+def _reader(progress, path):
+    return None if progress is None else progress.reader(path)
 
 
 def _ranked(args: argparse.Namespace) -> list[RunInput]:
@@ -124,9 +174,9 @@ def _ranked(args: argparse.Namespace) -> list[RunInput]:
     ]
 
 
-def load(layout: str, args: argparse.Namespace) -> list[RunInput]:
+def load(layout: str, args: argparse.Namespace, progress=None) -> list[RunInput]:
     if layout == "table":
-        return _single(args)
+        return _single(args, progress)
     if layout == "joined":
-        return _joined(args)
+        return _joined(args, progress)
     return _ranked(args)

@@ -256,7 +256,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     result.per_query = {}
             runs = []
         else:
-            runs = load_runs(layout, args, debug_qid)
+            runs = load_runs(layout, args, debug_qid, measures, progress)
             results = []
         for r in runs:
             progress.step(f"evaluating {r.name}")

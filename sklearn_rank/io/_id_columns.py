@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _text
+from . import _spans, _text
 
 
 def _padded(encoded: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -38,7 +38,7 @@ class _Spans:
     def hashes(self) -> np.ndarray:
         """The 64-bit hash of each span (computed once)."""
         if self._hashes is None:
-            self._hashes = _text.hash_spans(self.buf, self.starts, self.ends)
+            self._hashes = _spans.hash_spans(self.buf, self.starts, self.ends)
         return self._hashes
 
 
@@ -55,9 +55,13 @@ class _TextColumn(_Spans):
 
     @classmethod
     def from_fields(cls, fields: _text.Fields, column: int) -> _TextColumn:
-        starts, ends = fields.starts[column], fields.ends[column]
-        codes, first = _text.factorize(fields.buf, starts, ends)
-        return cls(codes, fields.buf, starts[first], ends[first])
+        return cls.from_spans(fields.buf, fields.starts[column], fields.ends[column])
+
+    @classmethod
+    def from_spans(cls, buf, starts, ends) -> _TextColumn:
+        """From one span per row (codes in order of first appearance)."""
+        codes, first = _spans.factorize(buf, starts, ends)
+        return cls(codes, buf, starts[first], ends[first])
 
     @classmethod
     def from_values(cls, values: Any) -> _TextColumn:
@@ -82,8 +86,8 @@ class _TextColumn(_Spans):
     def text(self, codes: np.ndarray | None = None) -> list[str]:
         """The distinct strings (or those of ``codes``)."""
         if codes is None:
-            return _text.decode(self.buf, self.starts, self.ends)
-        return _text.decode(self.buf, self.starts[codes], self.ends[codes])
+            return _spans.decode(self.buf, self.starts, self.ends)
+        return _spans.decode(self.buf, self.starts[codes], self.ends[codes])
 
     def strings(self) -> np.ndarray:
         """One Python str per row (an object array: memory grows with the data,
@@ -115,7 +119,7 @@ class _RowText(_Spans):
         return int(self.starts.size)
 
     def factorized(self) -> _TextColumn:
-        codes, first = _text.factorize(self.buf, self.starts, self.ends, False)
+        codes, first = _spans.factorize(self.buf, self.starts, self.ends, False)
         return _TextColumn(codes, self.buf, self.starts[first], self.ends[first])
 
     @property
@@ -125,8 +129,8 @@ class _RowText(_Spans):
     def text(self, rows: np.ndarray | None = None) -> list[str]:
         """The strings of ``rows`` (all rows by default)."""
         if rows is None:
-            return _text.decode(self.buf, self.starts, self.ends)
-        return _text.decode(self.buf, self.starts[rows], self.ends[rows])
+            return _spans.decode(self.buf, self.starts, self.ends)
+        return _spans.decode(self.buf, self.starts[rows], self.ends[rows])
 
     def raw(self, row: int) -> bytes:
         return self.buf[int(self.starts[row]) : int(self.ends[row])].tobytes()
@@ -147,7 +151,7 @@ def _row_keys(qcodes: np.ndarray, qhash: np.ndarray, docno: _RowText) -> np.ndar
     with np.errstate(over="ignore"):
         keys = qhash[qcodes] * _MIX
         keys ^= docno.hashes
-        keys *= _text._P1
+        keys *= _spans._P1
         keys ^= keys >> np.uint64(31)
     return keys
 
@@ -170,7 +174,7 @@ def _merge(a: _TextColumn, b: _TextColumn) -> tuple[np.ndarray, np.ndarray, int]
     if same and shared.any():
         rep = first[map_b[shared]]
         la, lb = a.ends[rep] - a.starts[rep], b.ends[shared] - b.starts[shared]
-        same = np.array_equal(la, lb) and _text._same_bytes(
+        same = np.array_equal(la, lb) and _spans._same_bytes(
             a.buf, a.starts[rep], b.buf, b.starts[shared], lb
         )
     if not same:  # a 64-bit hash collision: merge through the text
@@ -259,7 +263,8 @@ def _check_unique(
         raise _text.error(
             name,
             int(lines[row]),
-            f"duplicate document {d!r} for query {q!r} (first listed on line "
+            f"duplicate document {_text.shown(d)} for query {_text.shown(q)} "
+            f"(first listed on line "
             f"{int(lines[seen[pair]])}); each document may appear once per query",
         )
     return table

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _text
+from . import _spans
 from ._id_columns import _key_table, _merge, _RowText
 from ._trec_parse import _ParsedQrels, _ParsedRun
 
@@ -37,7 +37,9 @@ def _run_code_of(qrels: _ParsedQrels, run: _ParsedRun, qq, rq, qrels_rows, run_r
     """The run file's own query code of each kept qrels row (-1: none)."""
     n = int(max(qq.max(initial=-1), rq.max(initial=-1))) + 1
     to_run = np.full(n, -1, np.int64)
-    to_run[rq] = run.qid.codes[run_rows]
+    # One row per block of a query (rq comes grouped): no full-size gather.
+    first = np.flatnonzero(np.r_[True, rq[1:] != rq[:-1]]) if rq.size else rq
+    to_run[rq[first]] = run.qid.codes[run_rows[first]]
     return to_run[qq]
 
 
@@ -46,7 +48,8 @@ def _descending_key(s: np.ndarray) -> np.ndarray:
     floats ``s`` (equal floats, 0.0 and -0.0 included, give equal keys)."""
     bits = (s + 0.0).view(np.uint64)  # -0.0 + 0.0 is 0.0
     # Non-negative: flip all bits but the sign; negative: keep them as they are.
-    flip = (bits >> np.uint64(63)) - np.uint64(1)
+    flip = bits >> np.uint64(63)  # in place from here: one temporary
+    flip -= np.uint64(1)
     flip >>= np.uint64(1)
     bits ^= flip
     return bits
@@ -92,12 +95,21 @@ def _trec_order(
     if score_bits < _MIN_SCORE_BITS:  # huge inputs: full score key, then query
         order = _group_pass(np.argsort(_descending_key(s)), q, int(q.max()) + 1)
         return _order_ties(order, q, s, rows, docno)
-    packed = lead.astype(np.uint64) << np.uint64(64 - query_bits)
-    packed |= (_descending_key(s) >> np.uint64(64 - score_bits)) << np.uint64(row_bits)
-    packed |= np.arange(n, dtype=np.uint64)
+    # In place where possible: the peak stays a few arrays of n (the
+    # command's peak memory is this sort's).
+    packed = lead.astype(np.uint64)
+    packed <<= np.uint64(64 - query_bits)
+    key = _descending_key(s)
+    key >>= np.uint64(64 - score_bits)
+    key <<= np.uint64(row_bits)
+    packed |= key
+    key[:] = np.arange(n, dtype=np.uint64)
+    packed |= key
+    del key
     grouped = bool((lead[1:] >= lead[:-1]).all())
     packed.sort(kind="stable" if grouped else None)
-    order = (packed & np.uint64((1 << row_bits) - 1)).astype(np.intp)
+    order = packed & np.uint64((1 << row_bits) - 1)
+    order = order.view(np.int64)  # row indices < 2**row_bits: the same values
     differ = packed[1:] ^ packed[:-1]  # equal high parts: only row bits differ
     differ >>= np.uint64(row_bits)
     merged = differ == 0
@@ -122,12 +134,17 @@ def _blocks_in_order(order: np.ndarray, q: np.ndarray) -> np.ndarray:
     block_q = qo[starts]
     if (block_q[1:] > block_q[:-1]).all():
         return order
+    n = qo.size
+    del qo
     by_q = np.argsort(block_q)
-    sizes = np.diff(np.r_[starts, qo.size])[by_q]
-    # Position k of the new order reads old position start + (k - new start).
+    sizes = np.diff(np.r_[starts, n])[by_q]
+    # Position k of the new order reads old position start + (k - new start);
+    # 32-bit positions below 2**31 rows (half the memory at the peak).
+    index = np.int32 if n < 2**31 else np.int64
     new_starts = np.cumsum(sizes) - sizes
-    shift = np.repeat(starts[by_q] - new_starts, sizes)
-    return order[np.arange(qo.size) + shift]
+    at = np.repeat((starts[by_q] - new_starts).astype(index), sizes)
+    at += np.arange(n, dtype=index)
+    return order[at]
 
 
 def _order_ties(order, q, s, rows, docno, pos=None):
@@ -147,7 +164,7 @@ def _order_ties(order, q, s, rows, docno, pos=None):
     place = where if pos is None else pos[where]
     tied = rows[order[place]]
     starts, ends = docno.starts[tied], docno.ends[tied]
-    words = _text.byte_order_words(docno.buf, starts, ends)
+    words = _spans.byte_order_words(docno.buf, starts, ends)
     if words is not None:  # descending bytes: every key complemented
         keys = [~(ends - starts).astype(np.uint64)] + [~w for w in words[::-1]]
         order[place] = order[place][np.lexsort((*keys, block))]
@@ -194,27 +211,38 @@ def _join(
     qq = qq[qrels_rows]
     raw = qrels.relevance[qrels_rows]
     qr = np.maximum(raw, 0.0)
-    rq, rs, run_rows, rank = _rank_and_cut(
-        rq, rs, run_rows, run.docno, max_docs_per_query, run.qid.codes[run_rows]
-    )
-    # One lookup of each judgment's position (1-based, exact in float64; 0: no
-    # qrels line) gives both the grade and the judged flag of every run row.
-    position = np.arange(1, qq.size + 1, dtype=np.float64)
+    file_q = run.qid.codes[run_rows]
+    cols = [rq, rs, run_rows]
+    del rq, rs, run_rows  # the list holds the only references (memory)
+    rq, rs, run_rows, rank = _rank_and_cut(cols, run.docno, max_docs_per_query, file_q)
+    del file_q
+    # One lookup of each judgment's position (1-based, 32-bit below 2**31
+    # judgments; 0: no qrels line) gives both the grade and the judged flag of
+    # every run row.
+    index = np.int32 if qq.size < 2**31 - 1 else np.int64
+    position = np.arange(1, qq.size + 1, dtype=index)
     found, missing = _lookup(qrels, run, qq, qrels_rows, position, rq, run_rows)
-    found = found.astype(np.intp)
-    matched = found > 0
-    y_run = np.where(matched, qr[found - 1], 0.0) if qq.size else found * 0.0
+    # Position 0 reads a leading "no qrels line": grade 0, not judged.
     # Judged: a qrels line with a grade >= 0 (trec_eval: negative = unjudged).
-    judged_run = matched & (raw[found - 1] >= 0) if qq.size else matched
+    y_run = np.r_[0.0, qr][found]
+    judged_run = np.r_[False, raw >= 0][found]
+    del found
     floor = float(rs.min()) if rs.size else 0.0
     floor -= max(1.0, abs(floor))
     m = int(missing.sum())
+    y_true = np.concatenate([y_run, qr[missing]])
+    del y_run
+    y_score = np.concatenate([rs, np.full(m, floor)])
+    del rs
+    n_run = rq.size
+    qcode = np.concatenate([rq, qq[missing]])
+    del rq
     return _Joined(
-        y_true=np.concatenate([y_run, qr[missing]]),
-        y_score=np.concatenate([rs, np.full(m, floor)]),
-        qcode=np.concatenate([rq, qq[missing]]),
-        retrieved=np.concatenate([np.ones(rq.size, bool), np.zeros(m, bool)]),
-        rank=rank.astype(np.int64, copy=False),
+        y_true=y_true,
+        y_score=y_score,
+        qcode=qcode,
+        retrieved=np.concatenate([np.ones(n_run, bool), np.zeros(m, bool)]),
+        rank=rank,
         qids=qids,
         judged=np.concatenate([judged_run, raw[missing] >= 0]),
         run_docs=(run.docno, run_rows),
@@ -222,13 +250,27 @@ def _join(
     )
 
 
-def _rank_and_cut(rq, rs, rows, docno, max_docs_per_query, file_q=None):
-    """Run rows in trec_eval's order with their rank, cut at max_docs_per_query."""
-    order = _trec_order(rq, rs, rows, docno, file_q)
-    rq, rs, rows = rq[order], rs[order], rows[order]
-    starts = np.flatnonzero(np.r_[True, rq[1:] != rq[:-1]]) if rq.size else rq
-    sizes = np.diff(np.r_[starts, rq.size])
-    rank = np.arange(rq.size) - np.repeat(starts, sizes) + 1
+def _rank_and_cut(cols, docno, max_docs_per_query, file_q=None):
+    """Run rows in trec_eval's order with their rank, cut at max_docs_per_query.
+
+    ``cols`` is ``[rq, rs, rows]``, reordered one array at a time in place of
+    the list's own (sole) references, so the old arrays go as the new come.
+    """
+    order = _trec_order(*cols, docno, file_q)
+    del file_q
+    for i in range(len(cols)):
+        cols[i] = cols[i][order]
+    del order
+    rq, rs, rows = cols
+    cols.clear()
+    n = rq.size
+    starts = np.flatnonzero(np.r_[True, rq[1:] != rq[:-1]]) if n else rq
+    # rank = position within the query block: a running sum of ones that
+    # drops back to 1 at each block start (one array of n).
+    rank = np.ones(n, np.int64)
+    if starts.size > 1:
+        rank[starts[1:]] -= np.diff(starts)
+    np.cumsum(rank, out=rank)
     if max_docs_per_query is not None:
         cut = rank <= max_docs_per_query
         rq, rs, rows, rank = (a[cut] for a in (rq, rs, rows, rank))
@@ -243,7 +285,7 @@ def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
     search; every match is confirmed byte for byte. Keys shared by several run
     rows (hash bits that collide) are resolved exactly.
     """
-    y_run = np.zeros(rq.size)
+    y_run = np.zeros(rq.size, qr.dtype)
     missing = np.ones(qq.size, bool)
     if qq.size == 0 or rq.size == 0:
         return y_run, missing
@@ -253,7 +295,7 @@ def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
     code = _run_code_of(qrels, run, qq, rq, qrels_rows, run_rows)
     # Position of each original run row among the kept ones (-1: dropped).
     r_pos = np.full(len(run.docno), -1, np.intp if rq.size >= 2**31 else np.int32)
-    r_pos[run_rows] = np.arange(run_rows.size)
+    r_pos[run_rows] = np.arange(run_rows.size, dtype=r_pos.dtype)
     wanted = np.flatnonzero(code >= 0)  # judgments of queries the run has
     hashes = qrels.docno.hashes[qrels_rows[wanted]]
     high = code[wanted].astype(np.uint64) << np.uint64(table.hash_bits)
@@ -279,7 +321,7 @@ def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
     i, j = np.concatenate(extra_i), np.concatenate(extra_j)
     d_run, d_qrels = run.docno, qrels.docno
     r_at, q_at = run_rows[j], qrels_rows[i]
-    same = (rq[j] == qq[i]) & _text.same_spans(
+    same = (rq[j] == qq[i]) & _spans.same_spans(
         d_run.buf,
         d_run.starts[r_at],
         d_run.ends[r_at],
@@ -298,7 +340,7 @@ def _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows):
     table: dict[tuple[int, bytes], int] = {}
     for i, (q, row) in enumerate(zip(qq.tolist(), qrels_rows.tolist(), strict=True)):
         table.setdefault((q, qrels.docno.raw(row)), i)
-    y_run = np.zeros(rq.size)
+    y_run = np.zeros(rq.size, qr.dtype)
     missing = np.ones(qq.size, bool)
     for j, (q, row) in enumerate(zip(rq.tolist(), run_rows.tolist(), strict=True)):
         i = table.get((q, run.docno.raw(row)))

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _text
+from . import _numbers, _text
 from ._id_columns import _check_unique, _KeyTable, _RowText, _TextColumn
 
 _LAYOUT = {
@@ -21,11 +21,13 @@ _LAYOUT = {
 }
 
 
-def _parse(source: Any, kind: str, wanted: list[int]) -> _text.Fields:
-    buf, name = _text.read_buffer(source)
+def _parse(source: Any, kind: str, wanted: list[int], progress=None) -> _text.Fields:
+    buf, name = _text.read_buffer(source, progress)
     _text.check_utf8_buffer(buf, name)
     n_fields, exact = (4, True) if kind == "qrels" else (6, False)
-    return _text.split_fields(buf, name, n_fields, exact, wanted, _LAYOUT[kind])
+    return _text.split_fields(
+        buf, name, n_fields, exact, wanted, _LAYOUT[kind], progress
+    )
 
 
 @dataclass
@@ -50,24 +52,28 @@ class _ParsedRun:
     keys: _KeyTable | None = None  # from _check_unique
 
 
-def _parse_qrels(source: Any) -> _ParsedQrels:
-    fields = _parse(source, "qrels", [0, 2, 3])
-    relevance = _text.parse_numbers(fields, 2, "rel", float)
+def _parse_qrels(source: Any, progress=None) -> _ParsedQrels:
+    """``progress(done, total)``: bytes read, then bytes split (optional)."""
+    fields = _parse(source, "qrels", [0, 2, 3], progress)
+    relevance = _numbers.parse_numbers(fields, 2, "rel", float, reader="atol")
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
     keys = _check_unique(qid, docno, fields.line, fields.name)
     return _ParsedQrels(qid, docno, relevance, fields.line, fields.name, keys)
 
 
-def _parse_run(source: Any, ranks: bool = True) -> _ParsedRun:
-    """``ranks=False`` skips the rank column, which trec_eval ignores too."""
-    fields = _parse(source, "run", [0, 2, 4, 3] if ranks else [0, 2, 4])
-    score = _text.parse_numbers(fields, 2, "score", float)
+def _parse_run(source: Any, ranks: bool = True, progress=None) -> _ParsedRun:
+    """``ranks=False`` skips the rank column, which trec_eval ignores too;
+    ``progress`` as for :func:`_parse_qrels`."""
+    fields = _parse(source, "run", [0, 2, 4, 3] if ranks else [0, 2, 4], progress)
+    score = _numbers.parse_numbers(fields, 2, "score", float)
     rank = None
     if ranks:
         hint = f" (are the columns in the order {_LAYOUT['run']}?)"
-        rank = _text.parse_numbers(fields, 3, "rank", int, hint)
+        rank = _numbers.parse_numbers(fields, 3, "rank", int, hint)
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
     keys = _check_unique(qid, docno, fields.line, fields.name)
+    if keys is not None:  # the join reads the key table, not the hashes
+        docno._hashes = None  # (memory: recomputed if ever asked for)
     # The run tag of the last line (trec_eval keeps that one): only that line's
     # text is split for it.
     n = fields.line.size
