@@ -612,3 +612,23 @@ def test_effect_size_is_d_z_with_ddof_one():
     m = np.dot(w, d) / w.sum()
     var = np.dot(w, (d - m) ** 2) / (w.sum() - np.dot(w, w) / w.sum())
     assert p.effect_size == pytest.approx(m / np.sqrt(var), rel=1e-12)
+
+
+def test_calibration_benchmark_prints_the_docs_tables(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "benchmarks" / "bench_stats.py"
+    spec = importlib.util.spec_from_file_location("bench_stats", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench.calibration(sims=3, resamples=19, sizes=(10, 20))
+    out = capsys.readouterr().out
+    docs = (path.parents[1] / "docs" / "statistics.md").read_text(encoding="utf-8")
+    for line in out.splitlines():
+        if line.startswith("| test") or line.startswith("| 95%"):
+            assert line.replace("10 groups | 20 groups", "") in docs.replace(
+                "10 groups | 20 groups | 30 groups | 50 groups", ""
+            )
+    for name in ("randomization", "bootstrap-t", "wilcoxon", "BCa", "percentile"):
+        assert f"| {name}:" in out and f"| {name}:" in docs
