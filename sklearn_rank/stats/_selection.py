@@ -114,6 +114,8 @@ def _predict_splits(estimators, X, y, groups, splits, top, rank_by, params, n_jo
     (ranked by its own inner cross-validation there) refitted on that part;
     model "#k" is the k-th best candidate of each split's search.
     """
+    from sklearn.base import clone
+
     n = len(y)
     if isinstance(estimators, Mapping):
         preds = {}
@@ -123,7 +125,11 @@ def _predict_splits(estimators, X, y, groups, splits, top, rank_by, params, n_jo
             for model, (_, test) in zip(fits, splits, strict=True):
                 preds[str(name)][test] = model.predict(_rows(X, test))
         return preds, []
-    searches = _fit(estimators, X, y, groups, splits, params, n_jobs, is_search=True)
+    if rank_by is None:  # the inner searches need not refit: ranks suffice
+        refit = estimators.refit
+        rank_by = refit if isinstance(refit, str) else "score"
+    inner = clone(estimators).set_params(refit=False)
+    searches = _fit(inner, X, y, groups, splits, params, n_jobs, is_search=True)
     preds = {f"#{k + 1}": np.full(n, np.nan) for k in range(top)}
     chosen = []
     for search, split in zip(searches, splits, strict=True):
