@@ -188,3 +188,10 @@ def test_design_errors_name_the_argument(kwargs, match):
         cross_val_compare(
             {"a": Ridge(), "b": Ridge(alpha=10)}, X, y, groups=groups, **kwargs
         )
+
+
+def test_top_beyond_the_search_candidates_is_an_error():
+    X, y, groups = _data()
+    search = GridSearchCV(Ridge(), {"alpha": [1.0, 2.0]}, cv=GroupKFold(3))
+    with pytest.raises(ValueError, match="The 'top' parameter of cross_val_compare"):
+        cross_val_compare(search, X, y, groups=groups, cv=GroupKFold(3), top=3)

@@ -183,7 +183,8 @@ class BootstrapReport:
             ]
             for i in self.intervals
         ]
-        note = f"{self.method} bootstrap over groups, {self.n_resamples} resamples"
+        kind = self.method + ("" if self.method == "bootstrap-t" else " bootstrap")
+        note = f"{kind} over groups, {self.n_resamples} resamples"
         return f"{_table(header, rows)}\n({note})"
 
     def to_frame(self):

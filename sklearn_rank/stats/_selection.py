@@ -134,6 +134,10 @@ def _predict_splits(estimators, X, y, groups, splits, top, rank_by, params, n_jo
     chosen = []
     for search, split in zip(searches, splits, strict=True):
         cands = _candidates(search, top, rank_by, func)
+        if len(cands) < top:
+            raise param_error(
+                "top", func, f"at most the search's {len(cands)} candidates", top
+            )
         chosen.append([text for text, _ in cands])
         for k, (_, est) in enumerate(cands):
             model = _fit(est, X, y, groups, [split], params, None)[0]
