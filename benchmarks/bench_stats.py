@@ -15,6 +15,11 @@ Every figure is a ratio measured side by side in one run, on the same data:
 
 Times are medians of ``--repeats`` runs after one warm-up run, in interleaved
 rounds. Run ``python benchmarks/bench_stats.py --help``; see docs/benchmarks.md.
+
+``--calibration`` runs simulations instead and prints the calibration tables of
+docs/statistics.md: the rejection rate of every paired test under a true null
+and under a known effect, and the coverage of every interval method, at 10, 20,
+30 and 50 groups (``--sims`` runs each, seeded).
 """
 
 from __future__ import annotations
@@ -91,6 +96,69 @@ def ranx_items(y, s1, s2, groups, n_resamples):
     return run, mask
 
 
+CAL_TESTS = ("randomization", "bootstrap", "bootstrap-t", "t", "wilcoxon")
+CAL_CIS = ("percentile", "BCa", "bootstrap-t")
+
+
+def _gs(values):
+    from sklearn_rank import GroupScores
+
+    return GroupScores(
+        np.arange(values.size), {"m": values}, {"m": np.ones(values.size)}
+    )
+
+
+def calibration(sims: int, resamples: int, sizes=(10, 20, 30, 50), seed=0) -> None:
+    """Rejection rates and coverages by simulation (seeded), as Markdown tables.
+
+    Per-query scores of both models are Beta(0.5, 2) (skewed, many near 0), drawn
+    independently per group: a true null of equal means, exchangeable within each
+    group. The known effect adds 0.1 to the first model's scores. Intervals:
+    coverage of the true difference 0 under the null (paired) and of the true
+    mean 0.2 of one model's Beta(0.5, 2) scores (``bootstrap_ci``).
+    """
+    from sklearn_rank.stats import bootstrap_ci, compare
+
+    rng = np.random.default_rng(seed)
+    rej = {(t, n): [0, 0] for t in CAL_TESTS for n in sizes}
+    cov = {(m, n): [0, 0] for m in CAL_CIS for n in sizes}
+    kw = dict(n_resamples=resamples, random_state=rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for n in sizes:
+            for _ in range(sims):
+                a, b = rng.beta(0.5, 2.0, n), rng.beta(0.5, 2.0, n)
+                for k, shift in enumerate((0.0, 0.1)):
+                    ys = {"a": _gs(a + shift), "b": _gs(b)}
+                    for test in CAL_TESTS:
+                        r = compare(None, ys, test=test, confidence_level=None, **kw)
+                        rej[test, n][k] += r.pairs[0].p_value <= 0.05
+                for m in CAL_CIS:
+                    p = compare(
+                        None, {"a": _gs(a), "b": _gs(b)}, ci_method=m,
+                        test="t", **kw,
+                    ).pairs[0]  # fmt: skip
+                    cov[m, n][0] += p.ci_low <= 0 <= p.ci_high
+                    c = bootstrap_ci(None, _gs(a), method=m, **kw)["m"]
+                    cov[m, n][1] += c.ci_low <= 0.2 <= c.ci_high
+    err = 2 * np.sqrt(0.05 * 0.95 / sims)
+    cols = " | ".join(f"{n} groups" for n in sizes)
+    print(f"\n# {sims} simulations per cell, {resamples} resamples, seed {seed}; "
+          f"Monte Carlo error of a rate near 0.05: +-{err:.3f} (2 SE)")  # fmt: skip
+    print(f"\n| test (alpha 0.05) | {cols} |\n|---|" + "---:|" * len(sizes))
+    for t in CAL_TESTS:
+        cells = " | ".join(
+            f"{rej[t, n][0] / sims:.3f} / {rej[t, n][1] / sims:.2f}" for n in sizes
+        )
+        print(f"| {t}: null / effect 0.1 | {cells} |")
+    print(f"\n| 95% interval | {cols} |\n|---|" + "---:|" * len(sizes))
+    for m in CAL_CIS:
+        cells = " | ".join(
+            f"{cov[m, n][0] / sims:.3f} / {cov[m, n][1] / sims:.3f}" for n in sizes
+        )
+        print(f"| {m}: difference / skewed mean | {cells} |")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=float, default=1e6)
@@ -99,7 +167,14 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-ranx", action="store_true")
     parser.add_argument("--ranx-rows", type=float, default=1e5)
+    parser.add_argument(
+        "--calibration", action="store_true", help="simulations, not timings"
+    )
+    parser.add_argument("--sims", type=int, default=2000)
     args = parser.parse_args(argv)
+    if args.calibration:
+        calibration(args.sims, min(args.resamples, 1999))
+        return 0
 
     import sklearn_rank
     from sklearn_rank.stats import compare

@@ -49,7 +49,8 @@ def test_missing_lightgbm_is_a_note_not_an_error(capsys, monkeypatch):
     assert main(["--fast"]) == 0
     out = capsys.readouterr().out
     assert "lightgbm is not installed" in out
-    assert "[1/1] HistGradientBoostingRegressor" in out
+    assert "[1/2] HistGradientBoostingRegressor" in out
+    assert "[2/2] Ridge (linear)" in out
 
 
 @pytest.mark.parametrize("argv", [["--folds", "1"], ["--n-jobs", "0"], ["--bogus"]])

@@ -144,8 +144,9 @@ def test_t_test_footer_names_no_resamples_and_names_are_unique(tmp_path, capsys)
     assert main([*argv, QRELS, RUN, str(copy)]) == 0
     out = capsys.readouterr().out
     footer = out.strip().splitlines()[-1]
-    assert footer.startswith("(p: paired t test, two-sided; p adj")
-    assert footer.endswith("CI: BCa bootstrap over groups, 9999 resamples)")
+    # The t test draws no resamples; the bootstrap intervals do.
+    assert footer.startswith("(p: paired t test, two-sided, unweighted; p adj")
+    assert "CI: BCa bootstrap over groups, 9999 resamples;" in footer
     assert row(out, f"{RUN} - {copy}").split()[-2] == "0/3/0"
 
 

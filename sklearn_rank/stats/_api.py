@@ -11,67 +11,21 @@ from numpy.typing import ArrayLike
 
 from .._evaluate import GroupScores
 from .._validation import param_error
-from ._bootstrap import bootstrap_distribution, confidence_interval, weighted_mean
-from ._corrections import CORRECTIONS, adjust
+from ._corrections import CORRECTIONS
 from ._inputs import (
     ALTERNATIVES,
     CI_METHODS,
+    SCOPES,
     TESTS,
-    PerGroup,
+    ZERO_METHODS,
     check_choice,
     check_level,
     check_random_state,
     check_resamples,
     collect,
 )
-from ._randomization import (
-    EXACT_MAX_GROUPS,
-    sign_flip_exact,
-    sign_flip_monte_carlo,
-)
-from ._report import BootstrapReport, ComparisonReport, MetricInterval, PairComparison
-
-_TIE = 1e-12  # |difference| at or below this counts as a tie
-
-
-def _intervals(columns, n_resamples, rng, level, method):
-    """Estimate, interval and standard error of weighted-mean columns.
-
-    ``columns`` is a list of (mask, values, weights) over all groups; columns
-    with the same mask share their bootstrap draws (so differences are paired).
-    Returns arrays (estimate, low, high, standard error) and the bootstrap
-    distributions by column index.
-    """
-    n_cols = len(columns)
-    est, low, high, se = (np.full(n_cols, np.nan) for _ in range(4))
-    dists: dict[int, np.ndarray] = {}
-    by_mask: dict[bytes, list[int]] = {}
-    for j, (mask, _, _) in enumerate(columns):
-        by_mask.setdefault(np.packbits(mask).tobytes(), []).append(j)
-    for cols in by_mask.values():
-        mask = columns[cols[0]][0]
-        if not mask.any():
-            continue
-        vals = np.stack([columns[j][1][mask] for j in cols], axis=1)
-        wts = np.stack([columns[j][2][mask] for j in cols], axis=1)
-        # From contiguous 1-D arrays, as evaluate does, so the float is the same.
-        theta = np.array(
-            [weighted_mean(columns[j][1][mask], columns[j][2][mask]) for j in cols]
-        )
-        if level is None:
-            est[cols] = theta
-            continue
-        star = bootstrap_distribution(vals, wts, n_resamples, rng)
-        lo, hi = confidence_interval(theta, star, vals, wts, level, method)
-        est[cols], low[cols], high[cols] = theta, lo, hi
-        se[cols] = star.std(axis=0, ddof=1) if n_resamples > 1 else np.nan
-        for i, j in enumerate(cols):
-            dists[j] = star[:, i]
-    return est, low, high, se, dists
-
-
-def _warn_nan(what: str, func: str) -> None:
-    warnings.warn(f"{func}: {what}", RuntimeWarning, stacklevel=3)
+from ._paired import intervals, run_compare
+from ._report import BootstrapReport, ComparisonReport, MetricInterval
 
 
 def bootstrap_ci(
@@ -109,8 +63,11 @@ def bootstrap_ci(
         Confidence level of the intervals.
     n_resamples : int, default=9999
         Bootstrap resamples.
-    method : {"BCa", "percentile"}, default="BCa"
-        Interval method, as in :func:`scipy.stats.bootstrap`.
+    method : {"BCa", "percentile", "bootstrap-t"}, default="BCa"
+        Interval method: "BCa" and "percentile" as in :func:`scipy.stats.bootstrap`;
+        "bootstrap-t" the studentized bootstrap (the mean's standard error
+        recomputed in every resample), the best calibrated of the three on few
+        skewed groups (docs/statistics.md, Calibration).
     random_state : None, int, RandomState or Generator, default=None
         Seed of the resampling; an int makes the result reproducible.
     **metric_options
@@ -148,12 +105,16 @@ def bootstrap_ci(
     for m in data.metrics:
         v = data.values[""][m]
         columns.append((~np.isnan(v), v, data.weights[""][m]))
-    est, low, high, se, _ = _intervals(columns, n_resamples, rng, level, method)
+    est, low, high, se, _ = intervals(columns, n_resamples, rng, level, method)
     items = []
     for j, m in enumerate(data.metrics):
         n_def = int(columns[j][0].sum())
         if n_def == 0 or np.isnan(low[j]):
-            _warn_nan(f"no interval for {m} ({n_def} defined groups); it is NaN.", func)
+            warnings.warn(
+                f"{func}: no interval for {m} ({n_def} defined groups); it is NaN.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         items.append(
             MetricInterval(
                 m, "", est[j], low[j], high[j], se[j], n_def, columns[j][0].size - n_def
@@ -176,33 +137,6 @@ def _check_exact(exact: Any, func: str) -> bool | None:
     raise param_error("exact", func, "None, True or False", exact)
 
 
-def _scipy_test(test, a, b, alternative):
-    """Paired t or Wilcoxon signed-rank p-value from scipy.stats (unweighted)."""
-    from scipy import stats
-
-    if np.all(np.abs(a - b) <= _TIE):
-        return 1.0  # no difference anywhere: nothing to reject
-    if test == "t":
-        return float(stats.ttest_rel(a, b, alternative=alternative).pvalue)
-    return float(stats.wilcoxon(a, b, alternative=alternative).pvalue)
-
-
-def _bootstrap_p(dist: np.ndarray, diff: float, alternative: str) -> float:
-    """Paired bootstrap test: the resampled mean shifted to the null (mean 0).
-
-    ``(b + 1) / (n + 1)`` with b the shifted resamples at least as extreme as the
-    observed mean difference (Efron & Tibshirani 1993, 16.4; Sakai 2006).
-    """
-    shifted = dist - diff
-    if alternative == "greater":
-        b = np.count_nonzero(shifted >= diff)
-    elif alternative == "less":
-        b = np.count_nonzero(shifted <= diff)
-    else:
-        b = np.count_nonzero(np.abs(shifted) >= abs(diff))
-    return (b + 1.0) / (dist.size + 1.0)
-
-
 def compare(
     y_true: ArrayLike | None,
     y_scores: Mapping[str, ArrayLike | GroupScores],
@@ -212,11 +146,13 @@ def compare(
     baseline: str | None = None,
     test: str = "randomization",
     correction: str = "holm",
+    correction_scope: str = "metric",
     alternative: str = "two-sided",
     confidence_level: float | None = 0.95,
     n_resamples: int = 9999,
     ci_method: str = "BCa",
     exact: bool | None = None,
+    zero_method: str = "wilcox",
     random_state: int | np.random.RandomState | np.random.Generator | None = None,
     **metric_options: Any,
 ) -> ComparisonReport:
@@ -225,7 +161,8 @@ def compare(
     Every model is scored on the same groups (one shared ordering per model);
     differences are taken group by group, so the test is paired. Groups where a
     metric is undefined for either model are dropped from that pair
-    (``n_dropped`` counts them).
+    (``n_dropped`` counts them). A difference with ``|d| <= 1e-12`` is a tie
+    (exactly 0) in every test, interval and in wins / ties / losses.
 
     Parameters
     ----------
@@ -243,27 +180,41 @@ def compare(
     baseline : str, default=None
         Compare every other model with this one; None compares all pairs (the
         earlier model in ``y_scores`` minus the later).
-    test : {"randomization", "bootstrap", "t", "wilcoxon"}, default="randomization"
-        Paired sign-flip randomization test, paired bootstrap test (shifted to
-        the null), paired t-test (:func:`scipy.stats.ttest_rel`) or Wilcoxon
+    test : {"randomization", "bootstrap", "bootstrap-t", "t", "wilcoxon"}, \
+default="randomization"
+        Paired sign-flip randomization test, paired bootstrap test (the mean
+        difference shifted to the null), studentized paired bootstrap test
+        (bootstrap-t: the t statistic resampled; calibrated on fewer groups),
+        paired t-test (as :func:`scipy.stats.ttest_rel`) or Wilcoxon
         signed-rank test (:func:`scipy.stats.wilcoxon`). The last two do not
         weight groups.
     correction : {"holm", "bonferroni", "bh", "none"}, default="holm"
-        Adjustment of the p-values over the pairs of each metric
+        Adjustment of the p-values over a family of tests
         (Benjamini-Hochberg through :func:`scipy.stats.false_discovery_control`).
+    correction_scope : {"metric", "all"}, default="metric"
+        The family: "metric" adjusts over the pairs of each metric separately;
+        "all" over every pair of every metric at once. The report names it.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
-        "greater": the model's mean is above the baseline's.
+        "greater": the model's mean is above the baseline's. One-sided
+        alternatives make the intervals of the differences one-sided too
+        (``[low, inf)`` for "greater", ``(-inf, high]`` for "less").
     confidence_level : float or None, default=0.95
-        Level of the bootstrap intervals; None skips them (NaN in the report).
+        Level of the bootstrap intervals; None skips them (NaN in the report;
+        the bootstrap tests still resample).
     n_resamples : int, default=9999
         Resamples of the randomization and bootstrap tests and of the intervals.
         Monte Carlo p-values are ``(b + 1) / (n_resamples + 1)``, never 0.
-    ci_method : {"BCa", "percentile"}, default="BCa"
-        Bootstrap interval method, as ``method`` in :func:`scipy.stats.bootstrap`.
+    ci_method : {"BCa", "percentile", "bootstrap-t"}, default="BCa"
+        Bootstrap interval method: as ``method`` in :func:`scipy.stats.bootstrap`,
+        or the studentized bootstrap ("bootstrap-t").
     exact : bool or None, default=None
         Randomization test only: True enumerates all 2**n sign flips (n <= 16
         paired groups), False samples ``n_resamples`` of them, None enumerates
         when 2**n <= n_resamples (as :func:`scipy.stats.permutation_test`).
+    zero_method : {"wilcox", "pratt", "zsplit"}, default="wilcox"
+        Wilcoxon test only, as in :func:`scipy.stats.wilcoxon`: "wilcox" drops
+        the zero differences (ties) before ranking, "pratt" ranks them and then
+        drops them, "zsplit" splits their ranks between both signs.
     random_state : None, int, RandomState or Generator, default=None
         Seed of the resampling; an int makes the result reproducible.
     **metric_options
@@ -311,161 +262,21 @@ def compare(
         )
     models = [str(m) for m in y_scores]
     y_scores = dict(zip(models, y_scores.values(), strict=True))
-    test = check_choice("test", func, test, TESTS)
-    correction = check_choice("correction", func, correction, CORRECTIONS)
-    alternative = check_choice("alternative", func, alternative, ALTERNATIVES)
     level = None if confidence_level is None else check_level(confidence_level, func)
-    n_resamples = check_resamples(n_resamples, func)
-    ci_method = check_choice("ci_method", func, ci_method, CI_METHODS)
-    exact = _check_exact(exact, func)
+    opts = {
+        "test": check_choice("test", func, test, TESTS),
+        "correction": check_choice("correction", func, correction, CORRECTIONS),
+        "correction_scope": check_choice(
+            "correction_scope", func, correction_scope, SCOPES
+        ),
+        "alternative": check_choice("alternative", func, alternative, ALTERNATIVES),
+        "level": level,
+        "n_resamples": check_resamples(n_resamples, func),
+        "ci_method": check_choice("ci_method", func, ci_method, CI_METHODS),
+        "exact": _check_exact(exact, func),
+        "zero_method": check_choice("zero_method", func, zero_method, ZERO_METHODS),
+    }
     rng = check_random_state(random_state, func)
     pairs = _pairs(models, baseline, func)
     data = collect(func, y_true, y_scores, groups, metrics, metric_options)
-    return _compare(
-        data, models, pairs, test, correction, alternative, level, n_resamples,
-        ci_method, exact, rng,
-    )  # fmt: skip
-
-
-def _pair_column(data: PerGroup, metric: str, a: str, b: str, func: str):
-    va, vb = data.values[a][metric], data.values[b][metric]
-    mask = ~np.isnan(va) & ~np.isnan(vb)
-    wa, wb = data.weights[a][metric], data.weights[b][metric]
-    if not np.array_equal(wa[mask], wb[mask]):
-        raise ValueError(
-            f"The group weights of {metric} differ between {a!r} and {b!r} in "
-            f"{func}; a paired comparison needs the same sample_weight for every "
-            "model."
-        )
-    return mask, np.where(mask, va - vb, 0.0), wa
-
-
-def _compare(data, models, pairs, test, correction, alternative, level, n_resamples,
-             ci_method, exact, rng) -> ComparisonReport:  # fmt: skip
-    func = "compare"
-    n_total = data.group_ids.size
-    # Model means and intervals, then pair differences: one list of columns so
-    # that columns on the same groups share their bootstrap draws.
-    columns, keys = [], []
-    for m in data.metrics:
-        for model in models:
-            v = data.values[model][m]
-            columns.append((~np.isnan(v), v, data.weights[model][m]))
-            keys.append(("model", m, model))
-    pair_cols = {}
-    for m in data.metrics:
-        for a, b in pairs:
-            mask, d, w = _pair_column(data, m, a, b, func)
-            pair_cols[(m, a, b)] = (mask, d, w)
-            columns.append((mask, d, w))
-            keys.append(("pair", m, a, b))
-    need_dist = level is not None or test == "bootstrap"
-    est, low, high, _se, dists = _intervals(
-        columns, n_resamples, rng, level if need_dist else None,
-        ci_method,
-    )  # fmt: skip
-    if level is None:
-        low[:] = np.nan
-        high[:] = np.nan
-    # p-values
-    pvals = {}
-    if test == "randomization":
-        mc_keys, mc_x = [], []
-        for key, (mask, d, w) in pair_cols.items():
-            n = int(mask.sum())
-            if n == 0:
-                pvals[key] = np.nan
-                continue
-            x = np.where(mask, w * d, 0.0) / w[mask].sum()
-            use_exact = 2**n <= n_resamples if exact is None else exact
-            if use_exact and n > EXACT_MAX_GROUPS:
-                raise param_error(
-                    "exact",
-                    func,
-                    f"False or None when a pair has more than {EXACT_MAX_GROUPS} "
-                    "groups",
-                    exact,
-                    f"{key[0]} of {key[1]!r} vs {key[2]!r} has {n} paired groups.",
-                )
-            if use_exact:
-                pvals[key] = float(sign_flip_exact(x[mask][:, None], alternative)[0])
-            else:
-                mc_keys.append(key)
-                mc_x.append(x)
-        if mc_keys:
-            p = sign_flip_monte_carlo(
-                np.stack(mc_x, axis=1), n_resamples, rng, alternative
-            )
-            pvals.update(zip(mc_keys, p.tolist(), strict=True))
-    for key, (mask, _d, w) in pair_cols.items():
-        if key in pvals:
-            continue
-        if not mask.any():
-            pvals[key] = np.nan
-        elif test == "bootstrap":
-            j = keys.index(("pair", *key))
-            dist = dists.get(j)
-            pvals[key] = (
-                np.nan if dist is None else _bootstrap_p(dist, est[j], alternative)
-            )
-        else:
-            if np.ptp(w[mask]) > 0:
-                _warn_nan(
-                    f"the {test} test of {key[0]} ignores the group weights (they "
-                    "differ between groups); mean_diff and the interval use them.",
-                    func,
-                )
-            m, a, b = key
-            pvals[key] = _scipy_test(
-                test,
-                data.values[a][m][mask],
-                data.values[b][m][mask],
-                alternative,
-            )
-    padj = {}
-    for m in data.metrics:
-        ks = [(m, a, b) for a, b in pairs]
-        padj.update(
-            zip(ks, adjust(np.array([pvals[k] for k in ks]), correction), strict=True)
-        )
-    model_items, pair_items = [], []
-    for j, key in enumerate(keys):
-        mask, values, w = columns[j]
-        n_def = int(mask.sum())
-        if key[0] == "model":
-            model_items.append(
-                MetricInterval(
-                    key[1],
-                    key[2],
-                    est[j],
-                    low[j],
-                    high[j],
-                    _se[j],
-                    n_def,
-                    n_total - n_def,
-                )
-            )
-            continue
-        d = values[mask]
-        wm = w[mask]
-        if n_def:
-            var = np.dot(wm, (d - est[j]) ** 2) / wm.sum()
-            effect = est[j] / np.sqrt(var) if var > 0 else np.nan
-        else:
-            effect = np.nan
-        pkey = key[1:]
-        pair_items.append(
-            PairComparison(
-                metric=key[1], model=key[2], baseline=key[3], mean_diff=est[j],
-                ci_low=low[j], ci_high=high[j], p_value=pvals[pkey],
-                p_adjusted=padj[pkey], effect_size=float(effect),
-                wins=int(np.count_nonzero(d > _TIE)),
-                ties=int(np.count_nonzero(np.abs(d) <= _TIE)),
-                losses=int(np.count_nonzero(d < -_TIE)),
-                n_groups=n_def, n_dropped=n_total - n_def,
-            )
-        )  # fmt: skip
-    return ComparisonReport(
-        tuple(model_items), tuple(pair_items), test, correction, alternative,
-        np.nan if level is None else level, n_resamples, ci_method,
-    )  # fmt: skip
+    return run_compare(data, models, pairs, opts, rng)

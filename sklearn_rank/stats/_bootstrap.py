@@ -6,9 +6,11 @@ times group i was drawn, i.e. the mean ``evaluate`` computes on the resampled
 groups. Columns that share their groups share the draws (one count matrix, one
 matrix product per batch), which also makes the bootstrap of a difference paired.
 
-scipy.stats.bootstrap computes the same intervals (the tests compare with it);
-it is not used here because it calls the statistic on index arrays of shape
-(resamples, n) per column, while one count matrix serves every column here.
+scipy.stats.bootstrap computes the same percentile and BCa intervals (the tests
+compare with it); it is not used here because it calls the statistic on index
+arrays of shape (resamples, n) per column, while one count matrix serves every
+column here. scipy has no studentized bootstrap (bootstrap-t); it is written here
+from Efron & Tibshirani (1993, 12.5) and checked against a plain loop in the tests.
 """
 
 from __future__ import annotations
@@ -25,21 +27,45 @@ def weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
     return float(np.dot(weights, values) / weights.sum())
 
 
+def standard_error(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Standard error of each column's weighted mean (the bootstrap-t scale).
+
+    ``sqrt(n / (n - 1) * sum_i w_i**2 (v_i - mean)**2) / sum_i w_i``: with equal
+    weights, the sample standard deviation (ddof=1) over ``sqrt(n)``.
+    """
+    n = values.shape[0]
+    theta = (weights * values).sum(axis=0) / weights.sum(axis=0)
+    ss = (weights**2 * (values - theta) ** 2).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sqrt(ss * n / (n - 1)) / weights.sum(axis=0)
+
+
 def bootstrap_distribution(
     values: np.ndarray,
     weights: np.ndarray,
     n_resamples: int,
     rng: np.random.Generator,
-) -> np.ndarray:
+    studentized: bool = False,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Resampled weighted means, shape (n_resamples, n_columns).
 
     ``values`` and ``weights`` have shape (n, n_columns): the same n groups are
-    drawn for every column.
+    drawn for every column. With ``studentized``, also the standard error of
+    every resampled mean (same formula as :func:`standard_error`, computed from
+    the same count matrix), as a second array of the same shape.
     """
     n, n_cols = values.shape
-    rhs = np.concatenate([weights * values, weights], axis=1)
+    # Centred at the sample mean: the sums of squares below lose no precision.
+    centre = (weights * values).sum(axis=0) / weights.sum(axis=0)
+    u = values - centre
+    w2 = weights**2
+    parts = [weights * u, weights]
+    if studentized:
+        parts += [w2 * u * u, w2 * u, w2]
+    rhs = np.concatenate(parts, axis=1)
     batch = int(max(1, min(n_resamples, _COUNT_BUDGET // (8 * n))))
     out = np.empty((n_resamples, n_cols))
+    se = np.empty((n_resamples, n_cols)) if studentized else None
     offsets = (np.arange(batch, dtype=np.int64) * n)[:, None]
     done = 0
     while done < n_resamples:
@@ -48,10 +74,32 @@ def bootstrap_distribution(
         draws += offsets[:b]
         counts = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n)
         sums = counts @ rhs
+        k = n_cols
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[done : done + b] = sums[:, :n_cols] / sums[:, n_cols:]
+            delta = sums[:, :k] / sums[:, k : 2 * k]  # resampled mean - centre
+            out[done : done + b] = centre + delta
+            if se is not None:
+                s_uu, s_u, s_1 = (sums[:, j * k : (j + 1) * k] for j in (2, 3, 4))
+                ss = s_uu - 2 * delta * s_u + delta**2 * s_1
+                # sums of squares within rounding of 0: every drawn value equal
+                ss[ss <= 1e-13 * s_uu] = 0.0
+                se[done : done + b] = np.sqrt(ss * n / (n - 1)) / sums[:, k : 2 * k]
         done += b
-    return out
+    return out if se is None else (out, se)
+
+
+def studentized(theta_hat, se_hat, theta_star, se_star):
+    """Bootstrap-t statistics ``(theta* - theta) / se*`` per resample.
+
+    A resample whose values are all equal has ``se* = 0``: its statistic is 0
+    when its mean equals the estimate and +-inf otherwise (never NaN).
+    """
+    delta = theta_star - theta_hat
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = delta / se_star
+    zero = se_star == 0
+    t[zero] = np.where(delta[zero] == 0, 0.0, np.sign(delta[zero]) * np.inf)
+    return t
 
 
 def _jackknife_acceleration(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -65,6 +113,31 @@ def _jackknife_acceleration(values: np.ndarray, weights: np.ndarray) -> np.ndarr
         return (u**3).sum(axis=0) / (6 * ((u**2).sum(axis=0)) ** 1.5)
 
 
+def _sides(confidence_level, alternative, n_cols):
+    """Tail probabilities below the low and high ends; NaN: that end is infinite.
+
+    Two-sided: ``(alpha / 2, 1 - alpha / 2)``; "greater" (the mean is above):
+    ``(alpha, -)``, so the interval is ``[low, inf)``; "less": ``(-, 1 - alpha)``,
+    the interval ``(-inf, high]``; with ``alpha = 1 - confidence_level``.
+    """
+    alpha = 1 - confidence_level
+    alt = np.broadcast_to(np.asarray(alternative, dtype=object), (n_cols,))
+    lo = np.where(
+        alt == "two-sided", alpha / 2, np.where(alt == "greater", alpha, np.nan)
+    )
+    hi = np.where(
+        alt == "two-sided", 1 - alpha / 2, np.where(alt == "less", 1 - alpha, np.nan)
+    )
+    return lo.astype(float), hi.astype(float)
+
+
+def _quantile(col, q):
+    """Linear-interpolated quantile that keeps infinite ends infinite (no NaN)."""
+    big = 1e300
+    v = np.quantile(np.clip(col, -big, big), q)
+    return np.where(np.abs(v) >= 1e299, np.sign(v) * np.inf, v)
+
+
 def confidence_interval(
     theta_hat: np.ndarray,
     theta_star: np.ndarray,
@@ -72,35 +145,55 @@ def confidence_interval(
     weights: np.ndarray,
     confidence_level: float,
     method: str,
+    alternative: str | np.ndarray = "two-sided",
+    se_star: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile or BCa interval per column (Efron & Tibshirani 1993, 14.3).
+    """Percentile, BCa or bootstrap-t interval per column.
 
-    Same definitions as scipy.stats.bootstrap: the bias correction uses the
-    'mean' percentile of the estimate among the resamples, the acceleration the
+    Percentile and BCa: the same definitions as scipy.stats.bootstrap (Efron &
+    Tibshirani 1993, 13.3 and 14.3): the bias correction uses the 'mean'
+    percentile of the estimate among the resamples, the acceleration the
     jackknife, and the interval ends are linear-interpolated percentiles.
+    Bootstrap-t (12.5): ``[theta - t*_(1 - a_lo) se, theta - t*_(a_lo') se]``
+    with t* the studentized resamples and se the sample's standard error.
+    ``alternative`` (one per column or one for all) makes the interval
+    one-sided, with the other end infinite.
     """
-    alpha = (1 - confidence_level) / 2
     n_cols = theta_star.shape[1]
-    if method == "percentile":
-        a1 = np.full(n_cols, alpha)
-        a2 = np.full(n_cols, 1 - alpha)
-    else:
+    p_lo, p_hi = _sides(confidence_level, alternative, n_cols)
+    open_lo, open_hi = np.isnan(p_lo), np.isnan(p_hi)
+    if method == "BCa":
         below = (theta_star < theta_hat).sum(axis=0)
         at_or_below = (theta_star <= theta_hat).sum(axis=0)
         z0 = ndtri((below + at_or_below) / (2 * theta_star.shape[0]))
         acc = _jackknife_acceleration(values, weights)
-        z = ndtri(alpha)
-        a1 = ndtr(z0 + (z0 + z) / (1 - acc * (z0 + z)))
-        a2 = ndtr(z0 + (z0 - z) / (1 - acc * (z0 - z)))
-    low = np.empty(n_cols)
-    high = np.empty(n_cols)
+        z_lo, z_hi = ndtri(p_lo), ndtri(p_hi)
+        p_lo = ndtr(z0 + (z0 + z_lo) / (1 - acc * (z0 + z_lo)))
+        p_hi = ndtr(z0 + (z0 + z_hi) / (1 - acc * (z0 + z_hi)))
+    se_hat = standard_error(values, weights) if method == "bootstrap-t" else None
+    low = np.where(open_lo, -np.inf, np.nan)
+    high = np.where(open_hi, np.inf, np.nan)
     for j in range(n_cols):
         col = theta_star[:, j]
         if np.all(col == theta_hat[j]):  # constant values: the interval is a point
-            low[j] = high[j] = theta_hat[j]
+            low[j] = theta_hat[j] if np.isnan(low[j]) else low[j]
+            high[j] = theta_hat[j] if np.isnan(high[j]) else high[j]
             continue
-        if np.isnan(a1[j]) or np.isnan(a2[j]) or np.isnan(col).any():
+        broken = (np.isnan(p_lo[j]) and not open_lo[j]) or (
+            np.isnan(p_hi[j]) and not open_hi[j]
+        )
+        if broken or np.isnan(col).any():
             low[j] = high[j] = np.nan
             continue
-        low[j], high[j] = np.percentile(col, [100 * a1[j], 100 * a2[j]])
+        if method == "bootstrap-t":
+            t = studentized(theta_hat[j], se_hat[j], col, se_star[:, j])
+            if not open_lo[j]:  # the low end comes from the upper quantile of t*
+                low[j] = theta_hat[j] - _quantile(t, 1 - p_lo[j]) * se_hat[j]
+            if not open_hi[j]:
+                high[j] = theta_hat[j] - _quantile(t, 1 - p_hi[j]) * se_hat[j]
+            continue
+        if not open_lo[j]:
+            low[j] = np.percentile(col, 100 * p_lo[j])
+        if not open_hi[j]:
+            high[j] = np.percentile(col, 100 * p_hi[j])
     return low, high

@@ -13,9 +13,14 @@ from .._conventions import resolve_options
 from .._evaluate import DEFAULT_METRICS, GroupScores, evaluate_per_group
 from .._validation import param_error
 
-TESTS = ("randomization", "bootstrap", "t", "wilcoxon")
-CI_METHODS = ("BCa", "percentile")
+TESTS = ("randomization", "bootstrap", "bootstrap-t", "t", "wilcoxon")
+CI_METHODS = ("BCa", "percentile", "bootstrap-t")
 ALTERNATIVES = ("two-sided", "greater", "less")
+SCOPES = ("metric", "all")
+ZERO_METHODS = ("wilcox", "pratt", "zsplit")
+# The one zero rule: a per-group difference with |d| <= ZERO_TOL is 0 (a tie) in
+# every test, interval and in wins / ties / losses (float noise of equal scores).
+ZERO_TOL = 1e-12
 
 
 @dataclass

@@ -23,10 +23,16 @@ def _fmt(x: float, digits: int = 4) -> str:
     return "nan" if x != x else f"{x:.{digits}f}"
 
 
-def _fmt_p(p: float) -> str:
+def _fmt_p(p: float, floor: float = 0.0) -> str:
+    """A p-value as printed: never "0"; "<= x" at the Monte Carlo floor ``x``."""
     if p != p:
         return "nan"
-    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+    if p < 1e-16:
+        return "< 1e-16"
+    text = f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+    if floor > 0 and p <= floor * (1 + 1e-9):
+        return f"<= {text}"
+    return text
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -94,14 +100,17 @@ class PairComparison(_Plain):
     mean_diff : float
         Weighted mean of the per-group differences over the paired groups.
     ci_low, ci_high : float
-        Paired bootstrap confidence interval of ``mean_diff``.
+        Paired bootstrap confidence interval of ``mean_diff``; one-sided (one
+        end infinite) for a one-sided ``alternative``.
     p_value : float
         p-value of the paired test (``test`` of the report).
     p_adjusted : float
-        ``p_value`` adjusted over the pairs of this metric (``correction``).
+        ``p_value`` adjusted over its family (``correction`` over
+        ``correction_scope`` of the report).
     effect_size : float
         ``mean_diff`` divided by the weighted standard deviation of the
-        differences (Cohen's d for paired data, d_z); NaN if they are all equal.
+        differences with ddof=1 (Cohen's d for paired data, d_z); NaN if they
+        are all equal or there is one group.
     wins, ties, losses : int
         Paired groups where the model scores above, equal to (within 1e-12) or
         below the baseline.
@@ -174,7 +183,8 @@ class BootstrapReport:
             ]
             for i in self.intervals
         ]
-        note = f"{self.method} bootstrap over groups, {self.n_resamples} resamples"
+        kind = self.method + ("" if self.method == "bootstrap-t" else " bootstrap")
+        note = f"{kind} over groups, {self.n_resamples} resamples"
         return f"{_table(header, rows)}\n({note})"
 
     def to_frame(self):
@@ -200,11 +210,21 @@ class ComparisonReport:
     pairs : tuple of PairComparison
         One per (metric, model, baseline).
     test, correction, alternative : str
-        The paired test, the multiple-comparison adjustment (over the pairs of
-        one metric) and the alternative hypothesis.
+        The paired test, the multiple-comparison adjustment and the alternative
+        hypothesis.
     confidence_level : float
     n_resamples : int
     ci_method : str
+    correction_scope : {"metric", "all"}
+        The family of the adjustment: the pairs of each metric, or every pair
+        of every metric.
+    family_size : int
+        Number of tests in the (largest) family.
+    zero_method : str
+        Wilcoxon's treatment of zero differences.
+    design : str
+        What was compared, for reports of :func:`cross_val_compare` (empty for
+        :func:`compare`).
     """
 
     models: tuple[MetricInterval, ...]
@@ -215,6 +235,25 @@ class ComparisonReport:
     confidence_level: float
     n_resamples: int
     ci_method: str
+    correction_scope: str = "metric"
+    family_size: int = 0
+    zero_method: str = "wilcox"
+    design: str = ""
+
+    @property
+    def p_floor(self) -> float:
+        """Smallest Monte Carlo p-value, ``1 / (n_resamples + 1)`` (0 if none)."""
+        if self.test in ("randomization", "bootstrap", "bootstrap-t"):
+            return 1.0 / (self.n_resamples + 1)
+        return 0.0
+
+    @property
+    def family(self) -> str:
+        """The family of the adjusted p-values, in words."""
+        tests = f"{self.family_size} test{'s' if self.family_size != 1 else ''}"
+        if self.correction_scope == "all":
+            return f"one family of {tests}: every pair of every metric"
+        return f"one family per metric of {tests}: the pairs of that metric"
 
     def pair(self, metric: str, model: str, baseline: str) -> PairComparison:
         """The comparison of ``model`` against ``baseline`` on ``metric``."""
@@ -242,34 +281,56 @@ class ComparisonReport:
                     rows.append(
                         [m.model, _fmt(m.mean), ci, "", "", "", str(m.n_groups)]
                     )
+            floor = self.p_floor
             for p in self.pairs:
                 if p.metric == metric:
                     ci = f"[{_fmt(p.ci_low)}, {_fmt(p.ci_high)}]"
+                    # adjusted from a floor p-value: a bound as well
+                    at_floor = floor > 0 and p.p_value <= floor * (1 + 1e-9)
                     rows.append(
                         [
                             f"{p.model} - {p.baseline}",
                             f"{p.mean_diff:+.4f}",
                             ci,
-                            _fmt_p(p.p_value),
-                            _fmt_p(p.p_adjusted),
+                            _fmt_p(p.p_value, floor),
+                            _fmt_p(p.p_adjusted, p.p_adjusted if at_floor else 0),
                             f"{p.wins}/{p.ties}/{p.losses}",
                             str(p.n_groups),
                         ]
                     )
             header = [metric, "mean", f"{level} CI", "p", "p adj", "W/T/L", "groups"]
             blocks.append(_table(header, rows))
-        resamples = f"{self.n_resamples} resamples"
-        test = f"paired {self.test} test, {self.alternative}"
+        unit = "groups"
+        if self.test == "corrected t":
+            resamples = f"over {self.pairs[0].n_groups if self.pairs else 0} splits"
+            unit = "splits"
+        elif self.test in ("t", "wilcoxon"):
+            resamples = "unweighted"
+            if self.test == "wilcoxon":
+                resamples += f", zero_method={self.zero_method}"
+        else:
+            resamples = f"{self.n_resamples} resamples"
         if self.test == "randomization":  # small pairs are enumerated exactly
-            test += f", {resamples} (all 2**n sign flips where 2**n is fewer)"
-        elif self.test == "bootstrap":
-            test += f", {resamples}"
-        # The t and Wilcoxon tests draw no resamples; the intervals always do.
-        note = (
-            f"(p: {test}; p adj: {self.correction} over the pairs of each metric; "
-            f"CI: {self.ci_method} bootstrap over groups, {resamples})"
+            resamples += " (all 2**n sign flips where 2**n is fewer)"
+        sided = "" if self.alternative == "two-sided" else f"one-sided {level} "
+        kind = self.ci_method + (
+            "" if self.ci_method == "bootstrap-t" else " bootstrap"
         )
-        return "\n\n".join([*blocks, note])
+        drawn = f", {self.n_resamples} resamples" if unit == "groups" else ""
+        ci = (
+            f"CI: {sided}{kind} over {unit}{drawn}"
+            if self.confidence_level == self.confidence_level
+            else "no CI"
+        )
+        note = (
+            f"(p: paired {self.test} test, {self.alternative}, {resamples}; p adj: "
+            f"{self.correction} over {self.family}; {ci}; a difference within "
+            "1e-12 is a tie)"
+        )
+        parts = [*blocks, note]
+        if self.design:
+            parts.insert(0, self.design)
+        return "\n\n".join(parts)
 
     def to_frame(self):
         """The pairs as a pandas DataFrame, one row per (metric, model, baseline)."""
