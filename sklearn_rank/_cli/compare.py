@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import _measures
+from . import _dask_engine, _measures
 from . import evaluate as _eval
 
 NAME = "compare"
@@ -60,6 +60,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     if args.per_query or args.no_summary:
         parser.error("-q and -n do not apply to compare")
+    _dask_engine.check_input(args, parser)
     layout = _inputs.detect_layout(args, parser)
     trec_input = layout == "trec"
     specs = args.measures or _eval.LIBRARY_DEFAULT_MEASURES
@@ -79,7 +80,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     keywords = _eval._conventions(args, trec_input)
     options = _eval._resolve(parser, keywords)
     try:
-        runs = _inputs.load(layout, args)
+        if args.engine == "dask":  # partition by partition (docs/scale.md)
+            runs = _dask_engine.group_scores(args, metrics, keywords)
+        else:
+            runs = _inputs.load(layout, args)
         if len(runs) < 2:
             raise ValueError("compare needs at least two runs (or --score-col twice)")
         report = _compare(runs, metrics, keywords, options, args)
@@ -115,7 +119,8 @@ def _compare(runs, metrics, keywords, options, args):
     from .._evaluate import GroupScores, evaluate_per_group
     from ..stats import compare
 
-    per_run = {}
+    per_run = runs if isinstance(runs, dict) else {}  # GroupScores (--engine dask)
+    runs = [] if per_run else runs
     common = {k: v for k, v in keywords.items() if k != "undefined"}
     first_qids = None
     for r in runs:

@@ -19,7 +19,7 @@ import sys
 
 from .._conventions import OPTIONS, PRESETS
 from .._params import Interval
-from . import _measures, _output
+from . import _dask_engine, _measures, _output
 from ._progress import Progress
 
 NAME = "eval"
@@ -188,6 +188,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument(
         "--quiet", action="store_true", help="no progress bar and no notes on stderr"
     )
+    _dask_engine.add_arguments(parser)  # --engine dask, --scheduler
 
 
 def _conventions(args: argparse.Namespace, trec_input: bool) -> dict:
@@ -218,6 +219,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .._registry import get_metric_names
     from . import _inputs
 
+    _dask_engine.check_input(args, parser)
     layout = _inputs.detect_layout(args, parser)
     trec_input = layout == "trec"
     specs = args.measures or (["official"] if trec_input else LIBRARY_DEFAULT_MEASURES)
@@ -225,6 +227,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         measures, skipped = _measures.parse_measures(specs, get_metric_names())
     except _measures.MeasureError as exc:
         parser.error(str(exc))
+    _dask_engine.check_measures(args, parser, measures)
     keywords = _conventions(args, trec_input)
     options = _resolve(parser, keywords)
     if skipped and not args.quiet:
@@ -236,8 +239,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     progress = Progress(args.quiet)
     try:
         progress.step(f"reading {', '.join(args.files)}")
-        runs = _inputs.load(layout, args)
-        results = []
+        if args.engine == "dask":  # partition by partition (docs/scale.md)
+            runs, results = [], _dask_engine.run_eval(args, measures, keywords, options)
+        else:
+            runs, results = _inputs.load(layout, args), []
         for r in runs:
             progress.step(f"evaluating {r.name}")
             results.append(
