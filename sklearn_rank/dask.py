@@ -142,14 +142,33 @@ def _by_group(frame: dd.DataFrame, plan: parts.Plan, partitioned_by_group: bool)
     return frame.shuffle(on=plan.groups), True
 
 
-def _check_unique(frame: pd.DataFrame, n_rows: int, n_ids: int, groups: str):
-    if n_rows != n_ids:
+def _ids(values: Any) -> pd.DataFrame:
+    return pd.DataFrame({"id": np.asarray(values).ravel()})
+
+
+def _partition_ids(index: pd.Series) -> pd.DataFrame:
+    return _ids(np.unique(index.to_numpy()))
+
+
+def _merge_ids(ids: pd.DataFrame, groups: str) -> pd.DataFrame:
+    """The union of disjoint id sets; a shared id breaks the promise."""
+    values = np.asarray(ids).ravel()
+    unique, counts = np.unique(values, return_counts=True)
+    if unique.size != values.size:
+        shown = ", ".join(repr(v) for v in unique[counts > 1][:5].tolist())
         raise ValueError(
-            f"partitioned_by_group=True, but {n_rows - n_ids} group id(s) of "
-            f"{groups!r} have rows in more than one partition. Pass "
-            "partitioned_by_group=False to shuffle rows by group, or write the data "
-            "partitioned by that column."
+            f"partitioned_by_group=True, but group ids of {groups!r} have rows in "
+            f"more than one partition (ids {shown}). Pass partitioned_by_group=False "
+            "to shuffle rows by group, or write the data partitioned by that column."
         )
+    return _ids(unique)
+
+
+def _count_ids(ids: pd.DataFrame, groups: str) -> int:
+    return len(_merge_ids(ids, groups))
+
+
+def _after_check(frame: pd.DataFrame, n_groups: int) -> pd.DataFrame:
     return frame
 
 
@@ -201,10 +220,19 @@ def _plan_and_groups(
         parts.group_frame, plan, fill, meta=meta, align_dataframes=False
     )
     if partitioned_by_group:
-        n_rows = per_group_frame.map_partitions(len).sum()
-        n_ids = per_group_frame.index.nunique()
+        # The promise, checked on the per-group ids: a tree reduction of sorted id
+        # sets that raises on an id seen in two partitions (no shuffle).
+        n_groups = per_group_frame.index.to_series().reduction(
+            chunk=_partition_ids,
+            combine=_merge_ids,
+            aggregate=_count_ids,
+            combine_kwargs={"groups": plan.groups},
+            aggregate_kwargs={"groups": plan.groups},
+            split_every=8,
+            meta=("n_groups", "i8"),
+        )
         per_group_frame = per_group_frame.map_partitions(
-            _check_unique, n_rows, n_ids, plan.groups, meta=meta
+            _after_check, n_groups, meta=meta
         )
     return frame, plan, per_group_frame
 
