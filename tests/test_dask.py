@@ -363,19 +363,19 @@ def _ranking_data():
 
 
 def _on_cluster(fit):
-    """``fit()`` locally, then with joblib's dask backend on the cluster."""
+    """``fit()`` locally, then with joblib's dask backend on the cluster (whose
+    workers must have run the fits: the task stream is not empty)."""
     import joblib
 
     local = fit(1)
-    with joblib.parallel_backend("dask"):
+    with distributed.get_task_stream() as tasks, joblib.parallel_backend("dask"):
         remote = fit(-1)
+    assert tasks.data, "nothing ran on the cluster"
     return local, remote
 
 
 def _split_scores(results):
-    return {
-        k: v.tolist() for k, v in results.items() if k.startswith(("split", "test"))
-    }
+    return {k: v.tolist() for k, v in results.items() if "test_" in k}
 
 
 @pytest.mark.parametrize("routing", [True, False], ids=["routing", "no_routing"])
@@ -414,7 +414,8 @@ def test_grid_search_on_the_cluster_equals_local(client, routing):
 
     local, remote = _on_cluster(fit)
     assert _split_scores(remote) == _split_scores(local)  # exactly
-    assert len(_split_scores(local)) == 3 * 4 + 3 * 3  # splits, mean, std, rank
+    # three metrics: three splits, mean, std and rank each
+    assert len(_split_scores(local)) == 3 * 6
 
 
 @pytest.mark.parametrize("routing", [True, False], ids=["routing", "no_routing"])
@@ -454,3 +455,80 @@ def test_grouped_ranker_cross_validate_on_the_cluster_equals_local(client, routi
     for key in ("test_ndcg@5", "test_map"):
         assert remote[key].tolist() == local[key].tolist()
         assert np.isfinite(local[key]).all()
+
+
+# -- the command line ----------------------------------------------------------------
+def _parquet_dataset(tmp_path):
+    rows = ROWS.assign(other=ROWS["score"][::-1].to_numpy())
+    (tmp_path / "rows").mkdir()
+    for i in range(3):  # groups spread over the files
+        rows.iloc[i::3].to_parquet(tmp_path / "rows" / f"part{i}.parquet")
+    rows.to_parquet(tmp_path / "all.parquet")
+    return tmp_path / "rows", tmp_path / "all.parquet"
+
+
+def _cli(argv, capsys):
+    from sklearn_rank._cli import main
+
+    status = main(argv)
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+@pytest.mark.parametrize("command", ["eval", "compare"])
+def test_cli_engine_dask_prints_what_the_in_memory_path_prints(
+    client, tmp_path, capsys, command
+):
+    directory, single = _parquet_dataset(tmp_path)
+    common = ["--score-col", "score", "--score-col", "other", "-m", "ndcg@3,map"]
+    common += ["--quiet", "--undefined", "0"]
+    if command == "eval":
+        common += ["-q"]
+    else:
+        common += ["--resamples", "99"]
+    status, memory, _ = _cli([command, str(single), *common], capsys)
+    assert status == 0
+    address = client.scheduler.address
+    status, distributed_out, err = _cli(
+        [command, str(directory), "--engine", "dask", "--scheduler", address, *common],
+        capsys,
+    )
+    assert status == 0, err
+    assert distributed_out == memory
+    assert len(memory.splitlines()) > 10
+
+
+def test_cli_engine_dask_usage_errors(tmp_path, capsys):
+    directory, single = _parquet_dataset(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        _cli(["eval", str(single), "--scheduler", "tcp://x:1"], capsys)
+    assert exc.value.code == 2
+    assert "--scheduler needs --engine dask" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        _cli(["eval", str(directory), "--engine", "dask", "-m", "num_ret"], capsys)
+    assert "not available with --engine dask" in capsys.readouterr().err
+
+
+def test_stats_compare_takes_the_per_group_frames(client):
+    from sklearn_rank.stats import bootstrap_ci, compare
+
+    frame = dd.from_pandas(ROWS.assign(other=-ROWS["score"]), npartitions=4)
+    per_model = {
+        name: srd.evaluate_per_group(frame, col, metrics=["ndcg@3", "map"])
+        for name, col in (("a", "score"), ("b", "other"))
+    }
+    in_memory_scores = {
+        name: evaluate_per_group(
+            ROWS["label"].to_numpy(),
+            (ROWS["score"] if name == "a" else -ROWS["score"]).to_numpy(),
+            groups=ROWS["qid"].to_numpy(),
+            metrics=["ndcg@3", "map"],
+        )
+        for name in ("a", "b")
+    }
+    got = compare(None, per_model, n_resamples=199, random_state=0)
+    want = compare(None, in_memory_scores, n_resamples=199, random_state=0)
+    assert str(got) == str(want)
+    got = bootstrap_ci(None, per_model["a"], n_resamples=199, random_state=0)
+    want = bootstrap_ci(None, in_memory_scores["a"], n_resamples=199, random_state=0)
+    assert str(got) == str(want)
