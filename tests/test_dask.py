@@ -532,3 +532,43 @@ def test_stats_compare_takes_the_per_group_frames(client):
     got = bootstrap_ci(None, per_model["a"], n_resamples=199, random_state=0)
     want = bootstrap_ci(None, in_memory_scores["a"], n_resamples=199, random_state=0)
     assert str(got) == str(want)
+
+
+def test_a_partition_is_put_back_in_input_order_for_stable_ties():
+    # Whatever order a shuffle delivers rows in, the recorded input positions
+    # restore it: scrambled rows give the values of the rows in input order.
+    from sklearn_rank import _partitions as parts
+
+    rows = SMALL.assign(score=0.0)  # every row tied: "stable" reads the order
+    keyed = rows.assign(
+        **{parts.ROW_KEYS[0]: 0, parts.ROW_KEYS[1]: np.arange(len(rows))}
+    )
+    scrambled = keyed.iloc[np.random.default_rng(0).permutation(len(rows))]
+    plan = parts.make_plan(
+        "evaluate_per_group",
+        y_true="label",
+        y_score="score",
+        groups="qid",
+        sample_weight=None,
+        retrieved=None,
+        judged=None,
+        metrics=["ndcg@3", "mrr"],
+        convention=None,
+        options={"ties": "stable", "max_grade": 3.0},
+        per_group=True,
+    )
+    got = parts.group_frame(scrambled, plan)
+    want = evaluate_per_group(
+        rows["label"].to_numpy(),
+        rows["score"].to_numpy(),
+        groups=rows["qid"].to_numpy(),
+        metrics=["ndcg@3", "mrr"],
+        ties="stable",
+        max_grade=3.0,
+    )
+    for m in ("ndcg@3", "mrr"):
+        np.testing.assert_array_equal(got[m].to_numpy(), want.values[m])
+    unordered = parts.group_frame(scrambled.drop(columns=list(parts.ROW_KEYS)), plan)
+    assert not np.array_equal(
+        unordered["ndcg@3"].to_numpy(), want.values["ndcg@3"], equal_nan=True
+    )  # the scramble does change the values: the test can fail
