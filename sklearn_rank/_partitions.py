@@ -256,14 +256,15 @@ def fill_value(parts: Any) -> float:
 # -- the mean over groups ---------------------------------------------------------
 def sum_columns(plan: Plan) -> list[str]:
     """Columns of a partition's partial sums: Σ w·v, Σ w and the count of the
-    groups that enter each metric's mean."""
-    return [f"{part}:{r.label}" for r in plan.requests for part in ("num", "den", "n")]
+    groups that enter each metric's mean; and the partition's number of groups."""
+    sums = [f"{part}:{r.label}" for r in plan.requests for part in ("num", "den", "n")]
+    return ["groups", *sums]
 
 
 def partial_sums(frame: pd.DataFrame, plan: Plan) -> pd.DataFrame:
     """One row: the partial sums of a per-group frame, after the undefined rule
     (:func:`~sklearn_rank._reduce.apply_undefined`, the in-memory one)."""
-    out = {}
+    out = {"groups": [float(len(frame))]}
     ids = frame.index.to_numpy()
     for r in plan.requests:
         values = frame[r.label].to_numpy()
@@ -283,6 +284,10 @@ def finish(
     sums: dict[str, float], auc: dict[str, float], plan: Plan
 ) -> dict[str, float]:
     """The dict evaluate returns, from the reduced sums (and the pooled AUC)."""
+    if plan.requests and sums.get("groups", 0.0) == 0:  # as the in-memory check
+        raise ValueError(
+            f"{plan.func} got empty inputs (0 rows); pass at least one row."
+        )
     result = {}
     for label in plan.labels:
         if label in auc:

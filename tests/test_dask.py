@@ -572,3 +572,11 @@ def test_a_partition_is_put_back_in_input_order_for_stable_ties():
     assert not np.array_equal(
         unordered["ndcg@3"].to_numpy(), want.values["ndcg@3"], equal_nan=True
     )  # the scramble does change the values: the test can fail
+
+
+def test_empty_data_is_refused_as_in_memory():
+    frame = dd.from_pandas(ROWS.iloc[:0], npartitions=1)
+    with dask.config.set(SYNC), pytest.raises(ValueError, match="empty inputs"):
+        srd.evaluate(frame, metrics=["mrr"])
+    with dask.config.set(SYNC), pytest.raises(ValueError, match="empty inputs"):
+        srd.evaluate(frame, metrics=["auc"])
