@@ -64,7 +64,17 @@ def write_dataset(path: str, rows: int, files: int, seed: int = 0) -> int:
 
 
 def peak_rss_mib() -> float:
-    """This process's peak resident memory (Linux: ru_maxrss in KiB)."""
+    """This process's peak resident memory in MiB: VmHWM of /proc/self/status
+    (Linux), which starts afresh at exec. Not ru_maxrss: it survives fork and
+    exec, so a worker started by a client holding the in-memory copy of the
+    data would report the client's memory."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

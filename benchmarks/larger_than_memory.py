@@ -87,16 +87,19 @@ def main(argv=None) -> int:
                 threads_per_worker=1,
                 memory_limit=args.memory,
                 dashboard_address=":0",
-                silence_logs=40,
-            ) as cluster,
+            ) as cluster,  # its memory warnings (pausing, spilling) are shown
             distributed.Client(cluster) as client,
         ):
+            before = set(client.scheduler_info()["workers"])
             start = time.perf_counter()
             found = srd.evaluate(
                 dd.read_parquet(path), metrics=METRICS, partitioned_by_group=True
             )
             seconds = time.perf_counter() - start
             peaks = sorted(client.run(peak_rss_mib).values())
+            if set(client.scheduler_info()["workers"]) != before:
+                sys.exit("a worker was restarted (out of memory?) during the run")
+        print("no worker restarted")
         print(f"dask: {found} in {seconds:.1f} s")
         print(f"peak RSS per worker: {', '.join(f'{p:.0f}' for p in peaks)} MiB")
         expected = reference(path)
