@@ -125,6 +125,13 @@ def test_plot_and_segment_usage_errors(table, tmp_path, capsys):
     )
     assert status == 1
     assert "nope" in capsys.readouterr().err
+    # The figure and the segment tables read rows in memory, not partitions.
+    for command in ("eval", "compare"):
+        with pytest.raises(SystemExit) as exc:
+            # (a directory is read as a Parquet dataset by --engine dask)
+            main([command, str(tmp_path), "--engine", "dask", "--plot", "x.png"])
+        assert exc.value.code == 2
+        assert "drop --engine dask" in capsys.readouterr().err
 
 
 def test_trec_runs_draw(tmp_path, capsys):

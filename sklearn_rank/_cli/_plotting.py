@@ -49,6 +49,13 @@ def check_args(args: argparse.Namespace, parser, layout: str | None = None) -> N
             "--segment-col needs table input (a predictions table, or a "
             "qrels table holding the column)"
         )
+    if getattr(args, "engine", None) == "dask" and (
+        plot is not None or getattr(args, "segment_col", None) is not None
+    ):
+        parser.error(
+            "--plot and --segment-col read the runs in memory; drop --engine dask "
+            "or run them without it"
+        )
 
 
 def _segments_by_query(args: argparse.Namespace) -> dict[str, object]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import _flags, _measures, _messages, _plotting
+from . import _dask_engine, _flags, _measures, _messages, _plotting
 from . import evaluate as _eval
 from ._progress import Progress
 from ._runs import check_trec_flags, load_runs
@@ -60,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _eval.add_conventions(groups["conventions"])
     _eval.add_output(groups["output"], formats=FORMATS)
     _plotting.add_arguments(parser)  # --segment-col, --plot
+    _dask_engine.add_arguments(parser)  # --engine dask, --scheduler
     stats = parser.add_argument_group("comparison")
     stats.add_argument(
         "--baseline",
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import _inputs
 
     check_trec_flags(args, parser)
+    _dask_engine.check_input(args, parser)
     layout = _inputs.detect_layout(args, parser)
     _plotting.check_args(args, parser, layout)
     trec_input = layout == "trec"
@@ -106,10 +108,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     progress = Progress(args.quiet)
     try:
         progress.step(f"reading {', '.join(args.files)}")
-        runs = load_runs(layout, args, None)
+        if args.engine == "dask":  # partition by partition (docs/scale.md)
+            runs = _dask_engine.group_scores(args, metrics, keywords)
+        else:
+            runs = load_runs(layout, args, None)
         if len(runs) < 2:
             raise ValueError("compare needs at least two runs (or --score-col twice)")
-        names = [r.name for r in runs]
+        names = list(runs) if isinstance(runs, dict) else [r.name for r in runs]
         if args.baseline is not None and args.baseline not in names:
             progress.done()
             parser.error(
@@ -152,7 +157,8 @@ def _compare(runs, metrics, keywords, options, args, progress):
     from .._evaluate import GroupScores, evaluate_per_group
     from ..stats import compare
 
-    per_run = {}
+    per_run = runs if isinstance(runs, dict) else {}  # GroupScores (--engine dask)
+    runs = [] if per_run else runs
     common = {k: v for k, v in keywords.items() if k != "undefined"}
     first_qids = None
     for r in runs:

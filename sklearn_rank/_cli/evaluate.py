@@ -19,7 +19,15 @@ import sys
 
 from .._conventions import OPTIONS, PRESETS
 from .._params import Interval
-from . import _flags, _judgment_groups, _measures, _messages, _output, _plotting
+from . import (
+    _dask_engine,
+    _flags,
+    _judgment_groups,
+    _measures,
+    _messages,
+    _output,
+    _plotting,
+)
 from ._progress import Progress
 from ._runs import _check_stdin, check_trec_flags, complete_summary, load_runs
 
@@ -67,6 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_conventions(groups["conventions"])
     add_output(groups["output"])
     _plotting.add_arguments(parser)  # --segment-col, --plot
+    _dask_engine.add_arguments(parser)  # --engine dask, --scheduler
 
 
 def add_files(group) -> None:
@@ -211,6 +220,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import _inputs
 
     debug_qid = check_trec_flags(args, parser)
+    _dask_engine.check_input(args, parser)
     layout = _inputs.detect_layout(args, parser)
     _check_stdin(args, parser, layout)
     _plotting.check_args(args, parser, layout)
@@ -229,6 +239,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             measures, skipped = _measures.parse_measures(specs, get_metric_names())
     except (_measures.MeasureError, _judgment_groups.JudgmentGroupError) as exc:
         parser.error(str(exc))
+    _dask_engine.check_measures(args, parser, measures)
     keywords = _conventions(args, trec_input)
     options = _resolve(parser, keywords)
     if skipped and not args.quiet:
@@ -247,7 +258,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             zscores = read_zscores(args.zscores)
         progress.step(f"reading {', '.join(args.files)}")
         per_query = args.per_query or zscores is not None
-        if groups:
+        if args.engine == "dask":  # partition by partition (docs/scale.md)
+            runs, results = [], _dask_engine.run_eval(args, measures, keywords, options)
+        elif groups:
             results = _group_results(
                 args, measures, bases, keywords, options, debug_qid, progress
             )

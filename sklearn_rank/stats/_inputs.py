@@ -103,6 +103,16 @@ def _apply_undefined(values, rule, metric, model, func):
     return np.where(missing, rule, values)
 
 
+def _from_dask(value: Any) -> Any:
+    """A per-group Dask DataFrame of sklearn_rank.dask.evaluate_per_group as
+    GroupScores (its per-group rows come to the client); anything else as is."""
+    if hasattr(value, "__dask_graph__") and hasattr(value, "columns"):
+        from ..dask import to_group_scores
+
+        return to_group_scores(value)
+    return value
+
+
 def collect(
     func: str,
     y_true: Any,
@@ -114,6 +124,7 @@ def collect(
     """Per-group values of every model: one evaluate_per_group call per model."""
     options = dict(options)
     rule = _undefined_rule(func, options)
+    y_scores = {model: _from_dask(value) for model, value in y_scores.items()}
     per_group = [isinstance(v, GroupScores) for v in y_scores.values()]
     if any(per_group) and not all(per_group):
         raise TypeError(
