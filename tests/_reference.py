@@ -401,6 +401,7 @@ class GroupFacts:
     all_labels: list  # every label of the group, retrieved or not
     options: dict = field(default_factory=dict)
     n_judged_non_relevant: int = 0  # judged non-relevant rows, retrieved or not
+    all_judged: list = field(default_factory=list)  # judged flag of all_labels
 
 
 @dataclass(frozen=True)
@@ -512,8 +513,27 @@ def _iprec_at(seq, n_relevant, level):
     return best
 
 
+def _judged_gains(seq, g):
+    """gain_rows="judged" (trec_eval's get_gain): the ranked list's gains, 0 for
+    an unjudged row, and the ideal list: the judged rows of gain > 0 only."""
+    gain = g.options["gain"]
+    ranked = [_gain(y, gain) if j else 0.0 for y, j in seq]
+    ideal = [
+        _gain(y, gain)
+        for y, j in zip(g.all_labels, g.all_judged, strict=True)
+        if j and _gain(y, gain) > 0
+    ]
+    return ranked, ideal
+
+
 def _ndcg(seq, g):
     gain, discount = g.options["gain"], g.options["discount"]
+    if g.options.get("gain_rows") == "judged":
+        ranked, ideal_gains = _judged_gains(seq, g)
+        ideal = _dcg(sorted(ideal_gains, reverse=True), g.k, "linear", discount)
+        if ideal <= 0:  # no judged row with a gain: undefined
+            return math.nan
+        return _dcg(ranked, g.k, "linear", discount) / ideal
     # The ideal list orders the group's labels by their gain, highest first.
     best = sorted(g.all_labels, key=lambda y: _gain(y, gain), reverse=True)
     ideal = _dcg(best, g.k, gain, discount)
@@ -522,14 +542,21 @@ def _ndcg(seq, g):
     return _dcg(seq, g.k, gain, discount) / ideal
 
 
+def _dcg_oracle(seq, g):
+    gain, discount = g.options["gain"], g.options["discount"]
+    if g.options.get("gain_rows") == "judged":
+        ranked, ideal_gains = _judged_gains(seq, g)
+        if _dcg(sorted(ideal_gains, reverse=True), g.k, "linear", discount) <= 0:
+            return math.nan  # defined where the ideal DCG is > 0
+        return _dcg(ranked, g.k, "linear", discount)
+    return _dcg(seq, g.k, gain, discount)
+
+
 # One entry per metric of the library's registry; a guard test fails when a
 # registry metric has no oracle here, or when the two disagree on the cutoff.
 ORACLES = {
     "ndcg": Oracle(_ndcg, graded=True),
-    "dcg": Oracle(
-        lambda seq, g: _dcg(seq, g.k, g.options["gain"], g.options["discount"]),
-        graded=True,
-    ),
+    "dcg": Oracle(_dcg_oracle, graded=True),
     "err": Oracle(lambda seq, g: _err(seq, g.k, g.options["max_grade"]), graded=True),
     "precision": Oracle(_precision_oracle, reads_judged=True),
     "recall": Oracle(
@@ -567,6 +594,8 @@ ORACLES = {
 # where the value depends on the order of a tie block, and so does the reference.
 ORDER_SENSITIVE = frozenset({"iprec", "iprec_11pt"})
 GRADED_METRICS = frozenset(name for name, o in ORACLES.items() if o.graded)
+# Metrics whose gains follow gain_rows (their oracle then reads (label, judged)).
+JUDGED_GAIN_METRICS = frozenset({"ndcg", "dcg"})
 
 
 def _group_value(
@@ -584,9 +613,13 @@ def _group_value(
         n_judged_non_relevant=sum(
             bool(judged[i]) and not _relevant(y_true[i], threshold) for i in rows
         ),
+        all_judged=[bool(judged[i]) for i in rows],
     )
+    judged_gains = metric in JUDGED_GAIN_METRICS and opts["gain_rows"] == "judged"
 
     def key(i):
+        if judged_gains:
+            return (float(y_true[i]), bool(judged[i]))
         if oracle.graded:
             return float(y_true[i])
         if oracle.reads_judged:
@@ -646,6 +679,8 @@ def reference_per_group(
     judged=None,
     judged_only=False,
     exhaustive=False,
+    gain_rows="all",
+    integer_grades=False,
 ):
     """{group id: metric value, or NaN where the group is undefined}.
 
@@ -659,12 +694,17 @@ def reference_per_group(
     y_true, y_score, groups, retrieved, _ = _as_arrays(
         y_true, y_score, groups, retrieved, None
     )
+    if integer_grades:  # C's atol: toward zero
+        y_true = np.array([float(math.trunc(y)) for y in y_true])
     judged, keep = _judged_rows(judged, len(y_true), judged_only)
     if metric in ("err", "rbp"):
         _check_err_labels(y_true if keep is None else y_true[keep], max_grade)
     out = {}
     for gid, rows in _group_rows(groups, keep).items():
-        if not group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
+        by_ideal = metric in JUDGED_GAIN_METRICS and gain_rows == "judged"
+        if not by_ideal and not group_is_defined(
+            metric, rows, y_true, retrieved, relevance_threshold
+        ):
             out[gid] = math.nan
             continue
         out[gid] = _group_value(
@@ -686,6 +726,7 @@ def reference_per_group(
             persistence=persistence,
             recall_level=recall_level,
             exhaustive=exhaustive,
+            gain_rows=gain_rows,
         )
     return out
 
@@ -702,6 +743,7 @@ def reference_group_weights(
     group_weight="mean",
     judged=None,
     judged_only=False,
+    integer_grades=False,
 ):
     """{group id: weight of the group in the mean over groups}.
 
@@ -714,6 +756,8 @@ def reference_group_weights(
     y_true, _, groups, retrieved, sample_weight = _as_arrays(
         y_true, y_true, groups, retrieved, sample_weight
     )
+    if integer_grades:
+        y_true = np.array([float(math.trunc(y)) for y in y_true])
     _, keep = _judged_rows(judged, len(y_true), judged_only)
     kept = _group_rows(groups, keep)
     if group_weight == "relevant_mean":
@@ -864,6 +908,8 @@ def reference_mean(
     group_weight="mean",
     judged=None,
     judged_only=False,
+    gain_rows="all",
+    integer_grades=False,
 ):
     """The public metric value: ``(value, all_undefined)``.
 
@@ -871,6 +917,8 @@ def reference_mean(
     where the engine must raise (``undefined="raise"`` with an undefined group,
     order-sensitive tie conflicts, ERR labels out of range).
     """
+    if integer_grades:  # C's atol: toward zero, before every metric
+        y_true = np.array([float(math.trunc(float(y))) for y in y_true])
     if metric == "auc":
         _, keep = _judged_rows(judged, len(y_true), judged_only)
         if keep is not None:  # -J: the unjudged rows leave the pooled list
@@ -906,6 +954,7 @@ def reference_mean(
         recall_level=recall_level,
         judged=judged,
         judged_only=judged_only,
+        gain_rows=gain_rows,
     )
     group_weights = reference_group_weights(
         metric,

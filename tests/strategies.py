@@ -224,4 +224,6 @@ OPTION_STRATEGIES = {
     "persistence": lambda case: persistences,
     "recall_level": lambda case: recall_levels,
     "judged_only": lambda case: st.booleans(),
+    "gain_rows": lambda case: st.sampled_from(["all", "judged"]),
+    "integer_grades": lambda case: st.booleans(),
 }
