@@ -256,6 +256,16 @@ _OPTIONS = (
         lambda value: None if value is None else float(value),
     ),
     Option(
+        "r_multiple",
+        1.0,
+        (Interval(numbers.Real, 0, None, closed="neither"),),
+        """The multiple m of R at which R-precision at multiples of R is read,
+        as trec_eval's ``Rprec_mult_m``: precision at the cutoff
+        ``floor(m * R + 0.9)`` (1.0, the default convention: R-precision).""",
+        "float | None",
+        float,
+    ),
+    Option(
         "integer_grades",
         False,
         (IsBool(),),

@@ -144,6 +144,7 @@ def evaluate(
     group_weight: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
+    r_multiple: float | None = None,
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
@@ -178,8 +179,8 @@ def evaluate(
         ``precision_denominator="n_judged"``. None: every row is judged.
     ties, gain, discount, gain_rows, relevance_threshold, undefined, \
 precision_denominator, ap_denominator, recall_denominator, max_grade, weights, \
-group_weight, persistence, recall_level, integer_grades, judged_only : see the \
-metric functions
+group_weight, persistence, recall_level, r_multiple, integer_grades, judged_only : \
+see the metric functions
         Conventions; None takes the value of ``convention``.
     convention : str, default=None
         Name of a preset of conventions; None is ``"sklearn_rank"``.
@@ -217,6 +218,7 @@ metric functions
             "group_weight": group_weight,
             "persistence": persistence,
             "recall_level": recall_level,
+            "r_multiple": r_multiple,
             "integer_grades": integer_grades,
             "judged_only": judged_only,
         },
@@ -282,6 +284,7 @@ def evaluate_per_group(
     group_weight: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
+    r_multiple: float | None = None,
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
@@ -326,6 +329,7 @@ def evaluate_per_group(
             "group_weight": group_weight,
             "persistence": persistence,
             "recall_level": recall_level,
+            "r_multiple": r_multiple,
             "integer_grades": integer_grades,
             "judged_only": judged_only,
         },

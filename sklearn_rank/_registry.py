@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import _kernels
+from . import _kernels, _kernels_trec
 from ._conventions import OPTIONS
 
 # Options every ranked metric reads (in this order in signatures and docs).
@@ -246,6 +246,55 @@ METRICS: dict[str, MetricSpec] = {
             "judged_at_k_score",
             "share of the top k that is judged (Judged@k)",
             options=(*_BINARY, *_GROUP, *_J),
+        ),
+        MetricSpec(
+            "g",
+            _kernels_trec.g_gain,
+            "g_score",
+            "trec_eval's G: gains over a log of the ideal cost not yet reached",
+            options=(*_BINARY, *_GROUP, *_J),
+            takes_k=False,
+            labels="gain",
+        ),
+        MetricSpec(
+            "bing",
+            _kernels_trec.bing,
+            "bing_score",
+            "trec_eval's binG: G with binary gains",
+            options=(*_BINARY, *_GROUP, *_J),
+            takes_k=False,
+        ),
+        MetricSpec(
+            "infap",
+            _kernels_trec.infap,
+            "infap_score",
+            "inferred average precision (trec_eval infAP)",
+            options=(*_BINARY, *_GROUP, *_J),
+            takes_k=False,
+        ),
+        MetricSpec(
+            "rprec_mult",
+            _kernels_trec.r_precision_mult,
+            "r_precision_mult_score",
+            "precision at a multiple of R (trec_eval Rprec_mult)",
+            options=("r_multiple", *_BINARY, *_GROUP, *_J),
+            takes_k=False,
+            name_option=("r_multiple", "m"),
+        ),
+        MetricSpec(
+            "unjudged",
+            _kernels_trec.unjudged_at_k,
+            "unjudged_at_k_score",
+            "share of the top k that is unjudged, over k (trec_eval unj)",
+            options=(*_BINARY, *_GROUP, *_J),
+        ),
+        MetricSpec(
+            "rbp_residual",
+            _kernels_trec.rbp_residual,
+            "rbp_residual_score",
+            "the RBP mass left open by unjudged rows (trec_eval rbp_resid)",
+            options=("persistence", *_BINARY, *_GROUP, *_J),
+            takes_k=False,
         ),
     )
 }

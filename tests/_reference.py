@@ -378,7 +378,7 @@ def _judged_rows(judged, n, judged_only):
 def group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
     """The undefined rule of the contract for one group."""
     rel = [bool(_relevant(y_true[i], relevance_threshold)) for i in rows]
-    if metric == "judged":  # needs a ranked row; labels play no part
+    if metric in ("judged", "unjudged", "rbp_residual"):  # a ranked row; no labels
         return any(retrieved[i] for i in rows)
     if metric in ("gauc", "auc"):
         ranked_rel = [r for r, i in zip(rel, rows, strict=True) if retrieved[i]]
@@ -552,6 +552,79 @@ def _dcg_oracle(seq, g):
     return _dcg(seq, g.k, gain, discount)
 
 
+def _g(seq, g):
+    """trec_eval m_G.c, row by row: gain g_i (0 unjudged); S running gain; C
+    running ideal cost, each position costing max(ideal_i, 1); terms
+    g_i / log2(2 + C - S) for g_i != 0, over the sum of the ideal gains."""
+    ideal = sorted(
+        (y for y, j in zip(g.all_labels, g.all_judged, strict=True) if j and y > 0),
+        reverse=True,
+    )
+    if not ideal:
+        return math.nan
+    total = seen = cost = 0.0
+    for i, (y, judged) in enumerate(seq):
+        gain = y if judged else 0.0
+        seen += gain
+        cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
+        if gain != 0:
+            total += gain / math.log2(2 + cost - seen)
+    return total / math.fsum(ideal)
+
+
+def _bing(seq, g):
+    """m_binG.c: each relevant row adds 1 / log2(2 + non-relevant rows above)."""
+    total, non_rel = 0.0, 0
+    for rel in seq:
+        if rel:
+            total += 1.0 / math.log2(2 + non_rel)
+        else:
+            non_rel += 1
+    return total / g.n_relevant
+
+
+def _infap(seq, g):
+    """m_infap.c, every unjudged row outside the pool (skipped, position kept)."""
+    eps = 0.00001
+    total, rel_so_far, non_rel_so_far = 0.0, 0, 0
+    for j, (rel, judged) in enumerate(seq):
+        if not judged:
+            continue
+        if not rel:
+            non_rel_so_far += 1
+            continue
+        rel_so_far += 1
+        if j == 0:
+            total += 1.0
+        else:
+            before = rel_so_far - 1 + non_rel_so_far
+            total += 1.0 / (j + 1) + (j / (j + 1)) * (before / j) * (
+                (rel_so_far - 1 + eps) / (before + 2 * eps)
+            )
+    return total / g.n_relevant
+
+
+def _rprec_mult(seq, g):
+    """m_Rprec_mult.c: precision at floor(m R + 0.9), padded; 0 at cutoff 0."""
+    cut = math.floor(g.options["r_multiple"] * g.n_relevant + 0.9)
+    return sum(seq[:cut]) / cut if cut else 0.0
+
+
+def _unjudged(seq, g):
+    """m_unjudged.c: unjudged rows in the top k over k (the length for k=None)."""
+    top = seq if g.k is None else seq[: g.k]
+    return sum(not j for _, j in top) / (len(seq) if g.k is None else g.k)
+
+
+def _rbp_residual(seq, g):
+    """m_rbp_resid.c: p^n + (1 - p) Σ p^(i-1) over unjudged rows; 0 if none."""
+    p = g.options["persistence"]
+    open_terms = [p**i for i, (_, j) in enumerate(seq) if not j]
+    if not open_terms:
+        return 0.0
+    return p ** len(seq) + (1 - p) * math.fsum(open_terms)
+
+
 # One entry per metric of the library's registry; a guard test fails when a
 # registry metric has no oracle here, or when the two disagree on the cutoff.
 ORACLES = {
@@ -583,6 +656,12 @@ ORACLES = {
         lambda seq, g: _iprec_at(seq, g.n_relevant, g.options["recall_level"]),
         cutoff=False,
     ),
+    "g": Oracle(_g, graded=True, cutoff=False, reads_judged=True),
+    "bing": Oracle(_bing, cutoff=False),
+    "infap": Oracle(_infap, cutoff=False, reads_judged=True),
+    "rprec_mult": Oracle(_rprec_mult, cutoff=False),
+    "unjudged": Oracle(_unjudged, reads_judged=True),
+    "rbp_residual": Oracle(_rbp_residual, cutoff=False, reads_judged=True),
     "iprec_11pt": Oracle(
         lambda seq, g: (
             math.fsum(_iprec_at(seq, g.n_relevant, i / 10) for i in range(11)) / 11
@@ -592,10 +671,13 @@ ORACLES = {
 }
 # Metrics whose averaged-tie expectation is not computed: the library raises
 # where the value depends on the order of a tie block, and so does the reference.
-ORDER_SENSITIVE = frozenset({"iprec", "iprec_11pt"})
+ORDER_SENSITIVE = frozenset({"iprec", "iprec_11pt", "g", "bing", "infap"})
 GRADED_METRICS = frozenset(name for name, o in ORACLES.items() if o.graded)
 # Metrics whose gains follow gain_rows (their oracle then reads (label, judged)).
 JUDGED_GAIN_METRICS = frozenset({"ndcg", "dcg"})
+# Metrics whose oracle says itself (NaN) where a group is undefined: G (no
+# judged positive gain), whatever the relevance threshold.
+SELF_DEFINED = frozenset({"g"})
 
 
 def _group_value(
@@ -618,7 +700,7 @@ def _group_value(
     judged_gains = metric in JUDGED_GAIN_METRICS and opts["gain_rows"] == "judged"
 
     def key(i):
-        if judged_gains:
+        if judged_gains or (oracle.graded and oracle.reads_judged):
             return (float(y_true[i]), bool(judged[i]))
         if oracle.graded:
             return float(y_true[i])
@@ -681,6 +763,7 @@ def reference_per_group(
     exhaustive=False,
     gain_rows="all",
     integer_grades=False,
+    r_multiple=1.0,
 ):
     """{group id: metric value, or NaN where the group is undefined}.
 
@@ -701,7 +784,9 @@ def reference_per_group(
         _check_err_labels(y_true if keep is None else y_true[keep], max_grade)
     out = {}
     for gid, rows in _group_rows(groups, keep).items():
-        by_ideal = metric in JUDGED_GAIN_METRICS and gain_rows == "judged"
+        by_ideal = metric in SELF_DEFINED or (
+            metric in JUDGED_GAIN_METRICS and gain_rows == "judged"
+        )
         if not by_ideal and not group_is_defined(
             metric, rows, y_true, retrieved, relevance_threshold
         ):
@@ -727,6 +812,7 @@ def reference_per_group(
             recall_level=recall_level,
             exhaustive=exhaustive,
             gain_rows=gain_rows,
+            r_multiple=r_multiple,
         )
     return out
 
@@ -910,6 +996,7 @@ def reference_mean(
     judged_only=False,
     gain_rows="all",
     integer_grades=False,
+    r_multiple=1.0,
 ):
     """The public metric value: ``(value, all_undefined)``.
 
@@ -955,6 +1042,7 @@ def reference_mean(
         judged=judged,
         judged_only=judged_only,
         gain_rows=gain_rows,
+        r_multiple=r_multiple,
     )
     group_weights = reference_group_weights(
         metric,
