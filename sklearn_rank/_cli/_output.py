@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 FORMATS = ("trec", "table", "markdown", "csv", "json")
 # Measures trec_eval prints only in the summary ("all"), never per query.
-SUMMARY_ONLY = ("runid", "num_q")
+SUMMARY_ONLY = ("runid", "num_q", "gm_map", "gm_bpref")
 
 
 @dataclass
@@ -40,6 +40,8 @@ def format_trec(results: list[RunResult], labels: list[str], summary: bool) -> s
                     lines.append(f"{label:<22}\t{qid}\t{_trec_value(values[label])}")
         if summary:
             for label in labels:
+                if result.summary[label] is None:  # per query only (relstring)
+                    continue
                 value = _trec_value(result.summary[label])
                 lines.append(f"{label:<22}\tall\t{value}")
     return "".join(line + "\n" for line in lines)

@@ -130,7 +130,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: trec_eval for TREC files, sklearn_rank for tables)",
     )
     for option in OPTIONS.values():  # one flag per keyword of the option table
-        if option.name in ("relevance_threshold", "judged_only"):
+        if option.name in ("relevance_threshold", "judged_only", "integer_grades"):
             continue  # -l and -J above, trec_eval's letters
         numeric = any(isinstance(c, Interval) for c in option.constraints)
         choices = ", ".join(option.choices)
@@ -191,7 +191,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _conventions(args: argparse.Namespace, trec_input: bool) -> dict:
-    given = {name: getattr(args, name) for name in CONVENTION_OPTIONS}
+    given = {name: getattr(args, name, None) for name in CONVENTION_OPTIONS}
     convention = args.convention
     if convention is None and trec_input:
         convention = "trec_eval"
@@ -237,19 +237,21 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         progress.step(f"reading {', '.join(args.files)}")
         runs = _inputs.load(layout, args)
-        results = []
+        results, notes = [], []
         for r in runs:
             progress.step(f"evaluating {r.name}")
             results.append(
-                _inputs.score(r, measures, keywords, options, args.per_query)
+                _inputs.score(r, measures, keywords, options, args.per_query, notes)
             )
     except (ValueError, TypeError, OSError, ImportError) as exc:
         progress.done()
         print(f"sklearn-rank eval: error: {_one_line(exc)}", file=sys.stderr)
         return 1
     progress.done()
+    for note in dict.fromkeys(notes if not args.quiet else []):
+        print(f"sklearn-rank eval: note: {note}", file=sys.stderr)
     fmt = args.format or ("trec" if trec_input and len(results) == 1 else "table")
-    labels = [m.label for m in measures]
+    labels = [m.label for m in measures if all(m.label in r.summary for r in results)]
     text = _output.render(
         fmt, results, labels, summary=not args.no_summary, digits=args.digits
     )

@@ -170,6 +170,7 @@ class _Joined:
     rank: np.ndarray
     qids: np.ndarray  # the query id of each code
     judged: np.ndarray  # a qrels line with grade >= 0 (trec_eval -J keeps these)
+    pooled: np.ndarray  # any qrels line (a negative grade: pooled, not judged)
     run_docs: tuple  # (docno column, codes) of retrieved rows, for text
     qrels_docs: tuple  # (docno column, codes) of the other rows
 
@@ -217,6 +218,7 @@ def _join(
         rank=rank.astype(np.int64, copy=False),
         qids=qids,
         judged=np.concatenate([judged_run, raw[missing] >= 0]),
+        pooled=np.concatenate([matched, np.ones(m, bool)]),
         run_docs=(run.docno, run_rows),
         qrels_docs=(qrels.docno, qrels_rows[missing]),
     )
