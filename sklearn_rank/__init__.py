@@ -44,6 +44,8 @@ _LAZY = {
     "r_precision_mult_score": "_metrics_trec",
     "unjudged_at_k_score": "_metrics_trec",
     "rbp_residual_score": "_metrics_trec",
+    "ndcg_rel_score": "_metrics_trec",
+    "rndcg_score": "_metrics_trec",
     "GroupedRanker": "_rankers",
     "get_metric_names": "_registry",
     "MultiMetricRankingScorer": "_scorer",

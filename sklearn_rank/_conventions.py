@@ -130,15 +130,15 @@ _OPTIONS = (
         "gain_rows",
         "all",
         (StrOptions("all", "judged"),),
-        """Which rows NDCG and DCG take gains from. "all" (the default
+        """Which rows NDCG, DCG and RBP take gains from. "all" (the default
         convention): every row gains by its label, and a group is defined by the
         relevance threshold. "judged" (trec_eval's m_ndcg.c, gain_init.c): only
         rows with ``judged=True`` gain (an unjudged row, or one judged with a
         negative grade, gains 0 whatever the ``gain`` mapping says for its
         label) and only they enter the ideal ranking; a group is defined where
-        its ideal DCG is > 0, whatever the relevance threshold (trec_eval's
-        NDCG reads the grades, never ``-l``). Without ``judged`` every row is
-        judged.""",
+        its ideal DCG is > 0 (for RBP: where a judged row has a positive
+        label), whatever the relevance threshold (trec_eval's NDCG and RBP read
+        the grades, never ``-l``). Without ``judged`` every row is judged.""",
         "str | None",
     ),
     Option(

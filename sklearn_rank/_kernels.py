@@ -1002,6 +1002,10 @@ def rbp(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
         weight[ctx.rank > k] = 0.0
     weight = ctx.block_mean(weight)
     weight *= ctx.y / opts.max_grade
+    if opts.gain_rows == "judged":  # trec_eval: judged gains; -l plays no part
+        if ctx.judged is not None:
+            weight *= ctx.judged
+        return _judged_gain_result(ctx, None, (1.0 - p) * ctx.group_sum(weight), opts)
     return _binary_result(ctx, (1.0 - p) * ctx.group_sum(weight), opts)
 
 

@@ -189,3 +189,121 @@ def rbp_residual(ctx: RankingContext, k: int | None, opts: Options) -> GroupValu
     tail = np.power(p, ctx.length.astype(np.float64))
     values = np.where(has, tail + (1.0 - p) * mass, 0.0)
     return _ranked_any(ctx, values)
+
+
+def _judged_gains(ctx: RankingContext) -> tuple[np.ndarray, np.ndarray]:
+    """Gains of the ranked rows and of all rows: the labels, 0 where unjudged
+    (trec_eval's get_gain with its default levels)."""
+    y = ctx.y if ctx.judged is None else np.where(ctx.judged, ctx.y, 0.0)
+    y_all = ctx.totals.y_all
+    if ctx.totals.judged_all is not None:
+        y_all = np.where(ctx.totals.judged_all, y_all, 0.0)
+    return y, y_all
+
+
+def _ideal_prefix(ctx: RankingContext, all_gain: np.ndarray):
+    """Per group: P (positive gains), the offset of its ideal list in ``prefix``
+    and ``prefix`` (running ideal DCG over every group's ideal list, one leading
+    0 per group), so IDCG@c = prefix[first + min(c, P)] - prefix[first]."""
+    positive = all_gain > 0
+    codes = ctx.totals.codes_all[positive]
+    ideal = all_gain[positive]
+    order = np.lexsort((-ideal, codes))
+    codes, ideal = codes[order], ideal[order]
+    n_ideal = np.bincount(codes, minlength=ctx.n_groups)
+    first = np.zeros(ctx.n_groups, dtype=np.intp)
+    np.cumsum(n_ideal[:-1], out=first[1:])
+    position = np.arange(1, ideal.size + 1) - first[codes]
+    prefix = np.zeros(ideal.size + 1)
+    np.cumsum(ideal / np.log2(position + 1.0), out=prefix[1:])
+    return n_ideal, first, prefix, codes, ideal
+
+
+def _idcg_at(first, prefix, n_ideal, group, cut) -> np.ndarray:
+    return prefix[first[group] + np.minimum(cut, n_ideal[group])] - prefix[first[group]]
+
+
+def ndcg_rel(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """trec_eval's ndcg_rel (m_ndcg_rel.c): NDCG averaged over the relevant rows,
+    ``(1/P) [Σ_{ranked g_p > 0} DCG@p / IDCG@min(p, P) + (P - P_ret) DCG@n /
+    IDCG@P]``, P the group's judged rows of positive gain (the label), P_ret
+    those ranked, n the list length; 0 when the sum is 0. Defined where P > 0."""
+    gain, all_gain = _judged_gains(ctx)
+    _refuse_mixed_blocks(ctx, gain, "ndcg_rel_score")
+    n_ideal, first, prefix, _, _ = _ideal_prefix(ctx, all_gain)
+    dcg = gain / np.log2(ctx.rank + 1.0)
+    dcg = ctx.group_exclusive_cumsum(dcg) + dcg  # DCG@p at each row
+    rows = np.flatnonzero(gain > 0)
+    group = ctx.group[rows]
+    ideal = _idcg_at(first, prefix, n_ideal, group, ctx.rank[rows])
+    total = ctx.group_sum(dcg[rows] / ideal, group)
+    n_ret = np.bincount(group, minlength=ctx.n_groups)
+    full = np.zeros(ctx.n_groups)
+    ends = ctx.starts[1:] - 1
+    has = ctx.length > 0
+    full[has] = dcg[ends[has]]
+    all_ideal = prefix[first + n_ideal] - prefix[first]
+    defined = n_ideal > 0
+    total += np.divide(
+        (n_ideal - n_ret) * full, all_ideal, out=np.zeros(ctx.n_groups), where=defined
+    )
+    values = np.divide(total, n_ideal, out=np.full(ctx.n_groups, np.nan), where=defined)
+    return GroupValues(values, defined, ctx.group_weight())
+
+
+def rndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """trec_eval's Rndcg (m_Rndcg.c): the mean of NDCG@b over the R levels b of
+    the ideal list, the positions where its gain drops (after each positive
+    grade's run, the last at P), plus NDCG over the whole list against IDCG@P
+    when the list is longer than P + 1 (trec_eval's final point). Defined where
+    the group has a relevant row (trec_eval returns 0 otherwise)."""
+    gain, all_gain = _judged_gains(ctx)
+    n_ideal, first, prefix, codes, ideal = _ideal_prefix(ctx, all_gain)
+    # R levels: the ideal positions whose gain differs from the next one's.
+    drop = np.ones(ideal.size, dtype=bool)
+    drop[:-1] = (codes[1:] != codes[:-1]) | (ideal[1:] != ideal[:-1])
+    at = np.flatnonzero(drop)
+    b_group = codes[at]
+    b_cut = at + 1 - first[b_group]
+    blocks = ctx.blocks
+    if blocks:
+        # DCG@b depends on the order of a block mixing gains that starts at a
+        # position <= b; the last point read is n, or P when n = P + 1.
+        last = np.where(ctx.length == n_ideal + 1, n_ideal, ctx.length)
+        mixed = blocks.min(gain) != blocks.max(gain)
+        mixed &= blocks.rank <= last[blocks.group]
+        # Only where the group is defined (a relevant row): elsewhere no value.
+        mixed &= ctx.n_relevant(opts.relevance_threshold)[blocks.group] > 0
+        if mixed.any():
+            _refuse_mixed_blocks_count(ctx, int(mixed.sum()), "rndcg_score")
+    dcg = gain / np.log2(ctx.rank + 1.0)
+    dcg = ctx.group_exclusive_cumsum(dcg) + dcg
+    start = ctx.starts[:-1]
+
+    def dcg_at(group, cut):
+        cut = np.minimum(cut, ctx.length[group])
+        out = np.zeros(cut.shape)
+        some = cut > 0
+        out[some] = dcg[start[group[some]] + cut[some] - 1]
+        return out
+
+    points = dcg_at(b_group, b_cut) / _idcg_at(first, prefix, n_ideal, b_group, b_cut)
+    total = np.bincount(b_group, weights=points, minlength=ctx.n_groups).astype(float)
+    count = np.bincount(b_group, minlength=ctx.n_groups).astype(np.float64)
+    extra = (ctx.length > n_ideal + 1) & (n_ideal > 0)
+    groups = np.flatnonzero(extra)
+    total[groups] += dcg_at(groups, ctx.length[groups]) / _idcg_at(
+        first, prefix, n_ideal, groups, n_ideal[groups]
+    )
+    count[groups] += 1
+    values = np.divide(total, count, out=np.zeros(ctx.n_groups), where=count > 0)
+    return _binary_result(ctx, values, opts)
+
+
+def _refuse_mixed_blocks_count(ctx: RankingContext, n: int, func: str) -> None:
+    raise ValueError(
+        f"{func} with ties={ctx.totals.ties!r}: {n} tie block(s) (equal scores "
+        "within a group) mix rows whose order changes the value, and its exact "
+        "expectation is not implemented. Pass ties='stable', 'pessimistic' or "
+        "'optimistic', or break the ties."
+    )

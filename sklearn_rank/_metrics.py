@@ -1023,6 +1023,7 @@ def rbp_score(
     k: int | None = None,
     persistence: float | None = None,
     max_grade: float | None = None,
+    gain_rows: str | None = None,
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
@@ -1069,6 +1070,7 @@ def rbp_score(
         options={
             "persistence": persistence,
             "max_grade": max_grade,
+            "gain_rows": gain_rows,
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,

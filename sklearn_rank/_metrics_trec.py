@@ -1,6 +1,6 @@
 """Public functions of trec_eval's other measures: G, binG, infAP, R-precision at
-multiples of R, Unjudged@k and the RBP residual (kernels in ``_kernels_trec``;
-definitions in docs/metrics.md §2.21-2.26)."""
+multiples of R, Unjudged@k, the RBP residual, ndcg_rel and Rndcg (kernels in
+``_kernels_trec``; definitions in docs/metrics.md §2.21-2.28)."""
 
 from __future__ import annotations
 
@@ -391,6 +391,135 @@ def rbp_residual_score(
         k=None,
         options={
             "persistence": persistence,
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "group_weight": group_weight,
+            "integer_grades": integer_grades,
+            "judged_only": judged_only,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        judged=judged,
+        convention=convention,
+    )
+
+
+@_doc("ndcg_rel")
+def ndcg_rel_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    group_weight: str | None = None,
+    integer_grades: bool | None = None,
+    judged_only: bool | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """NDCG averaged over the relevant rows (trec_eval's ndcg_rel).
+
+    ``(1/P) [Σ_p DCG@p / IDCG@min(p, P) + (P - P_ret) DCG@n / IDCG@P]`` over
+    the ranked rows p of positive gain (gain: the label; 0 for an unjudged row),
+    with P the group's judged rows of positive gain, P_ret those ranked and n the
+    list length (trec_eval's m_ndcg_rel.c): NDCG read at each relevant row, and
+    at the end of the list for each one never ranked. Defined where P > 0,
+    whatever the relevance threshold. Under ``ties="average"`` a tie block that
+    mixes gains raises.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Grades 2, 0, 1: NDCG at the grade-2 row is 1; at the grade-1 row it is
+    (2 + 1/2) / (2 + 1/log2(3)).
+
+    >>> from sklearn_rank import ndcg_rel_score
+    >>> round(ndcg_rel_score([2, 0, 1], [3, 2, 1], groups=[0] * 3), 4)
+    0.9751
+    """
+    return score_metric(
+        "ndcg_rel",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "group_weight": group_weight,
+            "integer_grades": integer_grades,
+            "judged_only": judged_only,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        judged=judged,
+        convention=convention,
+    )
+
+
+@_doc("rndcg")
+def rndcg_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    group_weight: str | None = None,
+    integer_grades: bool | None = None,
+    judged_only: bool | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """NDCG averaged at the R levels of the ideal list (trec_eval's Rndcg).
+
+    The mean of NDCG@b over the positions b where the gain of the ideal list
+    drops (after each grade's run of judged rows, the last at P, the number of
+    judged rows of positive gain), plus DCG@n / IDCG@P when the list's length n
+    exceeds P + 1 (trec_eval's m_Rndcg.c; gain: the label, 0 for an unjudged
+    row). Defined where the group has a relevant row (trec_eval returns 0
+    otherwise). Under ``ties="average"`` a tie block that mixes gains across an
+    R level raises.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Grades 2, 0, 1: R levels 1 and 2; NDCG@1 = 1 and NDCG@2 = 2 / (2 + 1/log2 3).
+
+    >>> from sklearn_rank import rndcg_score
+    >>> round(rndcg_score([2, 0, 1], [3, 2, 1], groups=[0] * 3), 4)
+    0.8801
+    """
+    return score_metric(
+        "rndcg",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
             "ties": ties,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,

@@ -480,8 +480,16 @@ def _arp(seq, g):
 
 
 def _rbp(seq, g):
-    """(1 - p) Σ_{i<=k} (y_i / max_grade) p^(i-1), term by term."""
+    """(1 - p) Σ_{i<=k} (y_i / max_grade) p^(i-1), term by term; with
+    gain_rows="judged" an unjudged row gains 0 and the group is defined where
+    a judged row has a positive label."""
     p = g.options["persistence"]
+    if g.options.get("gain_rows") == "judged":
+        if not any(
+            j and y > 0 for y, j in zip(g.all_labels, g.all_judged, strict=True)
+        ):
+            return math.nan
+        seq = [y if j else 0.0 for y, j in seq]
     total = 0.0
     for i, y in enumerate(seq[: _cut(len(seq), g.k)], start=1):
         total += y / g.options["max_grade"] * p ** (i - 1)
@@ -625,6 +633,110 @@ def _rbp_residual(seq, g):
     return p ** len(seq) + (1 - p) * math.fsum(open_terms)
 
 
+def _trec_levels(g):
+    """trec_eval's gain levels (gain_init.c): (gain, count) of the judged rows of
+    each label, by increasing gain, and the position of the top level."""
+    counts = Counter(
+        y for y, j in zip(g.all_labels, g.all_judged, strict=True) if j and y >= 0
+    )
+    return sorted(counts.items())
+
+
+class _Ideal:
+    """trec_eval's walk down the ideal list (cur_level, num_at_level): each
+    ``step()`` gives the ideal gain of the next position."""
+
+    def __init__(self, g):
+        self.levels = _trec_levels(g)
+        self.cur = len(self.levels) - 1
+        self.num_at_level = 0
+        self.gain = self.levels[self.cur][0] if self.cur >= 0 else 0.0
+
+    def step(self):
+        self.num_at_level += 1
+        while self.cur >= 0 and self.num_at_level > self.levels[self.cur][1]:
+            self.num_at_level = 1
+            self.cur -= 1
+            self.gain = self.levels[self.cur][0] if self.cur >= 0 else 0.0
+        return self.gain
+
+
+def _ndcg_rel(seq, g):
+    """m_ndcg_rel.c, its three loops (gain: the label of a judged row)."""
+    gains = [y if j else 0.0 for y, j in seq]
+    ideal = _Ideal(g)
+    results_dcg = ideal_dcg = total = 0.0
+    num_rel = num_rel_ret = 0
+    i = 0
+    while i < len(gains) and ideal.gain > 0:
+        if gains[i] != 0:
+            results_dcg += gains[i] / math.log2(i + 2)
+        if ideal.step() > 0:
+            num_rel += 1
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        if gains[i] > 0:
+            total += results_dcg / ideal_dcg
+            num_rel_ret += 1
+        i += 1
+    while i < len(gains):
+        if gains[i] != 0:
+            results_dcg += gains[i] / math.log2(i + 2)
+        if gains[i] > 0:
+            total += results_dcg / ideal_dcg
+            num_rel_ret += 1
+        i += 1
+    while ideal.gain > 0:
+        if ideal.step() > 0:
+            num_rel += 1
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    if num_rel == 0:
+        return math.nan  # no judged row of positive gain: undefined
+    total += (num_rel - num_rel_ret) * results_dcg / ideal_dcg
+    return total / num_rel if total > 0 else 0.0
+
+
+def _rndcg(seq, g):
+    """m_Rndcg.c, its three loops."""
+    gains = [y if j else 0.0 for y, j in seq]
+    ideal = _Ideal(g)
+    old = ideal.gain
+    results_dcg = ideal_dcg = total = 0.0
+    changes = 0
+    i = 0
+    while i < len(gains) and ideal.gain > 0:
+        ideal.step()
+        if old != ideal.gain:
+            if ideal_dcg > 0:
+                total += results_dcg / ideal_dcg
+                changes += 1
+            old = ideal.gain
+        if gains[i] != 0:
+            results_dcg += gains[i] / math.log2(i + 2)
+        if ideal.gain > 0:
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    if i < len(gains):
+        while i < len(gains):
+            if gains[i] != 0:
+                results_dcg += gains[i] / math.log2(i + 2)
+            i += 1
+        if ideal_dcg > 0:
+            total += results_dcg / ideal_dcg
+            changes += 1
+    while ideal.gain > 0:
+        ideal.step()
+        if old != ideal.gain:
+            if ideal_dcg > 0:
+                total += results_dcg / ideal_dcg
+                changes += 1
+            old = ideal.gain
+        if ideal.gain > 0:
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    return total / changes
+
+
 # One entry per metric of the library's registry; a guard test fails when a
 # registry metric has no oracle here, or when the two disagree on the cutoff.
 ORACLES = {
@@ -658,6 +770,8 @@ ORACLES = {
     ),
     "g": Oracle(_g, graded=True, cutoff=False, reads_judged=True),
     "bing": Oracle(_bing, cutoff=False),
+    "ndcg_rel": Oracle(_ndcg_rel, graded=True, cutoff=False, reads_judged=True),
+    "rndcg": Oracle(_rndcg, graded=True, cutoff=False, reads_judged=True),
     "infap": Oracle(_infap, cutoff=False, reads_judged=True),
     "rprec_mult": Oracle(_rprec_mult, cutoff=False),
     "unjudged": Oracle(_unjudged, reads_judged=True),
@@ -671,13 +785,15 @@ ORACLES = {
 }
 # Metrics whose averaged-tie expectation is not computed: the library raises
 # where the value depends on the order of a tie block, and so does the reference.
-ORDER_SENSITIVE = frozenset({"iprec", "iprec_11pt", "g", "bing", "infap"})
+ORDER_SENSITIVE = frozenset(
+    {"iprec", "iprec_11pt", "g", "bing", "infap", "ndcg_rel", "rndcg"}
+)
 GRADED_METRICS = frozenset(name for name, o in ORACLES.items() if o.graded)
 # Metrics whose gains follow gain_rows (their oracle then reads (label, judged)).
-JUDGED_GAIN_METRICS = frozenset({"ndcg", "dcg"})
+JUDGED_GAIN_METRICS = frozenset({"ndcg", "dcg", "rbp"})
 # Metrics whose oracle says itself (NaN) where a group is undefined: G (no
 # judged positive gain), whatever the relevance threshold.
-SELF_DEFINED = frozenset({"g"})
+SELF_DEFINED = frozenset({"g", "ndcg_rel"})
 
 
 def _group_value(

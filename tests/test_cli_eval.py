@@ -262,7 +262,7 @@ def test_missing_file(capsys):
     [
         (["--ties", "foo", QRELS, RUN], "'ties' parameter"),
         (["--gain", "cubic", QRELS, RUN], "'gain' parameter"),
-        (["-m", "ndcg_rel", QRELS, RUN], "not implemented"),
+        (["-m", "ideal_dcg", QRELS, RUN], "not implemented"),
         (["-m", "ndcg@x", QRELS, RUN], "must be a positive integer"),
         (["-m", "nope", QRELS, RUN], "unknown measure"),
         (["-M", "0", QRELS, RUN], "positive integer"),

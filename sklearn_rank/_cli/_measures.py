@@ -10,6 +10,7 @@ measures.c), cutoffs ascending, then the library's names in the order given.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -68,6 +69,8 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
     "G": TrecMeasure("metric", "g"),
     "dcg": TrecMeasure("metric", "dcg", "gains"),
     "ndcg": TrecMeasure("metric", "ndcg", "gains"),
+    "ndcg_rel": TrecMeasure("metric", "ndcg_rel"),
+    "Rndcg": TrecMeasure("metric", "rndcg"),
     "ndcg_cut": TrecMeasure("metric", "ndcg", "cutoffs", _CUTS),
     "map_cut": TrecMeasure("metric", "map", "cutoffs", _CUTS),
     "relative_P": TrecMeasure(
@@ -94,8 +97,6 @@ SUMMARY_ONLY = ("runid", "num_q", "gm_map", "gm_bpref")
 
 # trec_eval's nicknames (measures.c), less what is listed in NOT_IMPLEMENTED.
 NOT_IMPLEMENTED = {
-    "ndcg_rel": "not implemented",
-    "Rndcg": "not implemented",
     "ideal_dcg": "not implemented",
 }
 _ALL_TREC = (
@@ -137,6 +138,7 @@ class Measure:
     kind: str = "metric"  # see TrecMeasure.kind
     numbers: tuple[float, ...] = ()  # utility's and set_F's parameters
     levels: tuple[float, ...] = ()  # recall levels of "levels" measures
+    nickname: bool = False  # asked for through a nickname (official, all_trec)
 
     @property
     def gains(self) -> bool:
@@ -375,6 +377,7 @@ def parse_measures(specs: list[str], known: list[str]) -> tuple[list[Measure], l
     # trec_eval keeps one parameter list per measure: the first one given on the
     # command line, else the default (``-m official -m P.5`` prints P_5 only).
     trec: dict[str, str | None] = {}
+    named: set[str] = set()  # trec measures named on their own
     position = 0
     for spec in specs:
         name, dot, params = spec.partition(".")
@@ -385,12 +388,14 @@ def parse_measures(specs: list[str], known: list[str]) -> tuple[list[Measure], l
             skipped += [s for s in NICKNAME_SKIPS[name] if s not in skipped]
         elif name in TREC_MEASURES and (dot or "," not in spec):
             _trec(name, params) if dot else None  # check the parameters now
+            named.add(name)
             if dot and trec.get(name) is None:
                 trec[name] = params
             trec.setdefault(name, None)
         elif match:
             trec_name = match.group(1) or match.group(3)
             params = match.group(2) or match.group(4)
+            named.add(trec_name)
             if trec.get(trec_name) is None:
                 trec[trec_name] = params
         else:
@@ -398,6 +403,9 @@ def parse_measures(specs: list[str], known: list[str]) -> tuple[list[Measure], l
                 measures.append(_library(part.strip(), known_set, position))
                 position += 1
     for name, params in trec.items():
-        measures += _defaults(name) if params is None else _trec(name, params)
+        found = _defaults(name) if params is None else _trec(name, params)
+        if name not in named:
+            found = [dataclasses.replace(m, nickname=True) for m in found]
+        measures += found
     unique = {m.label: m for m in measures}  # one line per label, first kept
     return sorted(unique.values(), key=lambda m: m.order), skipped

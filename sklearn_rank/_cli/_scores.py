@@ -226,7 +226,7 @@ def _refuse_pooled_infap(
         "negative (pooled, not judged), a class trec_eval's infAP counts and the "
         "library's infap does not have"
     )
-    if notes is None:
+    if notes is None or not all(m.nickname for m in infap):
         raise ValueError(text)
     notes.append(text)
     return [m for m in measures if m not in infap]
@@ -241,7 +241,7 @@ def _refuse_graded_rbp(
     rbp = [m for m in measures if m.metric == "rbp" and m.keywords]
     if not rbp or not (y > 1).any():
         return measures
-    if notes is None:
+    if notes is None or not all(m.nickname for m in rbp):
         raise ValueError(
             "trec_eval's rbp on graded judgments (grades above 1) reads "
             "uninitialised memory in trec_eval (m_rbp.c), so there is no value "
