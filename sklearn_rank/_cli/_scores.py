@@ -173,15 +173,14 @@ def score(
             summary[m.label] = int(c[m.label].sum())
     per_query_values: dict[str, dict[str, object]] = {}
     if per_query:
-        for i, qid in enumerate(run.qids):
-            per_query_values[qid] = {label: _cell(v[i]) for label, v in rows.items()}
+        # Columns to Python values once (ints stay ints, strings strings).
+        labels = list(rows)
+        columns = [
+            v.tolist() if v.dtype.kind in "if" else list(v) for v in rows.values()
+        ]
+        for qid, *cells in zip(run.qids, *columns, strict=True):
+            per_query_values[qid] = dict(zip(labels, cells, strict=True))
     return RunResult(name=run.name, summary=summary, per_query=per_query_values)
-
-
-def _cell(value) -> object:
-    if isinstance(value, str):
-        return value
-    return int(value) if isinstance(value, np.integer) else float(value)
 
 
 def relstrings(run: RunInput, length: int, options) -> np.ndarray:
