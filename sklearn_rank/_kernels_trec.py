@@ -169,7 +169,9 @@ def unjudged_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupVal
     )
     unjudged *= ctx.in_top(k)
     count = ctx.group_sum(unjudged)
-    denom = ctx.length.astype(np.float64) if k is None else np.full(ctx.n_groups, k)
+    denom = (
+        ctx.length.astype(np.float64) if k is None else np.full(ctx.n_groups, float(k))
+    )
     values = np.divide(count, denom, out=np.zeros(ctx.n_groups), where=denom > 0)
     return _ranked_any(ctx, values)
 
