@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._kernels import GroupValues, _binary_result
+from ._kernels import GroupValues, _binary_result, _positions
 
 if TYPE_CHECKING:
     from ._conventions import Options
@@ -167,7 +167,7 @@ def unjudged_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupVal
     unjudged = (
         np.zeros(ctx.n_rows) if ctx.judged is None else (~ctx.judged).astype(float)
     )
-    unjudged *= ctx.in_top(k)
+    unjudged *= ctx.in_top(_positions(ctx, k))  # k capped: no int overflow
     count = ctx.group_sum(unjudged)
     denom = (
         ctx.length.astype(np.float64) if k is None else np.full(ctx.n_groups, float(k))
