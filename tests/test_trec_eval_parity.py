@@ -428,3 +428,40 @@ def test_graded_rbp_is_refused_by_name(capsys):
     ]
     assert main(argv) == 1
     assert "uninitialised" in capsys.readouterr().err
+
+
+def test_eleven_point_average_is_summed_in_trec_eval_order(tmp_path, capsys):
+    """m_11pt_avg.c adds the 11 interpolated precisions from recall 1.0 down,
+    then divides by 11. Relevant rows at 21, 28, 32 and 50 of 50 (R = 4): the
+    exact mean is 0.09125, the sum from 1.0 down gives 0.09125000000000001
+    (printed 0.0913, as trec_eval 10 prints it) and the sum from 0.0 up gives
+    0.09125 (printed 0.0912)."""
+    from sklearn_rank import eleven_point_precision_score, interpolated_precision_score
+    from sklearn_rank._cli import main
+
+    relevant = {21, 28, 32, 50}
+    y = np.array([float(i in relevant) for i in range(1, 51)])
+    s = np.arange(50, 0, -1, dtype=float)
+    levels = [
+        interpolated_precision_score(y, s, groups=[0] * 50, recall_level=r / 10)
+        for r in range(11)
+    ]
+    down = 0.0
+    for value in reversed(levels):
+        down += value
+    up = 0.0
+    for value in levels:
+        up += value
+    assert f"{down / 11:6.4f}" != f"{up / 11:6.4f}"  # the case is order-sensitive
+    got = eleven_point_precision_score(y, s, groups=[0] * 50)
+    assert got == down / 11
+    (tmp_path / "q").write_text(
+        "".join(f"q1 0 d{i:02d} {int(i in relevant)}\n" for i in range(1, 51))
+    )
+    (tmp_path / "r").write_text(
+        "".join(f"q1 Q0 d{i:02d} {i} {100 - i} r\n" for i in range(1, 51))
+    )
+    assert (
+        main(["eval", "-m", "11pt_avg", str(tmp_path / "q"), str(tmp_path / "r")]) == 0
+    )
+    assert capsys.readouterr().out == "11pt_avg              \tall\t0.0913\n"
