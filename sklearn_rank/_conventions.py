@@ -127,6 +127,21 @@ _OPTIONS = (
         _discount,
     ),
     Option(
+        "gain_rows",
+        "all",
+        (StrOptions("all", "judged"),),
+        """Which rows NDCG, DCG and RBP take gains from. "all" (the default
+        convention): every row gains by its label, and a group is defined by the
+        relevance threshold. "judged" (trec_eval's m_ndcg.c, gain_init.c): only
+        rows with ``judged=True`` gain (an unjudged row, or one judged with a
+        negative grade, gains 0 whatever the ``gain`` mapping says for its
+        label) and only they enter the ideal ranking; a group is defined where
+        its ideal DCG is > 0 (for RBP: where a judged row has a positive
+        label), whatever the relevance threshold (trec_eval's NDCG and RBP read
+        the grades, never ``-l``). Without ``judged`` every row is judged.""",
+        "str | None",
+    ),
+    Option(
         "group_weight",
         "mean",
         (StrOptions("mean", "relevant_mean"),),
@@ -241,6 +256,26 @@ _OPTIONS = (
         lambda value: None if value is None else float(value),
     ),
     Option(
+        "r_multiple",
+        1.0,
+        (Interval(numbers.Real, 0, None, closed="neither"),),
+        """The multiple m of R at which R-precision at multiples of R is read,
+        as trec_eval's ``Rprec_mult_m``: precision at the cutoff
+        ``floor(m * R + 0.9)`` (1.0, the default convention: R-precision).""",
+        "float | None",
+        float,
+    ),
+    Option(
+        "integer_grades",
+        False,
+        (IsBool(),),
+        """Truncate every label toward zero to an integer before every metric
+        (True, as trec_eval, which reads a qrels grade ``1.5`` as 1 with C's
+        ``atol``) or use labels as given (False, the default convention).""",
+        "bool | None",
+        bool,
+    ),
+    Option(
         "judged_only",
         False,
         (IsBool(),),
@@ -274,6 +309,10 @@ PRESETS: dict[str, dict[str, Any]] = {
         "precision_denominator": "k",  # m_P.c: missing ranks count as nonrelevant
         "ap_denominator": "n_relevant",  # m_map.c, m_map_cut.c: sum / num_rel
         "persistence": 0.9,  # m_rbp.c: "By default the persistence parameter p = 0.9"
+        # m_ndcg.c / gain_init.c get_gain: unjudged (and negative) documents gain
+        # 0 and stay out of the ideal list; ideal_dcg > 0 decides, not -l.
+        "gain_rows": "judged",
+        "integer_grades": True,  # get_qrels.c: rel = atol(text)
     },
     # scikit-learn sklearn/metrics/_ranking.py (ndcg_score, dcg_score,
     # average_precision_score, label_ranking_average_precision_score).

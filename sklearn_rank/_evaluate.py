@@ -55,6 +55,8 @@ def rank_inputs(
         judged,
         groups_required=not all(r.spec.pooled for r in requests),
     )
+    if opts.integer_grades:  # trec_eval reads grades with atol: 1.5 is 1
+        inputs = dataclasses.replace(inputs, y_true=np.trunc(inputs.y_true))
     if opts.judged_only:
         inputs = drop_unjudged(inputs, func)
     check_labels(inputs.y_true, [r.spec for r in requests], opts, func)
@@ -131,6 +133,7 @@ def evaluate(
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
+    gain_rows: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
     precision_denominator: str | None = None,
@@ -141,6 +144,8 @@ def evaluate(
     group_weight: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
+    r_multiple: float | None = None,
+    integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
 ) -> dict[str, float]:
@@ -172,9 +177,10 @@ def evaluate(
         every metric, removed with ``judged_only=True``, told apart from judged
         non-relevant rows by ``"bpref"``, ``"judged@k"`` and
         ``precision_denominator="n_judged"``. None: every row is judged.
-    ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
-ap_denominator, recall_denominator, max_grade, weights, group_weight, \
-persistence, recall_level, judged_only : see the metric functions
+    ties, gain, discount, gain_rows, relevance_threshold, undefined, \
+precision_denominator, ap_denominator, recall_denominator, max_grade, weights, \
+group_weight, persistence, recall_level, r_multiple, integer_grades, judged_only : \
+see the metric functions
         Conventions; None takes the value of ``convention``.
     convention : str, default=None
         Name of a preset of conventions; None is ``"sklearn_rank"``.
@@ -201,6 +207,7 @@ persistence, recall_level, judged_only : see the metric functions
             "ties": ties,
             "gain": gain,
             "discount": discount,
+            "gain_rows": gain_rows,
             "relevance_threshold": relevance_threshold,
             "undefined": undefined,
             "precision_denominator": precision_denominator,
@@ -211,6 +218,8 @@ persistence, recall_level, judged_only : see the metric functions
             "group_weight": group_weight,
             "persistence": persistence,
             "recall_level": recall_level,
+            "r_multiple": r_multiple,
+            "integer_grades": integer_grades,
             "judged_only": judged_only,
         },
     )
@@ -265,6 +274,7 @@ def evaluate_per_group(
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
+    gain_rows: str | None = None,
     relevance_threshold: float | str | None = None,
     precision_denominator: str | None = None,
     ap_denominator: str | None = None,
@@ -274,6 +284,8 @@ def evaluate_per_group(
     group_weight: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
+    r_multiple: float | None = None,
+    integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
 ) -> GroupScores:
@@ -307,6 +319,7 @@ def evaluate_per_group(
             "ties": ties,
             "gain": gain,
             "discount": discount,
+            "gain_rows": gain_rows,
             "relevance_threshold": relevance_threshold,
             "precision_denominator": precision_denominator,
             "ap_denominator": ap_denominator,
@@ -316,6 +329,8 @@ def evaluate_per_group(
             "group_weight": group_weight,
             "persistence": persistence,
             "recall_level": recall_level,
+            "r_multiple": r_multiple,
+            "integer_grades": integer_grades,
             "judged_only": judged_only,
         },
     )

@@ -124,10 +124,11 @@ def _discount(rank: np.ndarray, discount="log2") -> np.ndarray:
 
 # -- DCG / NDCG -----------------------------------------------------------------------
 def dcg_values(
-    ctx: RankingContext, k: int | None, gain: str, discount="log2"
+    ctx: RankingContext, k: int | None, gain: str, discount="log2", rows="all"
 ) -> np.ndarray:
     """E[DCG@k]: each row's gain times the mean discount of its block's positions
-    that fall inside the cutoff (McSherry & Najork, 2008)."""
+    that fall inside the cutoff (McSherry & Najork, 2008). With ``rows="judged"``
+    the unjudged rows gain 0 (the ``gain_rows`` keyword)."""
     k = _positions(ctx, k)
     ctx = ctx.head(k)
     disc = _discount(ctx.rank, discount)
@@ -136,6 +137,8 @@ def dcg_values(
     disc = ctx.block_mean(disc)
     shift = _gain_shift(ctx, gain)
     disc *= gains(ctx.y, gain, None if shift is None else shift[ctx.group])
+    if rows == "judged" and ctx.judged is not None:
+        disc *= ctx.judged
     return ctx.group_sum(disc)
 
 
@@ -159,18 +162,29 @@ def _discount_prefix(n: int, discount="log2") -> np.ndarray:
 
 
 def ideal_dcg(
-    ctx: RankingContext, k: int | None, gain: str, discount="log2"
+    ctx: RankingContext, k: int | None, gain: str, discount="log2", rows="all"
 ) -> np.ndarray:
-    """DCG@k of each group's own labels (retrieved or not) sorted descending."""
+    """DCG@k of each group's own labels (retrieved or not) sorted descending; with
+    ``rows="judged"`` (trec_eval) of its judged rows with a gain > 0 only."""
     return ctx.totals.cached(
-        ("idcg", k, gain, discount), lambda: _ideal_dcg(ctx, k, gain, discount)
+        ("idcg", k, gain, discount, rows),
+        lambda: _ideal_dcg(ctx, k, gain, discount, rows),
     )
 
 
 def _ideal_dcg(
-    ctx: RankingContext, k: int | None, gain: str, discount="log2"
+    ctx: RankingContext, k: int | None, gain: str, discount="log2", rows="all"
 ) -> np.ndarray:
     y, codes, n_groups = ctx.totals.y_all, ctx.totals.codes_all, ctx.n_groups
+    if rows == "judged":
+        # trec_eval's ideal list (m_ndcg.c): the judged documents whose gain is
+        # > 0, by gain; the unjudged and those of gain <= 0 stay out.
+        keep = gains(y, gain) > 0
+        if ctx.totals.judged_all is not None:
+            keep &= ctx.totals.judged_all
+        y, codes = y[keep], codes[keep]
+        if not y.size:
+            return np.zeros(n_groups)
     top = int(y.max())
     size = np.bincount(codes, minlength=n_groups)
     dense = (top + 1) * n_groups <= _LEVEL_CELLS_PER_ROW * (y.size + 1024)
@@ -216,8 +230,18 @@ def _ideal_dcg(
     return np.bincount(sorted_codes, weights=contrib, minlength=n_groups)
 
 
+def _judged_gain_result(
+    ctx: RankingContext, k: int | None, values: np.ndarray, opts: Options
+) -> GroupValues:
+    """``gain_rows="judged"``: a group is defined where its ideal DCG is > 0
+    (trec_eval's NDCG never reads the relevance threshold)."""
+    ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain, opts.discount, "judged")
+    defined = ideal > 0
+    return GroupValues(np.where(defined, values, np.nan), defined, ctx.group_weight())
+
+
 def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    values = dcg_values(ctx, k, opts.gain, opts.discount)
+    values = dcg_values(ctx, k, opts.gain, opts.discount, opts.gain_rows)
     shift = _gain_shift(ctx, opts.gain)
     if shift is not None:
         with np.errstate(over="ignore"):
@@ -229,14 +253,20 @@ def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
                 "NDCG (scale-free, exact for every label up to 1023), gain='linear', "
                 "or smaller labels."
             )
+    if opts.gain_rows == "judged":
+        return _judged_gain_result(ctx, k, values, opts)
     return _binary_result(ctx, values, opts)
 
 
 def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     # DCG and ideal DCG are scaled alike per group (_gain_shift): the ratio is exact.
-    dcg_k = dcg_values(ctx, k, opts.gain, opts.discount)
-    values, defined, weight = _binary_result(ctx, dcg_k, opts)
-    ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain, opts.discount)
+    rows = opts.gain_rows
+    dcg_k = dcg_values(ctx, k, opts.gain, opts.discount, rows)
+    if rows == "judged":
+        values, defined, weight = _judged_gain_result(ctx, k, dcg_k, opts)
+    else:
+        values, defined, weight = _binary_result(ctx, dcg_k, opts)
+    ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain, opts.discount, rows)
     if custom_gain(opts.gain):  # gains may be <= 0: no ideal gain, no NDCG
         defined = defined & (ideal > 0)
         values = np.where(defined, values, np.nan)
@@ -972,6 +1002,10 @@ def rbp(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
         weight[ctx.rank > k] = 0.0
     weight = ctx.block_mean(weight)
     weight *= ctx.y / opts.max_grade
+    if opts.gain_rows == "judged":  # trec_eval: judged gains; -l plays no part
+        if ctx.judged is not None:
+            weight *= ctx.judged
+        return _judged_gain_result(ctx, None, (1.0 - p) * ctx.group_sum(weight), opts)
     return _binary_result(ctx, (1.0 - p) * ctx.group_sum(weight), opts)
 
 
@@ -1092,4 +1126,9 @@ def eleven_point_precision(
     levels = _interpolated_precisions(
         ctx, opts, ELEVEN_POINTS, "eleven_point_precision_score"
     )
-    return _binary_result(ctx, np.mean(levels, axis=0), opts)
+    # Summed from recall 1.0 down to 0.0, then divided by 11, as m_11pt_avg.c
+    # does: the 4th printed decimal of a value like 0.09375 depends on it.
+    total = np.zeros(ctx.n_groups)
+    for value in reversed(levels):
+        total += value
+    return _binary_result(ctx, total / len(levels), opts)

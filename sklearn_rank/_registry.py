@@ -13,15 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import _kernels
+from . import _kernels, _kernels_trec
 from ._conventions import OPTIONS
 
 # Options every ranked metric reads (in this order in signatures and docs).
 _BINARY = ("ties", "relevance_threshold", "undefined")
 # Every per-group metric reads how row weights become group weights.
 _GROUP = ("group_weight",)
-# The boundary filter every metric takes, last among its options.
-_J = "judged_only"
+# The input rules every metric takes, last among its options: integer grades
+# and the judged-only filter.
+_J = ("integer_grades", "judged_only")
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.ndcg,
             "ndcg_score",
             "normalised discounted cumulative gain",
-            options=("gain", "discount", *_BINARY, *_GROUP, _J),
+            options=("gain", "discount", "gain_rows", *_BINARY, *_GROUP, *_J),
             labels="gain",
         ),
         MetricSpec(
@@ -95,7 +96,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.dcg,
             "dcg_score",
             "discounted cumulative gain",
-            options=("gain", "discount", *_BINARY, *_GROUP, _J),
+            options=("gain", "discount", "gain_rows", *_BINARY, *_GROUP, *_J),
             labels="gain",
         ),
         MetricSpec(
@@ -103,42 +104,42 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.average_precision,
             "map_score",
             "mean average precision",
-            options=(*_BINARY, "ap_denominator", *_GROUP, _J),
+            options=(*_BINARY, "ap_denominator", *_GROUP, *_J),
         ),
         MetricSpec(
             "mrr",
             _kernels.mrr,
             "mrr_score",
             "mean reciprocal rank",
-            options=(*_BINARY, *_GROUP, _J),
+            options=(*_BINARY, *_GROUP, *_J),
         ),
         MetricSpec(
             "precision",
             _kernels.precision,
             "precision_at_k_score",
             "precision at k",
-            options=(*_BINARY, "precision_denominator", *_GROUP, _J),
+            options=(*_BINARY, "precision_denominator", *_GROUP, *_J),
         ),
         MetricSpec(
             "recall",
             _kernels.recall,
             "recall_at_k_score",
             "recall at k",
-            options=(*_BINARY, "recall_denominator", *_GROUP, _J),
+            options=(*_BINARY, "recall_denominator", *_GROUP, *_J),
         ),
         MetricSpec(
             "hit_rate",
             _kernels.hit_rate,
             "hit_rate_score",
             "share of groups with a relevant item in the top k",
-            options=(*_BINARY, *_GROUP, _J),
+            options=(*_BINARY, *_GROUP, *_J),
         ),
         MetricSpec(
             "r_precision",
             _kernels.r_precision,
             "r_precision_score",
             "precision at R, the group's number of relevant items",
-            options=(*_BINARY, *_GROUP, _J),
+            options=(*_BINARY, *_GROUP, *_J),
             takes_k=False,
         ),
         MetricSpec(
@@ -146,7 +147,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.err,
             "err_score",
             "expected reciprocal rank",
-            options=("max_grade", *_BINARY, *_GROUP, _J),
+            options=("max_grade", *_BINARY, *_GROUP, *_J),
             labels="grades",
         ),
         MetricSpec(
@@ -154,7 +155,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.gauc,
             "gauc_score",
             "per-group AUC averaged over groups",
-            options=("weights", *_BINARY, *_GROUP, _J),
+            options=("weights", *_BINARY, *_GROUP, *_J),
             takes_k=False,
         ),
         MetricSpec(
@@ -162,7 +163,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.auc,
             "auc_score",
             "AUC pooled over all rows (roc_auc_score)",
-            options=(*_BINARY, _J),  # one pooled list: no group weights
+            options=(*_BINARY, *_J),  # one pooled list: no group weights
             takes_k=False,
             pooled=True,
         ),
@@ -176,7 +177,7 @@ METRICS: dict[str, MetricSpec] = {
                 "precision_denominator",
                 "recall_denominator",
                 *_GROUP,
-                _J,
+                *_J,
             ),
         ),
         MetricSpec(
@@ -184,7 +185,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.fallout,
             "fallout_at_k_score",
             "share of the non-relevant items ranked in the top k (a loss)",
-            options=(*_BINARY, *_GROUP, _J),
+            options=(*_BINARY, *_GROUP, *_J),
             greater_is_better=False,
         ),
         MetricSpec(
@@ -192,7 +193,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.arp,
             "arp_score",
             "average position of the ranked relevant items (a loss)",
-            options=(*_BINARY, *_GROUP, _J),
+            options=(*_BINARY, *_GROUP, *_J),
             takes_k=False,
             labels="raw",
             greater_is_better=False,
@@ -202,7 +203,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.rbp,
             "rbp_score",
             "rank-biased precision",
-            options=("persistence", "max_grade", *_BINARY, *_GROUP, _J),
+            options=("persistence", "max_grade", "gain_rows", *_BINARY, *_GROUP, *_J),
             labels="grades",
         ),
         MetricSpec(
@@ -210,7 +211,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.pairwise_accuracy,
             "pairwise_accuracy_score",
             "share of pairs with different labels ordered correctly",
-            options=(*_BINARY, *_GROUP, _J),
+            options=(*_BINARY, *_GROUP, *_J),
             takes_k=False,
             labels="raw",
         ),
@@ -219,7 +220,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.interpolated_precision,
             "interpolated_precision_score",
             "interpolated precision at a recall level (trec_eval iprec_at_recall)",
-            options=("recall_level", *_BINARY, *_GROUP, _J),
+            options=("recall_level", *_BINARY, *_GROUP, *_J),
             takes_k=False,
             name_option=("recall_level", "r"),
         ),
@@ -228,7 +229,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.eleven_point_precision,
             "eleven_point_precision_score",
             "mean interpolated precision at recall 0, 0.1, ..., 1 (11pt_avg)",
-            options=(*_BINARY, *_GROUP, _J),
+            options=(*_BINARY, *_GROUP, *_J),
             takes_k=False,
         ),
         MetricSpec(
@@ -236,7 +237,7 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.bpref,
             "bpref_score",
             "binary preference over the judged rows (trec_eval bpref)",
-            options=(*_BINARY, *_GROUP, _J),
+            options=(*_BINARY, *_GROUP, *_J),
             takes_k=False,
         ),
         MetricSpec(
@@ -244,7 +245,74 @@ METRICS: dict[str, MetricSpec] = {
             _kernels.judged_at_k,
             "judged_at_k_score",
             "share of the top k that is judged (Judged@k)",
-            options=(*_BINARY, *_GROUP, _J),
+            options=(*_BINARY, *_GROUP, *_J),
+        ),
+        MetricSpec(
+            "g",
+            _kernels_trec.g_gain,
+            "g_score",
+            "trec_eval's G: gains over a log of the ideal cost not yet reached",
+            options=(*_BINARY, *_GROUP, *_J),
+            takes_k=False,
+            labels="gain",
+        ),
+        MetricSpec(
+            "ndcg_rel",
+            _kernels_trec.ndcg_rel,
+            "ndcg_rel_score",
+            "NDCG averaged over the relevant rows (trec_eval ndcg_rel)",
+            options=(*_BINARY, *_GROUP, *_J),
+            takes_k=False,
+            labels="gain",
+        ),
+        MetricSpec(
+            "rndcg",
+            _kernels_trec.rndcg,
+            "rndcg_score",
+            "NDCG averaged at the R levels of the ideal list (trec_eval Rndcg)",
+            options=(*_BINARY, *_GROUP, *_J),
+            takes_k=False,
+            labels="gain",
+        ),
+        MetricSpec(
+            "bing",
+            _kernels_trec.bing,
+            "bing_score",
+            "trec_eval's binG: G with binary gains",
+            options=(*_BINARY, *_GROUP, *_J),
+            takes_k=False,
+        ),
+        MetricSpec(
+            "infap",
+            _kernels_trec.infap,
+            "infap_score",
+            "inferred average precision (trec_eval infAP)",
+            options=(*_BINARY, *_GROUP, *_J),
+            takes_k=False,
+        ),
+        MetricSpec(
+            "rprec_mult",
+            _kernels_trec.r_precision_mult,
+            "r_precision_mult_score",
+            "precision at a multiple of R (trec_eval Rprec_mult)",
+            options=("r_multiple", *_BINARY, *_GROUP, *_J),
+            takes_k=False,
+            name_option=("r_multiple", "m"),
+        ),
+        MetricSpec(
+            "unjudged",
+            _kernels_trec.unjudged_at_k,
+            "unjudged_at_k_score",
+            "share of the top k that is unjudged, over k (trec_eval unj)",
+            options=(*_BINARY, *_GROUP, *_J),
+        ),
+        MetricSpec(
+            "rbp_residual",
+            _kernels_trec.rbp_residual,
+            "rbp_residual_score",
+            "the RBP mass left open by unjudged rows (trec_eval rbp_resid)",
+            options=("persistence", *_BINARY, *_GROUP, *_J),
+            takes_k=False,
         ),
     )
 }

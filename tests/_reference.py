@@ -378,7 +378,7 @@ def _judged_rows(judged, n, judged_only):
 def group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
     """The undefined rule of the contract for one group."""
     rel = [bool(_relevant(y_true[i], relevance_threshold)) for i in rows]
-    if metric == "judged":  # needs a ranked row; labels play no part
+    if metric in ("judged", "unjudged", "rbp_residual"):  # a ranked row; no labels
         return any(retrieved[i] for i in rows)
     if metric in ("gauc", "auc"):
         ranked_rel = [r for r, i in zip(rel, rows, strict=True) if retrieved[i]]
@@ -401,6 +401,7 @@ class GroupFacts:
     all_labels: list  # every label of the group, retrieved or not
     options: dict = field(default_factory=dict)
     n_judged_non_relevant: int = 0  # judged non-relevant rows, retrieved or not
+    all_judged: list = field(default_factory=list)  # judged flag of all_labels
 
 
 @dataclass(frozen=True)
@@ -479,8 +480,16 @@ def _arp(seq, g):
 
 
 def _rbp(seq, g):
-    """(1 - p) Σ_{i<=k} (y_i / max_grade) p^(i-1), term by term."""
+    """(1 - p) Σ_{i<=k} (y_i / max_grade) p^(i-1), term by term; with
+    gain_rows="judged" an unjudged row gains 0 and the group is defined where
+    a judged row has a positive label."""
     p = g.options["persistence"]
+    if g.options.get("gain_rows") == "judged":
+        if not any(
+            j and y > 0 for y, j in zip(g.all_labels, g.all_judged, strict=True)
+        ):
+            return math.nan
+        seq = [y if j else 0.0 for y, j in seq]
     total = 0.0
     for i, y in enumerate(seq[: _cut(len(seq), g.k)], start=1):
         total += y / g.options["max_grade"] * p ** (i - 1)
@@ -512,8 +521,27 @@ def _iprec_at(seq, n_relevant, level):
     return best
 
 
+def _judged_gains(seq, g):
+    """gain_rows="judged" (trec_eval's get_gain): the ranked list's gains, 0 for
+    an unjudged row, and the ideal list: the judged rows of gain > 0 only."""
+    gain = g.options["gain"]
+    ranked = [_gain(y, gain) if j else 0.0 for y, j in seq]
+    ideal = [
+        _gain(y, gain)
+        for y, j in zip(g.all_labels, g.all_judged, strict=True)
+        if j and _gain(y, gain) > 0
+    ]
+    return ranked, ideal
+
+
 def _ndcg(seq, g):
     gain, discount = g.options["gain"], g.options["discount"]
+    if g.options.get("gain_rows") == "judged":
+        ranked, ideal_gains = _judged_gains(seq, g)
+        ideal = _dcg(sorted(ideal_gains, reverse=True), g.k, "linear", discount)
+        if ideal <= 0:  # no judged row with a gain: undefined
+            return math.nan
+        return _dcg(ranked, g.k, "linear", discount) / ideal
     # The ideal list orders the group's labels by their gain, highest first.
     best = sorted(g.all_labels, key=lambda y: _gain(y, gain), reverse=True)
     ideal = _dcg(best, g.k, gain, discount)
@@ -522,14 +550,198 @@ def _ndcg(seq, g):
     return _dcg(seq, g.k, gain, discount) / ideal
 
 
+def _dcg_oracle(seq, g):
+    gain, discount = g.options["gain"], g.options["discount"]
+    if g.options.get("gain_rows") == "judged":
+        ranked, ideal_gains = _judged_gains(seq, g)
+        if _dcg(sorted(ideal_gains, reverse=True), g.k, "linear", discount) <= 0:
+            return math.nan  # defined where the ideal DCG is > 0
+        return _dcg(ranked, g.k, "linear", discount)
+    return _dcg(seq, g.k, gain, discount)
+
+
+def _g(seq, g):
+    """trec_eval m_G.c, row by row: gain g_i (0 unjudged); S running gain; C
+    running ideal cost, each position costing max(ideal_i, 1); terms
+    g_i / log2(2 + C - S) for g_i != 0, over the sum of the ideal gains."""
+    ideal = sorted(
+        (y for y, j in zip(g.all_labels, g.all_judged, strict=True) if j and y > 0),
+        reverse=True,
+    )
+    if not ideal:
+        return math.nan
+    total = seen = cost = 0.0
+    for i, (y, judged) in enumerate(seq):
+        gain = y if judged else 0.0
+        seen += gain
+        cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
+        if gain != 0:
+            total += gain / math.log2(2 + cost - seen)
+    return total / math.fsum(ideal)
+
+
+def _bing(seq, g):
+    """m_binG.c: each relevant row adds 1 / log2(2 + non-relevant rows above)."""
+    total, non_rel = 0.0, 0
+    for rel in seq:
+        if rel:
+            total += 1.0 / math.log2(2 + non_rel)
+        else:
+            non_rel += 1
+    return total / g.n_relevant
+
+
+def _infap(seq, g):
+    """m_infap.c, every unjudged row outside the pool (skipped, position kept)."""
+    eps = 0.00001
+    total, rel_so_far, non_rel_so_far = 0.0, 0, 0
+    for j, (rel, judged) in enumerate(seq):
+        if not judged:
+            continue
+        if not rel:
+            non_rel_so_far += 1
+            continue
+        rel_so_far += 1
+        if j == 0:
+            total += 1.0
+        else:
+            before = rel_so_far - 1 + non_rel_so_far
+            total += 1.0 / (j + 1) + (j / (j + 1)) * (before / j) * (
+                (rel_so_far - 1 + eps) / (before + 2 * eps)
+            )
+    return total / g.n_relevant
+
+
+def _rprec_mult(seq, g):
+    """m_Rprec_mult.c: precision at floor(m R + 0.9), padded; 0 at cutoff 0."""
+    cut = math.floor(g.options["r_multiple"] * g.n_relevant + 0.9)
+    return sum(seq[:cut]) / cut if cut else 0.0
+
+
+def _unjudged(seq, g):
+    """m_unjudged.c: unjudged rows in the top k over k (the length for k=None)."""
+    top = seq if g.k is None else seq[: g.k]
+    return sum(not j for _, j in top) / (len(seq) if g.k is None else g.k)
+
+
+def _rbp_residual(seq, g):
+    """m_rbp_resid.c: p^n + (1 - p) Σ p^(i-1) over unjudged rows; 0 if none."""
+    p = g.options["persistence"]
+    open_terms = [p**i for i, (_, j) in enumerate(seq) if not j]
+    if not open_terms:
+        return 0.0
+    return p ** len(seq) + (1 - p) * math.fsum(open_terms)
+
+
+def _trec_levels(g):
+    """trec_eval's gain levels (gain_init.c): (gain, count) of the judged rows of
+    each label, by increasing gain, and the position of the top level."""
+    counts = Counter(
+        y for y, j in zip(g.all_labels, g.all_judged, strict=True) if j and y >= 0
+    )
+    return sorted(counts.items())
+
+
+class _Ideal:
+    """trec_eval's walk down the ideal list (cur_level, num_at_level): each
+    ``step()`` gives the ideal gain of the next position."""
+
+    def __init__(self, g):
+        self.levels = _trec_levels(g)
+        self.cur = len(self.levels) - 1
+        self.num_at_level = 0
+        self.gain = self.levels[self.cur][0] if self.cur >= 0 else 0.0
+
+    def step(self):
+        self.num_at_level += 1
+        while self.cur >= 0 and self.num_at_level > self.levels[self.cur][1]:
+            self.num_at_level = 1
+            self.cur -= 1
+            self.gain = self.levels[self.cur][0] if self.cur >= 0 else 0.0
+        return self.gain
+
+
+def _ndcg_rel(seq, g):
+    """m_ndcg_rel.c, its three loops (gain: the label of a judged row)."""
+    gains = [y if j else 0.0 for y, j in seq]
+    ideal = _Ideal(g)
+    results_dcg = ideal_dcg = total = 0.0
+    num_rel = num_rel_ret = 0
+    i = 0
+    while i < len(gains) and ideal.gain > 0:
+        if gains[i] != 0:
+            results_dcg += gains[i] / math.log2(i + 2)
+        if ideal.step() > 0:
+            num_rel += 1
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        if gains[i] > 0:
+            total += results_dcg / ideal_dcg
+            num_rel_ret += 1
+        i += 1
+    while i < len(gains):
+        if gains[i] != 0:
+            results_dcg += gains[i] / math.log2(i + 2)
+        if gains[i] > 0:
+            total += results_dcg / ideal_dcg
+            num_rel_ret += 1
+        i += 1
+    while ideal.gain > 0:
+        if ideal.step() > 0:
+            num_rel += 1
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    if num_rel == 0:
+        return math.nan  # no judged row of positive gain: undefined
+    total += (num_rel - num_rel_ret) * results_dcg / ideal_dcg
+    return total / num_rel if total > 0 else 0.0
+
+
+def _rndcg(seq, g):
+    """m_Rndcg.c, its three loops."""
+    gains = [y if j else 0.0 for y, j in seq]
+    ideal = _Ideal(g)
+    old = ideal.gain
+    results_dcg = ideal_dcg = total = 0.0
+    changes = 0
+    i = 0
+    while i < len(gains) and ideal.gain > 0:
+        ideal.step()
+        if old != ideal.gain:
+            if ideal_dcg > 0:
+                total += results_dcg / ideal_dcg
+                changes += 1
+            old = ideal.gain
+        if gains[i] != 0:
+            results_dcg += gains[i] / math.log2(i + 2)
+        if ideal.gain > 0:
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    if i < len(gains):
+        while i < len(gains):
+            if gains[i] != 0:
+                results_dcg += gains[i] / math.log2(i + 2)
+            i += 1
+        if ideal_dcg > 0:
+            total += results_dcg / ideal_dcg
+            changes += 1
+    while ideal.gain > 0:
+        ideal.step()
+        if old != ideal.gain:
+            if ideal_dcg > 0:
+                total += results_dcg / ideal_dcg
+                changes += 1
+            old = ideal.gain
+        if ideal.gain > 0:
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    return total / changes
+
+
 # One entry per metric of the library's registry; a guard test fails when a
 # registry metric has no oracle here, or when the two disagree on the cutoff.
 ORACLES = {
     "ndcg": Oracle(_ndcg, graded=True),
-    "dcg": Oracle(
-        lambda seq, g: _dcg(seq, g.k, g.options["gain"], g.options["discount"]),
-        graded=True,
-    ),
+    "dcg": Oracle(_dcg_oracle, graded=True),
     "err": Oracle(lambda seq, g: _err(seq, g.k, g.options["max_grade"]), graded=True),
     "precision": Oracle(_precision_oracle, reads_judged=True),
     "recall": Oracle(
@@ -556,6 +768,14 @@ ORACLES = {
         lambda seq, g: _iprec_at(seq, g.n_relevant, g.options["recall_level"]),
         cutoff=False,
     ),
+    "g": Oracle(_g, graded=True, cutoff=False, reads_judged=True),
+    "bing": Oracle(_bing, cutoff=False),
+    "ndcg_rel": Oracle(_ndcg_rel, graded=True, cutoff=False, reads_judged=True),
+    "rndcg": Oracle(_rndcg, graded=True, cutoff=False, reads_judged=True),
+    "infap": Oracle(_infap, cutoff=False, reads_judged=True),
+    "rprec_mult": Oracle(_rprec_mult, cutoff=False),
+    "unjudged": Oracle(_unjudged, reads_judged=True),
+    "rbp_residual": Oracle(_rbp_residual, cutoff=False, reads_judged=True),
     "iprec_11pt": Oracle(
         lambda seq, g: (
             math.fsum(_iprec_at(seq, g.n_relevant, i / 10) for i in range(11)) / 11
@@ -565,8 +785,15 @@ ORACLES = {
 }
 # Metrics whose averaged-tie expectation is not computed: the library raises
 # where the value depends on the order of a tie block, and so does the reference.
-ORDER_SENSITIVE = frozenset({"iprec", "iprec_11pt"})
+ORDER_SENSITIVE = frozenset(
+    {"iprec", "iprec_11pt", "g", "bing", "infap", "ndcg_rel", "rndcg"}
+)
 GRADED_METRICS = frozenset(name for name, o in ORACLES.items() if o.graded)
+# Metrics whose gains follow gain_rows (their oracle then reads (label, judged)).
+JUDGED_GAIN_METRICS = frozenset({"ndcg", "dcg", "rbp"})
+# Metrics whose oracle says itself (NaN) where a group is undefined: G (no
+# judged positive gain), whatever the relevance threshold.
+SELF_DEFINED = frozenset({"g", "ndcg_rel"})
 
 
 def _group_value(
@@ -584,9 +811,13 @@ def _group_value(
         n_judged_non_relevant=sum(
             bool(judged[i]) and not _relevant(y_true[i], threshold) for i in rows
         ),
+        all_judged=[bool(judged[i]) for i in rows],
     )
+    judged_gains = metric in JUDGED_GAIN_METRICS and opts["gain_rows"] == "judged"
 
     def key(i):
+        if judged_gains or (oracle.graded and oracle.reads_judged):
+            return (float(y_true[i]), bool(judged[i]))
         if oracle.graded:
             return float(y_true[i])
         if oracle.reads_judged:
@@ -646,6 +877,9 @@ def reference_per_group(
     judged=None,
     judged_only=False,
     exhaustive=False,
+    gain_rows="all",
+    integer_grades=False,
+    r_multiple=1.0,
 ):
     """{group id: metric value, or NaN where the group is undefined}.
 
@@ -659,12 +893,19 @@ def reference_per_group(
     y_true, y_score, groups, retrieved, _ = _as_arrays(
         y_true, y_score, groups, retrieved, None
     )
+    if integer_grades:  # C's atol: toward zero
+        y_true = np.array([float(math.trunc(y)) for y in y_true])
     judged, keep = _judged_rows(judged, len(y_true), judged_only)
     if metric in ("err", "rbp"):
         _check_err_labels(y_true if keep is None else y_true[keep], max_grade)
     out = {}
     for gid, rows in _group_rows(groups, keep).items():
-        if not group_is_defined(metric, rows, y_true, retrieved, relevance_threshold):
+        by_ideal = metric in SELF_DEFINED or (
+            metric in JUDGED_GAIN_METRICS and gain_rows == "judged"
+        )
+        if not by_ideal and not group_is_defined(
+            metric, rows, y_true, retrieved, relevance_threshold
+        ):
             out[gid] = math.nan
             continue
         out[gid] = _group_value(
@@ -686,6 +927,8 @@ def reference_per_group(
             persistence=persistence,
             recall_level=recall_level,
             exhaustive=exhaustive,
+            gain_rows=gain_rows,
+            r_multiple=r_multiple,
         )
     return out
 
@@ -702,6 +945,7 @@ def reference_group_weights(
     group_weight="mean",
     judged=None,
     judged_only=False,
+    integer_grades=False,
 ):
     """{group id: weight of the group in the mean over groups}.
 
@@ -714,6 +958,8 @@ def reference_group_weights(
     y_true, _, groups, retrieved, sample_weight = _as_arrays(
         y_true, y_true, groups, retrieved, sample_weight
     )
+    if integer_grades:
+        y_true = np.array([float(math.trunc(y)) for y in y_true])
     _, keep = _judged_rows(judged, len(y_true), judged_only)
     kept = _group_rows(groups, keep)
     if group_weight == "relevant_mean":
@@ -864,6 +1110,9 @@ def reference_mean(
     group_weight="mean",
     judged=None,
     judged_only=False,
+    gain_rows="all",
+    integer_grades=False,
+    r_multiple=1.0,
 ):
     """The public metric value: ``(value, all_undefined)``.
 
@@ -871,6 +1120,8 @@ def reference_mean(
     where the engine must raise (``undefined="raise"`` with an undefined group,
     order-sensitive tie conflicts, ERR labels out of range).
     """
+    if integer_grades:  # C's atol: toward zero, before every metric
+        y_true = np.array([float(math.trunc(float(y))) for y in y_true])
     if metric == "auc":
         _, keep = _judged_rows(judged, len(y_true), judged_only)
         if keep is not None:  # -J: the unjudged rows leave the pooled list
@@ -906,6 +1157,8 @@ def reference_mean(
         recall_level=recall_level,
         judged=judged,
         judged_only=judged_only,
+        gain_rows=gain_rows,
+        r_multiple=r_multiple,
     )
     group_weights = reference_group_weights(
         metric,

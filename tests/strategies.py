@@ -224,4 +224,7 @@ OPTION_STRATEGIES = {
     "persistence": lambda case: persistences,
     "recall_level": lambda case: recall_levels,
     "judged_only": lambda case: st.booleans(),
+    "gain_rows": lambda case: st.sampled_from(["all", "judged"]),
+    "integer_grades": lambda case: st.booleans(),
+    "r_multiple": lambda case: st.sampled_from([0.2, 0.35, 0.5, 1.0, 1.2, 2.0]),
 }

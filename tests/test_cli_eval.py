@@ -262,7 +262,7 @@ def test_missing_file(capsys):
     [
         (["--ties", "foo", QRELS, RUN], "--ties must be a str among"),
         (["--gain", "cubic", QRELS, RUN], "--gain must be"),
-        (["-m", "gm_map", QRELS, RUN], "not implemented"),
+        (["-m", "ideal_dcg", QRELS, RUN], "not implemented"),
         (["-m", "ndcg@x", QRELS, RUN], "must be a positive integer"),
         (["-m", "nope", QRELS, RUN], "unknown measure"),
         (["-M", "0", QRELS, RUN], "positive integer"),

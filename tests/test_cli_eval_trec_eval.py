@@ -31,7 +31,15 @@ CASES = {
         "qrels.test",
         "results.trunc",
     ],
-    "out.test.aql": ["-m", "all_trec", "-q", "-l2", "qrels.rel_level", "results.test"],
+    "out.test.aql": [
+        "-m",
+        "all_trec",
+        "-mrelstring.20",
+        "-q",
+        "-l2",
+        "qrels.rel_level",
+        "results.test",
+    ],
     "out.test.aqZ": [
         "-q",
         "-m",
@@ -127,10 +135,9 @@ def test_ndcg_gain_map_on_graded_judgments(capsys):
     from sklearn_rank import evaluate_per_group
     from sklearn_rank.io import load_trec
 
-    out = _run(
-        ["-q", "-m", "ndcg.1=3,2=9", "-m", "ndcg", "qrels.rel_level", "results.test"],
-        capsys,
-    )
+    # One run each: trec_eval keeps one parameter list per measure (the first).
+    out = _run(["-q", "-m", "ndcg.1=3,2=9", "qrels.rel_level", "results.test"], capsys)
+    out += _run(["-q", "-m", "ndcg", "qrels.rel_level", "results.test"], capsys)
     rows = [line.split("\t") for line in out.splitlines()]
     got = {(n.strip(), q): float(v) for n, q, v in rows}
     t = load_trec(DATA / "qrels.rel_level", DATA / "results.test")

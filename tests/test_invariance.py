@@ -15,9 +15,11 @@ from sklearn_rank._registry import METRICS
 # Interpolated precision with averaged ties raises where a mixed tie block makes
 # its value random (documented), so its invariance data has distinct scores; every
 # other metric (ERR included: mixed-grade blocks are exact) is tested with ties.
-TIE_FREE = {"iprec", "iprec_11pt"}
-# Fall-out is the recall of the non-relevant rows: defined without relevant rows.
-DEFINED_WITHOUT_RELEVANT = {"fallout", "judged"}
+# So do trec_eval's G, binG, infAP, ndcg_rel and Rndcg (docs/metrics.md 2.21-2.28).
+TIE_FREE = {"iprec", "iprec_11pt", "g", "bing", "infap", "ndcg_rel", "rndcg"}
+# Fall-out is the recall of the non-relevant rows: defined without relevant rows;
+# Judged@k, Unjudged@k and the RBP residual read no labels.
+DEFINED_WITHOUT_RELEVANT = {"fallout", "judged", "unjudged", "rbp_residual"}
 # Not normalised to [0, 1]: DCG, and ARP (a mean position, >= 1).
 UNBOUNDED = ("dcg", "arp")
 NAMES = [f"{name}@3" if spec.takes_k else name for name, spec in METRICS.items()]

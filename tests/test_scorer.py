@@ -41,7 +41,8 @@ def test_scorer_names_come_from_the_registry():
     names = get_scorer_names()
     assert names == sklearn_rank.get_metric_names()
     for name in names:  # every listed name builds a scorer ("@k": any cutoff)
-        concrete = name.replace("@k", "@5").replace("@r", "@0.5")
+        # "@k": a cutoff; "@r", "@m": the number a name option reads
+        concrete = name.replace("@k", "@5").replace("@r", "@0.5").replace("@m", "@0.5")
         assert get_scorer(concrete).metric.startswith(name[:3])
 
 

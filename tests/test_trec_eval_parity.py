@@ -283,3 +283,185 @@ def test_reproduces_trec_eval_ndcg_with_a_gain_map():
         gain=gain,
     )["ndcg"]
     assert f"{mean:.4f}" == expected[measure, "all"]
+
+
+# ---------------------------------------------------------------------------
+# ``sklearn-rank eval`` against trec_eval's whole output files, byte for byte.
+# Each expected file is trec_eval's output for the command line in the README
+# of tests/data/trec_eval; the arguments below are the same command line.
+# ---------------------------------------------------------------------------
+_EVAL_CASES = {
+    "out.test": ["qrels.test", "results.test"],
+    "out.test.a": ["-m", "all_trec", "qrels.test", "results.test"],
+    "out.test.aq": ["-m", "all_trec", "-q", "qrels.test", "results.test"],
+    "out.test.aqc": ["-m", "all_trec", "-q", "-c", "qrels.test", "results.trunc"],
+    "out.test.aql": [
+        "-m",
+        "all_trec",
+        "-mrelstring.20",
+        "-q",
+        "-l2",
+        "qrels.rel_level",
+        "results.test",
+    ],
+    "out.test.meas_params": [
+        "-q",
+        "-miprec_at_recall..10,.20,.25,.75,.50",
+        "-m",
+        "P.5,7,3",
+        "-m",
+        "recall.20,2000",
+        "-m",
+        "Rprec_mult.5.0,0.2,0.35",
+        "-mutility.2,-1,0,0",
+        "-m",
+        "11pt_avg..25,.5,.75",
+        "-mndcg.1=3,2=9,4=4.5",
+        "-mndcg_cut.10,20,23.4",
+        "-msuccess.2,5,20",
+        "qrels.test",
+        "results.test",
+    ],
+    "out.test.aq.rel_level": [
+        "-m",
+        "all_trec",
+        "-q",
+        "qrels.rel_level",
+        "results.test",
+    ],
+    "out.test.aq.302": ["-m", "all_trec", "-q", "qrels-302.test", "results-302.test"],
+    "out.test.aq.l2": ["-m", "all_trec", "-q", "-l2", "qrels.test", "results.test"],
+    "out.test.aq.fraction": ["-m", "all_trec", "-q", "qrels.fraction", "results.test"],
+    "out.test.gains": [
+        "-q",
+        "-m",
+        "ndcg.0=1,1=4",
+        "-m",
+        "ndcg_cut.5",
+        "-m",
+        "G",
+        "-m",
+        "ndcg_rel",
+        "-m",
+        "Rndcg",
+        "-m",
+        "relstring",
+        "qrels.rel_level",
+        "results.test",
+    ],
+    "out.test.set_params": [
+        "-q",
+        "-m",
+        "set",
+        "-m",
+        "rbp.p=0.5",
+        "-m",
+        "rbp_resid.p=0.8",
+        "-m",
+        "set_F.0.5",
+        "-m",
+        "unj.3,50",
+        "-m",
+        "relative_P.7",
+        "-m",
+        "Rprec_mult.0.5,3",
+        "-m",
+        "11pt_avg.0.1,0.9",
+        "-m",
+        "utility.1,-0.5,-1,0",
+        "qrels.test",
+        "results.test",
+    ],
+}
+# Lines trec_eval prints that ``sklearn-rank eval`` refuses, with a note on
+# stderr: rbp on graded judgments (trec_eval reads uninitialised variables in
+# m_rbp.c) and infAP where the run retrieves documents with a negative qrels
+# grade (trec_eval's "pooled but unjudged" class, which the library lacks).
+_REFUSED = {
+    "out.test.aql": ("rbp", "infAP"),
+    "out.test.aq.rel_level": ("rbp", "infAP"),
+}
+
+
+def _eval_output(argv, capsys) -> tuple[str, str]:
+    from sklearn_rank._cli import main
+
+    files = [str(DATA / a) if (DATA / a).is_file() else a for a in argv]
+    assert main(["eval", *files]) == 0
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+@pytest.mark.parametrize("expected_file", sorted(_EVAL_CASES))
+def test_eval_prints_trec_eval_output_byte_for_byte(expected_file, capsys):
+    out, err = _eval_output(_EVAL_CASES[expected_file], capsys)
+    expected = (DATA / expected_file).read_text()
+    refused = _REFUSED.get(expected_file, ())
+    if refused:
+        expected = "".join(
+            line
+            for line in expected.splitlines(keepends=True)
+            if line.split("\t")[0].strip() not in refused
+        )
+        for name in refused:
+            assert f"{name} left out" in err
+    assert out == expected
+    assert len(out.splitlines()) >= 17
+
+
+def test_official_prints_every_trec_eval_line(capsys):
+    """``official`` (the default) ends with gm_map where trec_eval prints it."""
+    out, _ = _eval_output(["qrels.test", "results.test"], capsys)
+    assert "gm_map                \tall\t" in out
+    assert out == (DATA / "out.test").read_text()
+
+
+def test_graded_rbp_is_refused_by_name(capsys):
+    from sklearn_rank._cli import main
+
+    argv = [
+        "eval",
+        "-m",
+        "rbp",
+        str(DATA / "qrels.rel_level"),
+        str(DATA / "results.test"),
+    ]
+    assert main(argv) == 1
+    assert "uninitialised" in capsys.readouterr().err
+
+
+def test_eleven_point_average_is_summed_in_trec_eval_order(tmp_path, capsys):
+    """m_11pt_avg.c adds the 11 interpolated precisions from recall 1.0 down,
+    then divides by 11. Relevant rows at 21, 28, 32 and 50 of 50 (R = 4): the
+    exact mean is 0.09125, the sum from 1.0 down gives 0.09125000000000001
+    (printed 0.0913, as trec_eval 10 prints it) and the sum from 0.0 up gives
+    0.09125 (printed 0.0912)."""
+    from sklearn_rank import eleven_point_precision_score, interpolated_precision_score
+    from sklearn_rank._cli import main
+
+    relevant = {21, 28, 32, 50}
+    y = np.array([float(i in relevant) for i in range(1, 51)])
+    s = np.arange(50, 0, -1, dtype=float)
+    levels = [
+        interpolated_precision_score(y, s, groups=[0] * 50, recall_level=r / 10)
+        for r in range(11)
+    ]
+    down = 0.0
+    for value in reversed(levels):
+        down += value
+    up = 0.0
+    for value in levels:
+        up += value
+    assert f"{down / 11:6.4f}" != f"{up / 11:6.4f}"  # the case is order-sensitive
+    got = eleven_point_precision_score(y, s, groups=[0] * 50)
+    assert got == down / 11
+    (tmp_path / "q").write_text(
+        "".join(f"q1 0 d{i:02d} {int(i in relevant)}\n" for i in range(1, 51))
+    )
+    (tmp_path / "r").write_text(
+        "".join(f"q1 Q0 d{i:02d} {i} {100 - i} r\n" for i in range(1, 51))
+    )
+    assert (
+        main(["eval", "-m", "11pt_avg", str(tmp_path / "q"), str(tmp_path / "r")]) == 0
+    )
+    assert capsys.readouterr().out == "11pt_avg              \tall\t0.0913\n"

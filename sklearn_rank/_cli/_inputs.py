@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..io import _tables
-from ._measures import Measure, trec_gain
+from ._measures import Measure
 from ._output import RunResult
 
 # The table readers' own suffix map: one list of what counts as a table.
@@ -33,6 +33,7 @@ class RunInput:
     # (file, label column) of a predictions table: the rows it holds are all
     # the judgments there are, and its messages name file and row.
     origin: tuple[str, str] | None = None
+    pooled: np.ndarray | None = None  # has a qrels line (TREC input only)
 
 
 def file_format(path: str, forced: str | None) -> str:
@@ -123,6 +124,7 @@ def from_join(name: str, runid: str, joined) -> RunInput:
         qids=joined.qids[present].tolist(),
         retrieved=joined.retrieved,
         judged=joined.judged,
+        pooled=joined.pooled,
     )
 
 
@@ -221,27 +223,6 @@ def _note_partial_judgments(runs, measures, args) -> None:
         )
 
 
-def _counts(
-    run: RunInput, threshold: float | None, judged_only: bool = False
-) -> dict[str, np.ndarray]:
-    """num_ret, num_rel, num_rel_ret per query (relevant: y >= T, or y > 0);
-    with -J the unjudged documents are not counted as retrieved."""
-    n = len(run.qids)
-    relevant = run.y_true > 0 if threshold is None else run.y_true >= threshold
-    retrieved = (
-        np.ones(run.y_true.shape, bool) if run.retrieved is None else (run.retrieved)
-    )
-    if judged_only and run.judged is not None:
-        retrieved = retrieved & run.judged
-    return {
-        "num_ret": np.bincount(run.codes, weights=retrieved, minlength=n),
-        "num_rel": np.bincount(run.codes, weights=relevant, minlength=n),
-        "num_rel_ret": np.bincount(
-            run.codes, weights=relevant & retrieved, minlength=n
-        ),
-    }
-
-
 def _negative_label(run: RunInput) -> ValueError:
     """The library's refusal of negative labels, in the command's words."""
     path, column = run.origin
@@ -260,67 +241,15 @@ def score(
     keywords: dict,
     options,
     per_query: bool,
+    notes: list[str] | None = None,
 ) -> RunResult:
-    """The summary (and per-query) value of every measure for one run."""
-    from .. import evaluate, evaluate_per_group
+    """The summary (and per-query) value of every measure for one run (see
+    :mod:`._scores`)."""
+    from ._scores import score as score_run
 
-    metrics = list(
-        dict.fromkeys(m.metric for m in measures if m.metric and not m.gains)
-    )
-    common = {
-        "groups": run.codes,
-        "retrieved": run.retrieved,
-        "judged": run.judged,
-        **keywords,
-    }
-    summary: dict[str, object] = {}
-    means: dict[str, float] = {}
-    per: dict[str, np.ndarray] = {}
-
-    def compute(names, key, **extra):
-        """Means (and per-query values) of ``names``, stored under ``key(name)``."""
-        kw = {**common, **extra}
-        try:
-            found = evaluate(run.y_true, run.y_score, metrics=names, **kw)
-        except ValueError as exc:
-            if run.origin is not None and "negative labels" in str(exc):
-                raise _negative_label(run) from None
-            raise
-        means.update({key(n): v for n, v in found.items()})
-        if per_query:
-            kw.pop("undefined", None)
-            groups = evaluate_per_group(run.y_true, run.y_score, metrics=names, **kw)
-            fill = options.undefined
-            for name, values in groups.values.items():
-                per[key(name)] = (
-                    np.where(np.isnan(values), fill, values)
-                    if isinstance(fill, float)
-                    else values
-                )
-
-    if metrics:
-        compute(metrics, lambda name: name)
-    for m in measures:  # trec_eval's ndcg.L=G,...: its own gains, its own call
-        if m.metric and m.gains:
-            compute([m.metric], lambda _, m=m: m.label, gain=trec_gain(m.gains))
-    counts = _counts(run, options.relevance_threshold, options.judged_only)
-    for m in measures:
-        if m.metric is not None:
-            summary[m.label] = float(means[m.label if m.gains else m.metric])
-        elif m.label == "runid":
-            summary[m.label] = run.runid
-        elif m.label == "num_q":
-            summary[m.label] = len(run.qids)
-        else:
-            summary[m.label] = int(counts[m.label].sum())
-    per_query_values: dict[str, dict[str, object]] = {}
-    if per_query:
-        for i, qid in enumerate(run.qids):
-            row: dict[str, object] = {}
-            for m in measures:
-                if m.metric is not None:
-                    row[m.label] = float(per[m.label if m.gains else m.metric][i])
-                elif m.label in counts:
-                    row[m.label] = int(counts[m.label][i])
-            per_query_values[qid] = row
-    return RunResult(name=run.name, summary=summary, per_query=per_query_values)
+    try:
+        return score_run(run, measures, keywords, options, per_query, notes)
+    except ValueError as exc:
+        if run.origin is not None and "negative labels" in str(exc):
+            raise _negative_label(run) from None
+        raise

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 
-from ._measures import TREC_MEASURES, Measure, _trec
+from ._measures import TREC_MEASURES, Measure, _defaults, _trec
 from ._output import RunResult
 
 # trec_eval's judgment-group measures, in its printing order, and their base.
@@ -59,7 +59,8 @@ def parse_measures(
         if base not in TREC_MEASURES:
             skipped.append(name)
             continue
-        for m in _trec(base, params, known):
+        found = _defaults(base) if params is None else _trec(base, params)
+        for m in found:
             label = name + m.label[len(base) :]  # P_5 -> P_avgjg_5
             printed.setdefault(label, Measure(label, m.metric, (position, m.order[1])))
             bases.setdefault(label, []).append(m)

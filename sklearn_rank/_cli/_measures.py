@@ -2,38 +2,96 @@
 
 trec_eval's names (``P.5,10``, ``ndcg_cut.10``, ``recip_rank``, ...) map onto the
 library's metrics; with the ``trec_eval`` convention they give trec_eval's numbers.
-Measures are printed in trec_eval's order (its table in measures.c), cutoffs
-ascending, then the library's names in the order given.
+A few of trec_eval's measures are not per-query metrics: counts (``num_ret``),
+set measures read off the counts (``set_P``, ``utility``), geometric means over
+queries (``gm_map``). Measures are printed in trec_eval's order (its table in
+measures.c), cutoffs ascending, then the library's names in the order given.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
-# trec_eval measure -> (library metric, takes cutoffs, default cutoffs).
-# The order is trec_eval's printing order.
-TREC_MEASURES: dict[str, tuple[str | None, bool, tuple[int, ...]]] = {
-    "runid": (None, False, ()),
-    "num_q": (None, False, ()),
-    "num_ret": (None, False, ()),
-    "num_rel": (None, False, ()),
-    "num_rel_ret": (None, False, ()),
-    "map": ("map", False, ()),
-    "Rprec": ("r_precision", False, ()),
-    "bpref": ("bpref", False, ()),
-    "recip_rank": ("mrr", False, ()),
-    # Recall levels, not cutoffs: iprec@r (trec_eval prints them with 2 decimals).
-    "iprec_at_recall": ("iprec", True, tuple(i / 10 for i in range(11))),
-    "P": ("precision", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-    "recall": ("recall", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-    "11pt_avg": ("iprec_11pt", False, ()),
-    "ndcg": ("ndcg", False, ()),
-    "ndcg_cut": ("ndcg", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-    "map_cut": ("map", True, (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-    "success": ("hit_rate", True, (1, 5, 10)),
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """How one trec_eval measure is computed.
+
+    ``kind``: "count" (summed over queries), "metric" (a library metric, the
+    mean of its per-query values), "set" (a formula over the counts, averaged),
+    "gm" (geometric mean over queries of a library metric, summary only) or
+    "levels" (the mean over given recall levels of interpolated precision).
+    ``params``: "cutoffs" (``P.5,10``), "levels" (``iprec_at_recall.0.1``),
+    "multiples" (``Rprec_mult.0.2``), "gains" (``ndcg.1=3``), "pairs"
+    (``rbp.p=0.5``), "numbers" (``utility.1,-1,0,0``) or None.
+    """
+
+    kind: str
+    metric: str | None = None
+    params: str | None = None
+    defaults: tuple = ()
+    keywords: tuple = ()  # library keywords this measure sets
+
+
+# trec_eval's measures in its printing order (measures.c, te_trec_measures).
+TREC_MEASURES: dict[str, TrecMeasure] = {
+    "runid": TrecMeasure("count"),
+    "num_q": TrecMeasure("count"),
+    "num_ret": TrecMeasure("count"),
+    "num_rel": TrecMeasure("count"),
+    "num_rel_ret": TrecMeasure("count"),
+    "map": TrecMeasure("metric", "map"),
+    "gm_map": TrecMeasure("gm", "map"),
+    "Rprec": TrecMeasure("metric", "r_precision"),
+    "bpref": TrecMeasure("metric", "bpref"),
+    "recip_rank": TrecMeasure("metric", "mrr"),
+    # Recall levels, not cutoffs: iprec@r (printed with 2 decimals).
+    "iprec_at_recall": TrecMeasure(
+        "metric", "iprec", "levels", tuple(i / 10 for i in range(11))
+    ),
+    "P": TrecMeasure("metric", "precision", "cutoffs", _CUTS),
+    "relstring": TrecMeasure("string", None, "numbers", (10.0,)),
+    "recall": TrecMeasure("metric", "recall", "cutoffs", _CUTS),
+    "infAP": TrecMeasure("metric", "infap"),
+    "gm_bpref": TrecMeasure("gm", "bpref"),
+    "Rprec_mult": TrecMeasure(
+        "metric", "rprec_mult", "multiples", tuple(i / 5 for i in range(1, 11))
+    ),
+    "utility": TrecMeasure("set", None, "numbers", (1.0, -1.0, 0.0, 0.0)),
+    "11pt_avg": TrecMeasure(
+        "levels", "iprec_11pt", "levels", tuple(i / 10 for i in range(11))
+    ),
+    "binG": TrecMeasure("metric", "bing"),
+    "G": TrecMeasure("metric", "g"),
+    "dcg": TrecMeasure("metric", "dcg", "gains"),
+    "ndcg": TrecMeasure("metric", "ndcg", "gains"),
+    "ndcg_rel": TrecMeasure("metric", "ndcg_rel"),
+    "Rndcg": TrecMeasure("metric", "rndcg"),
+    "ndcg_cut": TrecMeasure("metric", "ndcg", "cutoffs", _CUTS),
+    "map_cut": TrecMeasure("metric", "map", "cutoffs", _CUTS),
+    "relative_P": TrecMeasure(
+        "metric",
+        "recall",
+        "cutoffs",
+        _CUTS,
+        (("recall_denominator", "min_k_n_relevant"),),  # m_rel_P.c: / min(k, R)
+    ),
+    "success": TrecMeasure("metric", "hit_rate", "cutoffs", (1, 5, 10)),
+    "set_P": TrecMeasure("set"),
+    "set_relative_P": TrecMeasure("set"),
+    "set_recall": TrecMeasure("set"),
+    "set_map": TrecMeasure("set"),
+    "set_F": TrecMeasure("set", None, "numbers", (1.0,)),
+    "num_nonrel_judged_ret": TrecMeasure("count"),
+    "rbp": TrecMeasure("metric", "rbp", "pairs", (), (("max_grade", 1.0),)),
+    "rbp_resid": TrecMeasure("metric", "rbp_residual", "pairs"),
+    "unj": TrecMeasure("metric", "unjudged", "cutoffs", (5, 10, 20)),
 }
-COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
+COUNTS = tuple(name for name, t in TREC_MEASURES.items() if t.kind == "count")
 # One line of meaning for the trec_eval measures that are not a library metric
 # (a library metric's line is its registry summary); --list-measures reads both.
 MEANINGS = {
@@ -42,27 +100,50 @@ MEANINGS = {
     "num_ret": "number of documents retrieved (summed over queries)",
     "num_rel": "number of relevant documents judged (summed over queries)",
     "num_rel_ret": "number of relevant documents retrieved (summed over queries)",
+    "num_nonrel_judged_ret": "number of judged non-relevant documents retrieved "
+    "(summed over queries)",
+    "gm_map": "geometric mean over queries of AP (each floored at 1e-5)",
+    "gm_bpref": "geometric mean over queries of bpref (each floored at 1e-5)",
+    "relstring": "the relevance of the first k retrieved documents as a string",
+    "utility": "a*rel_ret + b*nonrel_ret + c*rel_not_ret + d*nonrel_not_ret "
+    "(set measure, parameters a,b,c,d)",
+    "set_P": "precision of the whole retrieved set",
+    "set_relative_P": "relevant retrieved / min(retrieved, relevant)",
+    "set_recall": "recall of the whole retrieved set",
+    "set_map": "set precision times set recall",
+    "set_F": "F-measure of set precision and recall (parameter beta)",
+    "11pt_avg": "mean interpolated precision at the given recall levels",
 }
 
-# trec_eval's nicknames, restricted to what the library computes; the rest are
-# named in a note (see ``NOT_IMPLEMENTED``).
+# trec_eval's nicknames (measures.c), less what is listed in NOT_IMPLEMENTED.
+NOT_IMPLEMENTED = {
+    "ideal_dcg": "not implemented",
+}
+_ALL_TREC = (
+    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
+    "iprec_at_recall P relstring recall unj rbp rbp_resid infAP gm_bpref utility "
+    "11pt_avg ndcg relative_P Rprec_mult success map_cut ndcg_cut ndcg_rel Rndcg "
+    "binG G set_P set_recall set_relative_P set_map set_F num_nonrel_judged_ret"
+).split()
+_SET = (
+    "runid num_q num_ret num_rel num_rel_ret utility set_P set_recall "
+    "set_relative_P set_map set_F"
+).split()
 NICKNAMES = {
     "official": (
-        "runid num_q num_ret num_rel num_rel_ret map Rprec bpref recip_rank "
-        "iprec_at_recall P"
+        "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref "
+        "recip_rank iprec_at_recall P"
     ).split(),
-    "all_trec": list(TREC_MEASURES),
+    "set": _SET,
+    "all_trec": [n for n in _ALL_TREC if n not in NOT_IMPLEMENTED],
 }
-NOT_IMPLEMENTED = {
-    "official": ["gm_map"],
-    "all_trec": (
-        "gm_map relstring unj rbp rbp_resid infAP gm_bpref "
-        "utility relative_P Rprec_mult ndcg_rel Rndcg binG G set_P "
-        "set_recall set_relative_P set_map set_F num_nonrel_judged_ret"
-    ).split(),
+NICKNAME_SKIPS = {
+    name: [n for n in _ALL_TREC if n in NOT_IMPLEMENTED and name == "all_trec"]
+    for name in NICKNAMES
 }
 _OUTPUT_NAME = re.compile(
-    r"^(P|recall|ndcg_cut|map_cut|success)_(\d+)$|^(iprec_at_recall)_([0-9.]+)$"
+    r"^(P|recall|ndcg_cut|map_cut|success|relative_P|unj)_(\d+)$"
+    r"|^(iprec_at_recall|Rprec_mult)_([0-9.]+)$"
 )
 
 
@@ -73,7 +154,17 @@ class Measure:
     label: str
     metric: str | None
     order: tuple[int, float]  # trec_eval's table position and cutoff; library last
-    gains: tuple[tuple[float, float], ...] = ()  # trec_eval's ndcg.1=3,2=9 levels
+    keywords: tuple = ()  # library keywords of this measure's own call
+    kind: str = "metric"  # see TrecMeasure.kind
+    numbers: tuple[float, ...] = ()  # utility's and set_F's parameters
+    levels: tuple[float, ...] = ()  # recall levels of "levels" measures
+    nickname: bool = False  # asked for through a nickname (official, all_trec)
+
+    @property
+    def gains(self) -> bool:
+        """Whether the measure needs its own keywords (trec_eval's per-level
+        gains, relative_P's denominator, rbp's p): one call of its own."""
+        return bool(self.keywords)
 
 
 class MeasureError(ValueError):
@@ -97,87 +188,161 @@ def _cutoffs(name: str, params: str) -> list[int]:
     return out
 
 
-def _levels(name: str, params: str) -> list[float]:
-    """trec_eval's recall levels (``.10,.5``): numbers in [0, 1]."""
+def _numbers(name: str, params: str, low: float, high: float, what: str) -> list:
+    """Comma-separated numbers in [low, high] (recall levels, multiples)."""
     out = []
     for text in params.split(","):
         try:
             value = float(text)
         except ValueError:
-            value = -1.0
-        if not 0.0 <= value <= 1.0:
+            value = float("nan")
+        if not low <= value <= high:
             raise MeasureError(
-                f"measure {name}.{params}: the recall level {text!r} must be a "
-                f"number in [0, 1], as in '-m {name}.0.1,.5'"
+                f"measure {name}.{params}: {text!r} must be {what}, as in "
+                f"'-m {name}.0.1,.5'"
             )
         out.append(value)
     return out
 
 
-def _gains(params: str) -> tuple[tuple[float, float], ...]:
-    """trec_eval's per-level gains (``ndcg.1=3,2=9,4=4.5``): level=gain pairs."""
+def _pairs(name: str, params: str) -> tuple[tuple[str, float], ...]:
+    """trec_eval's ``name=value`` parameters (``ndcg.1=3,2=9``, ``rbp.p=0.5``)."""
     pairs = []
     for text in params.split(","):
-        level, eq, gain = text.partition("=")
+        key, eq, value = text.partition("=")
         try:
-            pairs.append((float(level), float(gain)))
+            number = float(value)
         except ValueError:
             eq = ""
-        if not eq:
+        if not eq or not key:
+            example = "p=0.5" if name.startswith("rbp") else "1=3,2=9,4=4.5"
             raise MeasureError(
-                f"measure ndcg.{params}: {text!r} is not a level=gain pair, as in "
-                "'-m ndcg.1=3,2=9,4=4.5'"
-            ) from None
+                f"measure {name}.{params}: {text!r} is not a name=value pair, as in "
+                f"'-m {name}.{example}'"
+            )
+        pairs.append((key, number))
     return tuple(pairs)
 
 
-def trec_gain(pairs: tuple[tuple[float, float], ...]):
+class TrecGain:
     """trec_eval's gain function for ``ndcg.L=G,...``: the named levels take their
-    gain, every other level its own value (m_ndcg.c, setup_gains)."""
-    import numpy as np
+    gain, every other level its own value (gain_init.c, setup_gains)."""
 
-    def gain(y):
+    def __init__(self, pairs: tuple[tuple[float, float], ...]) -> None:
+        self.pairs = pairs
+
+    def __call__(self, y):
+        import numpy as np
+
         out = np.asarray(y, dtype=np.float64).copy()
-        for level, value in pairs:
+        for level, value in self.pairs:
             out[y == level] = value
         return out
 
-    return gain
+
+def trec_gain(pairs: tuple[tuple[float, float], ...]) -> TrecGain:
+    return TrecGain(pairs)
 
 
-def _trec(name: str, params: str | None, known: set[str]) -> list[Measure]:
-    metric, takes_k, defaults = TREC_MEASURES[name]
+def _gain_keywords(name: str, params: str) -> tuple:
+    levels = []
+    for key, value in _pairs(name, params):
+        try:
+            level = float(key)
+        except ValueError:
+            raise MeasureError(
+                f"measure {name}.{params}: {key!r} is not a relevance level, as in "
+                f"'-m {name}.1=3,2=9'"
+            ) from None
+        levels.append((level, value))
+    return (("gain", trec_gain(tuple(levels))),)
+
+
+def _persistence(name: str, params: str) -> tuple:
+    for key, value in _pairs(name, params):
+        if key != "p" or not 0 < value < 1:
+            raise MeasureError(
+                f"measure {name}.{params}: the only parameter is p in (0, 1), as in "
+                f"'-m {name}.p=0.5'"
+            )
+    return (("persistence", value),)
+
+
+def _trec(name: str, params: str | None) -> list[Measure]:
+    spec = TREC_MEASURES[name]
     position = list(TREC_MEASURES).index(name)
-    if not takes_k:
-        if params and name == "ndcg":
-            return [Measure(f"{name}_{params}", metric, (position, 0), _gains(params))]
+    kind, metric = spec.kind, spec.metric
+    if spec.params is None or (
+        spec.params in ("gains", "pairs", "numbers") and not params
+    ):
         if params:
             raise MeasureError(
                 f"measure {name}.{params}: {name} takes no parameters here"
             )
-        return [Measure(name, metric, (position, 0))]
-    if name == "iprec_at_recall":
-        levels = _levels(name, params) if params else list(defaults)
+        numbers = spec.defaults if spec.params == "numbers" else ()
+        return [Measure(name, metric, (position, 0), spec.keywords, kind, numbers)]
+    label = f"{name}_{params}"
+    if spec.params == "gains":
+        keywords = _gain_keywords(name, params)
+        return [Measure(label, metric, (position, 0), keywords, kind)]
+    if spec.params == "pairs":
+        keywords = spec.keywords + _persistence(name, params)
+        return [Measure(label, metric, (position, 0), keywords, kind)]
+    if spec.params == "numbers":
+        numbers = _numbers(name, params, -1e300, 1e300, "a number")
+        if len(numbers) != len(spec.defaults):
+            raise MeasureError(
+                f"measure {name}.{params}: {name} takes {len(spec.defaults)} "
+                f"number(s), as in '-m {name}."
+                + ",".join(f"{v:g}" for v in spec.defaults)
+                + "'"
+            )
+        return [Measure(label, None, (position, 0), (), kind, tuple(numbers))]
+    if spec.params == "levels" and kind == "levels":
+        levels = sorted(_numbers(name, params, 0.0, 1.0, "a recall level in [0, 1]"))
+        return [Measure(label, "iprec", (position, 0), (), kind, (), tuple(levels))]
+    if spec.params == "levels":
+        levels = _numbers(name, params, 0.0, 1.0, "a recall level in [0, 1]")
+        levels = levels if params else list(spec.defaults)
         return [
             Measure(f"{name}_{r:.2f}", f"{metric}@{r!r}", (position, r)) for r in levels
         ]
-    cutoffs = _cutoffs(name, params) if params else list(defaults)
-    return [Measure(f"{name}_{k}", f"{metric}@{k}", (position, k)) for k in cutoffs]
+    if spec.params == "multiples":
+        multiples = _numbers(name, params, 0.0, 1e300, "a number > 0")
+        return [
+            Measure(f"{name}_{m:.2f}", f"{metric}@{m!r}", (position, m))
+            for m in multiples
+        ]
+    cutoffs = _cutoffs(name, params)
+    return [
+        Measure(f"{name}_{k}", f"{metric}@{k}", (position, k), spec.keywords)
+        for k in cutoffs
+    ]
+
+
+def _defaults(name: str) -> list[Measure]:
+    """A trec_eval measure without parameters: its default cutoffs or levels."""
+    spec = TREC_MEASURES[name]
+    if spec.params in ("cutoffs",):
+        return _trec(name, ",".join(str(k) for k in spec.defaults))
+    if spec.params in ("levels", "multiples") and spec.kind == "metric":
+        return _trec(name, ",".join(repr(v) for v in spec.defaults))
+    if spec.kind == "levels":
+        position = list(TREC_MEASURES).index(name)
+        return [Measure(name, spec.metric, (position, 0), (), "metric")]
+    return _trec(name, None)
 
 
 def _library(name: str, known: set[str], position: int) -> Measure:
     base, _, cut = name.partition("@")
     trec_base = base.partition(".")[0]
-    not_implemented = trec_base in NOT_IMPLEMENTED["all_trec"] or trec_base in (
-        "dcg",
-        "ideal_dcg",
-    )
-    if not_implemented and base not in known:  # a library name wins (dcg, rbp)
+    if trec_base in NOT_IMPLEMENTED and base not in known:  # a library name wins
         raise MeasureError(
-            f"the trec_eval measure {trec_base!r} is not implemented; trec_eval "
-            f"measures available: {', '.join(TREC_MEASURES)}"
+            f"the trec_eval measure {trec_base!r} is not implemented "
+            f"({NOT_IMPLEMENTED[trec_base]}); trec_eval measures available: "
+            f"{', '.join(TREC_MEASURES)}"
         )
-    level = f"{base}@r" in known  # "iprec@0.5": the name sets the recall level
+    level = f"{base}@r" in known or f"{base}@m" in known  # the name sets an option
     if base not in known or (cut and f"{base}@k" not in known and not level):
         valid = ", ".join(sorted(known))
         trec = ", ".join(TREC_MEASURES)
@@ -187,14 +352,17 @@ def _library(name: str, known: set[str], position: int) -> Measure:
             f".k,k,... for cutoffs); nicknames: {', '.join(NICKNAMES)}"
         )
     if cut and level:
+        recall = f"{base}@r" in known  # a recall level in [0, 1]; else a multiple
         try:
-            valid_level = 0.0 <= float(cut) <= 1.0
+            value = float(cut)
+            valid = 0.0 <= value <= 1.0 if recall else value > 0.0
         except ValueError:
-            valid_level = False
-        if not valid_level:
+            valid = False
+        if not valid:
+            what = "recall level" if recall else "multiple of R"
+            bound = "in [0, 1]" if recall else "> 0"
             raise MeasureError(
-                f"the recall level in {name!r} must be a number in [0, 1], as in "
-                f"'{base}@0.5'"
+                f"the {what} in {name!r} must be a number {bound}, as in '{base}@0.5'"
             )
     elif cut and not (cut.isdigit() and int(cut) >= 1):
         raise MeasureError(
@@ -226,22 +394,39 @@ def parse_measures(specs: list[str], known: list[str]) -> tuple[list[Measure], l
     known_set = set(known)
     measures: list[Measure] = []
     skipped: list[str] = []
+    # trec_eval keeps one parameter list per measure: the first one given on the
+    # command line, else the default (``-m official -m P.5`` prints P_5 only).
+    trec: dict[str, str | None] = {}
+    named: set[str] = set()  # trec measures named on their own
     position = 0
     for spec in (item for s in specs for item in split_list(s, known_set)):
         name, dot, params = spec.partition(".")
         match = _OUTPUT_NAME.match(spec)
         if name in NICKNAMES and not dot:
-            for trec in NICKNAMES[name]:
-                measures += _trec(trec, None, known_set)
-            skipped += [s for s in NOT_IMPLEMENTED[name] if s not in skipped]
-        elif name in TREC_MEASURES:
-            measures += _trec(name, params if dot else None, known_set)
+            for each in NICKNAMES[name]:
+                trec.setdefault(each, None)
+            skipped += [s for s in NICKNAME_SKIPS[name] if s not in skipped]
+        elif name in TREC_MEASURES and (dot or "," not in spec):
+            _trec(name, params) if dot else None  # check the parameters now
+            named.add(name)
+            if dot and trec.get(name) is None:
+                trec[name] = params
+            trec.setdefault(name, None)
         elif match:
             trec_name = match.group(1) or match.group(3)
-            measures += _trec(trec_name, match.group(2) or match.group(4), known_set)
+            params = match.group(2) or match.group(4)
+            named.add(trec_name)
+            if trec.get(trec_name) is None:
+                trec[trec_name] = params
         else:
-            measures.append(_library(spec, known_set, position))
-            position += 1
+            for part in filter(None, spec.split(",")):
+                measures.append(_library(part.strip(), known_set, position))
+                position += 1
+    for name, params in trec.items():
+        found = _defaults(name) if params is None else _trec(name, params)
+        if name not in named:
+            found = [dataclasses.replace(m, nickname=True) for m in found]
+        measures += found
     unique = {m.label: m for m in measures}  # one line per label, first kept
     return sorted(unique.values(), key=lambda m: m.order), skipped
 
@@ -256,6 +441,7 @@ def _is_name(text: str, known: set[str]) -> bool:
         or base in known
         or f"{base}@k" in known
         or f"{base}@r" in known
+        or f"{base}@m" in known
         or _OUTPUT_NAME.match(text) is not None
     )
 
@@ -296,12 +482,14 @@ def measure_listing(summaries: dict[str, str]) -> str:
     """
     rows = [("trec_eval", "library", "meaning")]
     mapped = set()
-    for name, (metric, takes_k, _) in TREC_MEASURES.items():
-        level = name == "iprec_at_recall"
-        trec = f"{name}.r,..." if level else f"{name}.k,..." if takes_k else name
+    suffixes = {"cutoffs": ("k", "@k"), "levels": ("r", "@r"), "multiples": ("m", "@m")}
+    for name, spec in TREC_MEASURES.items():
+        metric = spec.metric
+        what, at = suffixes.get(spec.params, ("", ""))
+        trec = f"{name}.{what},..." if what else name
         library = "-" if metric is None else metric
-        if metric is not None and takes_k:
-            library += "@r" if level else "@k"
+        if metric is not None and spec.kind == "metric":
+            library += at
         meaning = MEANINGS.get(name) or summaries.get(metric or "", "")
         rows.append((trec, library, meaning))
         mapped.add(metric)

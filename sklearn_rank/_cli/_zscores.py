@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from ._output import SUMMARY_ONLY, RunResult
+from ._output import RunResult
 
 MISSING = -1000000.0  # trec_eval's MISSING_ZSCORE_VALUE
 
@@ -76,9 +76,11 @@ def apply_zscores(
     summary: dict[str, object] = {}
     for label in labels:
         value = result.summary[label]
-        if isinstance(value, str):
+        if value is None:  # per query only (relstring): no summary line
+            summary[label] = None
+        elif isinstance(value, str):
             summary[label] = value  # runid
-        elif label in SUMMARY_ONLY:
+        elif label == "num_q":
             summary[label] = float(value)  # num_q: printed as a number
         elif not any(label in row for row in per_query.values()):
             # A summary-only statistic (the geometric means): trec_eval averages

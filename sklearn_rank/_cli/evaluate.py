@@ -133,8 +133,8 @@ def add_conventions(group) -> None:
         "(default: trec_eval for TREC files, sklearn_rank for tables)",
     )
     for option in OPTIONS.values():  # one flag per keyword of the option table
-        if option.name in ("relevance_threshold", "judged_only"):
-            continue  # -l and -J, trec_eval's letters (the flag table)
+        if option.name in ("relevance_threshold", "judged_only", "integer_grades"):
+            continue  # -l and -J above, trec_eval's letters
         numeric = any(isinstance(c, Interval) for c in option.constraints)
         choices = ", ".join(option.choices)
         group.add_argument(
@@ -192,7 +192,7 @@ class _ListMeasures(argparse.Action):
 
 
 def _conventions(args: argparse.Namespace, trec_input: bool) -> dict:
-    given = {name: getattr(args, name) for name in CONVENTION_OPTIONS}
+    given = {name: getattr(args, name, None) for name in CONVENTION_OPTIONS}
     convention = args.convention
     if convention is None and trec_input:
         convention = "trec_eval"
@@ -258,6 +258,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             zscores = read_zscores(args.zscores)
         progress.step(f"reading {', '.join(args.files)}")
         per_query = args.per_query or zscores is not None
+        notes: list[str] = []
         if args.engine == "dask":  # partition by partition (docs/scale.md)
             runs, results = [], _dask_engine.run_eval(args, measures, keywords, options)
         elif groups:
@@ -273,18 +274,20 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             results = []
         for r in runs:
             progress.step(f"evaluating {r.name}")
-            result = score_run(r, measures, keywords, options, per_query)
+            result = score_run(r, measures, keywords, options, per_query, notes)
             n_evaluated = len(r.qids)
+            # (a measure refused on this input, with a note, has no value)
+            present = [label for label in labels if label in result.summary]
             if zscores is not None:
                 from ._zscores import apply_zscores
 
                 divisor = r.complete_totals[0] if args.complete else None
-                result = apply_zscores(result, labels, zscores, divisor)
+                result = apply_zscores(result, present, zscores, divisor)
                 n_evaluated = r.complete_totals[0]  # the means are complete
                 if not args.per_query:
                     result.per_query = {}
             if args.complete:
-                complete_summary(result, labels, r.complete_totals, n_evaluated)
+                complete_summary(result, present, r.complete_totals, n_evaluated)
             results.append(result)
     except (ValueError, TypeError, OSError, ImportError) as exc:
         progress.done()
@@ -298,6 +301,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if not args.per_query:
             for result in results:
                 result.per_query = {}
+    for note in dict.fromkeys(notes if not args.quiet else []):
+        print(f"sklearn-rank eval: note: {note}", file=sys.stderr)
+    labels = [m.label for m in measures if all(m.label in r.summary for r in results)]
     fmt = args.format or ("trec" if trec_input and len(results) == 1 else "table")
     text = _output.render(
         fmt,
@@ -327,12 +333,12 @@ def _group_results(args, measures, bases, keywords, options, debug_qid, progress
     return results
 
 
-def score_run(run, measures, keywords, options, per_query: bool):
+def score_run(run, measures, keywords, options, per_query: bool, notes=None):
     """One run's values; the library's messages in the command's wording."""
     from . import _inputs
 
     try:
-        return _inputs.score(run, measures, keywords, options, per_query)
+        return _inputs.score(run, measures, keywords, options, per_query, notes)
     except ValueError as exc:
         undefined = getattr(exc, "undefined_groups", None)
         if undefined is not None:  # --undefined raise: name the query ids

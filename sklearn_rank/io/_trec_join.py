@@ -187,6 +187,7 @@ class _Joined:
     rank: np.ndarray
     qids: np.ndarray  # the query id of each code
     judged: np.ndarray  # a qrels line with grade >= 0 (trec_eval -J keeps these)
+    pooled: np.ndarray  # any qrels line (a negative grade: pooled, not judged)
     run_docs: tuple  # (docno column, codes) of retrieved rows, for text
     qrels_docs: tuple  # (docno column, codes) of the other rows
 
@@ -226,6 +227,7 @@ def _join(
     # Judged: a qrels line with a grade >= 0 (trec_eval: negative = unjudged).
     y_run = np.r_[0.0, qr][found]
     judged_run = np.r_[False, raw >= 0][found]
+    pooled_run = found > 0  # any qrels line, a negative grade included
     del found
     floor = float(rs.min()) if rs.size else 0.0
     floor -= max(1.0, abs(floor))
@@ -245,6 +247,7 @@ def _join(
         rank=rank,
         qids=qids,
         judged=np.concatenate([judged_run, raw[missing] >= 0]),
+        pooled=np.concatenate([pooled_run, np.ones(m, bool)]),
         run_docs=(run.docno, run_rows),
         qrels_docs=(qrels.docno, qrels_rows[missing]),
     )

@@ -1,0 +1,253 @@
+"""The values of ``sklearn-rank eval``'s measures for one run.
+
+Library metrics come from :func:`sklearn_rank.evaluate_per_group` (one ordering per
+set of keywords); trec_eval's other measures are read off them or off the
+per-query counts: ``gm_map`` and ``gm_bpref`` (geometric means with trec_eval's
+floor), ``11pt_avg`` with recall levels, the set measures and ``utility``.
+Where the convention fills undefined queries with a number (trec_eval's 0),
+the summary is the per-query values added in query order, then divided, as
+trec_eval does (the printed 4th decimal can depend on that order).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._inputs import RunInput
+from ._measures import Measure
+from ._output import RunResult
+
+# trec_eval.h: MIN_GEO_MEAN, the floor of each value before its logarithm.
+MIN_GEO_MEAN = 0.00001
+
+
+def counts(
+    run: RunInput, threshold: float | None, judged_only: bool = False
+) -> dict[str, np.ndarray]:
+    """num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret per query (relevant:
+    y >= T, or y > 0); with -J the unjudged documents are not retrieved."""
+    n = len(run.qids)
+    relevant = run.y_true > 0 if threshold is None else run.y_true >= threshold
+    retrieved = (
+        np.ones(run.y_true.shape, bool) if run.retrieved is None else run.retrieved
+    )
+    judged = np.ones(run.y_true.shape, bool) if run.judged is None else run.judged
+    if judged_only:
+        retrieved = retrieved & judged
+    return {
+        "num_ret": np.bincount(run.codes, weights=retrieved, minlength=n),
+        "num_rel": np.bincount(run.codes, weights=relevant, minlength=n),
+        "num_rel_ret": np.bincount(
+            run.codes, weights=relevant & retrieved, minlength=n
+        ),
+        "num_nonrel_judged_ret": np.bincount(
+            run.codes, weights=~relevant & retrieved & judged, minlength=n
+        ),
+    }
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)
+
+
+def set_values(m: Measure, c: dict[str, np.ndarray]) -> np.ndarray:
+    """trec_eval's set measures per query (m_set_*.c, m_utility.c)."""
+    ret, rel, rel_ret = c["num_ret"], c["num_rel"], c["num_rel_ret"]
+    name = m.label.partition("_")[0] if m.label.startswith("utility") else m.label
+    if name == "utility":
+        a, b, cc, d = m.numbers
+        # The fourth term needs the collection size (trec_eval's -N, 0 here).
+        return (
+            a * rel_ret
+            + b * (ret - rel_ret)
+            + cc * (rel - rel_ret)
+            + d * (rel_ret - ret - rel)
+        )
+    precision, recall = _ratio(rel_ret, ret), _ratio(rel_ret, rel)
+    if name == "set_P":
+        return precision
+    if name == "set_recall":
+        return recall
+    if name == "set_relative_P":
+        return np.where(rel > 0, _ratio(rel_ret, np.minimum(ret, rel)), 0.0)
+    if name == "set_map":
+        return np.where(rel > 0, _ratio(rel_ret * rel_ret, ret * rel), 0.0)
+    # set_F (m_set_F.c): (x + 1) P R / (x P + R), 0 without a relevant retrieved.
+    (x,) = m.numbers
+    den = x * precision + recall
+    return np.where(rel_ret > 0, _ratio((x + 1.0) * precision * recall, den), 0.0)
+
+
+def _in_order_mean(values: np.ndarray) -> float:
+    """The sum in query order (a running sum, as trec_eval), over the count."""
+    return float(np.cumsum(values)[-1] / values.size) if values.size else math.nan
+
+
+def score(
+    run: RunInput,
+    measures: list[Measure],
+    keywords: dict,
+    options,
+    per_query: bool,
+    notes: list[str] | None = None,
+) -> RunResult:
+    """The summary (and per-query) value of every measure for one run."""
+    from .. import evaluate, evaluate_per_group
+
+    fill = options.undefined
+    in_order = isinstance(fill, float)  # every query counts: trec_eval's mean
+    y = np.trunc(run.y_true) if options.integer_grades else run.y_true
+    measures = _refuse_graded_rbp(measures, y, notes)
+    if not options.judged_only:  # -J removes the pooled, unjudged documents
+        measures = _refuse_pooled_infap(run, measures, notes)
+    common = {
+        "groups": run.codes,
+        "retrieved": run.retrieved,
+        "judged": run.judged,
+        **keywords,
+    }
+    # Library metrics, one call per set of measure keywords.
+    calls: dict[tuple, list[str]] = {}
+    for m in measures:
+        if m.kind == "levels":
+            for r in m.levels:
+                calls.setdefault((), []).append(f"iprec@{r!r}")
+        elif m.metric is not None:
+            calls.setdefault(m.keywords, []).append(m.metric)
+    means: dict[tuple, float] = {}
+    per: dict[tuple, np.ndarray] = {}
+    need_per_query = (
+        per_query or in_order or any(m.kind in ("gm", "levels") for m in measures)
+    )
+    for extra, names in calls.items():
+        names = list(dict.fromkeys(names))
+        kw = {**common, **dict(extra)}
+        if need_per_query:
+            kw_pg = {k: v for k, v in kw.items() if k != "undefined"}
+            found = evaluate_per_group(run.y_true, run.y_score, metrics=names, **kw_pg)
+            for name, values in found.values.items():
+                filled = (
+                    np.where(np.isnan(values), fill, values) if in_order else values
+                )
+                per[extra, name] = filled
+                if in_order:
+                    means[extra, name] = _in_order_mean(filled)
+        if not in_order:
+            found = evaluate(run.y_true, run.y_score, metrics=names, **kw)
+            means.update({(extra, n): v for n, v in found.items()})
+    c = counts(run, options.relevance_threshold, options.judged_only)
+    summary: dict[str, object] = {}
+    rows: dict[str, np.ndarray] = {}  # per-query values of every printed measure
+    for m in measures:
+        key = (m.keywords, m.metric)
+        if m.kind == "metric":
+            summary[m.label] = float(means[key])
+            if need_per_query:
+                rows[m.label] = per[key]
+        elif m.kind == "levels":
+            # m_11pt_avg.c: the levels summed from the highest down, then / n.
+            total = np.zeros(len(run.qids))
+            for r in reversed(m.levels):
+                total += per[(), f"iprec@{r!r}"]
+            rows[m.label] = total / len(m.levels)
+            summary[m.label] = _in_order_mean(rows[m.label])
+        elif m.kind == "gm":
+            values = per[key] if in_order else np.nan_to_num(per[key])
+            logs = np.log(np.maximum(values, MIN_GEO_MEAN))
+            summary[m.label] = math.exp(_in_order_mean(logs))
+        elif m.kind == "string":
+            summary[m.label] = None  # printed per query only
+            if per_query:
+                rows[m.label] = relstrings(run, int(m.numbers[0]), options)
+        elif m.kind == "set":
+            rows[m.label] = set_values(m, c)
+            summary[m.label] = _in_order_mean(rows[m.label])
+        elif m.label == "runid":
+            summary[m.label] = run.runid
+        elif m.label == "num_q":
+            summary[m.label] = len(run.qids)
+        else:
+            rows[m.label] = c[m.label].astype(np.int64)
+            summary[m.label] = int(c[m.label].sum())
+    per_query_values: dict[str, dict[str, object]] = {}
+    if per_query:
+        # Columns to Python values once (ints stay ints, strings strings).
+        labels = list(rows)
+        columns = [
+            v.tolist() if v.dtype.kind in "if" else list(v) for v in rows.values()
+        ]
+        for qid, *cells in zip(run.qids, *columns, strict=True):
+            per_query_values[qid] = dict(zip(labels, cells, strict=True))
+    return RunResult(name=run.name, summary=summary, per_query=per_query_values)
+
+
+def relstrings(run: RunInput, length: int, options) -> np.ndarray:
+    """trec_eval's relstring (m_relstring.c) per query: the grade of each of the
+    first ``length`` ranked documents, ``-`` without a qrels line, ``.`` for a
+    negative grade (pooled, not judged), ``>`` above 9, quoted."""
+    n = len(run.qids)
+    ranked = np.ones(run.y_true.shape, bool) if run.retrieved is None else run.retrieved
+    judged = np.ones(ranked.shape, bool) if run.judged is None else run.judged
+    pooled = judged if run.pooled is None else run.pooled
+    if options.judged_only:  # -J: the unjudged documents left the ranking
+        ranked = ranked & judged
+    rows = np.flatnonzero(ranked)  # each query's ranked rows, in ranked order
+    grade = np.trunc(run.y_true[rows]).astype(np.int64)
+    chars = np.where(grade > 9, ord(">"), ord("0") + np.clip(grade, 0, 9))
+    chars = np.where(judged[rows], chars, np.where(pooled[rows], ord("."), ord("-")))
+    text = chars.astype(np.uint8).tobytes().decode("ascii")
+    size = np.bincount(run.codes[rows], minlength=n)
+    start = np.zeros(n, dtype=np.intp)
+    np.cumsum(size[:-1], out=start[1:])
+    keep = np.minimum(size, max(length, 0))
+    return np.array(
+        [f"'{text[a : a + k]}'" for a, k in zip(start, keep, strict=True)],
+        dtype=object,
+    )
+
+
+def _refuse_pooled_infap(
+    run: RunInput, measures: list[Measure], notes: list[str] | None
+) -> list[Measure]:
+    """trec_eval's infAP counts retrieved documents with a negative qrels grade
+    (pooled, not judged) in a class of their own, which the library's infAP
+    does not have: there the measure is left out (a note), or refused."""
+    infap = [m for m in measures if m.metric == "infap"]
+    if not infap or run.pooled is None or run.judged is None:
+        return measures
+    ranked = np.ones(run.pooled.shape, bool) if run.retrieved is None else run.retrieved
+    if not (ranked & run.pooled & ~run.judged).any():
+        return measures
+    text = (
+        "infAP left out: the run retrieves documents whose qrels grade is "
+        "negative (pooled, not judged), a class trec_eval's infAP counts and the "
+        "library's infap does not have"
+    )
+    if notes is None or not all(m.nickname for m in infap):
+        raise ValueError(text)
+    notes.append(text)
+    return [m for m in measures if m not in infap]
+
+
+def _refuse_graded_rbp(
+    measures: list[Measure], y: np.ndarray, notes: list[str] | None
+) -> list[Measure]:
+    """trec_eval's rbp rescales graded gains with two uninitialised variables
+    (m_rbp.c): its value on graded judgments is undefined behaviour. Named
+    explicitly, it is an error; from ``all_trec``, it is left out with a note."""
+    rbp = [m for m in measures if m.metric == "rbp" and m.keywords]
+    if not rbp or not (y > 1).any():
+        return measures
+    if notes is None or not all(m.nickname for m in rbp):
+        raise ValueError(
+            "trec_eval's rbp on graded judgments (grades above 1) reads "
+            "uninitialised memory in trec_eval (m_rbp.c), so there is no value "
+            "to reproduce; use the library's 'rbp@k' with --max-grade instead"
+        )
+    notes.append(
+        "rbp left out: trec_eval's rbp on graded judgments reads uninitialised "
+        "memory (m_rbp.c); use 'rbp@k' with --max-grade"
+    )
+    return [m for m in measures if m not in rbp]

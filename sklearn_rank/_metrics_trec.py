@@ -1,0 +1,534 @@
+"""Public functions of trec_eval's other measures: G, binG, infAP, R-precision at
+multiples of R, Unjudged@k, the RBP residual, ndcg_rel and Rndcg (kernels in
+``_kernels_trec``; definitions in docs/metrics.md §2.21-2.28)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable  # noqa: F401 (annotations of options)
+
+from numpy.typing import ArrayLike
+
+from ._evaluate import score_metric
+from ._metrics import _doc
+
+
+@_doc("g")
+def g_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    group_weight: str | None = None,
+    integer_grades: bool | None = None,
+    judged_only: bool | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """trec_eval's G: each gain over a log of the ideal cost not yet reached.
+
+    ``G = (1/Σ⁺g) Σ_i g_i / log2(2 + C_i - S_i)`` over the ranked rows with a
+    nonzero gain ``g_i`` (the label; 0 for an unjudged row), with ``S_i`` the
+    gains ranked up to and including position i, ``C_i = Σ_{j<=i} max(ideal_j,
+    1)`` the ideal cost (``ideal_j`` the group's j-th largest positive gain, 0
+    past the last), and ``Σ⁺g`` the sum of the group's positive gains, retrieved
+    or not (trec_eval's m_G.c). A group is defined where that sum is > 0,
+    whatever the relevance threshold. Under ``ties="average"`` a tie block that
+    mixes gains raises (the value then depends on its order).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Grades 2, 0, 1: the grade-2 row first costs nothing, the grade-1 row comes
+    one position late.
+
+    >>> from sklearn_rank import g_score
+    >>> round(g_score([2, 0, 1], [3, 2, 1], groups=[0] * 3), 4)
+    0.877
+    """
+    return score_metric(
+        "g",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "group_weight": group_weight,
+            "integer_grades": integer_grades,
+            "judged_only": judged_only,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        judged=judged,
+        convention=convention,
+    )
+
+
+@_doc("bing")
+def bing_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    group_weight: str | None = None,
+    integer_grades: bool | None = None,
+    judged_only: bool | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """trec_eval's binG: G with binary gains.
+
+    ``binG = (1/R) Σ_r 1/log2(2 + n_r)`` over the ranked relevant rows r, with
+    ``n_r`` the non-relevant (or unjudged) rows ranked above r and R the group's
+    relevant rows, retrieved or not (trec_eval's m_binG.c). Under
+    ``ties="average"`` a tie block that mixes relevant and other rows raises.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Relevant rows at positions 1 and 3, one non-relevant row above the second:
+
+    >>> from sklearn_rank import bing_score
+    >>> round(bing_score([1, 0, 1], [3, 2, 1], groups=[0] * 3), 4)
+    0.8155
+    """
+    return score_metric(
+        "bing",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "group_weight": group_weight,
+            "integer_grades": integer_grades,
+            "judged_only": judged_only,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        judged=judged,
+        convention=convention,
+    )
+
+
+@_doc("infap")
+def infap_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    group_weight: str | None = None,
+    integer_grades: bool | None = None,
+    judged_only: bool | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Inferred average precision (trec_eval's infAP).
+
+    Yilmaz and Aslam (2006) as trec_eval's m_infap.c computes it, with every
+    unjudged row (``judged=False``) outside the judged pool: a relevant row at
+    position p with ``a`` relevant and ``b`` judged non-relevant rows above it
+    adds 1 at p = 1, else ``1/p + ((p-1)/p) ((a + b)/(p-1)) ((a + ε)/(a + b +
+    2ε))`` with ε = 1e-5; the sum is divided by R. With every row judged it is
+    average precision up to the ε terms. trec_eval also counts "pooled but
+    unjudged" documents (qrels grade < 0) in the middle factor; this library
+    has no such class. Under ``ties="average"`` a tie block that mixes
+    relevant and other rows raises.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    The second row is unjudged: the relevant row below it is read as if it
+    were not there, up to its position.
+
+    >>> from sklearn_rank import infap_score
+    >>> kw = dict(groups=[0] * 3, judged=[True, False, True])
+    >>> round(infap_score([1, 0, 1], [3, 2, 1], **kw), 4)
+    0.8333
+    """
+    return score_metric(
+        "infap",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "group_weight": group_weight,
+            "integer_grades": integer_grades,
+            "judged_only": judged_only,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        judged=judged,
+        convention=convention,
+    )
+
+
+@_doc("rprec_mult")
+def r_precision_mult_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    r_multiple: float | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    group_weight: str | None = None,
+    integer_grades: bool | None = None,
+    judged_only: bool | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """R-precision at a multiple of R (trec_eval's Rprec_mult).
+
+    Precision at the cutoff ``c = floor(m R + 0.9)`` of each group, with ``m``
+    the ``r_multiple`` keyword (or ``"rprec_mult@m"`` in :func:`evaluate`) and
+    R the group's relevant rows: ``hits in the top c / c``, 0 where c = 0. A
+    list shorter than c counts as padded with non-relevant rows. ``m = 1`` is
+    R-precision.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    R = 2, so m = 2 reads precision at 4:
+
+    >>> from sklearn_rank import r_precision_mult_score
+    >>> y_true, y_score = [1, 0, 0, 1, 0], [5, 4, 3, 2, 1]
+    >>> r_precision_mult_score(y_true, y_score, groups=[0] * 5, r_multiple=2.0)
+    0.5
+    """
+    return score_metric(
+        "rprec_mult",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "r_multiple": r_multiple,
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "group_weight": group_weight,
+            "integer_grades": integer_grades,
+            "judged_only": judged_only,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        judged=judged,
+        convention=convention,
+    )
+
+
+@_doc("unjudged")
+def unjudged_at_k_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    group_weight: str | None = None,
+    integer_grades: bool | None = None,
+    judged_only: bool | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """Unjudged@k: the unjudged rows in the top k over k (trec_eval's unj).
+
+    ``unj@k = U_k / k`` with ``U_k`` the rows with ``judged=False`` among the
+    first k of the ranked list; a list shorter than k counts as padded with
+    judged rows (trec_eval's m_unjudged.c), and ``k=None`` divides by the
+    list's length. Labels play no part; a group is defined when it ranks at
+    least one row. Unlike :func:`judged_at_k_score` (``J_k / min(k, n)``), the
+    denominator is k.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Five ranked rows, the second and fourth unjudged:
+
+    >>> from sklearn_rank import unjudged_at_k_score
+    >>> kw = dict(groups=[0] * 5, judged=[1, 0, 1, 0, 1])
+    >>> unjudged_at_k_score([1, 0, 0, 0, 1], [5, 4, 3, 2, 1], k=2, **kw)
+    0.5
+    >>> unjudged_at_k_score([1, 0, 0, 0, 1], [5, 4, 3, 2, 1], k=10, **kw)
+    0.2
+    """
+    return score_metric(
+        "unjudged",
+        y_true,
+        y_score,
+        groups=groups,
+        k=k,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "group_weight": group_weight,
+            "integer_grades": integer_grades,
+            "judged_only": judged_only,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        judged=judged,
+        convention=convention,
+    )
+
+
+@_doc("rbp_residual")
+def rbp_residual_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    persistence: float | None = None,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    group_weight: str | None = None,
+    integer_grades: bool | None = None,
+    judged_only: bool | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """The RBP residual: the mass the unjudged rows leave open (trec_eval's rbp_resid).
+
+    ``p^n + (1 - p) Σ_i p^(i-1)`` over the unjudged rows (``judged=False``) at
+    positions i of a list of n rows (Moffat and Zobel, 2008): how much RBP could
+    still grow if every unjudged row and the unseen tail were relevant. As
+    trec_eval's m_rbp_resid.c, a list without an unjudged row scores 0 (the
+    tail ``p^n`` is then left out). Labels play no part; a group is defined
+    when it ranks at least one row.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Three rows, the second unjudged, p = 0.5: 0.5**3 + 0.5 * 0.5.
+
+    >>> from sklearn_rank import rbp_residual_score
+    >>> kw = dict(groups=[0] * 3, judged=[1, 0, 1], persistence=0.5)
+    >>> rbp_residual_score([1, 0, 0], [3, 2, 1], **kw)
+    0.375
+    """
+    return score_metric(
+        "rbp_residual",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "persistence": persistence,
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "group_weight": group_weight,
+            "integer_grades": integer_grades,
+            "judged_only": judged_only,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        judged=judged,
+        convention=convention,
+    )
+
+
+@_doc("ndcg_rel")
+def ndcg_rel_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    group_weight: str | None = None,
+    integer_grades: bool | None = None,
+    judged_only: bool | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """NDCG averaged over the relevant rows (trec_eval's ndcg_rel).
+
+    ``(1/P) [Σ_p DCG@p / IDCG@min(p, P) + (P - P_ret) DCG@n / IDCG@P]`` over
+    the ranked rows p of positive gain (gain: the label; 0 for an unjudged row),
+    with P the group's judged rows of positive gain, P_ret those ranked and n the
+    list length (trec_eval's m_ndcg_rel.c): NDCG read at each relevant row, and
+    at the end of the list for each one never ranked. Defined where P > 0,
+    whatever the relevance threshold. Under ``ties="average"`` a tie block that
+    mixes gains raises.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Grades 2, 0, 1: NDCG at the grade-2 row is 1; at the grade-1 row it is
+    (2 + 1/2) / (2 + 1/log2(3)).
+
+    >>> from sklearn_rank import ndcg_rel_score
+    >>> round(ndcg_rel_score([2, 0, 1], [3, 2, 1], groups=[0] * 3), 4)
+    0.9751
+    """
+    return score_metric(
+        "ndcg_rel",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "group_weight": group_weight,
+            "integer_grades": integer_grades,
+            "judged_only": judged_only,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        judged=judged,
+        convention=convention,
+    )
+
+
+@_doc("rndcg")
+def rndcg_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    ties: str | None = None,
+    relevance_threshold: float | str | None = None,
+    undefined: str | float | None = None,
+    group_weight: str | None = None,
+    integer_grades: bool | None = None,
+    judged_only: bool | None = None,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """NDCG averaged at the R levels of the ideal list (trec_eval's Rndcg).
+
+    The mean of NDCG@b over the positions b where the gain of the ideal list
+    drops (after each grade's run of judged rows, the last at P, the number of
+    judged rows of positive gain), plus DCG@n / IDCG@P when the list's length n
+    exceeds P + 1 (trec_eval's m_Rndcg.c; gain: the label, 0 for an unjudged
+    row). Defined where the group has a relevant row (trec_eval returns 0
+    otherwise). Under ``ties="average"`` a tie block that mixes gains across an
+    R level raises.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    Grades 2, 0, 1: R levels 1 and 2; NDCG@1 = 1 and NDCG@2 = 2 / (2 + 1/log2 3).
+
+    >>> from sklearn_rank import rndcg_score
+    >>> round(rndcg_score([2, 0, 1], [3, 2, 1], groups=[0] * 3), 4)
+    0.8801
+    """
+    return score_metric(
+        "rndcg",
+        y_true,
+        y_score,
+        groups=groups,
+        k=None,
+        options={
+            "ties": ties,
+            "relevance_threshold": relevance_threshold,
+            "undefined": undefined,
+            "group_weight": group_weight,
+            "integer_grades": integer_grades,
+            "judged_only": judged_only,
+        },
+        sample_weight=sample_weight,
+        retrieved=retrieved,
+        judged=judged,
+        convention=convention,
+    )
