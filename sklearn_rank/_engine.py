@@ -420,6 +420,10 @@ class RankingContext:
         Whether each ranked row is judged; None when every row is.
     """
 
+    # The array namespace kernels compute in: ``xp = ctx.xp`` keeps a kernel free
+    # of a hard-coded numpy (the engine runs on the host; see docs/architecture.md).
+    xp = np
+
     def __init__(
         self,
         totals: GroupTotals,
