@@ -52,7 +52,8 @@ def weighted_mean(
         )
         return float("nan")
     # Positions, then gathers: a boolean index over a random mask branches per
-    # element, and a BLAS dot pays thread start-up on every call.
+    # element. The dot product is the one sklearn_rank.stats uses, so that its
+    # means equal these to the last bit.
     rows = np.flatnonzero(include)
     w = weight.take(rows)
     total = w.sum()
@@ -61,5 +62,4 @@ def weighted_mean(
             f"sample_weight sums to zero over the groups that enter {metric}; give "
             "at least one of them a positive weight."
         )
-    w *= values.take(rows)
-    return float(w.sum() / total)
+    return float(np.dot(w, values.take(rows)) / total)
