@@ -31,19 +31,22 @@ _HEAD_SHARE = 0.5
 
 
 def _one_key_order(
-    codes: np.ndarray, score: np.ndarray, n_groups: int
+    codes: np.ndarray, score: np.ndarray, n_groups: int, length: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Group-then-score order from one sort of a float key, or None.
 
     In exact arithmetic ``code * step - score``, with ``step`` a power of two above
-    the score range, puts each group in its own band, ordered by descending score.
-    Floating-point rounding is monotone, so the computed keys keep that order but
-    may merge distinct keys; the order is kept only if every run of equal keys holds
-    rows of one group and one score, whose order ``ties="average"`` never uses.
-    Whole-number scores whose keys stay below 2**53 are exact: no check is needed.
+    twice the score range, puts each group in its own band, ordered by descending
+    score. Floating-point rounding is monotone and, while the rounding of the
+    largest key stays far below the gap between bands (``step / 2``), keeps every
+    group's band apart: the sort groups the rows exactly, with ``length[g]`` rows
+    of group g. Within a band rounding may merge the keys of close scores, whose
+    order the sort then leaves arbitrary: the order is kept only if the scores,
+    read in it, never increase within a group (one pass; the order inside runs of
+    equal scores is never used by ``ties="average"``).
 
     Returns the order and, per ranked row but the last, whether the next row has
-    the same key: exactly the tie-block continuation (same group, same score).
+    the same group and score: exactly the tie-block continuation.
     """
     with np.errstate(over="ignore", invalid="ignore"):
         # Scores near the float limits overflow the range: no key then, and no
@@ -53,52 +56,26 @@ def _one_key_order(
     step = 2.0 ** (np.frexp(span)[1] + 1) if span > 0 else 1.0
     if not np.isfinite(span) or n_groups * step > 1e300:
         return None
+    largest = n_groups * step + max(abs(lo), abs(hi))
+    if largest * _EPS >= step / 4:  # the rounding could mix two groups' bands
+        return None
     key = codes.astype(np.float64)
     key *= step
     key -= score
     order = np.argsort(key)
-    ranked = key[order]
-    same = ranked[1:] == ranked[:-1]
-    n_merged = int(np.count_nonzero(same))
-    # Checking equal keys gathers both rows of each; with many of them (heavy
-    # ties) a pass over the scores is cheaper: whole-number scores give
-    # whole-number keys, exact (so never merged wrongly) while below 2**53.
-    largest = n_groups * step + max(abs(lo), abs(hi))
-    exact = (
-        n_merged > score.size // _GATHER_SHARE
-        and largest < _EXACT_FLOAT
-        and _integral(score)
-    )
-    if not exact and n_merged:
-        merged = np.flatnonzero(same)
-        if merged.size:
-            first, second = order[merged], order[merged + 1]
-            if (codes[first] != codes[second]).any() or (
-                score[first] != score[second]
-            ).any():
-                return None
+    ranked = score[order]
+    # A score above the previous row's in the same group: merged keys were
+    # sorted the wrong way round; the exact fallback orders them.
+    ends = _group_ends(length, score.size)
+    if (np.greater(ranked[1:], ranked[:-1]) & ~ends).any():
+        return None
+    same = np.equal(ranked[1:], ranked[:-1])
+    same &= ~ends
     return order, same
 
 
-# Integers up to this are exact in float64.
-_EXACT_FLOAT = 2.0**53
-# Equal keys are checked by gathers when fewer than 1/this of the rows have one.
-_GATHER_SHARE = 8
-
-
-def _integral(score: np.ndarray) -> bool:
-    """Whether every score is a whole number (in cache-sized chunks: no temporary
-    as large as the scores, and an early exit at the first fraction)."""
-    whole = np.empty(min(score.size, _CHUNK))
-    for begin in range(0, score.size, _CHUNK):
-        part = score[begin : begin + _CHUNK]
-        np.trunc(part, out=whole[: part.size])
-        if not np.array_equal(whole[: part.size], part):
-            return False
-    return True
-
-
-_CHUNK = 1 << 16
+# The relative rounding of a float64 operation (2**-52, with a margin).
+_EPS = 2.0**-51
 
 
 def _in_order(codes: np.ndarray, score: np.ndarray, head: int = 4096) -> bool:
@@ -119,16 +96,18 @@ def order_rows(
     labels: np.ndarray,
     ties: str,
     n_groups: int,
+    length: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Row order by group, then descending score, ties resolved by ``ties``, and
     the tie-block continuation mask when the ordering found it (else None).
 
-    With ``ties="average"`` one sort of a combined float key usually suffices
+    Whole-number scores spanning fewer than 2**16 values (grades, counts, votes)
+    are ordered by stable radix passes alone (:func:`_small_int_scores`). With
+    ``ties="average"`` one sort of a combined float key usually suffices
     (:func:`_one_key_order`). Otherwise, one sort of the scores (with the tie
     policy as secondary key) gives every row a global position, and an integer pass
-    groups the rows while keeping that order: one stable radix pass over 16-bit
-    group codes when there are few groups, two passes (low and high half of the
-    code) otherwise.
+    groups the rows while keeping that order (:func:`_group_pass`).
+    ``length``: rows per group code, when the caller has it.
     """
     if score.size < 2:
         return np.arange(score.size), None
@@ -137,8 +116,19 @@ def order_rows(
         # stable sort would keep every row in place; the block rules ignore the
         # order inside ties.
         return np.arange(score.size), None
+    if ties in ("stable", *BLOCK_TIES):
+        by_score = _small_int_scores(score)
+        if by_score is not None:
+            order = _group_pass(codes, by_score, n_groups)
+            if ties == "stable":
+                return order, None
+            if length is None:
+                length = np.bincount(codes, minlength=n_groups)
+            return order, _tied_next(score[order], length)
     if ties in BLOCK_TIES and n_groups > 1:
-        found = _one_key_order(codes, score, n_groups)
+        if length is None:
+            length = np.bincount(codes, minlength=n_groups)
+        found = _one_key_order(codes, score, n_groups, length)
         if found is not None:
             return found
     neg = -score
@@ -150,19 +140,68 @@ def order_rows(
         by_score = np.argsort(neg, kind="stable")
     else:  # BLOCK_TIES never depend on the order inside a tie: fastest sort
         by_score = np.argsort(neg)
+    return _group_pass(codes, by_score, n_groups), None
+
+
+def _group_pass(codes: np.ndarray, by_score: np.ndarray, n_groups: int) -> np.ndarray:
+    """``by_score`` regrouped by group code, keeping its order within each group:
+    one stable radix pass over 16-bit group codes when there are few groups, two
+    (low and high half of the code) otherwise; linear in the rows."""
     if n_groups == 1:
-        return by_score, None
+        return by_score
     if n_groups <= _RADIX_GROUPS:
         # NumPy's stable sort of 16-bit ints is a linear-time radix sort.
         by_group = np.argsort(codes[by_score].astype(np.uint16), kind="stable")
-        return by_score[by_group], None
-    # Two stable 16-bit radix passes (low half, then high half of the code) keep
-    # the score order within each group and stay linear in the number of rows.
+        return by_score[by_group]
     halves = codes.astype(np.uint32)[by_score].view(np.uint16).reshape(-1, 2)
     low_half, high_half = (0, 1) if np.little_endian else (1, 0)
     low = np.argsort(halves[:, low_half], kind="stable")
     high = np.argsort(halves[low, high_half], kind="stable")
-    return by_score[low[high]], None
+    return by_score[low[high]]
+
+
+def _small_int_scores(score: np.ndarray) -> np.ndarray | None:
+    """Rows by descending score, input order within ties, when every score is a
+    whole number and they span fewer than 2**16 values: one stable radix pass
+    over ``max - score`` as 16-bit ints (linear, against a comparison sort's
+    n log n). None otherwise."""
+    lo, hi = float(score.min()), float(score.max())
+    if not hi - lo < _RADIX_SPAN or not _integral(score):
+        return None
+    return np.argsort((hi - score).astype(np.uint16), kind="stable")
+
+
+def _tied_next(ranked: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Per ranked row but the last, whether the next row is in the same group
+    with the same score (``ranked``: the scores in group order)."""
+    same = np.equal(ranked[1:], ranked[:-1])
+    same &= ~_group_ends(length, ranked.size)
+    return same
+
+
+def _group_ends(length: np.ndarray, n: int) -> np.ndarray:
+    """Per ranked row but the last, whether it is the last row of its group."""
+    first = np.cumsum(length[:-1])  # first ranked row of each group but group 0
+    ends = np.zeros(max(n - 1, 0), dtype=bool)
+    ends[first[(first > 0) & (first < n)] - 1] = True
+    return ends
+
+
+# Whole-number scores spanning fewer values than this are radix-sorted.
+_RADIX_SPAN = 2.0**16
+_CHUNK = 1 << 16
+
+
+def _integral(score: np.ndarray) -> bool:
+    """Whether every score is a whole number (in cache-sized chunks: no temporary
+    as large as the scores, and an early exit at the first fraction)."""
+    whole = np.empty(min(score.size, _CHUNK))
+    for begin in range(0, score.size, _CHUNK):
+        part = score[begin : begin + _CHUNK]
+        np.trunc(part, out=whole[: part.size])
+        if not np.array_equal(whole[: part.size], part):
+            return False
+    return True
 
 
 class TieBlocks:
@@ -381,6 +420,10 @@ class RankingContext:
         Whether each ranked row is judged; None when every row is.
     """
 
+    # The array namespace kernels compute in: ``xp = ctx.xp`` keeps a kernel free
+    # of a hard-coded numpy (the engine runs on the host; see docs/architecture.md).
+    xp = np
+
     def __init__(
         self,
         totals: GroupTotals,
@@ -436,8 +479,8 @@ class RankingContext:
         y_r, s_r = totals.ranked(totals.y_all), totals.ranked(totals.y_score)
         c_r = totals.ranked(totals.codes_all)
         n_groups = totals.n_groups
-        order, tied_next = order_rows(c_r, s_r, y_r, ties, n_groups)
         length = np.bincount(c_r, minlength=n_groups)
+        order, tied_next = order_rows(c_r, s_r, y_r, ties, n_groups, length)
         group = np.repeat(np.arange(n_groups, dtype=np.intp), length)
         n = y_r.shape[0]
         # Positions fit in 32 bits for any input that fits in memory twice over.

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._array_api import input_space, is_foreign, to_numpy
 from ._conventions import Options, resolve_options
 from ._engine import RankingContext
 from ._kernels import GroupValues
@@ -243,6 +244,10 @@ class GroupScores:
     weights : dict of str to ndarray of shape (n_groups,)
         The weight of each group in that metric's mean: the mean sample weight of
         its rows (times the GAUC size weight for ``"gauc"``).
+
+    With scikit-learn's ``array_api_dispatch`` enabled and array API inputs (PyTorch
+    tensors, ...), ``values`` and ``weights`` are arrays of the inputs' namespace on
+    their device, and so are ``group_ids`` when ``groups`` was such an array.
     """
 
     group_ids: np.ndarray
@@ -251,15 +256,20 @@ class GroupScores:
 
     def mean(self, name: str) -> float:
         """Weighted mean over the defined groups (``undefined="skip"``)."""
-        values = self.values[name]
-        return weighted_mean(values, ~np.isnan(values), self.weights[name], name)
+        values, weights = _host(self.values[name]), _host(self.weights[name])
+        return weighted_mean(values, ~np.isnan(values), weights, name)
 
     def to_frame(self):
         """A pandas DataFrame indexed by group id, one column per metric."""
         import pandas as pd  # optional dependency, only needed here
 
-        frame = pd.DataFrame(self.values, index=pd.Index(self.group_ids, name="group"))
-        return frame
+        values = {name: _host(v) for name, v in self.values.items()}
+        index = pd.Index(_host(self.group_ids), name="group")
+        return pd.DataFrame(values, index=index)
+
+
+def _host(values: Any) -> np.ndarray:
+    return to_numpy(values, "values", "GroupScores") if is_foreign(values) else values
 
 
 def evaluate_per_group(
@@ -338,9 +348,16 @@ def evaluate_per_group(
     ctx, ids = rank_inputs(
         func, y_true, y_score, groups, sample_weight, retrieved, requests, opts, judged
     )
+    # Per-group results go back to the inputs' namespace and device under
+    # array_api_dispatch (numpy otherwise, and for numpy inputs).
+    space = input_space(
+        y_true, y_score, groups, sample_weight, retrieved, judged, func=func
+    )
     values, weights_out = {}, {}
     for request in requests:
         v, defined, w = group_values(ctx, request, opts)
-        values[request.label] = np.where(defined, v, np.nan)
-        weights_out[request.label] = w
+        values[request.label] = space.output(np.where(defined, v, np.nan))
+        weights_out[request.label] = space.output(w)
+    if is_foreign(groups):
+        ids = space.output(ids)
     return GroupScores(group_ids=ids, values=values, weights=weights_out)

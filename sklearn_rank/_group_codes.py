@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from ._array_api import is_foreign, to_numpy
+
 # Integer group ids spanning at most this many values per row are encoded with a
 # lookup table (linear time) instead of a sort.
 _TABLE_SPAN_PER_ROW = 4
@@ -39,6 +41,8 @@ def encode_groups(groups: Any, n: int, func: str) -> tuple[np.ndarray, np.ndarra
             f"{func} needs groups: pass groups=<one query/user/session id per row>. "
             "To score all rows as one list, pass groups=np.zeros(len(y_true))."
         )
+    if is_foreign(groups):  # group ids of another array library are numbers
+        groups = to_numpy(groups, "groups", func)
     if _is_categorical(groups):
         codes, ids = _encode_categorical(groups, func)
     else:

@@ -122,6 +122,24 @@ def _discount(rank: np.ndarray, discount="log2") -> np.ndarray:
     return out
 
 
+def _position_discounts(ctx: RankingContext, k: int | None, discount) -> np.ndarray:
+    """Per ranked row, the discount of its position, 0 beyond ``k``. A named
+    discount or a log base is computed once per position and gathered (a table
+    of at most ``k`` entries: no logarithm per row); a callable gets the rows'
+    positions, as documented."""
+    if callable(discount):
+        disc = _discount(ctx.rank, discount)
+        if k is not None:
+            disc[ctx.rank > k] = 0.0
+        return disc
+    deepest = int(ctx.length.max()) if ctx.n_groups else 0
+    depth = deepest if k is None else min(k, deepest)
+    table = np.zeros(depth + 2)  # position 0 unused; depth + 1: beyond k
+    table[1 : depth + 1] = _discount(np.arange(1, depth + 1), discount)
+    position = ctx.rank if depth == deepest else np.minimum(ctx.rank, depth + 1)
+    return table.take(position)
+
+
 # -- DCG / NDCG -----------------------------------------------------------------------
 def dcg_values(
     ctx: RankingContext, k: int | None, gain: str, discount="log2", rows="all"
@@ -131,10 +149,7 @@ def dcg_values(
     the unjudged rows gain 0 (the ``gain_rows`` keyword)."""
     k = _positions(ctx, k)
     ctx = ctx.head(k)
-    disc = _discount(ctx.rank, discount)
-    if k is not None:
-        disc[ctx.rank > k] = 0.0
-    disc = ctx.block_mean(disc)
+    disc = ctx.block_mean(_position_discounts(ctx, k, discount))
     shift = _gain_shift(ctx, gain)
     disc *= gains(ctx.y, gain, None if shift is None else shift[ctx.group])
     if rows == "judged" and ctx.judged is not None:
@@ -199,19 +214,22 @@ def _ideal_dcg(
         # difference of discount prefixes. One pass per level, none per group.
         depth = int(size.max()) if k is None else min(k, int(size.max()))
         prefix = _discount_prefix(depth, discount)
-        n_levels = top + 1
-        key = codes * n_levels
-        key += y.astype(np.intp)
-        counts = np.bincount(key, minlength=n_groups * n_levels)
-        counts = counts.reshape(n_groups, n_levels)
+        # A level-major count table: each level's counts are contiguous.
+        key = y.astype(np.intp)
+        key *= n_groups
+        key += codes
+        counts = np.bincount(key, minlength=n_groups * (top + 1))
+        counts = counts.reshape(top + 1, n_groups)
         total = np.zeros(n_groups)
         higher = np.zeros(n_groups, dtype=np.intp)
+        below = prefix[0]  # prefix at min(higher, depth): 0 before any level
         for level in range(top, 0, -1):
-            count = counts[:, level]
-            span = prefix[np.minimum(higher + count, depth)]
-            span -= prefix[np.minimum(higher, depth)]
-            total += span.astype(np.float64) * float(gains(np.float64(level), gain))
-            higher += count
+            higher += counts[level]
+            reach = prefix.take(np.minimum(higher, depth))
+            span = (reach - below).astype(np.float64, copy=False)
+            span *= float(gains(np.float64(level), gain))
+            total += span
+            below = reach
         return total
     # The ideal order sorts each group by gain: by label for the monotone gains,
     # by the gain itself for a mapping or a callable.

@@ -55,11 +55,15 @@ def weighted_mean(
             stacklevel=3,
         )
         return float("nan")
-    w = weight[include]
+    # Positions, then gathers: a boolean index over a random mask branches per
+    # element. The dot product is the one sklearn_rank.stats uses, so that its
+    # means equal these to the last bit.
+    rows = np.flatnonzero(include)
+    w = weight.take(rows)
     total = w.sum()
     if total <= 0:
         raise ValueError(
             f"sample_weight sums to zero over the groups that enter {metric}; give "
             "at least one of them a positive weight."
         )
-    return float(np.dot(w, values[include]) / total)
+    return float(np.dot(w, values.take(rows)) / total)

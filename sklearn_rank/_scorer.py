@@ -24,6 +24,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
+from ._array_api import is_foreign, to_numpy
 from ._conventions import OPTIONS, resolve_options
 from ._evaluate import evaluate
 from ._groups_source import (
@@ -98,7 +99,11 @@ def _ranking_scores(estimator, X, response_method, owner):
                 f"{classes.tolist()!r}."
             )
         return estimator.predict_proba(X) @ classes.astype(np.float64)
-    scores = np.asarray(getattr(estimator, method)(X))
+    scores = getattr(estimator, method)(X)
+    # A model of another array library (a PyTorch module) predicts tensors:
+    # read on the host, never copied off a device (see _array_api).
+    scores = to_numpy(scores, "y_score", owner) if is_foreign(scores) else scores
+    scores = np.asarray(scores)
     if method == "predict_proba" and scores.ndim == 2 and scores.shape[1] == 2:
         scores = scores[:, 1]  # probability of classes_[1], the positive class
     if scores.ndim == 2 and scores.shape[1] == 1:

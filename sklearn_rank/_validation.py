@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ._array_api import is_foreign, to_numpy
 from ._conventions import OPTIONS, Options
 from ._group_codes import encode_groups
 from ._params import param_error
@@ -31,7 +32,9 @@ _NUMERIC_HINTS = {
 
 def _to_1d(x: Any, name: str, func: str) -> np.ndarray:
     """Return a 1-D ndarray view or copy of ``x`` without modifying it."""
-    if hasattr(x, "to_numpy") and not hasattr(x, "categories"):
+    if is_foreign(x):  # a PyTorch tensor, an array-api-strict array, ...
+        x = to_numpy(x, name, func)
+    elif hasattr(x, "to_numpy") and not hasattr(x, "categories"):
         # pandas Series / Index; DataFrames are 2-D and rejected below.
         x = x.to_numpy()
     if isinstance(x, Iterator) or (

@@ -19,6 +19,7 @@ SHAPE_NAMES = (
     "int_scores",
     "sorted",
     "tiny",
+    "huge",
     "str_objects",
     "str_objects_pd",
     "pandas_str",
@@ -113,6 +114,9 @@ def test_quick_mode_runs_and_values_agree(bench, tmp_path):
     assert tuple(shapes) == bench.SHAPE_NAMES == SHAPE_NAMES
     assert all(r["vs_lexsort"] > 0 and not r["note"] for r in shapes.values())
     assert all("vs_int_ids" in r for r in shapes.values() if "ids" in r["shape"])
+    device = {r["work"]: r for r in res["device"]}
+    assert device["evaluate, numpy arrays"]["vs_numpy"] == 1.0
+    assert all(r["median"] and not r["note"] for r in device.values()), device
 
 
 @pytest.mark.parametrize("name", SHAPE_NAMES)
@@ -136,3 +140,5 @@ def test_shapes_are_what_their_names_say(bench, name):
         assert np.all(np.diff(d.int_ids) >= 0)
     if shape.sizes == "1-3":
         assert np.bincount(d.int_ids).max() <= 3
+    if shape.sizes == "huge":
+        assert d.n_groups == 5

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import sklearn_rank
-from sklearn_rank._engine import RankingContext, order_rows
+from sklearn_rank._engine import RankingContext, _one_key_order, order_rows
 from sklearn_rank._group_codes import encode_groups
 
 
@@ -73,6 +73,58 @@ def test_tie_blocks_match_a_plain_scan(seed):
     got = block_list(ctx)
     assert got == plain_tie_blocks(codes, score)
     assert (ctx.blocks.rank == ctx.rank[ctx.blocks.start]).all()
+
+
+@pytest.mark.parametrize("ties", ["average", "threshold"])
+@pytest.mark.parametrize(
+    "kind",
+    ["small-ints", "fractions", "wide-ints", "huge-groups"],
+)
+def test_tie_blocks_never_cross_groups(kind, ties):
+    """Groups of 1 to 3 rows with 3 score values: the last row of a group and the
+    first of the next often share a score, which must not join their blocks. Each
+    kind takes one path of order_rows: radix passes for small whole numbers, the
+    float key for fractions and wide whole numbers, few huge groups."""
+    rng = np.random.default_rng(7)
+    n_groups = 3 if kind == "huge-groups" else 2_000
+    sizes = rng.integers(1, 4, n_groups) * (500 if kind == "huge-groups" else 1)
+    codes = np.repeat(np.arange(n_groups), sizes)
+    score = rng.integers(0, 3, codes.size).astype(float)
+    score = {"fractions": score / 3 + 0.1, "wide-ints": score * 2.0**20}.get(
+        kind, score
+    )
+    perm = rng.permutation(codes.size)
+    codes, score = codes[perm], score[perm]
+    labels = rng.integers(0, 2, codes.size).astype(float)
+    ctx = RankingContext.from_inputs(labels, score, codes, n_groups, ties=ties)
+    assert block_list(ctx) == plain_tie_blocks(codes, score)
+    order, _ = order_rows(codes, score, labels, ties, n_groups)
+    c, s = codes[order], score[order]
+    assert (np.diff(c) >= 0).all()
+    assert (np.diff(s)[np.diff(c) == 0] <= 0).all()
+
+
+def test_large_scores_with_a_small_range_keep_groups_apart():
+    # Equal scores of 2**60: the key code * 1 - score rounds to multiples of
+    # 256, so it would merge 256 groups into one band; the order must come from
+    # the fallback and keep every group's rows together.
+    # (Whole numbers take the radix path in order_rows: call the key directly.)
+    rng = np.random.default_rng(9)
+    codes = rng.permutation(np.repeat(np.arange(600), 3))
+    score = np.full(codes.size, 2.0**60)
+    length = np.bincount(codes)
+    found = _one_key_order(codes, score, 600, length)
+    assert found is None or (np.diff(codes[found[0]]) >= 0).all()
+    got, _ = order_rows(codes, score, np.zeros(codes.size), "average", 600)
+    np.testing.assert_array_equal(codes[got], np.sort(codes))
+
+
+def test_stable_ties_of_small_whole_numbers_keep_input_order():
+    rng = np.random.default_rng(8)
+    codes = rng.integers(0, 300, 5_000)
+    score = rng.integers(-3, 4, 5_000).astype(float)
+    got, _ = order_rows(codes, score, np.zeros(5_000), "stable", 300)
+    np.testing.assert_array_equal(got, np.lexsort((np.arange(5_000), -score, codes)))
 
 
 def test_resolved_policies_have_no_tie_blocks():

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .common import ALL_SECTIONS, DEFAULT_DISTS, DISTS, LAYOUTS, _srank
+from .device import run_device
 from .peers import PEER_NAMES
 from .report import render
 from .sections import (
@@ -91,6 +92,16 @@ def build_parser() -> argparse.ArgumentParser:
         type=lambda x: int(float(x)),
         help="rows of a shape (1e6; --quick: 2000); the 10x shapes get ten times",
     )
+    p.add_argument(
+        "--device",
+        default="cpu",
+        help="torch device of the device section: cpu (default) or cuda",
+    )
+    p.add_argument(
+        "--device-rows",
+        type=_sizes,
+        help="rows of the device section (1e6,1e7; --quick: 2000)",
+    )
     p.add_argument("--markdown", action="store_true", help="print markdown tables")
     p.add_argument("--json", help="also write the results to this file")
     p.add_argument("--silent", action="store_true", help="no progress on stderr")
@@ -130,6 +141,9 @@ def resolve(args) -> argparse.Namespace:
         args.shapes = []
     args.shape_rows = args.shape_rows or (2_000 if quick else 1_000_000)
     args.import_repeats = args.import_repeats or (1 if quick else 7)
+    args.device_rows = args.device_rows or (
+        [2_000] if quick else [1_000_000, 10_000_000]
+    )
     if quick:
         args.in_process = True
     if args.prefault_mb is None:
@@ -174,12 +188,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "memory": lambda: run_memory(args),
         "import": lambda: run_import_time(args),
         "sorts": lambda: run_sorts(args),
+        "device": lambda: run_device(args),
     }
     spent = {}
     for name, run in sections.items():
         if name not in args.sections:
             continue
-        if name in ("shapes", "memory", "import", "sorts") and _srank() is None:
+        if name in ("shapes", "memory", "import", "sorts", "device") and not _srank():
             continue
         t1 = time.perf_counter()
         results[name] = run()

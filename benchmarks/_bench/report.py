@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .common import SRANK_EVAL, SRANK_GAUC
+from .device import DEVICE_HEADERS
 from .sections import _summarise_sorts
 
 
@@ -342,6 +343,25 @@ def render(results: dict, markdown: bool) -> str:
         parts += [
             f"{h}input shapes (issue 14): evaluate, 5 metrics, ties averaged",
             _table(SHAPE_HEADERS, [_shape_line(r) for r in shapes], markdown),
+        ]
+    device = results.get("device")
+    if device:
+        body = [
+            [
+                r["device"],
+                f"{r.get('rows', 0):_}",
+                f"{r.get('groups', 0):_}",
+                r["work"],
+                _fmt(r.get("median"), ".4g"),
+                str(r.get("runs", "")),
+                _fmt(r.get("vs_numpy"), ".3f"),
+                r.get("note", ""),
+            ]
+            for r in device
+        ]
+        parts += [
+            f"{h}array API inputs: evaluate (5 metrics) on PyTorch tensors",
+            _table(DEVICE_HEADERS, body, markdown),
         ]
     goals = headline(results)
     if goals:

@@ -29,7 +29,7 @@ class Shape:
     name: str
     label: str
     scores: str = "continuous"  # continuous | rounded2 | int20
-    sizes: str = "100"  # mean rows per group, or "1-3"
+    sizes: str = "100"  # mean rows per group, "1-3" or "huge"
     layout: str = "shuffled"  # shuffled | contiguous (rows sorted by group)
     ids: str = "int"  # int | str_objects | pandas_str | numpy_U | categorical
     scale: int = 1  # rows = scale * --shape-rows
@@ -42,6 +42,12 @@ SHAPES: tuple[Shape, ...] = (
     Shape("int_scores", "integer scores 0..20", scores="int20"),
     Shape("sorted", "rows sorted by group", layout="contiguous"),
     Shape("tiny", "~500k groups of 1-3 rows (at 1M rows)", sizes="1-3"),
+    Shape(
+        "huge",
+        "5 groups of 40/30/15/10/5 % of the rows, rounded scores",
+        "rounded2",
+        "huge",
+    ),
     Shape("str_objects", "ids as Python str objects", ids="str_objects"),
     Shape(
         "str_objects_pd",
@@ -92,6 +98,8 @@ def make_shape(shape: Shape | str, base_rows: int, seed: int = 0) -> ShapeData:
         sizes = rng.integers(1, 4, size=n)
         sizes = sizes[: int(np.searchsorted(np.cumsum(sizes), n)) + 1]
         sizes[-1] -= int(sizes.sum()) - n
+    elif shape.sizes == "huge":
+        sizes = _group_sizes(rng, n, "huge", 0)
     else:
         sizes = _group_sizes(rng, n, "typical", int(shape.sizes))
     n_groups = len(sizes)

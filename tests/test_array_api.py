@@ -1,0 +1,289 @@
+"""Array API inputs: PyTorch tensors and array-api-strict arrays give the numpy
+path's numbers, under scikit-learn's ``array_api_dispatch`` switch on and off.
+
+Registry-driven: every metric, every tie policy and the metric's own options are
+drawn from ``METRICS`` / ``OPTION_STRATEGIES``, and each call is compared with the
+same call on numpy arrays to 1e-12 (or must raise the same error). Inputs are
+never modified, per-group values come back in the inputs' namespace and device
+under dispatch (numpy without it), and an array on a device numpy cannot read
+(array-api-strict's ``device1``, a CUDA tensor) raises an error that says how to
+copy it instead of being moved behind the caller's back.
+"""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import sklearn
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import OPTION_STRATEGIES, cutoffs, ranking_cases
+
+import sklearn_rank as sr
+from sklearn_rank._registry import METRICS
+
+torch = pytest.importorskip("torch")
+xps = pytest.importorskip("array_api_strict")
+pytest.importorskip("array_api_compat")
+
+FAST = settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+PER_GROUP = [name for name, spec in METRICS.items() if not spec.pooled]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scipy_array_api():
+    """scikit-learn's switch asks for SCIPY_ARRAY_API=1, which it reads when the
+    switch is set (scipy itself is imported already and keeps its mode)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SCIPY_ARRAY_API", "1")
+        yield
+
+
+@pytest.fixture(params=[False, True], ids=["dispatch_off", "dispatch_on"])
+def dispatch(request):
+    """scikit-learn's public switch, off and on."""
+    with sklearn.config_context(array_api_dispatch=request.param):
+        yield request.param
+
+
+def _torch(a, dtype=None):
+    return None if a is None else torch.asarray(np.array(a), dtype=dtype)
+
+
+def _strict(a):
+    return None if a is None else xps.asarray(np.array(a))
+
+
+BACKENDS = {
+    # float32 scores exercise the conversion to float64 (the numpy call gets
+    # the same float32 values).
+    "torch_f32": (lambda a: _torch(a), lambda s: s.astype(np.float32)),
+    "torch": (lambda a: _torch(a), lambda s: s),
+    "strict": (_strict, lambda s: s),
+}
+
+
+def _int_groups(groups):
+    return np.unique(groups, return_inverse=True)[1].astype(np.int64) * 7 - 3
+
+
+def _numpy(a):
+    return None if a is None else np.asarray(a)
+
+
+def _call(func, case, convert, opts, **extra):
+    args = {
+        "groups": convert(_int_groups(case.groups)),
+        "sample_weight": convert(case.sample_weight),
+        "retrieved": convert(case.retrieved),
+        "judged": convert(case.judged),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return "value", func(
+                convert(case.y_true), convert(case.y_score), **args, **opts, **extra
+            )
+        except (ValueError, TypeError) as exc:
+            return "raise", type(exc)
+
+
+def _same(got, want):
+    assert got[0] == want[0], (got, want)
+    if got[0] == "raise":
+        assert got[1] is want[1]
+        return
+    assert type(got[1]) is float
+    assert got[1] == pytest.approx(want[1], rel=1e-12, abs=1e-12, nan_ok=True)
+
+
+@pytest.mark.parametrize("metric", list(METRICS))
+@FAST
+@given(case=ranking_cases(), data=st.data())
+def test_every_metric_option_and_tie_policy_agrees(metric, case, data):
+    spec = METRICS[metric]
+    opts = {
+        name: data.draw(OPTION_STRATEGIES[name](case), label=name)
+        for name in spec.options
+    }
+    if spec.takes_k:
+        opts["k"] = data.draw(cutoffs, label="k")
+    backend = data.draw(st.sampled_from(sorted(BACKENDS)), label="backend")
+    convert, cast = BACKENDS[backend]
+    case.y_score = cast(case.y_score)
+    func = getattr(sr, spec.function)
+    want = _call(func, case, _numpy, opts)
+    for on in (False, True):
+        with sklearn.config_context(array_api_dispatch=on):
+            _same(_call(func, case, convert, opts), want)
+
+
+@pytest.mark.parametrize("dispatch", [False, True], ids=["off", "on"])
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+@FAST
+@given(case=ranking_cases(), data=st.data())
+def test_evaluate_and_per_group_agree(backend, dispatch, case, data):
+    with sklearn.config_context(array_api_dispatch=dispatch):
+        _evaluate_and_per_group_agree(backend, dispatch, case, data)
+
+
+def _evaluate_and_per_group_agree(backend, dispatch, case, data):
+    convert, cast = BACKENDS[backend]
+    case.y_score = cast(case.y_score)
+    ties = data.draw(OPTION_STRATEGIES["ties"](case), label="ties")
+    names = data.draw(
+        st.lists(st.sampled_from(PER_GROUP), min_size=1, max_size=4, unique=True)
+    )
+    metrics = [f"{m}@3" if METRICS[m].takes_k else m for m in names]
+    metrics = ["iprec@0.5" if m == "interpolated_precision" else m for m in metrics]
+    opts = {"ties": ties, "metrics": metrics}
+    want = _call(sr.evaluate, case, _numpy, opts)
+    got = _call(sr.evaluate, case, convert, opts)
+    assert got[0] == want[0]
+    if got[0] == "value":
+        for name in metrics:
+            _same(("value", got[1][name]), ("value", want[1][name]))
+    want = _call(sr.evaluate_per_group, case, _numpy, opts)
+    got = _call(sr.evaluate_per_group, case, convert, opts)
+    assert got[0] == want[0]
+    if got[0] == "raise":
+        return
+    sample = convert(np.zeros(1))
+    for name in metrics:
+        for field in ("values", "weights"):
+            value = getattr(got[1], field)[name]
+            if dispatch:  # the inputs' namespace, on their device
+                assert type(value) is type(sample)
+                assert value.device == sample.device
+                assert value.dtype == convert(np.zeros(1)).dtype
+            else:
+                assert isinstance(value, np.ndarray)
+            np.testing.assert_allclose(
+                np.asarray(value), getattr(want[1], field)[name], rtol=1e-12
+            )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # every group undefined: NaN
+            mean, want_mean = got[1].mean(name), want[1].mean(name)
+        assert type(mean) is float
+        assert mean == pytest.approx(want_mean, rel=1e-12, nan_ok=True)
+    ids = got[1].group_ids
+    assert isinstance(ids, np.ndarray) != dispatch
+    np.testing.assert_array_equal(np.asarray(ids), want[1].group_ids)
+
+
+def test_inputs_are_not_modified(dispatch):
+    rng = np.random.default_rng(0)
+    y = torch.asarray(rng.integers(0, 3, 200))
+    s = torch.asarray(rng.normal(size=200).round(1))
+    g = torch.asarray(rng.integers(0, 20, 200))
+    w = torch.asarray(rng.random(200))
+    before = [t.clone() for t in (y, s, g, w)]
+    sr.evaluate(y, s, groups=g, sample_weight=w, metrics=["ndcg@5", "map", "auc"])
+    sr.evaluate_per_group(y, s, groups=g, sample_weight=w, metrics=["mrr"])
+    for t, old in zip((y, s, g, w), before, strict=True):
+        assert torch.equal(t, old)
+
+
+def test_autograd_tensors_are_read_without_their_graph():
+    s = torch.tensor([0.3, 0.9, 0.1], requires_grad=True)
+    y = torch.tensor([1, 0, 0])
+    g = torch.tensor([0, 0, 0])
+    assert sr.mrr_score(y, s * 2, groups=g) == 0.5
+
+
+@pytest.mark.parametrize("func", ["evaluate", "evaluate_per_group", "ndcg_score"])
+def test_device_arrays_are_never_copied_behind_the_callers_back(func, dispatch):
+    """array-api-strict's device1 is a device numpy cannot read, as CUDA."""
+    dev = xps.Device("device1")
+    y = xps.asarray([1, 0, 0], device=dev)
+    s = xps.asarray([0.2, 0.9, 0.1], device=dev)
+    g = xps.asarray([0, 0, 0], device=dev)
+    with pytest.raises(TypeError, match=r"y_true in .*device1.*copy it to the host"):
+        getattr(sr, func)(y, s, groups=g)
+
+
+def test_mixed_namespaces_are_refused():
+    with sklearn.config_context(array_api_dispatch=True):
+        with pytest.raises(TypeError, match="different array libraries"):
+            sr.evaluate_per_group(
+                torch.tensor([1, 0]), xps.asarray([0.5, 0.1]), groups=[0, 0]
+            )
+
+
+def test_numpy_inputs_never_import_the_array_api_layer_of_sklearn():
+    """With numpy inputs the dispatch switch is not even read."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, sklearn_rank as sr;"
+        "sr.evaluate([1, 0], [0.2, 0.1], groups=[0, 0]);"
+        "print('sklearn' in sys.modules, 'array_api_compat' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["False", "False"]
+
+
+class _TorchModel(sklearn.base.BaseEstimator, sklearn.base.RegressorMixin):
+    """A linear model whose predict returns a PyTorch tensor, as a torch module
+    wrapped for scikit-learn (skorch) does."""
+
+    def __init__(self, alpha=1.0):
+        self.alpha = alpha
+
+    def fit(self, X, y):
+        X, y = np.asarray(X), np.asarray(y, dtype=float)
+        self.coef_ = np.linalg.solve(X.T @ X + self.alpha * np.eye(X.shape[1]), X.T @ y)
+        return self
+
+    def predict(self, X):
+        return torch.asarray(np.asarray(X) @ self.coef_)
+
+
+def test_scorer_in_grid_search_with_a_model_returning_tensors(dispatch):
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] + 0.3 * rng.normal(size=120) > 0.5).astype(int)
+    qid = np.repeat(np.arange(12), 10)
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(
+            _TorchModel(),
+            {"alpha": [0.1, 10.0]},
+            scoring=sr.make_ranking_scorer("ndcg@5"),
+            cv=GroupKFold(3),
+        )
+        search.fit(X, y, groups=qid)
+        scorer = sr.make_ranking_scorer("ndcg@5")
+        model = _TorchModel().fit(X, y)
+        got = scorer(model, X, y, groups=qid)
+    want = sr.ndcg_score(y, np.asarray(X) @ model.coef_, groups=qid, k=5)
+    assert type(got) is float
+    assert got == pytest.approx(want, rel=1e-12)
+    assert all(math.isfinite(v) for v in search.cv_results_["mean_test_score"])
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+def test_cuda_arrays_raise_until_copied(lib, dispatch):
+    """On a CUDA machine (``pytest -m cuda``): CUDA arrays are refused with the
+    error that says how to copy them, and the copy gives the host's numbers."""
+    if lib == "torch" and not torch.cuda.is_available():
+        pytest.skip("no CUDA device: run pytest -m cuda on a machine with one")
+    mod = pytest.importorskip(lib) if lib == "cupy" else torch
+    if lib == "cupy" and mod.cuda.runtime.getDeviceCount() == 0:  # pragma: no cover
+        pytest.skip("no CUDA device")
+    rng = np.random.default_rng(2)
+    y, s, g = rng.integers(0, 3, 500), rng.normal(size=500), rng.integers(0, 9, 500)
+    dev = (lambda a: torch.asarray(a, device="cuda")) if lib == "torch" else mod.asarray
+    with pytest.raises(TypeError, match="copy it to the host"):
+        sr.evaluate(dev(y), dev(s), groups=dev(g))
+    back = torch.Tensor.cpu if lib == "torch" else mod.asnumpy
+    host = [back(dev(a)) for a in (y, s, g)]
+    assert sr.evaluate(host[0], host[1], groups=host[2]) == sr.evaluate(y, s, groups=g)
