@@ -251,6 +251,7 @@ def evaluate(
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
+    gain_rows: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
     precision_denominator: str | None = None,
@@ -261,6 +262,8 @@ def evaluate(
     group_weight: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
+    r_multiple: float | None = None,
+    integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
     compute: bool = True,
@@ -297,7 +300,8 @@ def evaluate(
         divisions.
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
 ap_denominator, recall_denominator, max_grade, weights, group_weight, \
-persistence, recall_level, judged_only, convention : see :func:`sklearn_rank.evaluate`
+persistence, recall_level, r_multiple, integer_grades, judged_only, gain_rows, \
+convention : see :func:`sklearn_rank.evaluate`
         Conventions; None takes the value of ``convention``.
     compute : bool, default=True
         False returns a ``dask.delayed`` object instead, whose ``compute()``
@@ -326,6 +330,7 @@ persistence, recall_level, judged_only, convention : see :func:`sklearn_rank.eva
         "ties": ties,
         "gain": gain,
         "discount": discount,
+        "gain_rows": gain_rows,
         "relevance_threshold": relevance_threshold,
         "undefined": undefined,
         "precision_denominator": precision_denominator,
@@ -336,6 +341,8 @@ persistence, recall_level, judged_only, convention : see :func:`sklearn_rank.eva
         "group_weight": group_weight,
         "persistence": persistence,
         "recall_level": recall_level,
+        "r_multiple": r_multiple,
+        "integer_grades": integer_grades,
         "judged_only": judged_only,
     }
     frame, plan, per_group = _plan_and_groups(
@@ -389,6 +396,7 @@ def evaluate_per_group(
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
+    gain_rows: str | None = None,
     relevance_threshold: float | str | None = None,
     precision_denominator: str | None = None,
     ap_denominator: str | None = None,
@@ -398,6 +406,8 @@ def evaluate_per_group(
     group_weight: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
+    r_multiple: float | None = None,
+    integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
 ) -> dd.DataFrame:
@@ -435,6 +445,7 @@ def evaluate_per_group(
         "ties": ties,
         "gain": gain,
         "discount": discount,
+        "gain_rows": gain_rows,
         "relevance_threshold": relevance_threshold,
         "precision_denominator": precision_denominator,
         "ap_denominator": ap_denominator,
@@ -444,6 +455,8 @@ def evaluate_per_group(
         "group_weight": group_weight,
         "persistence": persistence,
         "recall_level": recall_level,
+        "r_multiple": r_multiple,
+        "integer_grades": integer_grades,
         "judged_only": judged_only,
     }
     _, _, per_group = _plan_and_groups(

@@ -120,6 +120,7 @@ def evaluate(
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
+    gain_rows: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
     precision_denominator: str | None = None,
@@ -130,6 +131,8 @@ def evaluate(
     group_weight: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
+    r_multiple: float | None = None,
+    integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
 ) -> dict[str, float]:
@@ -150,7 +153,8 @@ def evaluate(
         ``spark.sql.shuffle.partitions``.
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
 ap_denominator, recall_denominator, max_grade, weights, group_weight, \
-persistence, recall_level, judged_only, convention : see :func:`sklearn_rank.evaluate`
+persistence, recall_level, r_multiple, integer_grades, judged_only, gain_rows, \
+convention : see :func:`sklearn_rank.evaluate`
         Conventions; None takes the value of ``convention``.
 
     Returns
@@ -175,6 +179,7 @@ persistence, recall_level, judged_only, convention : see :func:`sklearn_rank.eva
         "ties": ties,
         "gain": gain,
         "discount": discount,
+        "gain_rows": gain_rows,
         "relevance_threshold": relevance_threshold,
         "undefined": undefined,
         "precision_denominator": precision_denominator,
@@ -185,6 +190,8 @@ persistence, recall_level, judged_only, convention : see :func:`sklearn_rank.eva
         "group_weight": group_weight,
         "persistence": persistence,
         "recall_level": recall_level,
+        "r_multiple": r_multiple,
+        "integer_grades": integer_grades,
         "judged_only": judged_only,
     }
     plan, rows, grouped, fill = _prepare(
@@ -254,6 +261,7 @@ def evaluate_per_group(
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
+    gain_rows: str | None = None,
     relevance_threshold: float | str | None = None,
     precision_denominator: str | None = None,
     ap_denominator: str | None = None,
@@ -263,6 +271,8 @@ def evaluate_per_group(
     group_weight: str | None = None,
     persistence: float | None = None,
     recall_level: float | None = None,
+    r_multiple: float | None = None,
+    integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
 ) -> Any:
@@ -282,6 +292,7 @@ def evaluate_per_group(
         "ties": ties,
         "gain": gain,
         "discount": discount,
+        "gain_rows": gain_rows,
         "relevance_threshold": relevance_threshold,
         "precision_denominator": precision_denominator,
         "ap_denominator": ap_denominator,
@@ -291,6 +302,8 @@ def evaluate_per_group(
         "group_weight": group_weight,
         "persistence": persistence,
         "recall_level": recall_level,
+        "r_multiple": r_multiple,
+        "integer_grades": integer_grades,
         "judged_only": judged_only,
     }
     plan, _, grouped, fill = _prepare(

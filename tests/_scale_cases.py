@@ -25,11 +25,13 @@ NUMBERS = {
     "undefined": [0.0, 0.25],
     "persistence": [0.5],
     "recall_level": [0.25, 1.0],
+    "r_multiple": [0.4, 2.0],
     "max_grade": [4.0],
 }
 EXTRA = {
     "gain": [{0.0: -1.0, 1.0: 4.0, 2.0: 1.0, 3.0: 0.0}],
     "judged_only": [True],
+    "integer_grades": [True],
 }
 
 

@@ -64,9 +64,19 @@ METRICS = metric_names()
 # Fewer rows for the layouts of one row or one group per partition.
 SMALL = random_rows(seed=1, n_groups=6, max_rows=5)
 SMALL_BINARY = SMALL.assign(label=(SMALL["label"] > 0).astype(np.float64))
-# The metrics that take binary labels only (labels="binary" in the registry).
+# The metrics that refuse these graded rows under ties="average" (a tie block
+# whose order changes the value: interpolated precision and trec_eval's G, binG,
+# infAP, ndcg_rel and Rndcg); they are checked on binary rows with pessimistic ties.
 BINARY_ONLY = set(in_memory(ROWS, METRICS, {"max_grade": 3.0})[1])
-assert BINARY_ONLY == {"iprec@0.5", "iprec_11pt"}
+assert BINARY_ONLY == {
+    "iprec@0.5",
+    "iprec_11pt",
+    "g",
+    "bing",
+    "infap",
+    "ndcg_rel",
+    "rndcg",
+}
 
 
 def _grouped_chunks(rows: pd.DataFrame, groups_per_chunk: int) -> list[pd.DataFrame]:
@@ -580,3 +590,21 @@ def test_empty_data_is_refused_as_in_memory():
         srd.evaluate(frame, metrics=["mrr"])
     with dask.config.set(SYNC), pytest.raises(ValueError, match="empty inputs"):
         srd.evaluate(frame, metrics=["auc"])
+
+
+def test_every_option_is_a_keyword_of_the_distributed_front_ends():
+    """A keyword added to OPTIONS must reach sklearn_rank.dask and .spark too."""
+    import inspect
+
+    import sklearn_rank.spark as srs
+
+    pairs = [
+        (sklearn_rank.evaluate, srd.evaluate),
+        (sklearn_rank.evaluate, srs.evaluate),
+        (evaluate_per_group, srd.evaluate_per_group),
+        (evaluate_per_group, srs.evaluate_per_group),
+    ]
+    for in_memory_func, func in pairs:
+        wanted = set(OPTIONS) & set(inspect.signature(in_memory_func).parameters)
+        missing = wanted - set(inspect.signature(func).parameters)
+        assert not missing, (func.__module__, func.__name__, missing)

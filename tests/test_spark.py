@@ -95,7 +95,11 @@ def test_every_metric_equals_in_memory(frame, options):
     options = {"max_grade": 3.0, **options}
     metrics = [m for m in METRICS if not (m == "auc" and "ties" in options)]
     expected, refused = _quiet(in_memory, ROWS, metrics, options)
-    assert not refused, refused
+    # trec_eval's G, binG, infAP, ndcg_rel and Rndcg refuse, under ties="average",
+    # a tie block whose order changes their value; ties="stable" checks them.
+    assert set(refused) <= ({"g", "bing", "infap", "ndcg_rel", "rndcg"}), refused
+    assert "ties" not in options or not refused, refused
+    metrics = [m for m in metrics if m not in refused]
     found = _quiet(srs.evaluate, frame, metrics=metrics, **COLUMNS, **options)
     assert_close(found, expected)
 
