@@ -147,6 +147,11 @@ def test_a_table_with_two_score_columns(tmp_path, capsys):
             1,
             "uninitialised",
         ),
+        (
+            ["compare", str(DATA / "qrels.rel_level"), RUN, RUN, "-m", "infAP"],
+            1,
+            "negative (pooled, not judged)",
+        ),
         (["compare", QRELS, RUN, TRUNC, "-m", "iprec@1.5"], 2, "in [0, 1]"),
     ],
 )
