@@ -59,6 +59,31 @@ def test_trec_runs_match_trec_eval_and_a_brute_force_test(capsys):
     assert float(row(text, "results.test ").split()[1]) == pytest.approx(0.1785)
 
 
+def test_measures_with_keywords_of_their_own_match_trec_eval(capsys):
+    """relative_P (its own recall denominator), trec_eval's rbp (max_grade=1)
+    and per-level NDCG gains: each in a call of its own, as eval computes it."""
+    argv = ["compare", "-c", QRELS, RUN, TRUNC, "--format", "json"]
+    assert main([*argv, "-m", "relative_P.5", "-m", "rbp", "-m", "map"]) == 0
+    pairs = {p["metric"]: p for p in json.loads(capsys.readouterr().out)}
+    assert sorted(pairs) == ["map", "rbp", "relative_P_5"]
+    for measure, pair in pairs.items():
+        full = trec_eval_per_query("out.test.aq", measure)
+        trunc = trec_eval_per_query("out.test.aqc", measure)
+        d = [full[q] - trunc[q] for q in sorted(full)]
+        assert pair["mean_diff"] == pytest.approx(np.mean(d), abs=1e-4)
+        assert pair["wins"] + pair["ties"] + pair["losses"] == 3
+    graded = str(DATA / "qrels.rel_level")
+    argv = ["compare", "-c", "-m", "ndcg.0=1,1=4", "--format", "json"]
+    assert main([*argv, graded, RUN, TRUNC]) == 0
+    (pair,) = json.loads(capsys.readouterr().out)
+    full = trec_eval_per_query("out.test.gains", "ndcg_0=1,1=4")
+    # trec_eval -q -c -m ndcg.0=1,1=4 qrels.rel_level results.trunc
+    trunc = {"301": 0.1838, "302": 0.0, "303": 0.1359}
+    d = [full[q] - trunc[q] for q in sorted(full)]
+    assert pair["metric"] == "ndcg_0=1,1=4"
+    assert pair["mean_diff"] == pytest.approx(np.mean(d), abs=1e-4)
+
+
 def test_a_table_with_two_score_columns(tmp_path, capsys):
     rng = np.random.default_rng(0)
     qid = np.repeat(np.arange(20), 6)
@@ -102,7 +127,31 @@ def test_a_table_with_two_score_columns(tmp_path, capsys):
             "between 0 and 1",
         ),
         (["compare", QRELS, RUN, TRUNC, "-m", "num_rel"], 2, "at least one metric"),
-        (["compare", QRELS, RUN, TRUNC, "-m", "ndcg.1=3"], 2, "--gain instead"),
+        (
+            [
+                "compare",
+                "-c",
+                QRELS,
+                RUN,
+                TRUNC,
+                "-m",
+                "relative_P.5",
+                "--plot",
+                "x.png",
+            ],
+            2,
+            "set keywords of their own",
+        ),
+        (
+            ["compare", str(DATA / "qrels.rel_level"), RUN, RUN, "-m", "rbp"],
+            1,
+            "uninitialised",
+        ),
+        (
+            ["compare", str(DATA / "qrels.rel_level"), RUN, RUN, "-m", "infAP"],
+            1,
+            "negative (pooled, not judged)",
+        ),
         (["compare", QRELS, RUN, TRUNC, "-m", "iprec@1.5"], 2, "in [0, 1]"),
     ],
 )

@@ -372,6 +372,32 @@ _EVAL_CASES = {
         "qrels.test",
         "results.test",
     ],
+    # -N reaches utility's fourth term (N + rel_ret - ret - rel).
+    "out.test.utility_N": [
+        "-q",
+        "-N",
+        "1000",
+        "-m",
+        "utility.1,-1,0,0.5",
+        "-m",
+        "set",
+        "qrels.test",
+        "results.test",
+    ],
+    # -c: for the query the run lacks, trec_eval's utility counts its one
+    # stand-in document as retrieved (not zeroed: the label has parameters).
+    "out.test.utility_cN": [
+        "-q",
+        "-c",
+        "-N",
+        "500",
+        "-m",
+        "utility.1,-1,0.5,0.25",
+        "-m",
+        "set",
+        "qrels.test",
+        "results.trunc",
+    ],
 }
 # Lines trec_eval prints that ``sklearn-rank eval`` refuses, with a note on
 # stderr: rbp on graded judgments (trec_eval reads uninitialised variables in

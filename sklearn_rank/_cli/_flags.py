@@ -195,16 +195,16 @@ FLAGS: tuple[Flag, ...] = (
         "-N",
         "--Number_docs_in_coll",
         "conventions",
-        "number of documents in the collection, kept as `args.num_docs_in_coll`; "
-        "trec_eval reads it in `utility` only, so it changes no measure here",
+        "number of documents in the collection; `utility`'s fourth term (the "
+        "non-relevant documents not retrieved) reads it, as trec_eval's",
         names=("--num-docs",),
         kwargs={
             "dest": "num_docs_in_coll",
             "type": non_negative_int,
             "default": 0,
             "metavar": "N",
-            "help": "number of documents in the collection (trec_eval's utility "
-            "reads it; no measure here does)",
+            "help": "number of documents in the collection (utility's fourth "
+            "term reads it; default 0, as trec_eval)",
         },
         compare=True,
     ),

@@ -242,13 +242,16 @@ def score(
     options,
     per_query: bool,
     notes: list[str] | None = None,
+    num_docs_in_coll: int = 0,
 ) -> RunResult:
     """The summary (and per-query) value of every measure for one run (see
     :mod:`._scores`)."""
     from ._scores import score as score_run
 
     try:
-        return score_run(run, measures, keywords, options, per_query, notes)
+        return score_run(
+            run, measures, keywords, options, per_query, notes, num_docs_in_coll
+        )
     except ValueError as exc:
         if run.origin is not None and "negative labels" in str(exc):
             raise _negative_label(run) from None

@@ -27,16 +27,22 @@ def counts(
     run: RunInput, threshold: float | None, judged_only: bool = False
 ) -> dict[str, np.ndarray]:
     """num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret per query (relevant:
-    y >= T, or y > 0); with -J the unjudged documents are not retrieved."""
+    y >= T, or y > 0); with -J the unjudged documents are not retrieved.
+
+    ``stand_in``: 1 for a query the run file lacks (scored under -c), where
+    trec_eval ranks one stand-in document of its own (trec_eval.c,
+    ``bogus_ranking``: retrieved, not in the pool; -J removes it)."""
     n = len(run.qids)
     relevant = run.y_true > 0 if threshold is None else run.y_true >= threshold
     retrieved = (
         np.ones(run.y_true.shape, bool) if run.retrieved is None else run.retrieved
     )
     judged = np.ones(run.y_true.shape, bool) if run.judged is None else run.judged
+    in_file = np.bincount(run.codes, weights=retrieved, minlength=n) > 0
     if judged_only:
         retrieved = retrieved & judged
     return {
+        "stand_in": (~in_file & (not judged_only)).astype(np.float64),
         "num_ret": np.bincount(run.codes, weights=retrieved, minlength=n),
         "num_rel": np.bincount(run.codes, weights=relevant, minlength=n),
         "num_rel_ret": np.bincount(
@@ -52,18 +58,28 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)
 
 
-def set_values(m: Measure, c: dict[str, np.ndarray]) -> np.ndarray:
-    """trec_eval's set measures per query (m_set_*.c, m_utility.c)."""
+def set_values(
+    m: Measure, c: dict[str, np.ndarray], num_docs_in_coll: int = 0
+) -> np.ndarray:
+    """trec_eval's set measures per query (m_set_*.c, m_utility.c).
+
+    ``num_docs_in_coll`` (trec_eval's ``-N``) is the collection size that
+    utility's fourth term, the non-relevant documents not retrieved, reads:
+    ``N + rel_ret - ret - rel``, as trec_eval computes it (0 without ``-N``).
+    For a query the run lacks (-c), trec_eval's utility counts its stand-in
+    document as retrieved, and zeroes the value only when printed as plain
+    ``utility`` (trec_eval.c clears the values by their printed name)."""
     ret, rel, rel_ret = c["num_ret"], c["num_rel"], c["num_rel_ret"]
     name = m.label.partition("_")[0] if m.label.startswith("utility") else m.label
     if name == "utility":
         a, b, cc, d = m.numbers
-        # The fourth term needs the collection size (trec_eval's -N, 0 here).
+        if m.label != "utility":  # parameters given: the stand-in is counted
+            ret = ret + c["stand_in"]
         return (
             a * rel_ret
             + b * (ret - rel_ret)
             + cc * (rel - rel_ret)
-            + d * (rel_ret - ret - rel)
+            + d * (num_docs_in_coll + rel_ret - ret - rel)
         )
     precision, recall = _ratio(rel_ret, ret), _ratio(rel_ret, rel)
     if name == "set_P":
@@ -92,8 +108,10 @@ def score(
     options,
     per_query: bool,
     notes: list[str] | None = None,
+    num_docs_in_coll: int = 0,
 ) -> RunResult:
-    """The summary (and per-query) value of every measure for one run."""
+    """The summary (and per-query) value of every measure for one run
+    (``num_docs_in_coll``: trec_eval's ``-N``, read by ``utility``)."""
     from .. import evaluate, evaluate_per_group
 
     fill = options.undefined
@@ -162,7 +180,7 @@ def score(
             if per_query:
                 rows[m.label] = relstrings(run, int(m.numbers[0]), options)
         elif m.kind == "set":
-            rows[m.label] = set_values(m, c)
+            rows[m.label] = set_values(m, c, num_docs_in_coll)
             summary[m.label] = _in_order_mean(rows[m.label])
         elif m.label == "runid":
             summary[m.label] = run.runid

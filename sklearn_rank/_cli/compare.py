@@ -94,15 +94,20 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         measures, _ = _measures.parse_measures(specs, get_metric_names())
     except _measures.MeasureError as exc:
         parser.error(str(exc))
-    for m in measures:
-        if m.gains:  # its own gains would need its own comparison
-            parser.error(
-                f"measure {m.label}: trec_eval's per-level gains are available in "
-                "'sklearn-rank eval' only; compare NDCG with --gain instead"
-            )
-    metrics = list(dict.fromkeys(m.metric for m in measures if m.metric))
+    _dask_engine.check_measures(args, parser, measures)
+    # A measure with keywords of its own (relative_P, rbp.p=0.5, ndcg.1=3) is
+    # reported under its printed label, computed in a call of its own.
+    calls = measure_calls(measures)
+    metrics = [key for keyed in calls.values() for key, _ in keyed]
     if not metrics:
         parser.error("compare needs at least one metric (e.g. -m ndcg@10,map)")
+    own = [m.label for m in measures if m.metric and m.gains]
+    if own and (args.plot is not None or args.segment_col is not None):
+        parser.error(
+            f"--plot and --segment-col take the library's metric names; "
+            f"{', '.join(own)} set keywords of their own (compare them without "
+            "--plot / --segment-col)"
+        )
     keywords = _eval._conventions(args, trec_input)
     options = _eval._resolve(parser, keywords)
     progress = Progress(args.quiet)
@@ -121,7 +126,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 f"--baseline {args.baseline}: no run of that name; the runs are "
                 + ", ".join(repr(n) for n in names)
             )
-        report = _compare(runs, metrics, keywords, options, args, progress)
+        report = _compare(runs, measures, calls, keywords, options, args, progress)
     except (ValueError, TypeError, OSError, ImportError) as exc:
         progress.done()
         text = _messages.command_wording(_eval._one_line(exc))
@@ -150,28 +155,67 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return _plotting.compare_extras(args, runs, metrics, keywords)
 
 
-def _compare(runs, metrics, keywords, options, args, progress):
-    """Per-query values of every run (one ordering each), then the paired tests."""
+def measure_calls(measures) -> dict[tuple, list[tuple[str, str]]]:
+    """The library calls that give every measure's per-query values: for each
+    set of measure keywords, the (reported name, library metric) pairs. A
+    measure without keywords of its own is reported under its metric's name,
+    one with them (relative_P, trec_eval's rbp, per-level gains) under its label."""
+    calls: dict[tuple, list[tuple[str, str]]] = {}
+    for m in measures:
+        if m.metric is None:
+            continue
+        key = m.label if m.gains else m.metric
+        keyed = calls.setdefault(m.keywords, [])
+        if (key, m.metric) not in keyed:
+            keyed.append((key, m.metric))
+    return calls
+
+
+def _per_query(r, measures, calls, common, options):
+    """One run's per-query values of every measure: one evaluate_per_group call
+    (one ordering) per set of measure keywords, as ``eval`` computes them."""
     import numpy as np
 
     from .._evaluate import GroupScores, evaluate_per_group
-    from ..stats import compare
+    from ._scores import _refuse_graded_rbp, _refuse_pooled_infap
 
-    per_run = runs if isinstance(runs, dict) else {}  # GroupScores (--engine dask)
-    runs = [] if per_run else runs
-    common = {k: v for k, v in keywords.items() if k != "undefined"}
-    first_qids = None
-    for r in runs:
-        progress.step(f"evaluating {r.name}")
+    y = np.trunc(r.y_true) if options.integer_grades else r.y_true
+    _refuse_graded_rbp(measures, y, None)  # errors, as when named in eval
+    if not options.judged_only:
+        _refuse_pooled_infap(r, measures, None)
+    values, weights, group_ids = {}, {}, None
+    for extra, keyed in calls.items():
         result = evaluate_per_group(
             r.y_true,
             r.y_score,
             groups=r.codes,
             retrieved=r.retrieved,
             judged=r.judged,
-            metrics=metrics,
-            **common,
+            metrics=list(dict.fromkeys(metric for _, metric in keyed)),
+            **{**common, **dict(extra)},
         )
+        group_ids = result.group_ids
+        for key, metric in keyed:
+            values[key] = result.values[metric]
+            weights[key] = result.weights[metric]
+    return GroupScores(group_ids, values, weights)
+
+
+def _compare(runs, measures, calls, keywords, options, args, progress):
+    """Per-query values of every run, then the paired tests."""
+    import numpy as np
+
+    from .._evaluate import GroupScores
+    from ..stats import compare
+
+    metrics = [key for keyed in calls.values() for key, _ in keyed]
+    per_run = runs if isinstance(runs, dict) else {}  # GroupScores (--engine dask)
+    runs = [] if per_run else runs
+    common = {k: v for k, v in keywords.items() if k != "undefined"}
+    first_qids = None
+    for r in runs:
+        progress.step(f"evaluating {r.name}")
+        result = _per_query(r, measures, calls, common, options)
         qids = np.asarray(r.qids, dtype=object)[result.group_ids]
         if options.undefined == "raise":
             for metric, values in result.values.items():

@@ -274,7 +274,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             results = []
         for r in runs:
             progress.step(f"evaluating {r.name}")
-            result = score_run(r, measures, keywords, options, per_query, notes)
+            result = score_run(
+                r, measures, keywords, options, per_query, notes, args.num_docs_in_coll
+            )
             n_evaluated = len(r.qids)
             # (a measure refused on this input, with a note, has no value)
             present = [label for label in labels if label in result.summary]
@@ -333,12 +335,17 @@ def _group_results(args, measures, bases, keywords, options, debug_qid, progress
     return results
 
 
-def score_run(run, measures, keywords, options, per_query: bool, notes=None):
-    """One run's values; the library's messages in the command's wording."""
+def score_run(
+    run, measures, keywords, options, per_query: bool, notes=None, num_docs_in_coll=0
+):
+    """One run's values; the library's messages in the command's wording
+    (``num_docs_in_coll``: ``-N``, which trec_eval's utility reads)."""
     from . import _inputs
 
     try:
-        return _inputs.score(run, measures, keywords, options, per_query, notes)
+        return _inputs.score(
+            run, measures, keywords, options, per_query, notes, num_docs_in_coll
+        )
     except ValueError as exc:
         undefined = getattr(exc, "undefined_groups", None)
         if undefined is not None:  # --undefined raise: name the query ids
