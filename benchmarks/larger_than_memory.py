@@ -33,13 +33,13 @@ from bench_scale import METRICS, peak_rss_mib, write_dataset
 
 def reference(path: str) -> dict[str, float]:
     """The in-memory engine's per-group values, one file at a time, averaged
-    over every group: the number evaluate gives on all rows at once."""
+    over the defined groups: the number evaluate gives on all rows at once."""
     import pandas as pd
 
     import sklearn_rank
 
     sums = {m: 0.0 for m in METRICS}
-    count = 0
+    counts = {m: 0.0 for m in METRICS}
     for name in sorted(glob.glob(os.path.join(path, "*.parquet"))):
         frame = pd.read_parquet(name)
         res = sklearn_rank.evaluate_per_group(
@@ -48,10 +48,14 @@ def reference(path: str) -> dict[str, float]:
             groups=frame["qid"].to_numpy(),
             metrics=METRICS,
         )
-        for m in METRICS:  # unit weights: every group has a relevant row here
-            sums[m] += float(np.nansum(res.values[m]))
-        count += res.group_ids.size
-    return {m: sums[m] / count for m in METRICS}
+        for m in METRICS:
+            # A group without a relevant row (the short last group of a file
+            # can have one) is undefined (NaN) and left out of the mean, as
+            # evaluate does by default: count only the defined groups.
+            defined = ~np.isnan(res.values[m])
+            sums[m] += float(np.sum(res.values[m][defined] * res.weights[m][defined]))
+            counts[m] += float(np.sum(res.weights[m][defined]))
+    return {m: sums[m] / counts[m] for m in METRICS}
 
 
 def main(argv=None) -> int:
