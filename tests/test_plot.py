@@ -249,6 +249,31 @@ def test_paired_needs_two_models_and_a_known_baseline():
         )
 
 
+def test_paired_warns_when_every_group_is_undefined():
+    # As evaluate: UndefinedMetricWarning (its mean is NaN), here with an empty
+    # plot. One undefined group among defined ones does not warn (_data has
+    # one, and the suite turns warnings into errors).
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    y, scores, groups = _data(9)
+    y = np.zeros_like(y)
+    with pytest.warns(UndefinedMetricWarning, match="ndcg@10 is undefined for every"):
+        res = evaluate(y, scores["good"], groups=groups, metrics=["ndcg@10"])
+    assert np.isnan(res["ndcg@10"])
+    with pytest.warns(
+        UndefinedMetricWarning,
+        match="ndcg@10 is undefined for every one of the 30 groups in 'good' - ",
+    ) as record:
+        disp = PairedDifferenceDisplay.from_predictions(
+            y, scores, groups=groups, baseline="noise", ax=_axes()
+        )
+    assert len(record) == 1
+    assert record[0].filename == __file__  # points at the caller
+    assert disp.differences["good"].size == 0
+    assert (disp.wins["good"], disp.ties["good"], disp.losses["good"]) == (0, 0, 0)
+    assert disp.lines_["good"].get_ydata().size == 0
+
+
 # -- PrecisionRecallDisplay -----------------------------------------------------
 def test_precision_recall_is_iprec_at_each_level():
     y, scores, groups = _data(8)
