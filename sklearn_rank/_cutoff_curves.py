@@ -6,9 +6,10 @@ metrics whose value at ``k`` is a running sum down the ranked list, every cutoff
 read from one table of per-position running sums (one pass for all cutoffs), and
 the metric is computed once per *distinct* cutoff: past the longest group (all its
 rows, ranked or not) no running sum or denominator changes, so a cutoff beyond it
-reads the last one and the (cutoffs, groups) output is one gather of a table of
-at most that many rows (precision with denominator ``k``, which divides by every
-``k``, keeps them all):
+reads the last one: the means come from a table of at most that many rows
+(precision with denominator ``k``, which divides by every ``k``, keeps them all),
+and the (cutoffs, groups) array is expanded from it only when asked for
+(:attr:`CutoffCurve.values`):
 
 - DCG, NDCG, precision and recall under every tie rule: with tied blocks ordered
   uniformly at random, the expected gain (or relevance) at position ``p`` is the
@@ -29,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -59,20 +61,33 @@ class CutoffCurve:
         The cutoffs, increasing.
     group_ids : ndarray of shape (n_groups,)
         Sorted distinct group ids.
-    values : ndarray of shape (n_k, n_groups)
-        ``metric@k`` per group; NaN where undefined.
+    table : ndarray of shape (n_rows, n_groups)
+        The per-group values at the distinct cutoffs (cutoffs past the longest
+        group read one row); NaN where undefined.
+    rows : ndarray of int of shape (n_k,)
+        The row of ``table`` each ``k`` reads.
     weights : ndarray of shape (n_groups,)
         Each group's weight in the mean.
     means : ndarray of shape (n_k,)
         ``evaluate(..., metrics=[f"{metric}@{k}"])`` for each ``k``.
+    values : ndarray of shape (n_k, n_groups)
+        ``metric@k`` per group; NaN where undefined. Expanded from ``table`` on
+        first access: the means need no (cutoffs, groups) array.
     """
 
     metric: str
     ks: np.ndarray
     group_ids: np.ndarray
-    values: np.ndarray
+    table: np.ndarray
+    rows: np.ndarray
     weights: np.ndarray
     means: np.ndarray
+
+    @cached_property
+    def values(self) -> np.ndarray:
+        if self.rows.size == self.table.shape[0]:  # every cutoff distinct
+            return self.table
+        return self.table[self.rows]
 
     def group_scores(self):
         """The per-group values as a :class:`~sklearn_rank.GroupScores` with one
@@ -83,7 +98,7 @@ class CutoffCurve:
         names = [f"{self.metric}@{k}" for k in self.ks.tolist()]
         return GroupScores(
             group_ids=self.group_ids,
-            values={n: self.values[i] for i, n in enumerate(names)},
+            values={n: self.table[r] for n, r in zip(names, self.rows, strict=True)},
             weights={n: self.weights for n in names},
         )
 
@@ -161,15 +176,15 @@ def cutoff_curve(
         opts,
         judged,
     )
-    values, defined, weight, means = values_at_cutoffs(ctx, request, ks, opts)
+    table, rows, defined, weight, means = values_at_cutoffs(ctx, request, ks, opts)
     if means is None:  # an edge case: the per-cutoff path warns or raises
         means = np.empty(ks.size)
-        for i, r in enumerate(requests):
+        for i, (r, row) in enumerate(zip(requests, rows.tolist(), strict=True)):
             vals, include = apply_undefined(
-                values[i], defined[i], opts.undefined, r.label, ids
+                table[row], defined[row], opts.undefined, r.label, ids
             )
             means[i] = weighted_mean(vals, include, weight, r.label)
-    return CutoffCurve(metric, ks, ids, values, weight, means)
+    return CutoffCurve(metric, ks, ids, table, rows, weight, means)
 
 
 def _means(values, defined, weight, undefined) -> np.ndarray | None:
@@ -209,11 +224,12 @@ def _fast_means(table, defined, weight, undefined) -> np.ndarray | None:
 
 def values_at_cutoffs(
     ctx: RankingContext, request: MetricRequest, ks: np.ndarray, opts: Options
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    """Per cutoff and group: values (NaN where undefined) and definedness (both
-    (n_k, n_groups)), as the kernel of ``request.spec`` gives them at each ``k``;
-    the group weights; the means over groups at each cutoff (None where
-    :func:`_means` says so)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """As the kernel of ``request.spec`` gives them at each ``k``: a table of
+    per-group values (NaN where undefined) and definedness, both (n_rows,
+    n_groups), with ``rows`` (n_k,) the table row of each ``k``; the group
+    weights; the means over groups at each ``k`` (None where :func:`_means`
+    says so)."""
     name = request.spec.name
     fast = _FAST.get(name)
     if fast is not None and _fast_applies(ctx, name, opts):
@@ -221,13 +237,9 @@ def values_at_cutoffs(
         weight = ctx.group_weight()
         means = _fast_means(table, defined, weight, opts.undefined)
         table[:, ~defined] = np.nan
-        # One gather from the distinct cutoffs to all of them (none when every
-        # cutoff is distinct).
-        identity = rows.size == table.shape[0]
-        values = table if identity else table[rows]
-        if means is not None and not identity:
+        if means is not None:
             means = means[rows]
-        return values, np.broadcast_to(defined, values.shape), weight, means
+        return table, rows, np.broadcast_to(defined, table.shape), weight, means
     out, ok = [], []
     weight = None
     for k in ks.tolist():
@@ -236,7 +248,8 @@ def values_at_cutoffs(
         out.append(np.where(d, v, np.nan))
         ok.append(d)
     values, defined = np.array(out), np.array(ok)
-    return values, defined, weight, _means(values, defined, weight, opts.undefined)
+    means = _means(values, defined, weight, opts.undefined)
+    return values, np.arange(ks.size), defined, weight, means
 
 
 def _fast_applies(ctx: RankingContext, name: str, opts: Options) -> bool:
