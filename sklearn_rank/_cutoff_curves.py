@@ -342,6 +342,16 @@ def _binary_defined(ctx: RankingContext, opts: Options) -> np.ndarray:
     return ctx.n_relevant(opts.relevance_threshold) > 0
 
 
+def _gain_defined(ctx: RankingContext, opts: Options) -> np.ndarray:
+    """Where DCG and NDCG are defined: under ``gain_rows="judged"`` (trec_eval)
+    where the ideal DCG is > 0, a judged row of gain > 0, that is a label > 0
+    (unjudged rows carry label 0), whatever the relevance threshold; else where
+    a relevant row is."""
+    if opts.gain_rows == "judged":
+        return ctx.n_relevant(None) > 0
+    return _binary_defined(ctx, opts)
+
+
 def _capped(ctx: RankingContext, ks: np.ndarray) -> np.ndarray:
     """The kernels' cutoff as a position: k capped at the number of rows."""
     return np.minimum(ks, max(ctx.totals.y_all.shape[0], 1))
@@ -385,7 +395,7 @@ def _dcg(ctx, ks, opts):
     cuts, rows = _cuts(ctx, ks)
     longest = int(ctx.length.max()) if ctx.n_groups else 0
     running = _dcg_running(ctx, int(min(cuts[-1], longest)), opts)
-    return _at_cutoffs(running, cuts), rows, _binary_defined(ctx, opts)
+    return _at_cutoffs(running, cuts), rows, _gain_defined(ctx, opts)
 
 
 def _ideal_gain_table(ctx: RankingContext, width: int, gain: str) -> np.ndarray:
@@ -438,7 +448,7 @@ def _ndcg(ctx, ks, opts):
     ideal = _ideal_gain_table(ctx, width, opts.gain)
     ideal *= _discount(np.arange(1, width + 1), opts.discount)[:, None]
     _running_sum(ideal)
-    defined = _binary_defined(ctx, opts)
+    defined = _gain_defined(ctx, opts)
     # Defined groups hold a label >= threshold > 0: their ideal DCG is > 0 from
     # the first position on (the kernel checks the same).
     np.divide(ratio, ideal, out=ratio, where=defined[None, :])

@@ -150,7 +150,7 @@ _DENOMINATORS = {
 
 
 @pytest.mark.parametrize("name", sorted(_FAST))
-@pytest.mark.parametrize("convention", [*CONVENTIONS, "denominators"])
+@pytest.mark.parametrize("convention", [*CONVENTIONS, "denominators", "judged"])
 def test_fast_per_group_values_at_every_cutoff(name, convention):
     # Every group's value at every cutoff, not only the means: cutoffs 1..3
     # (distinct), a gap, and cutoffs past the longest group (ranked or not: the
@@ -168,6 +168,13 @@ def test_fast_per_group_values_at_every_cutoff(name, convention):
     if convention == "denominators":
         kw = {"retrieved": retrieved}
         kw.update({k: v for k, v in _DENOMINATORS.items() if k in _options(name)})
+    elif convention == "judged":
+        # trec_eval's (N)DCG is defined where a judged row has a gain > 0, not
+        # where a row reaches the relevance threshold.
+        judged = rng.random(y.size) < 0.6
+        y = np.where(judged, y, 0)
+        kw = {"convention": "trec_eval", "retrieved": retrieved, "judged": judged}
+        kw["relevance_threshold"] = 3
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # conventions that warn on undefined groups
         curve = cutoff_curve("test", y, s, groups=groups, metric=name, ks=ks, **kw)
