@@ -66,6 +66,8 @@ class CutoffCurve:
         group read one row); NaN where undefined.
     rows : ndarray of int of shape (n_k,)
         The row of ``table`` each ``k`` reads.
+    divisor : ndarray of shape (n_k,) or None
+        What each ``k``'s row is divided by (precision's ``k``), if anything.
     weights : ndarray of shape (n_groups,)
         Each group's weight in the mean.
     means : ndarray of shape (n_k,)
@@ -80,14 +82,25 @@ class CutoffCurve:
     group_ids: np.ndarray
     table: np.ndarray
     rows: np.ndarray
+    divisor: np.ndarray | None
     weights: np.ndarray
     means: np.ndarray
 
     @cached_property
     def values(self) -> np.ndarray:
         if self.rows.size == self.table.shape[0]:  # every cutoff distinct
-            return self.table
-        return self.table[self.rows]
+            values = self.table
+        else:
+            values = self.table[self.rows]
+        if self.divisor is not None:
+            values = values / self.divisor[:, None]
+        return values
+
+    def at(self, i: int) -> np.ndarray:
+        """The per-group values at the ``i``-th cutoff, ``values[i]`` without
+        expanding ``values``."""
+        row = self.table[self.rows[i]]
+        return row if self.divisor is None else row / self.divisor[i]
 
     def group_scores(self):
         """The per-group values as a :class:`~sklearn_rank.GroupScores` with one
@@ -98,7 +111,7 @@ class CutoffCurve:
         names = [f"{self.metric}@{k}" for k in self.ks.tolist()]
         return GroupScores(
             group_ids=self.group_ids,
-            values={n: self.table[r] for n, r in zip(names, self.rows, strict=True)},
+            values={n: self.at(i) for i, n in enumerate(names)},
             weights={n: self.weights for n in names},
         )
 
@@ -176,15 +189,18 @@ def cutoff_curve(
         opts,
         judged,
     )
-    table, rows, defined, weight, means = values_at_cutoffs(ctx, request, ks, opts)
+    out = values_at_cutoffs(ctx, request, ks, opts)
+    table, rows, divisor, defined, weight, means = out
+    curve = CutoffCurve(metric, ks, ids, table, rows, divisor, weight, means)
     if means is None:  # an edge case: the per-cutoff path warns or raises
         means = np.empty(ks.size)
         for i, (r, row) in enumerate(zip(requests, rows.tolist(), strict=True)):
             vals, include = apply_undefined(
-                table[row], defined[row], opts.undefined, r.label, ids
+                curve.at(i), defined[row], opts.undefined, r.label, ids
             )
             means[i] = weighted_mean(vals, include, weight, r.label)
-    return CutoffCurve(metric, ks, ids, table, rows, weight, means)
+        curve = dataclasses.replace(curve, means=means)
+    return curve
 
 
 def _means(values, defined, weight, undefined) -> np.ndarray | None:
@@ -203,11 +219,12 @@ def _means(values, defined, weight, undefined) -> np.ndarray | None:
     return (filled @ weight) / total
 
 
-def _fast_means(table, defined, weight, undefined) -> np.ndarray | None:
-    """:func:`_means` of a fast path's table (rows: its cutoffs), whose groups
-    are defined or not at every cutoff alike (``defined`` of shape (n_groups,))
-    and whose values are finite everywhere: a zero weight leaves the undefined
-    groups out of the product, no copy of the table needed."""
+def _fast_means(table, rows, divisor, defined, weight, undefined):
+    """:func:`_means` at each ``k`` from a fast path's table (see
+    :func:`values_at_cutoffs`), whose groups are defined or not at every cutoff
+    alike (``defined`` of shape (n_groups,)) and whose values are finite
+    everywhere: a zero weight leaves the undefined groups out of the product,
+    no copy of the table needed."""
     if undefined == "raise":
         return None
     w = np.where(defined, weight, 0.0)
@@ -216,30 +233,35 @@ def _fast_means(table, defined, weight, undefined) -> np.ndarray | None:
         return None
     # einsum, not BLAS's gemv: that one spawns threads that cost ten times more
     # on a busy machine for a product this thin.
-    part = np.einsum("kg,g->k", table, w)
+    part = np.einsum("kg,g->k", table, w)[rows]
+    if divisor is not None:
+        part /= divisor
     if undefined != "skip":
         part += float(undefined) * weight[~defined].sum()
     return part / total
 
 
-def values_at_cutoffs(
-    ctx: RankingContext, request: MetricRequest, ks: np.ndarray, opts: Options
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+def values_at_cutoffs(ctx: RankingContext, request: MetricRequest, ks, opts) -> tuple:
     """As the kernel of ``request.spec`` gives them at each ``k``: a table of
-    per-group values (NaN where undefined) and definedness, both (n_rows,
-    n_groups), with ``rows`` (n_k,) the table row of each ``k``; the group
-    weights; the means over groups at each ``k`` (None where :func:`_means`
-    says so)."""
+    per-group values (NaN where undefined), with ``rows`` (n_k,) the table row
+    of each ``k`` and ``divisor`` (None or (n_k,)) what it is divided by;
+    definedness, of the table's shape; the group weights; the means over
+    groups at each ``k`` (None where :func:`_means` says so)."""
     name = request.spec.name
     fast = _FAST.get(name)
     if fast is not None and _fast_applies(ctx, name, opts):
-        table, rows, defined = fast(ctx, ks, opts)
+        table, rows, defined, divisor = fast(ctx, ks, opts)
         weight = ctx.group_weight()
-        means = _fast_means(table, defined, weight, opts.undefined)
+        means = _fast_means(table, rows, divisor, defined, weight, opts.undefined)
         table[:, ~defined] = np.nan
-        if means is not None:
-            means = means[rows]
-        return table, rows, np.broadcast_to(defined, table.shape), weight, means
+        return (
+            table,
+            rows,
+            divisor,
+            np.broadcast_to(defined, table.shape),
+            weight,
+            means,
+        )
     out, ok = [], []
     weight = None
     for k in ks.tolist():
@@ -249,7 +271,7 @@ def values_at_cutoffs(
         ok.append(d)
     values, defined = np.array(out), np.array(ok)
     means = _means(values, defined, weight, opts.undefined)
-    return values, np.arange(ks.size), defined, weight, means
+    return values, np.arange(ks.size), None, defined, weight, means
 
 
 def _fast_applies(ctx: RankingContext, name: str, opts: Options) -> bool:
@@ -265,10 +287,11 @@ def _fast_applies(ctx: RankingContext, name: str, opts: Options) -> bool:
 
 
 # -- running sums down each list -------------------------------------------------
-# Each fast metric returns ``(table, rows, defined)``: ``table`` (n_cuts, n_groups)
-# the values at its distinct cutoffs (finite everywhere), ``rows`` (n_k,) the row
-# of ``table`` each ``k`` reads, ``defined`` (n_groups,) the groups where the
-# metric is defined (at every cutoff alike).
+# Each fast metric returns ``(table, rows, defined, divisor)``: ``table`` (n_cuts,
+# n_groups) the values at its distinct cutoffs (finite everywhere), ``rows``
+# (n_k,) the row of ``table`` each ``k`` reads, ``defined`` (n_groups,) the groups
+# where the metric is defined (at every cutoff alike), ``divisor`` None or (n_k,)
+# what each ``k``'s row is divided by (precision's ``k``).
 def _cuts(ctx: RankingContext, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct cutoffs once each ``k`` is capped at the longest group (all
     its rows, ranked or not), and each ``k``'s index among them. Past that
@@ -358,17 +381,14 @@ def _capped(ctx: RankingContext, ks: np.ndarray) -> np.ndarray:
 
 
 def _precision(ctx, ks, opts):
-    if opts.precision_denominator == "k":  # a different value at every k
-        cuts, rows = ks, np.arange(ks.size)
-    else:
-        cuts, rows = _cuts(ctx, ks)
+    cuts, rows = _cuts(ctx, ks)
     hits = _expected_hits(ctx, cuts, opts)
-    if opts.precision_denominator == "k":
-        hits /= cuts[:, None].astype(np.float64)
-    else:  # min_k_n; an empty ranked list has no hits: 0
-        denom = np.minimum(ctx.length[None, :], _capped(ctx, cuts)[:, None])
-        np.divide(hits, denom, out=hits, where=denom > 0)
-    return hits, rows, _binary_defined(ctx, opts)
+    if opts.precision_denominator == "k":  # hits stop at the cap, k does not
+        return hits, rows, _binary_defined(ctx, opts), ks.astype(np.float64)
+    # min_k_n; an empty ranked list has no hits: 0
+    denom = np.minimum(ctx.length[None, :], _capped(ctx, cuts)[:, None])
+    np.divide(hits, denom, out=hits, where=denom > 0)
+    return hits, rows, _binary_defined(ctx, opts), None
 
 
 def _recall(ctx, ks, opts):
@@ -380,7 +400,7 @@ def _recall(ctx, ks, opts):
     else:
         denom = np.minimum(n_rel[None, :], _capped(ctx, cuts)[:, None])
     hits /= np.maximum(denom, 1)
-    return hits, rows, _binary_defined(ctx, opts)
+    return hits, rows, _binary_defined(ctx, opts), None
 
 
 def _dcg_running(ctx, width: int, opts) -> np.ndarray:
@@ -395,7 +415,7 @@ def _dcg(ctx, ks, opts):
     cuts, rows = _cuts(ctx, ks)
     longest = int(ctx.length.max()) if ctx.n_groups else 0
     running = _dcg_running(ctx, int(min(cuts[-1], longest)), opts)
-    return _at_cutoffs(running, cuts), rows, _gain_defined(ctx, opts)
+    return _at_cutoffs(running, cuts), rows, _gain_defined(ctx, opts), None
 
 
 def _ideal_gain_table(ctx: RankingContext, width: int, gain: str) -> np.ndarray:
@@ -452,7 +472,7 @@ def _ndcg(ctx, ks, opts):
     # Defined groups hold a label >= threshold > 0: their ideal DCG is > 0 from
     # the first position on (the kernel checks the same).
     np.divide(ratio, ideal, out=ratio, where=defined[None, :])
-    return _at_cutoffs(ratio, cuts), rows, defined
+    return _at_cutoffs(ratio, cuts), rows, defined, None
 
 
 # -- first-hit and AP curves (no tie blocks) --------------------------------------
@@ -469,7 +489,7 @@ def _hit_rate(ctx, ks, opts):
     cuts, rows = _cuts(ctx, ks)
     found, a = _first_relevant(ctx, opts)
     values = (found[None, :] & (a[None, :] <= cuts[:, None])).astype(np.float64)
-    return values, rows, _binary_defined(ctx, opts)
+    return values, rows, _binary_defined(ctx, opts), None
 
 
 def _mrr(ctx, ks, opts):
@@ -478,7 +498,7 @@ def _mrr(ctx, ks, opts):
     inside = found[None, :] & (a[None, :] <= cuts[:, None])
     rr = np.divide(1.0, a, out=np.zeros(a.shape), where=found)
     values = np.where(inside, rr[None, :], 0.0)
-    return values, rows, _binary_defined(ctx, opts)
+    return values, rows, _binary_defined(ctx, opts), None
 
 
 def _map(ctx, ks, opts):
@@ -500,7 +520,7 @@ def _map(ctx, ks, opts):
     else:  # n_relevant_retrieved: the relevant rows within the cutoff
         denom = _at_cutoffs(seen, cuts)
     total /= np.maximum(denom, 1)
-    return total, rows, _binary_defined(ctx, opts)
+    return total, rows, _binary_defined(ctx, opts), None
 
 
 _FAST = {
