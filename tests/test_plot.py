@@ -93,13 +93,16 @@ def test_metric_at_k_pandas_inputs_and_one_array_with_a_name():
     np.testing.assert_array_equal(one.values["mine"], ref.values["good"])
 
 
-def test_metric_at_k_bands_are_bootstrap_ci_of_each_k():
+# precision@k divides each k's hits by k on the way out, past the longest list too.
+@pytest.mark.parametrize(("metric", "k_max"), [("ndcg", 6), ("precision", 30)])
+def test_metric_at_k_bands_are_bootstrap_ci_of_each_k(metric, k_max):
     y, scores, groups = _data(2)
     disp = MetricAtKDisplay.from_predictions(
         y,
         scores,
         groups=groups,
-        k_max=6,
+        metric=metric,
+        k_max=k_max,
         confidence_level=0.9,
         n_resamples=199,
         random_state=3,
@@ -111,7 +114,7 @@ def test_metric_at_k_bands_are_bootstrap_ci_of_each_k():
             y,
             score,
             groups=groups,
-            metrics=[f"ndcg@{k}" for k in range(1, 7)],
+            metrics=[f"{metric}@{k}" for k in range(1, k_max + 1)],
             confidence_level=0.9,
             n_resamples=199,
             random_state=3,
