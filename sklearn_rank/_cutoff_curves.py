@@ -7,8 +7,8 @@ read from one table of per-position running sums (one pass for all cutoffs), and
 the metric is computed once per *distinct* cutoff: past the longest group (all its
 rows, ranked or not) no running sum or denominator changes, so a cutoff beyond it
 reads the last one: the means come from a table of at most that many rows
-(precision with denominator ``k``, which divides by every ``k``, keeps them all),
-and the (cutoffs, groups) array is expanded from it only when asked for
+(precision with denominator ``k`` divides each ``k``'s row by ``k`` on the way
+out), and the (cutoffs, groups) array is expanded from it only when asked for
 (:attr:`CutoffCurve.values`):
 
 - DCG, NDCG, precision and recall under every tie rule: with tied blocks ordered
