@@ -2,10 +2,12 @@
 """Benchmark of the metric@k curves of sklearn_rank.plot.MetricAtKDisplay.
 
 The ratio measured side by side in one run, on the same data: the data of
-``MetricAtKDisplay`` for K cutoffs (``metric@1 .. metric@K`` per group and their
-means, from one ordering: ``sklearn_rank._cutoff_curves.cutoff_curve``) divided by
-one ``evaluate`` of the same data with one metric (``metric@10``). Drawing is not
-timed (matplotlib's cost does not grow with the rows). For comparison, one
+``MetricAtKDisplay`` for K cutoffs (``metric@1 .. metric@K`` as means over
+groups, from one ordering: ``sklearn_rank._cutoff_curves.cutoff_curve``) divided
+by one ``evaluate`` of the same data with one metric (``metric@10``). The next
+column adds the (K, groups) array of per-group values (``CutoffCurve.values``,
+expanded on access; confidence bands read the same values without it). Drawing
+is not timed (matplotlib's cost does not grow with the rows). For comparison, one
 ``evaluate`` call naming all K cutoffs (one ordering, one kernel pass per cutoff)
 is timed once too, unless ``--no-naive``.
 
@@ -49,13 +51,16 @@ def main(argv=None) -> int:
     ks = np.arange(1, args.k + 1)
     print(f"{n} rows, {g} groups, K = {args.k} cutoffs, median of {args.repeats}")
     print(f"{'metric':<10} {'evaluate@10 (s)':>16} {'K cutoffs (s)':>14} "
-          f"{'ratio':>6} {'K names, one evaluate':>22}")  # fmt: skip
+          f"{'ratio':>6} {'+ values (s)':>13} {'ratio':>6} "
+          f"{'K names, one evaluate':>22}")  # fmt: skip
     for metric in args.metrics.split(","):
         items = {
             "one": lambda m=metric: evaluate(y, score, groups=groups,
                                              metrics=[f"{m}@10"]),
             "curve": lambda m=metric: cutoff_curve("bench", y, score, groups=groups,
                                                    metric=m, ks=ks),
+            "values": lambda m=metric: cutoff_curve("bench", y, score, groups=groups,
+                                                    metric=m, ks=ks).values,
         }  # fmt: skip
         times = {k: [] for k in items}
         for round_ in range(args.repeats + 1):
@@ -66,13 +71,14 @@ def main(argv=None) -> int:
                     times[name].append(time.perf_counter() - t0)
         one = statistics.median(times["one"])
         curve = statistics.median(times["curve"])
+        values = statistics.median(times["values"])
         naive = "-"
         if not args.no_naive:
             t0 = time.perf_counter()
             evaluate(y, score, groups=groups, metrics=[f"{metric}@{k}" for k in ks])
             naive = f"{(time.perf_counter() - t0) / one:.1f}"
         print(f"{metric:<10} {one:>16.3f} {curve:>14.3f} {curve / one:>6.2f} "
-              f"{naive:>22}")  # fmt: skip
+              f"{values:>13.3f} {values / one:>6.2f} {naive:>22}")  # fmt: skip
     return 0
 
 

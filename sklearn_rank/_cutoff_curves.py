@@ -3,7 +3,13 @@
 
 The rows are validated, encoded and ordered once (:func:`rank_inputs`). For the
 metrics whose value at ``k`` is a running sum down the ranked list, every cutoff is
-read from one table of per-position running sums (one pass for all cutoffs):
+read from one table of per-position running sums (one pass for all cutoffs), and
+the metric is computed once per *distinct* cutoff: past the longest group (all its
+rows, ranked or not) no running sum or denominator changes, so a cutoff beyond it
+reads the last one: the means come from a table of at most that many rows
+(precision with denominator ``k`` divides each ``k``'s row by ``k`` on the way
+out), and the (cutoffs, groups) array is expanded from it only when asked for
+(:attr:`CutoffCurve.values`):
 
 - DCG, NDCG, precision and recall under every tie rule: with tied blocks ordered
   uniformly at random, the expected gain (or relevance) at position ``p`` is the
@@ -24,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -54,20 +61,46 @@ class CutoffCurve:
         The cutoffs, increasing.
     group_ids : ndarray of shape (n_groups,)
         Sorted distinct group ids.
-    values : ndarray of shape (n_k, n_groups)
-        ``metric@k`` per group; NaN where undefined.
+    table : ndarray of shape (n_rows, n_groups)
+        The per-group values at the distinct cutoffs (cutoffs past the longest
+        group read one row); NaN where undefined.
+    rows : ndarray of int of shape (n_k,)
+        The row of ``table`` each ``k`` reads.
+    divisor : ndarray of shape (n_k,) or None
+        What each ``k``'s row is divided by (precision's ``k``), if anything.
     weights : ndarray of shape (n_groups,)
         Each group's weight in the mean.
     means : ndarray of shape (n_k,)
         ``evaluate(..., metrics=[f"{metric}@{k}"])`` for each ``k``.
+    values : ndarray of shape (n_k, n_groups)
+        ``metric@k`` per group; NaN where undefined. Expanded from ``table`` on
+        first access: the means need no (cutoffs, groups) array.
     """
 
     metric: str
     ks: np.ndarray
     group_ids: np.ndarray
-    values: np.ndarray
+    table: np.ndarray
+    rows: np.ndarray
+    divisor: np.ndarray | None
     weights: np.ndarray
     means: np.ndarray
+
+    @cached_property
+    def values(self) -> np.ndarray:
+        if self.rows.size == self.table.shape[0]:  # every cutoff distinct
+            values = self.table
+        else:
+            values = self.table[self.rows]
+        if self.divisor is not None:
+            values = values / self.divisor[:, None]
+        return values
+
+    def at(self, i: int) -> np.ndarray:
+        """The per-group values at the ``i``-th cutoff, ``values[i]`` without
+        expanding ``values``."""
+        row = self.table[self.rows[i]]
+        return row if self.divisor is None else row / self.divisor[i]
 
     def group_scores(self):
         """The per-group values as a :class:`~sklearn_rank.GroupScores` with one
@@ -78,7 +111,7 @@ class CutoffCurve:
         names = [f"{self.metric}@{k}" for k in self.ks.tolist()]
         return GroupScores(
             group_ids=self.group_ids,
-            values={n: self.values[i] for i, n in enumerate(names)},
+            values={n: self.at(i) for i, n in enumerate(names)},
             weights={n: self.weights for n in names},
         )
 
@@ -156,16 +189,18 @@ def cutoff_curve(
         opts,
         judged,
     )
-    values, defined, weight = values_at_cutoffs(ctx, request, ks, opts)
-    means = _means(values, defined, weight, opts.undefined)
+    out = values_at_cutoffs(ctx, request, ks, opts)
+    table, rows, divisor, defined, weight, means = out
+    curve = CutoffCurve(metric, ks, ids, table, rows, divisor, weight, means)
     if means is None:  # an edge case: the per-cutoff path warns or raises
         means = np.empty(ks.size)
-        for i, r in enumerate(requests):
+        for i, (r, row) in enumerate(zip(requests, rows.tolist(), strict=True)):
             vals, include = apply_undefined(
-                values[i], defined[i], opts.undefined, r.label, ids
+                curve.at(i), defined[row], opts.undefined, r.label, ids
             )
             means[i] = weighted_mean(vals, include, weight, r.label)
-    return CutoffCurve(metric, ks, ids, values, weight, means)
+        curve = dataclasses.replace(curve, means=means)
+    return curve
 
 
 def _means(values, defined, weight, undefined) -> np.ndarray | None:
@@ -176,15 +211,6 @@ def _means(values, defined, weight, undefined) -> np.ndarray | None:
     if undefined == "raise":
         return None
     skip = undefined == "skip"
-    if defined.strides[0] == 0:  # the same groups are defined at every cutoff
-        cols = defined[0]
-        total = weight[cols].sum() if skip else weight.sum()
-        if not total > 0:
-            return None
-        part = values[:, cols] @ weight[cols]
-        if not skip:
-            part += float(undefined) * weight[~cols].sum()
-        return part / total
     include = defined if skip else np.ones_like(defined)
     total = include.astype(np.float64) @ weight
     if not (total > 0).all():
@@ -193,19 +219,49 @@ def _means(values, defined, weight, undefined) -> np.ndarray | None:
     return (filled @ weight) / total
 
 
-def values_at_cutoffs(
-    ctx: RankingContext, request: MetricRequest, ks: np.ndarray, opts: Options
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per cutoff and group: values (NaN where undefined), definedness (both
-    (n_k, n_groups)) and the group weights, as the kernel of ``request.spec``
-    gives them at each ``k``."""
+def _fast_means(table, rows, divisor, defined, weight, undefined):
+    """:func:`_means` at each ``k`` from a fast path's table (see
+    :func:`values_at_cutoffs`), whose groups are defined or not at every cutoff
+    alike (``defined`` of shape (n_groups,)) and whose values are finite
+    everywhere: a zero weight leaves the undefined groups out of the product,
+    no copy of the table needed."""
+    if undefined == "raise":
+        return None
+    w = np.where(defined, weight, 0.0)
+    total = w.sum() if undefined == "skip" else weight.sum()
+    if not total > 0:
+        return None
+    # einsum, not BLAS's gemv: that one spawns threads that cost ten times more
+    # on a busy machine for a product this thin.
+    part = np.einsum("kg,g->k", table, w)[rows]
+    if divisor is not None:
+        part /= divisor
+    if undefined != "skip":
+        part += float(undefined) * weight[~defined].sum()
+    return part / total
+
+
+def values_at_cutoffs(ctx: RankingContext, request: MetricRequest, ks, opts) -> tuple:
+    """As the kernel of ``request.spec`` gives them at each ``k``: a table of
+    per-group values (NaN where undefined), with ``rows`` (n_k,) the table row
+    of each ``k`` and ``divisor`` (None or (n_k,)) what it is divided by;
+    definedness, of the table's shape; the group weights; the means over
+    groups at each ``k`` (None where :func:`_means` says so)."""
     name = request.spec.name
     fast = _FAST.get(name)
     if fast is not None and _fast_applies(ctx, name, opts):
-        values, defined = fast(ctx, ks, opts)
-        if name not in ("dcg", "ndcg"):  # those two are NaN there already
-            values += np.where(defined, 0.0, np.nan)  # one broadcast pass
-        return values, np.broadcast_to(defined, values.shape), ctx.group_weight()
+        table, rows, defined, divisor = fast(ctx, ks, opts)
+        weight = ctx.group_weight()
+        means = _fast_means(table, rows, divisor, defined, weight, opts.undefined)
+        table[:, ~defined] = np.nan
+        return (
+            table,
+            rows,
+            divisor,
+            np.broadcast_to(defined, table.shape),
+            weight,
+            means,
+        )
     out, ok = [], []
     weight = None
     for k in ks.tolist():
@@ -213,7 +269,9 @@ def values_at_cutoffs(
         v, d, weight = group_values(ctx, r, opts)
         out.append(np.where(d, v, np.nan))
         ok.append(d)
-    return np.array(out), np.array(ok), weight
+    values, defined = np.array(out), np.array(ok)
+    means = _means(values, defined, weight, opts.undefined)
+    return values, np.arange(ks.size), None, defined, weight, means
 
 
 def _fast_applies(ctx: RankingContext, name: str, opts: Options) -> bool:
@@ -229,39 +287,92 @@ def _fast_applies(ctx: RankingContext, name: str, opts: Options) -> bool:
 
 
 # -- running sums down each list -------------------------------------------------
+# Each fast metric returns ``(table, rows, defined, divisor)``: ``table`` (n_cuts,
+# n_groups) the values at its distinct cutoffs (finite everywhere), ``rows``
+# (n_k,) the row of ``table`` each ``k`` reads, ``defined`` (n_groups,) the groups
+# where the metric is defined (at every cutoff alike), ``divisor`` None or (n_k,)
+# what each ``k``'s row is divided by (precision's ``k``).
+def _cuts(ctx: RankingContext, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct cutoffs once each ``k`` is capped at the longest group (all
+    its rows, ranked or not), and each ``k``'s index among them. Past that
+    length no running sum grows and every denominator but precision's ``k`` is
+    fixed (ranked lengths, relevant counts and ``min(k, n)`` all stop there)."""
+    longest = int(_sizes(ctx).max()) if ctx.n_groups else 0
+    return np.unique(np.minimum(ks, max(longest, 1)), return_inverse=True)
+
+
+def _sizes(ctx: RankingContext) -> np.ndarray:
+    """Rows per group, ranked or not."""
+    return ctx.totals.cached(
+        "cutoff_curve_sizes",
+        lambda: np.bincount(ctx.totals.codes_all, minlength=ctx.n_groups),
+    )
+
+
 def _position_table(ctx: RankingContext, per_row: np.ndarray, width: int):
     """``table[p, g]``: ``per_row`` at position ``p + 1`` of group ``g`` (0 past
     the end of the list), for positions up to ``width``; positions are rows, so
-    running sums down the lists are one ``cumsum`` along axis 0."""
+    running sums down the lists are one :func:`_running_sum` down the rows."""
     table = np.zeros((width, ctx.n_groups))
-    keep = ctx.rank <= width
-    table[ctx.rank[keep] - 1, ctx.group[keep]] = per_row[keep]
+    rank, group = ctx.rank, ctx.group
+    if ctx.n_rows and width < int(ctx.length.max()):
+        keep = rank <= width
+        rank, group, per_row = rank[keep], group[keep], per_row[keep]
+    # One flat index: a pair of index arrays costs twice as much.
+    flat = rank.astype(np.intp)
+    flat -= 1
+    flat *= ctx.n_groups
+    flat += group
+    table.reshape(-1)[flat] = per_row
     return table
 
 
-def _at_cutoffs(running: np.ndarray, ks: np.ndarray) -> np.ndarray:
-    """Rows of ``running`` (width, n_groups) read at the cutoffs: (n_k, n_groups);
-    a cutoff past the width reads the last row (the list has ended)."""
-    if running.shape[0] == 0:
-        return np.zeros((ks.size, running.shape[1]))
-    return running[np.minimum(ks, running.shape[0]) - 1]
+def _running_sum(table: np.ndarray) -> np.ndarray:
+    """``np.cumsum(table, axis=0)`` in place, the same additions in the same order,
+    one vectorised add per position: numpy's cumsum along axis 0 of a C-ordered
+    table runs an unvectorised strided loop, an order of magnitude slower."""
+    for p in range(1, table.shape[0]):
+        np.add(table[p - 1], table[p], out=table[p])
+    return table
 
 
-def _width(ctx: RankingContext, ks: np.ndarray) -> int:
+def _at_cutoffs(running: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """Rows of ``running`` (width, n_groups) read at the (increasing) cutoffs:
+    (n_cuts, n_groups); a cutoff past the width reads the last row (the list has
+    ended). The table itself when the cutoffs are 1..width."""
+    width = running.shape[0]
+    if width == 0:
+        return np.zeros((cuts.size, running.shape[1]))
+    if cuts.size == width and cuts[-1] == width:
+        return running
+    return running[np.minimum(cuts, width) - 1]
+
+
+def _running_at(ctx: RankingContext, per_row: np.ndarray, cuts: np.ndarray):
+    """Per cutoff and group, the sum of ``per_row`` over positions <= cutoff."""
     longest = int(ctx.length.max()) if ctx.n_groups else 0
-    return int(min(ks[-1], longest))
+    table = _position_table(ctx, per_row, int(min(cuts[-1], longest)))
+    return _at_cutoffs(_running_sum(table), cuts)
 
 
-def _expected_hits(ctx: RankingContext, ks: np.ndarray, opts: Options) -> np.ndarray:
-    """E[relevant rows at positions <= k], (n_k, n_groups)."""
+def _expected_hits(ctx: RankingContext, cuts: np.ndarray, opts: Options):
+    """E[relevant rows at positions <= k], (n_cuts, n_groups)."""
     rel = ctx.relevant(opts.relevance_threshold).astype(np.float64)
-    rel = ctx.block_mean(rel)
-    table = _position_table(ctx, rel, _width(ctx, ks))
-    return _at_cutoffs(np.cumsum(table, axis=0), ks)
+    return _running_at(ctx, ctx.block_mean(rel), cuts)
 
 
 def _binary_defined(ctx: RankingContext, opts: Options) -> np.ndarray:
     return ctx.n_relevant(opts.relevance_threshold) > 0
+
+
+def _gain_defined(ctx: RankingContext, opts: Options) -> np.ndarray:
+    """Where DCG and NDCG are defined: under ``gain_rows="judged"`` (trec_eval)
+    where the ideal DCG is > 0, a judged row of gain > 0, that is a label > 0
+    (unjudged rows carry label 0), whatever the relevance threshold; else where
+    a relevant row is."""
+    if opts.gain_rows == "judged":
+        return ctx.n_relevant(None) > 0
+    return _binary_defined(ctx, opts)
 
 
 def _capped(ctx: RankingContext, ks: np.ndarray) -> np.ndarray:
@@ -270,24 +381,26 @@ def _capped(ctx: RankingContext, ks: np.ndarray) -> np.ndarray:
 
 
 def _precision(ctx, ks, opts):
-    hits = _expected_hits(ctx, ks, opts)
-    if opts.precision_denominator == "k":
-        denom = np.broadcast_to(ks.astype(np.float64)[:, None], hits.shape)
-    else:  # min_k_n
-        denom = np.minimum(ctx.length[None, :], _capped(ctx, ks)[:, None])
-        denom = denom.astype(np.float64)
-    values = np.divide(hits, denom, out=np.zeros_like(hits), where=denom > 0)
-    return values, _binary_defined(ctx, opts)
+    cuts, rows = _cuts(ctx, ks)
+    hits = _expected_hits(ctx, cuts, opts)
+    if opts.precision_denominator == "k":  # hits stop at the cap, k does not
+        return hits, rows, _binary_defined(ctx, opts), ks.astype(np.float64)
+    # min_k_n; an empty ranked list has no hits: 0
+    denom = np.minimum(ctx.length[None, :], _capped(ctx, cuts)[:, None])
+    np.divide(hits, denom, out=hits, where=denom > 0)
+    return hits, rows, _binary_defined(ctx, opts), None
 
 
 def _recall(ctx, ks, opts):
-    hits = _expected_hits(ctx, ks, opts)
+    cuts, rows = _cuts(ctx, ks)
+    hits = _expected_hits(ctx, cuts, opts)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     if opts.recall_denominator == "n_relevant":
-        denom = np.broadcast_to(n_rel, hits.shape)
+        denom = n_rel[None, :]
     else:
-        denom = np.minimum(n_rel[None, :], _capped(ctx, ks)[:, None])
-    return hits / np.maximum(denom, 1), _binary_defined(ctx, opts)
+        denom = np.minimum(n_rel[None, :], _capped(ctx, cuts)[:, None])
+    hits /= np.maximum(denom, 1)
+    return hits, rows, _binary_defined(ctx, opts), None
 
 
 def _dcg_running(ctx, width: int, opts) -> np.ndarray:
@@ -295,15 +408,14 @@ def _dcg_running(ctx, width: int, opts) -> np.ndarray:
     gain = ctx.block_mean(np.array(gains(ctx.y, opts.gain), dtype=np.float64))
     table = _position_table(ctx, gain, width)
     table *= _discount(np.arange(1, width + 1), opts.discount)[:, None]
-    return np.cumsum(table, axis=0, out=table)
+    return _running_sum(table)
 
 
 def _dcg(ctx, ks, opts):
-    # Arithmetic on the (width, n_groups) table, one gather to the cutoffs.
-    running = _dcg_running(ctx, _width(ctx, ks), opts)
-    defined = _binary_defined(ctx, opts)
-    running[:, ~defined] = np.nan
-    return _at_cutoffs(running, ks), defined
+    cuts, rows = _cuts(ctx, ks)
+    longest = int(ctx.length.max()) if ctx.n_groups else 0
+    running = _dcg_running(ctx, int(min(cuts[-1], longest)), opts)
+    return _at_cutoffs(running, cuts), rows, _gain_defined(ctx, opts), None
 
 
 def _ideal_gain_table(ctx: RankingContext, width: int, gain: str) -> np.ndarray:
@@ -313,21 +425,28 @@ def _ideal_gain_table(ctx: RankingContext, width: int, gain: str) -> np.ndarray:
     top = int(y.max()) if y.size else 0
     if top < _MAX_LEVELS and np.array_equal(y, np.floor(y)):
         # Rows of label l fill the positions right after every higher label: one
-        # pass per level marks where its run starts and ends.
-        n_levels = top + 1
-        counts = np.bincount(
-            codes * n_levels + y.astype(np.intp), minlength=n_groups * n_levels
-        ).reshape(n_groups, n_levels)
-        step = np.zeros((width + 1, n_groups))
+        # pass per level marks where its run starts and ends (a level-major count
+        # table, flat indices: one gather-scatter of n_groups cells per mark).
+        key = y.astype(np.intp)
+        key *= n_groups
+        key += codes
+        counts = np.bincount(key, minlength=n_groups * (top + 1))
+        counts = counts.reshape(top + 1, n_groups)
+        step = np.zeros((width + 1) * n_groups)
         higher = np.zeros(n_groups, dtype=np.intp)
         cols = np.arange(n_groups)
         for level in range(top, 0, -1):
             g = float(gains(np.float64(level), gain))
-            end = np.minimum(higher + counts[:, level], width)
-            step[np.minimum(higher, width), cols] += g
-            step[end, cols] -= g
-            higher += counts[:, level]
-        return np.cumsum(step[:width], axis=0)
+            at = np.minimum(higher, width)
+            at *= n_groups
+            at += cols
+            step[at] += g
+            higher += counts[level]
+            at = np.minimum(higher, width)
+            at *= n_groups
+            at += cols
+            step[at] -= g
+        return _running_sum(step.reshape(width + 1, n_groups)[:width])
     order = np.lexsort((-y, codes))
     sorted_codes = codes[order]
     size = np.bincount(codes, minlength=n_groups)
@@ -341,20 +460,19 @@ def _ideal_gain_table(ctx: RankingContext, width: int, gain: str) -> np.ndarray:
 
 
 def _ndcg(ctx, ks, opts):
-    # The ideal list holds every row of the group (ranked or not): the width
-    # covers it; DCG past a ranked list's end adds nothing.
-    size = np.bincount(ctx.totals.codes_all, minlength=ctx.n_groups)
-    width = int(min(ks[-1], size.max())) if size.size else 0
+    # The ideal list holds every row of the group (ranked or not): the capped
+    # cutoffs cover it; DCG past a ranked list's end adds nothing.
+    cuts, rows = _cuts(ctx, ks)
+    width = int(cuts[-1]) if ctx.n_groups else 0
     ratio = _dcg_running(ctx, width, opts)
     ideal = _ideal_gain_table(ctx, width, opts.gain)
     ideal *= _discount(np.arange(1, width + 1), opts.discount)[:, None]
-    np.cumsum(ideal, axis=0, out=ideal)
-    defined = _binary_defined(ctx, opts)
+    _running_sum(ideal)
+    defined = _gain_defined(ctx, opts)
     # Defined groups hold a label >= threshold > 0: their ideal DCG is > 0 from
     # the first position on (the kernel checks the same).
     np.divide(ratio, ideal, out=ratio, where=defined[None, :])
-    ratio[:, ~defined] = np.nan
-    return _at_cutoffs(ratio, ks), defined
+    return _at_cutoffs(ratio, cuts), rows, defined, None
 
 
 # -- first-hit and AP curves (no tie blocks) --------------------------------------
@@ -368,33 +486,41 @@ def _first_relevant(ctx, opts):
 
 
 def _hit_rate(ctx, ks, opts):
+    cuts, rows = _cuts(ctx, ks)
     found, a = _first_relevant(ctx, opts)
-    values = (found[None, :] & (a[None, :] <= ks[:, None])).astype(np.float64)
-    return values, _binary_defined(ctx, opts)
+    values = (found[None, :] & (a[None, :] <= cuts[:, None])).astype(np.float64)
+    return values, rows, _binary_defined(ctx, opts), None
 
 
 def _mrr(ctx, ks, opts):
+    cuts, rows = _cuts(ctx, ks)
     found, a = _first_relevant(ctx, opts)
-    inside = found[None, :] & (a[None, :] <= ks[:, None])
+    inside = found[None, :] & (a[None, :] <= cuts[:, None])
     rr = np.divide(1.0, a, out=np.zeros(a.shape), where=found)
-    return np.where(inside, rr[None, :], 0.0), _binary_defined(ctx, opts)
+    values = np.where(inside, rr[None, :], 0.0)
+    return values, rows, _binary_defined(ctx, opts), None
 
 
 def _map(ctx, ks, opts):
-    rel = ctx.relevant(opts.relevance_threshold)
-    seen = ctx.group_exclusive_cumsum(rel.astype(np.float64)) + rel
-    term = np.where(rel, seen / ctx.rank, 0.0)
-    width = _width(ctx, ks)
-    total = _at_cutoffs(np.cumsum(_position_table(ctx, term, width), axis=0), ks)
+    # AP@k sums, over the relevant positions p <= k, (relevant rows at positions
+    # <= p) / p: both running sums come from one table of relevant positions.
+    cuts, rows = _cuts(ctx, ks)
+    rel = ctx.relevant(opts.relevance_threshold).astype(np.float64)
+    longest = int(ctx.length.max()) if ctx.n_groups else 0
+    hits = _position_table(ctx, rel, int(min(cuts[-1], longest)))
+    seen = _running_sum(hits.copy())
+    hits *= seen
+    hits /= np.arange(1, hits.shape[0] + 1, dtype=np.float64)[:, None]
+    total = _at_cutoffs(_running_sum(hits), cuts)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     if opts.ap_denominator == "n_relevant":
-        denom = np.broadcast_to(n_rel, total.shape)
+        denom = n_rel[None, :]
     elif opts.ap_denominator == "min_k_n_relevant":
-        denom = np.minimum(n_rel[None, :], _capped(ctx, ks)[:, None])
+        denom = np.minimum(n_rel[None, :], _capped(ctx, cuts)[:, None])
     else:  # n_relevant_retrieved: the relevant rows within the cutoff
-        hits = _position_table(ctx, rel.astype(np.float64), width)
-        denom = _at_cutoffs(np.cumsum(hits, axis=0), ks)
-    return total / np.maximum(denom, 1), _binary_defined(ctx, opts)
+        denom = _at_cutoffs(seen, cuts)
+    total /= np.maximum(denom, 1)
+    return total, rows, _binary_defined(ctx, opts), None
 
 
 _FAST = {

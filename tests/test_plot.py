@@ -93,13 +93,16 @@ def test_metric_at_k_pandas_inputs_and_one_array_with_a_name():
     np.testing.assert_array_equal(one.values["mine"], ref.values["good"])
 
 
-def test_metric_at_k_bands_are_bootstrap_ci_of_each_k():
+# precision@k divides each k's hits by k on the way out, past the longest list too.
+@pytest.mark.parametrize(("metric", "k_max"), [("ndcg", 6), ("precision", 30)])
+def test_metric_at_k_bands_are_bootstrap_ci_of_each_k(metric, k_max):
     y, scores, groups = _data(2)
     disp = MetricAtKDisplay.from_predictions(
         y,
         scores,
         groups=groups,
-        k_max=6,
+        metric=metric,
+        k_max=k_max,
         confidence_level=0.9,
         n_resamples=199,
         random_state=3,
@@ -111,7 +114,7 @@ def test_metric_at_k_bands_are_bootstrap_ci_of_each_k():
             y,
             score,
             groups=groups,
-            metrics=[f"ndcg@{k}" for k in range(1, 7)],
+            metrics=[f"{metric}@{k}" for k in range(1, k_max + 1)],
             confidence_level=0.9,
             n_resamples=199,
             random_state=3,
@@ -247,6 +250,31 @@ def test_paired_needs_two_models_and_a_known_baseline():
         PairedDifferenceDisplay.from_predictions(
             y, scores, groups=groups, baseline="other"
         )
+
+
+def test_paired_warns_when_every_group_is_undefined():
+    # As evaluate: UndefinedMetricWarning (its mean is NaN), here with an empty
+    # plot. One undefined group among defined ones does not warn (_data has
+    # one, and the suite turns warnings into errors).
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    y, scores, groups = _data(9)
+    y = np.zeros_like(y)
+    with pytest.warns(UndefinedMetricWarning, match="ndcg@10 is undefined for every"):
+        res = evaluate(y, scores["good"], groups=groups, metrics=["ndcg@10"])
+    assert np.isnan(res["ndcg@10"])
+    with pytest.warns(
+        UndefinedMetricWarning,
+        match="ndcg@10 is undefined for every one of the 30 groups in 'good' - ",
+    ) as record:
+        disp = PairedDifferenceDisplay.from_predictions(
+            y, scores, groups=groups, baseline="noise", ax=_axes()
+        )
+    assert len(record) == 1
+    assert record[0].filename == __file__  # points at the caller
+    assert disp.differences["good"].size == 0
+    assert (disp.wins["good"], disp.ties["good"], disp.losses["good"]) == (0, 0, 0)
+    assert disp.lines_["good"].get_ydata().size == 0
 
 
 # -- PrecisionRecallDisplay -----------------------------------------------------

@@ -140,3 +140,59 @@ def test_benchmark_script_runs(capsys):
     assert [line.split()[0] for line in lines[2:]] == [
         "ndcg", "precision", "recall", "map", "mrr"
     ]  # fmt: skip
+
+
+_DENOMINATORS = {
+    "precision_denominator": "min_k_n",
+    "recall_denominator": "min_k_n_relevant",
+    "ap_denominator": "n_relevant_retrieved",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FAST))
+@pytest.mark.parametrize("convention", [*CONVENTIONS, "denominators", "judged"])
+def test_fast_per_group_values_at_every_cutoff(name, convention):
+    # Every group's value at every cutoff, not only the means: cutoffs 1..3
+    # (distinct), a gap, and cutoffs past the longest group (ranked or not: the
+    # retrieved mask leaves relevant rows out of some lists), which read the
+    # value at the longest group's length.
+    y, s, groups, rng = _case(11, ties=False)
+    retrieved = rng.random(y.size) < 0.5
+    # The largest group: every row relevant, more than any ranked list holds.
+    size = np.bincount(groups)
+    longest = int(size.max())
+    y[groups == size.argmax()] = rng.integers(1, 4, longest)
+    assert longest > np.bincount(groups[retrieved]).max()
+    ks = np.array([1, 2, 3, 7, longest - 1, longest, longest + 1, 3 * longest])
+    kw = {"convention": convention, "retrieved": retrieved}
+    if convention == "denominators":
+        kw = {"retrieved": retrieved}
+        kw.update({k: v for k, v in _DENOMINATORS.items() if k in _options(name)})
+    elif convention == "judged":
+        # trec_eval's (N)DCG is defined where a judged row has a gain > 0, not
+        # where a row reaches the relevance threshold.
+        judged = rng.random(y.size) < 0.6
+        y = np.where(judged, y, 0)
+        kw = {"convention": "trec_eval", "retrieved": retrieved, "judged": judged}
+        kw["relevance_threshold"] = 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # conventions that warn on undefined groups
+        curve = cutoff_curve("test", y, s, groups=groups, metric=name, ks=ks, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = evaluate_per_group(
+            y, s, groups=groups, metrics=[f"{name}@{k}" for k in ks], **kw
+        )
+    assert curve.values.shape == (ks.size, res.group_ids.size)
+    for i, k in enumerate(ks):
+        np.testing.assert_allclose(
+            curve.values[i],
+            res.values[f"{name}@{k}"],
+            rtol=1e-12,
+            atol=1e-15,
+            equal_nan=True,
+            err_msg=f"{name}@{k}",
+        )
+    np.testing.assert_allclose(
+        curve.means, _reference(y, s, groups, name, ks, **kw), rtol=1e-12
+    )

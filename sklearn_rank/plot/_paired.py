@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,13 +24,30 @@ from ._base import (
 TIE = 1e-12
 
 
+def _warn_all_undefined(func, metric, model, baseline, n_groups) -> None:
+    """evaluate's warning when no group is defined: the plot of that model is
+    empty (as the mean of evaluate is NaN)."""
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    warnings.warn(
+        f"{func}: {metric} is undefined for every one of the {n_groups} groups in "
+        f"{model!r} - {baseline!r} (no group has a relevant item for both); its "
+        "plot is empty. Check y_true and relevance_threshold.",
+        UndefinedMetricWarning,
+        stacklevel=3,
+    )
+
+
 class PairedDifferenceDisplay:
     """Per-group differences ``model - baseline`` of one metric, sorted from the
     largest win to the largest loss (the per-query difference plot of IR papers).
 
     Groups where the metric is undefined for either model are left out (as in
-    :func:`sklearn_rank.stats.compare`). The title counts wins, ties (within
-    1e-12) and losses; the largest wins and losses are labelled with group ids.
+    :func:`sklearn_rank.stats.compare`); when that leaves no group,
+    :meth:`from_predictions` warns with scikit-learn's ``UndefinedMetricWarning``
+    (as :func:`sklearn_rank.evaluate` does) and that model's plot is empty.
+    The title counts wins, ties (within 1e-12) and losses; the largest wins and
+    losses are labelled with group ids.
 
     Parameters
     ----------
@@ -230,6 +248,8 @@ class PairedDifferenceDisplay:
                 continue
             d = res[m].values[metric] - base
             keep = ~np.isnan(d)
+            if not keep.any():
+                _warn_all_undefined(func, metric, m, baseline, d.size)
             order = np.argsort(-d[keep], kind="stable")
             diffs[m] = d[keep][order]
             ids[m] = res[m].group_ids[keep][order]
