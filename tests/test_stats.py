@@ -632,3 +632,17 @@ def test_calibration_benchmark_prints_the_docs_tables(capsys):
             )
     for name in ("randomization", "bootstrap-t", "wilcoxon", "BCa", "percentile"):
         assert f"| {name}:" in out and f"| {name}:" in docs
+
+
+def test_a_pair_without_a_defined_group_warns_instead_of_a_silent_nan():
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    from sklearn_rank.stats import compare
+
+    y = np.zeros(6)  # no relevant row: MAP is undefined on every group
+    groups = np.repeat([1, 2, 3], 2)
+    scores = {"a": np.arange(6.0), "b": np.arange(6.0)[::-1]}
+    with pytest.warns(UndefinedMetricWarning, match="undefined for 'a' or 'b'"):
+        report = compare(y, scores, groups=groups, metrics="map", n_resamples=99)
+    row = report.to_frame().query("model == 'a' and baseline == 'b'")
+    assert len(row) == 1 and np.isnan(row["mean_diff"].iloc[0])

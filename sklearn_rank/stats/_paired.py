@@ -78,6 +78,15 @@ def pair_column(data: PerGroup, metric: str, a: str, b: str, func: str):
     """(mask, difference, weights) of a pair; |differences| <= ZERO_TOL are 0."""
     va, vb = data.values[a][metric], data.values[b][metric]
     mask = ~np.isnan(va) & ~np.isnan(vb)
+    if not mask.any():  # no silent NaN: say why the row is empty
+        from sklearn.exceptions import UndefinedMetricWarning
+
+        warnings.warn(
+            f"{func}: {metric} is undefined for {a!r} or {b!r} on every group "
+            f"({va.size} groups); their difference, interval and p-value are NaN.",
+            UndefinedMetricWarning,
+            stacklevel=5,
+        )
     wa, wb = data.weights[a][metric], data.weights[b][metric]
     if not np.array_equal(wa[mask], wb[mask]):
         raise ValueError(
