@@ -314,11 +314,15 @@ class GroupTotals:
         sample_weight: np.ndarray | None,
         ranked_rows: np.ndarray | None,
         judged: np.ndarray | None = None,
+        in_pool: np.ndarray | None = None,
     ) -> None:
         self.y_all, self.y_score, self.codes_all = y_true, y_score, codes
         self.n_groups, self.ties, self.sample_weight = n_groups, ties, sample_weight
         self.ranked_rows = ranked_rows  # None: every row is ranked
         self.judged_all = judged  # None: every row is judged
+        # In the judgment pool (judged, or pooled without a judgement: trec_eval's
+        # negative grades, which infAP reads); None: no row is pooled unjudged.
+        self.in_pool_all = in_pool
         # How row weights become group weights (the group_weight keyword) and
         # the relevance threshold "relevant_mean" reads.
         self.weight_rule: tuple[str, float | None] = ("mean", None)
@@ -418,6 +422,9 @@ class RankingContext:
         Rows of each group in this view, when the caller already has them.
     judged : ndarray of bool or None, default=None
         Whether each ranked row is judged; None when every row is.
+    in_pool : ndarray of bool or None, default=None
+        Whether each ranked row is in the judgment pool (judged, or pooled
+        without a judgement); None when no row is pooled without a judgement.
     """
 
     # The array namespace kernels compute in: ``xp = ctx.xp`` keeps a kernel free
@@ -435,9 +442,10 @@ class RankingContext:
         row_weight: np.ndarray | None,
         sizes: np.ndarray | None = None,
         judged: np.ndarray | None = None,
+        in_pool: np.ndarray | None = None,
     ) -> None:
         self.totals, self.n_groups = totals, totals.n_groups
-        self.judged = judged
+        self.judged, self.in_pool = judged, in_pool
         self.y, self.group, self.rank, self.length = y, group, rank, length
         self.blocks, self.row_weight = blocks, row_weight
         self.n_rows = y.shape[0]
@@ -459,6 +467,7 @@ class RankingContext:
         retrieved: np.ndarray | None = None,
         sample_weight: np.ndarray | None = None,
         judged: np.ndarray | None = None,
+        in_pool: np.ndarray | None = None,
         group_weight: str = "mean",
         relevance_threshold: float | None = None,
     ) -> RankingContext:
@@ -469,7 +478,7 @@ class RankingContext:
         if retrieved is not None and not retrieved.all():
             rows = np.flatnonzero(retrieved)
         totals = GroupTotals(
-            y_true, y_score, codes, n_groups, ties, sample_weight, rows, judged
+            y_true, y_score, codes, n_groups, ties, sample_weight, rows, judged, in_pool
         )
         totals.weight_rule = (group_weight, relevance_threshold)
         return cls._ordered(totals, ties)
@@ -501,6 +510,9 @@ class RankingContext:
         judged = None
         if totals.judged_all is not None:
             judged = totals.ranked(totals.judged_all)[order]
+        in_pool = None
+        if totals.in_pool_all is not None:
+            in_pool = totals.ranked(totals.in_pool_all)[order]
         return cls(
             totals,
             y_r[order],
@@ -511,6 +523,7 @@ class RankingContext:
             row_weight,
             sizes=length,
             judged=judged,
+            in_pool=in_pool,
         )
 
     @property
@@ -566,6 +579,7 @@ class RankingContext:
         blocks = TieBlocks(start, self.blocks.size[kept], rank, group)
         weight = None if self.row_weight is None else self.row_weight[rows]
         judged = None if self.judged is None else self.judged[rows]
+        in_pool = None if self.in_pool is None else self.in_pool[rows]
         return RankingContext(
             self.totals,
             self.y[rows],
@@ -575,6 +589,7 @@ class RankingContext:
             blocks,
             weight,
             judged=judged,
+            in_pool=in_pool,
         )
 
     def pooled(self) -> RankingContext:

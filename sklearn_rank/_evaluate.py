@@ -43,6 +43,7 @@ def rank_inputs(
     requests: Sequence[MetricRequest],
     opts: Options,
     judged: ArrayLike | None = None,
+    in_pool: ArrayLike | None = None,
 ) -> tuple[RankingContext, np.ndarray]:
     """Validate the per-row inputs and order them once; returns the ordered view
     and the group ids (aligned with group codes)."""
@@ -54,6 +55,7 @@ def rank_inputs(
         sample_weight,
         retrieved,
         judged,
+        in_pool=in_pool,
         groups_required=not all(r.spec.pooled for r in requests),
     )
     if opts.integer_grades:  # trec_eval reads grades with atol: 1.5 is 1
@@ -70,6 +72,7 @@ def rank_inputs(
         retrieved=inputs.retrieved,
         sample_weight=inputs.sample_weight,
         judged=inputs.judged,
+        in_pool=inputs.in_pool,
         group_weight=opts.group_weight,
         relevance_threshold=opts.relevance_threshold,
     )
@@ -109,15 +112,25 @@ def score_metric(
     retrieved: ArrayLike | None,
     convention: str | None,
     judged: ArrayLike | None = None,
+    in_pool: ArrayLike | None = None,
 ) -> float:
-    """The body of every public ``*_score`` function."""
+    """The body of every public ``*_score`` function (``in_pool``: infAP's)."""
     spec = METRICS[metric]
     func = spec.function
     opts = resolve_options(func, convention, options)
     k = check_k(k, func)
     request = MetricRequest(metric if k is None else f"{metric}@{k}", spec, k)
     ctx, ids = rank_inputs(
-        func, y_true, y_score, groups, sample_weight, retrieved, [request], opts, judged
+        func,
+        y_true,
+        y_score,
+        groups,
+        sample_weight,
+        retrieved,
+        [request],
+        opts,
+        judged,
+        in_pool,
     )
     return mean_value(ctx, ids, request, opts)
 
@@ -131,6 +144,7 @@ def evaluate(
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
     judged: ArrayLike | None = None,
+    in_pool: ArrayLike | None = None,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -178,6 +192,11 @@ def evaluate(
         every metric, removed with ``judged_only=True``, told apart from judged
         non-relevant rows by ``"bpref"``, ``"judged@k"`` and
         ``precision_denominator="n_judged"``. None: every row is judged.
+    in_pool : array-like of bool of shape (n_samples,), default=None
+        True marks rows in the judgment pool: the judged rows, and rows pooled
+        but left unjudged (trec_eval's negative qrels grades), which only
+        ``"infap"`` tells apart from rows outside the pool. A judged row must be
+        in the pool. None: every unjudged row is outside the pool.
     ties, gain, discount, gain_rows, relevance_threshold, undefined, \
 precision_denominator, ap_denominator, recall_denominator, max_grade, weights, \
 group_weight, persistence, recall_level, r_multiple, integer_grades, judged_only : \
@@ -226,7 +245,16 @@ see the metric functions
     )
     requests = check_metrics(metrics, func)
     ctx, ids = rank_inputs(
-        func, y_true, y_score, groups, sample_weight, retrieved, requests, opts, judged
+        func,
+        y_true,
+        y_score,
+        groups,
+        sample_weight,
+        retrieved,
+        requests,
+        opts,
+        judged,
+        in_pool,
     )
     return {r.label: mean_value(ctx, ids, r, opts) for r in requests}
 
@@ -281,6 +309,7 @@ def evaluate_per_group(
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
     judged: ArrayLike | None = None,
+    in_pool: ArrayLike | None = None,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -346,12 +375,21 @@ def evaluate_per_group(
     )
     requests = check_metrics(metrics, func, per_group=True)
     ctx, ids = rank_inputs(
-        func, y_true, y_score, groups, sample_weight, retrieved, requests, opts, judged
+        func,
+        y_true,
+        y_score,
+        groups,
+        sample_weight,
+        retrieved,
+        requests,
+        opts,
+        judged,
+        in_pool,
     )
     # Per-group results go back to the inputs' namespace and device under
     # array_api_dispatch (numpy otherwise, and for numpy inputs).
     space = input_space(
-        y_true, y_score, groups, sample_weight, retrieved, judged, func=func
+        y_true, y_score, groups, sample_weight, retrieved, judged, in_pool, func=func
     )
     values, weights_out = {}, {}
     for request in requests:

@@ -114,11 +114,12 @@ def bing(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
 
 
 def infap(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    """trec_eval's infAP (m_infap.c; Yilmaz and Aslam, 2006) with every unjudged
-    row outside the judged pool: a relevant row at 1-based position p, with
-    ``a`` relevant and ``b`` judged non-relevant rows above it, adds 1 at p = 1
-    and otherwise ``1/p + ((p - 1)/p) ((a + b)/(p - 1)) ((a + ε)/(a + b + 2ε))``;
-    the sum is divided by R."""
+    """trec_eval's infAP (m_infap.c; Yilmaz and Aslam, 2006): a relevant row at
+    1-based position p, with ``a`` relevant, ``b`` judged non-relevant and ``u``
+    pooled but unjudged rows (``in_pool`` and not ``judged``) above it, adds 1
+    at p = 1 and otherwise
+    ``1/p + ((p - 1)/p) ((a + b + u)/(p - 1)) ((a + ε)/(a + b + 2ε))``; the sum
+    is divided by R. Unjudged rows outside the pool count only through p."""
     threshold = opts.relevance_threshold
     rel = ctx.relevant(threshold)
     judged_non = ~rel if ctx.judged is None else ~rel & ctx.judged
@@ -128,13 +129,17 @@ def infap(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     p = ctx.rank.astype(np.float64)
     rows = np.flatnonzero(rel)
     a, b, p = a[rows], b[rows], p[rows]
+    pool_above = b  # judged, or pooled without a judgement (u)
+    if ctx.in_pool is not None:  # validated: some row is pooled, not judged
+        unjudged_in_pool = (ctx.in_pool & ~ctx.judged).astype(np.float64)
+        pool_above = b + ctx.group_exclusive_cumsum(unjudged_in_pool)[rows]
     later = p > 1
     term = np.ones(rows.size)
     q = p[later] - 1.0
     ab = a[later] + b[later]
-    term[later] = 1.0 / p[later] + (q / p[later]) * (ab / q) * (
-        (a[later] + INFAP_EPSILON) / (ab + 2 * INFAP_EPSILON)
-    )
+    term[later] = 1.0 / p[later] + (q / p[later]) * (
+        (a[later] + pool_above[later]) / q
+    ) * ((a[later] + INFAP_EPSILON) / (ab + 2 * INFAP_EPSILON))
     total = ctx.group_sum(term, ctx.group[rows])
     n_rel = ctx.n_relevant(threshold)
     return _binary_result(ctx, total / np.maximum(n_rel, 1), opts)

@@ -94,14 +94,25 @@ def option_doc(option: Option) -> str:
     return f"{option.name} : {option_type(option)}{indent}{indent.join(lines)}"
 
 
+_IN_POOL = """in_pool : array-like of bool of shape (n_samples,), default=None
+        True marks rows in the judgment pool: the judged rows, and unjudged rows
+        that were pooled but not judged (trec_eval's negative qrels grades). A
+        judged row must be in the pool. None means every unjudged row is outside
+        the pool.
+    """
+
+
 def _doc(metric: str, inputs: str = _INPUTS, tail: str = _TAIL):
     """Fill ``{params}`` from the registry and the option table: the inputs, the
-    cutoff if the metric has one, its options in signature order, the tail."""
+    cutoff if the metric has one, its options in signature order, the tail
+    (with ``in_pool`` before ``convention`` for a metric that reads it)."""
     spec = METRICS[metric]
     parts = [inputs]
     if spec.takes_k:
         parts.append(_CUTOFF)
     parts.extend(option_doc(OPTIONS[name]) for name in spec.options)
+    if spec.reads_pool:
+        tail = tail.replace("convention : ", _IN_POOL + "convention : ", 1)
     parts.append(tail)
 
     def wrap(func):

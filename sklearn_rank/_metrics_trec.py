@@ -154,19 +154,19 @@ def infap_score(
     sample_weight: ArrayLike | None = None,
     retrieved: ArrayLike | None = None,
     judged: ArrayLike | None = None,
+    in_pool: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Inferred average precision (trec_eval's infAP).
 
-    Yilmaz and Aslam (2006) as trec_eval's m_infap.c computes it, with every
-    unjudged row (``judged=False``) outside the judged pool: a relevant row at
-    position p with ``a`` relevant and ``b`` judged non-relevant rows above it
-    adds 1 at p = 1, else ``1/p + ((p-1)/p) ((a + b)/(p-1)) ((a + ε)/(a + b +
-    2ε))`` with ε = 1e-5; the sum is divided by R. With every row judged it is
-    average precision up to the ε terms. trec_eval also counts "pooled but
-    unjudged" documents (qrels grade < 0) in the middle factor; this library
-    has no such class. Under ``ties="average"`` a tie block that mixes
-    relevant and other rows raises.
+    Yilmaz and Aslam (2006) as trec_eval's m_infap.c computes it: a relevant
+    row at position p with ``a`` relevant, ``b`` judged non-relevant and ``u``
+    pooled but unjudged rows (``in_pool=True``, ``judged=False``) above it adds
+    1 at p = 1, else ``1/p + ((p-1)/p) ((a + b + u)/(p-1)) ((a + ε)/(a + b +
+    2ε))`` with ε = 1e-5; the sum is divided by R. Unjudged rows outside the
+    pool count only through p. With every row judged it is average precision
+    up to the ε terms. Under ``ties="average"`` a tie block that mixes relevant
+    and other rows raises.
 
     Parameters
     ----------
@@ -185,6 +185,12 @@ def infap_score(
     >>> kw = dict(groups=[0] * 3, judged=[True, False, True])
     >>> round(infap_score([1, 0, 1], [3, 2, 1], **kw), 4)
     0.8333
+
+    Pooled but unjudged, the same row counts as a sampled one of the pool's
+    documents, read as relevant in the proportion of the judged ones above:
+
+    >>> round(infap_score([1, 0, 1], [3, 2, 1], in_pool=[True] * 3, **kw), 4)
+    1.0
     """
     return score_metric(
         "infap",
@@ -203,6 +209,7 @@ def infap_score(
         sample_weight=sample_weight,
         retrieved=retrieved,
         judged=judged,
+        in_pool=in_pool,
         convention=convention,
     )
 

@@ -57,6 +57,9 @@ class MetricSpec:
         For a metric without a cutoff: the option that ``name@x`` sets, and the
         placeholder listed by :func:`get_metric_names` (``("recall_level", "r")``
         makes ``"iprec@0.5"`` mean ``recall_level=0.5``).
+    reads_pool : bool
+        Whether the metric tells rows pooled but unjudged from rows outside the
+        judgment pool: its function takes the ``in_pool`` mask (infAP).
     """
 
     name: str
@@ -69,6 +72,7 @@ class MetricSpec:
     greater_is_better: bool = True
     pooled: bool = False
     name_option: tuple[str, str] | None = None
+    reads_pool: bool = False
 
     def __post_init__(self) -> None:
         if self.name_option and (
@@ -289,6 +293,7 @@ METRICS: dict[str, MetricSpec] = {
             "inferred average precision (trec_eval infAP)",
             options=(*_BINARY, *_GROUP, *_J),
             takes_k=False,
+            reads_pool=True,
         ),
         MetricSpec(
             "rprec_mult",

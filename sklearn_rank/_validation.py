@@ -112,11 +112,15 @@ def check_numeric(x: Any, name: str, func: str) -> np.ndarray:
     return arr
 
 
-_MASK_MEANING = {"retrieved": "True = ranked", "judged": "True = judged"}
+_MASK_MEANING = {
+    "retrieved": "True = ranked",
+    "judged": "True = judged",
+    "in_pool": "True = in the judgment pool",
+}
 
 
 def check_bool_mask(x: Any, name: str, func: str) -> np.ndarray:
-    """Convert a per-row boolean mask (``retrieved``, ``judged``)."""
+    """Convert a per-row boolean mask (``retrieved``, ``judged``, ``in_pool``)."""
     arr = _to_1d(x, name, func)
     if arr.dtype != bool:
         if arr.dtype.kind in "iu" and np.isin(arr, (0, 1)).all():
@@ -170,7 +174,9 @@ def check_lengths(func: str, **arrays: np.ndarray | None) -> int:
 @dataclass(frozen=True)
 class ValidatedInputs:
     """Per-row inputs after every boundary check: float64 labels and scores, group
-    codes ``0..n_groups-1`` with their ids, optional weights and ranked mask."""
+    codes ``0..n_groups-1`` with their ids, optional weights and ranked mask;
+    ``judged`` is None when every row is judged, ``in_pool`` None when no row is
+    in the judgment pool without a judgement (trec_eval's negative grades)."""
 
     y_true: np.ndarray
     y_score: np.ndarray
@@ -179,6 +185,7 @@ class ValidatedInputs:
     sample_weight: np.ndarray | None
     retrieved: np.ndarray | None
     judged: np.ndarray | None = None
+    in_pool: np.ndarray | None = None
 
     @property
     def n_groups(self) -> int:
@@ -194,6 +201,7 @@ def check_inputs(
     retrieved: Any,
     judged: Any = None,
     *,
+    in_pool: Any = None,
     groups_required: bool = True,
 ) -> ValidatedInputs:
     """Convert and check every per-row input of one call."""
@@ -201,15 +209,36 @@ def check_inputs(
     ys = check_numeric(y_score, "y_score", func)
     ret = None if retrieved is None else check_bool_mask(retrieved, "retrieved", func)
     jud = None if judged is None else check_bool_mask(judged, "judged", func)
-    n = check_lengths(func, y_true=yt, y_score=ys, retrieved=ret, judged=jud)
+    pool = None if in_pool is None else check_bool_mask(in_pool, "in_pool", func)
+    n = check_lengths(
+        func, y_true=yt, y_score=ys, retrieved=ret, judged=jud, in_pool=pool
+    )
     if jud is not None:
         jud = _check_unjudged_labels(yt, jud, func)
+    if pool is not None:
+        pool = _check_pool(pool, jud, func)
     sw = None if sample_weight is None else check_sample_weight(sample_weight, n, func)
     if groups is None and not groups_required:
         codes, ids = np.zeros(n, dtype=np.intp), np.zeros(1, dtype=np.intp)
     else:
         codes, ids = encode_groups(groups, n, func)
-    return ValidatedInputs(yt, ys, codes, ids, sw, ret, jud)
+    return ValidatedInputs(yt, ys, codes, ids, sw, ret, jud, pool)
+
+
+def _check_pool(in_pool: np.ndarray, judged: np.ndarray | None, func: str):
+    """A judged row is in the judgment pool. Returns the mask, or None when no
+    row is in the pool without a judgement (the default path)."""
+    outside = ~in_pool if judged is None else judged & ~in_pool
+    if outside.any():
+        row = int(np.flatnonzero(outside)[0])
+        raise ValueError(
+            f"in_pool in {func} is False on row {row}, which is judged; a judged "
+            "row is in the judgment pool. Mark the row in_pool=True, or "
+            "judged=False."
+        )
+    if judged is None or not (in_pool & ~judged).any():
+        return None
+    return in_pool
 
 
 def _check_unjudged_labels(y_true: np.ndarray, judged: np.ndarray, func: str):

@@ -419,6 +419,7 @@ class Oracle:
     cutoff: bool = True
     pairwise: bool = False
     reads_judged: bool = False  # seq items are (relevant, judged) pairs
+    reads_pool: bool = False  # seq items are (relevant, judged, in_pool) triples
 
 
 def _split_judged(seq):
@@ -592,11 +593,15 @@ def _bing(seq, g):
 
 
 def _infap(seq, g):
-    """m_infap.c, every unjudged row outside the pool (skipped, position kept)."""
+    """m_infap.c: rows outside the pool skipped (position kept), rows pooled but
+    unjudged counted apart (they enter the share of pooled rows above)."""
     eps = 0.00001
-    total, rel_so_far, non_rel_so_far = 0.0, 0, 0
-    for j, (rel, judged) in enumerate(seq):
+    total, rel_so_far, non_rel_so_far, pool_unjudged_so_far = 0.0, 0, 0, 0
+    for j, (rel, judged, in_pool) in enumerate(seq):
+        if not in_pool:
+            continue
         if not judged:
+            pool_unjudged_so_far += 1
             continue
         if not rel:
             non_rel_so_far += 1
@@ -606,7 +611,8 @@ def _infap(seq, g):
             total += 1.0
         else:
             before = rel_so_far - 1 + non_rel_so_far
-            total += 1.0 / (j + 1) + (j / (j + 1)) * (before / j) * (
+            pooled = before + pool_unjudged_so_far
+            total += 1.0 / (j + 1) + (j / (j + 1)) * (pooled / j) * (
                 (rel_so_far - 1 + eps) / (before + 2 * eps)
             )
     return total / g.n_relevant
@@ -772,7 +778,7 @@ ORACLES = {
     "bing": Oracle(_bing, cutoff=False),
     "ndcg_rel": Oracle(_ndcg_rel, graded=True, cutoff=False, reads_judged=True),
     "rndcg": Oracle(_rndcg, graded=True, cutoff=False, reads_judged=True),
-    "infap": Oracle(_infap, cutoff=False, reads_judged=True),
+    "infap": Oracle(_infap, cutoff=False, reads_pool=True),
     "rprec_mult": Oracle(_rprec_mult, cutoff=False),
     "unjudged": Oracle(_unjudged, reads_judged=True),
     "rbp_residual": Oracle(_rbp_residual, cutoff=False, reads_judged=True),
@@ -797,7 +803,7 @@ SELF_DEFINED = frozenset({"g", "ndcg_rel"})
 
 
 def _group_value(
-    metric, k, rows, y_true, y_score, retrieved, judged, *, exhaustive, **opts
+    metric, k, rows, y_true, y_score, retrieved, judged, in_pool, *, exhaustive, **opts
 ):
     """Metric value of one (defined) group, averaged over tie orders if asked."""
     oracle = ORACLES[metric]
@@ -816,6 +822,9 @@ def _group_value(
     judged_gains = metric in JUDGED_GAIN_METRICS and opts["gain_rows"] == "judged"
 
     def key(i):
+        if oracle.reads_pool:
+            rel = bool(_relevant(y_true[i], threshold))
+            return (rel, bool(judged[i]), bool(in_pool[i]))
         if judged_gains or (oracle.graded and oracle.reads_judged):
             return (float(y_true[i]), bool(judged[i]))
         if oracle.graded:
@@ -876,6 +885,7 @@ def reference_per_group(
     recall_level=None,
     judged=None,
     judged_only=False,
+    in_pool=None,
     exhaustive=False,
     gain_rows="all",
     integer_grades=False,
@@ -896,6 +906,8 @@ def reference_per_group(
     if integer_grades:  # C's atol: toward zero
         y_true = np.array([float(math.trunc(y)) for y in y_true])
     judged, keep = _judged_rows(judged, len(y_true), judged_only)
+    # In the judgment pool: every judged row; None puts every other row outside.
+    in_pool = judged if in_pool is None else np.asarray(in_pool, bool) | judged
     if metric in ("err", "rbp"):
         _check_err_labels(y_true if keep is None else y_true[keep], max_grade)
     out = {}
@@ -916,6 +928,7 @@ def reference_per_group(
             y_score,
             retrieved,
             judged,
+            in_pool,
             ties=ties,
             gain=gain,
             discount=discount,
@@ -1113,6 +1126,7 @@ def reference_mean(
     gain_rows="all",
     integer_grades=False,
     r_multiple=1.0,
+    in_pool=None,
 ):
     """The public metric value: ``(value, all_undefined)``.
 
@@ -1157,6 +1171,7 @@ def reference_mean(
         recall_level=recall_level,
         judged=judged,
         judged_only=judged_only,
+        in_pool=in_pool,
         gain_rows=gain_rows,
         r_multiple=r_multiple,
     )

@@ -78,6 +78,7 @@ class RankingCase:
     sample_weight: np.ndarray | None
     graded: bool
     judged: np.ndarray | None = None
+    in_pool: np.ndarray | None = None  # judged rows, and some unjudged ones
 
     @property
     def max_label(self) -> float:
@@ -92,7 +93,7 @@ class RankingCase:
             f"y_score={show(self.y_score)!r}, groups={show(self.groups)!r}, "
             f"retrieved={show(self.retrieved)!r}, "
             f"sample_weight={show(self.sample_weight)!r}, "
-            f"judged={show(self.judged)!r})"
+            f"judged={show(self.judged)!r}, in_pool={show(self.in_pool)!r})"
         )
 
 
@@ -138,7 +139,9 @@ def ranking_cases(
 
     use_retrieved = allow_retrieved and draw(st.booleans())
     use_judged = allow_judged and draw(st.booleans())
-    y_true, y_score, groups, retrieved, judged = [], [], [], [], []
+    # Some unjudged rows pooled but not judged (trec_eval's negative grades).
+    use_pool = use_judged and draw(st.booleans())
+    y_true, y_score, groups, retrieved, judged, in_pool = [], [], [], [], [], []
     for gid in ids:
         size = draw(st.integers(1, max_rows))
         kind = draw(st.sampled_from(["any", "any", "any", "all_zero", "all_pos"]))
@@ -175,6 +178,9 @@ def ranking_cases(
         groups += [gid] * size
         retrieved += mask
         judged += flags
+        if use_pool:
+            extra = draw(st.lists(st.booleans(), min_size=size, max_size=size))
+            in_pool += [j or e for j, e in zip(flags, extra, strict=True)]
 
     n = len(y_true)
     perm = draw(st.permutations(range(n)))
@@ -188,6 +194,7 @@ def ranking_cases(
     )
 
     judged = np.array([judged[i] for i in perm], dtype=bool) if use_judged else None
+    in_pool = np.array([in_pool[i] for i in perm], dtype=bool) if use_pool else None
 
     sample_weight = None
     if allow_weights and draw(st.booleans()):
@@ -197,7 +204,7 @@ def ranking_cases(
         if draw(st.booleans()):
             sample_weight = sample_weight.astype(float)
     return RankingCase(
-        y_true, y_score, groups, retrieved, sample_weight, graded, judged
+        y_true, y_score, groups, retrieved, sample_weight, graded, judged, in_pool
     )
 
 

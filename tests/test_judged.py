@@ -194,3 +194,55 @@ def test_inputs_are_not_modified():
     )
     for a, b in zip((y, s, judged), before, strict=True):
         assert np.array_equal(a, b)
+
+
+def test_in_pool_is_infaps_third_class():
+    """m_infap.c by hand: relevant at 1, 4 and 6 of 6 (R = 3); row 2 judged
+    non-relevant, row 3 pooled but unjudged, row 5 outside the pool.
+    Row 1 adds 1. Row 4 (j = 3): a = 1, b = 1, u = 1:
+    1/4 + (3/4)(3/3)((1 + e)/(2 + 2e)). Row 6 (j = 5): a = 2, b = 1, u = 1:
+    1/6 + (5/6)(4/5)((2 + e)/(3 + 2e))."""
+    e = 0.00001
+    y = [1, 0, 0, 1, 0, 1]
+    s = [6, 5, 4, 3, 2, 1]
+    judged = [True, True, False, True, False, True]
+    in_pool = [True, True, True, True, False, True]
+    want = (
+        1.0
+        + 1 / 4 + (3 / 4) * (3 / 3) * ((1 + e) / (2 + 2 * e))
+        + 1 / 6 + (5 / 6) * (4 / 5) * ((2 + e) / (3 + 2 * e))
+    ) / 3  # fmt: skip
+    kw = dict(groups=[0] * 6, judged=judged)
+    got = sr.infap_score(y, s, in_pool=in_pool, **kw)
+    assert got == pytest.approx(want, rel=1e-12)
+    # Without in_pool row 3 is outside the pool: u = 0 in both terms.
+    outside = (
+        1.0
+        + 1 / 4 + (3 / 4) * (2 / 3) * ((1 + e) / (2 + 2 * e))
+        + 1 / 6 + (5 / 6) * (3 / 5) * ((2 + e) / (3 + 2 * e))
+    ) / 3  # fmt: skip
+    assert sr.infap_score(y, s, **kw) == pytest.approx(outside, rel=1e-12)
+    # evaluate and evaluate_per_group take the same mask; the other metrics
+    # do not read it.
+    both = sr.evaluate(y, s, metrics=["infap", "bpref"], in_pool=in_pool, **kw)
+    assert both == pytest.approx(
+        {"infap": want, "bpref": sr.bpref_score(y, s, **kw)}, rel=1e-12
+    )
+    per = sr.evaluate_per_group(y, s, metrics=["infap"], in_pool=in_pool, **kw)
+    assert per.values["infap"].tolist() == pytest.approx([want], rel=1e-12)
+    # -J removes every unjudged row, pooled or not: u = 0 and p shrinks.
+    only = sr.infap_score(y, s, in_pool=in_pool, judged_only=True, **kw)
+    assert only == pytest.approx(sr.infap_score(y, s, judged_only=True, **kw))
+
+
+def test_in_pool_validation_names_the_argument():
+    kw = dict(groups=[0, 0], judged=[True, False])
+    with pytest.raises(TypeError, match="in_pool in infap_score must be a boolean"):
+        sr.infap_score([1, 0], [1, 0], in_pool=[0.5, 1.0], **kw)
+    with pytest.raises(ValueError, match=r"Inconsistent numbers of rows.*in_pool=1"):
+        sr.infap_score([1, 0], [1, 0], in_pool=[True], **kw)
+    with pytest.raises(ValueError, match="in_pool in evaluate is False on row 0"):
+        sr.evaluate([1, 0], [1, 0], metrics=["infap"], in_pool=[False, True], **kw)
+    # Without judged every row is judged, hence in the pool.
+    with pytest.raises(ValueError, match="which is judged"):
+        sr.infap_score([1, 0], [1, 0], groups=[0, 0], in_pool=[True, False])

@@ -95,6 +95,7 @@ def _expected(metric, k, case, opts):
             retrieved=case.retrieved,
             sample_weight=case.sample_weight,
             judged=case.judged,
+            in_pool=case.in_pool,
             **opts,
         )
     except ValueError:
@@ -121,6 +122,8 @@ def test_score_function_agrees_with_reference(metric, gain, ties, case, data):
     kwargs["retrieved"] = case.retrieved
     kwargs["sample_weight"] = case.sample_weight
     kwargs["judged"] = case.judged
+    if METRICS[metric].reads_pool:
+        kwargs["in_pool"] = case.in_pool
     if metric in CUTOFF_METRICS:
         kwargs["k"] = k
     pooled_without_groups = metric == "auc" and data.draw(st.booleans())
@@ -210,6 +213,7 @@ def test_evaluate_agrees_with_reference(ties, gain, case, data):
         "retrieved": case.retrieved,
         "sample_weight": case.sample_weight,
         "judged": case.judged,
+        "in_pool": case.in_pool,
         **kwargs,
     }
     if must_raise:
@@ -268,6 +272,7 @@ def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
                 case.groups,
                 retrieved=case.retrieved,
                 judged=case.judged,
+                in_pool=case.in_pool,
                 **ref_opts,
             )
         except ValueError:
@@ -296,6 +301,7 @@ def test_evaluate_per_group_agrees_with_reference(ties, gain, case, data):
         "retrieved": case.retrieved,
         "sample_weight": case.sample_weight,
         "judged": case.judged,
+        "in_pool": case.in_pool,
         **_drop_some_defaults(data, opts),
     }
     if must_raise:

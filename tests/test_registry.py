@@ -34,6 +34,7 @@ def test_oracle_agrees_with_the_registry_on_what_the_metric_reads(spec):
     oracle = ORACLES[spec.name]
     assert oracle.cutoff == spec.takes_k
     assert oracle.graded == (spec.labels in ("gain", "grades", "raw"))
+    assert oracle.reads_pool == spec.reads_pool  # the in_pool mask
 
 
 def test_every_option_has_a_strategy_and_reaches_the_oracle():
@@ -49,7 +50,8 @@ def test_public_signature_follows_the_registry(spec):
     params = inspect.signature(func).parameters
     expected = ["y_true", "y_score", "groups"]
     expected += ["k"] if spec.takes_k else []
-    expected += [*spec.options, "sample_weight", "retrieved", "judged", "convention"]
+    expected += [*spec.options, "sample_weight", "retrieved", "judged"]
+    expected += ["in_pool"] * spec.reads_pool + ["convention"]
     assert list(params) == expected
     for name in expected[2:]:
         assert params[name].kind is inspect.Parameter.KEYWORD_ONLY

@@ -118,12 +118,12 @@ def score(
     in_order = isinstance(fill, float)  # every query counts: trec_eval's mean
     y = np.trunc(run.y_true) if options.integer_grades else run.y_true
     measures = _refuse_graded_rbp(measures, y, notes)
-    if not options.judged_only:  # -J removes the pooled, unjudged documents
-        measures = _refuse_pooled_infap(run, measures, notes)
     common = {
         "groups": run.codes,
         "retrieved": run.retrieved,
         "judged": run.judged,
+        # Negative grades: pooled, not judged (infAP's third class).
+        "in_pool": run.pooled,
         **keywords,
     }
     # Library metrics, one call per set of measure keywords.
@@ -224,29 +224,6 @@ def relstrings(run: RunInput, length: int, options) -> np.ndarray:
         [f"'{text[a : a + k]}'" for a, k in zip(start, keep, strict=True)],
         dtype=object,
     )
-
-
-def _refuse_pooled_infap(
-    run: RunInput, measures: list[Measure], notes: list[str] | None
-) -> list[Measure]:
-    """trec_eval's infAP counts retrieved documents with a negative qrels grade
-    (pooled, not judged) in a class of their own, which the library's infAP
-    does not have: there the measure is left out (a note), or refused."""
-    infap = [m for m in measures if m.metric == "infap"]
-    if not infap or run.pooled is None or run.judged is None:
-        return measures
-    ranked = np.ones(run.pooled.shape, bool) if run.retrieved is None else run.retrieved
-    if not (ranked & run.pooled & ~run.judged).any():
-        return measures
-    text = (
-        "infAP left out: the run retrieves documents whose qrels grade is "
-        "negative (pooled, not judged), a class trec_eval's infAP counts and the "
-        "library's infap does not have"
-    )
-    if notes is None or not all(m.nickname for m in infap):
-        raise ValueError(text)
-    notes.append(text)
-    return [m for m in measures if m not in infap]
 
 
 def _refuse_graded_rbp(

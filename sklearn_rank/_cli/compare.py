@@ -177,12 +177,10 @@ def _per_query(r, measures, calls, common, options):
     import numpy as np
 
     from .._evaluate import GroupScores, evaluate_per_group
-    from ._scores import _refuse_graded_rbp, _refuse_pooled_infap
+    from ._scores import _refuse_graded_rbp
 
     y = np.trunc(r.y_true) if options.integer_grades else r.y_true
     _refuse_graded_rbp(measures, y, None)  # errors, as when named in eval
-    if not options.judged_only:
-        _refuse_pooled_infap(r, measures, None)
     values, weights, group_ids = {}, {}, None
     for extra, keyed in calls.items():
         result = evaluate_per_group(
@@ -191,6 +189,7 @@ def _per_query(r, measures, calls, common, options):
             groups=r.codes,
             retrieved=r.retrieved,
             judged=r.judged,
+            in_pool=r.pooled,
             metrics=list(dict.fromkeys(metric for _, metric in keyed)),
             **{**common, **dict(extra)},
         )
