@@ -396,6 +396,16 @@ _EVAL_CASES = {
         "qrels.test",
         "results.trunc",
     ],
+    # -c with a run that shares no query with the judgments: every judged query
+    # is evaluated with nothing retrieved (zeros), not an error.
+    "out.test.aqc.302_trunc": [
+        "-q",
+        "-c",
+        "-m",
+        "all_trec",
+        "qrels-302.test",
+        "results.trunc",
+    ],
 }
 # Lines trec_eval prints that ``sklearn-rank eval`` refuses, with a note on
 # stderr: rbp on graded judgments (trec_eval reads uninitialised variables in

@@ -87,9 +87,12 @@ def check_not_empty(parsed, kind: str) -> None:
         )
 
 
-def check_overlap(joined, run_source: str, qrels_source: str) -> None:
-    """A run that shares no query with the judgments is an error, not 'nothing'."""
-    if not joined.retrieved.any():
+def check_overlap(
+    joined, run_source: str, qrels_source: str, complete: bool = False
+) -> None:
+    """A run that shares no query with the judgments is an error, not 'nothing'
+    (with -c every judged query is evaluated, as trec_eval does: all zeros)."""
+    if not complete and not joined.retrieved.any():
         raise ValueError(
             f"{run_source}: no query of this run is in {qrels_source}; check that "
             "the files belong together (query ids must match exactly)"
@@ -147,7 +150,7 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
         run = _parse_run(stdin_or_path(path), ranks=False, progress=reader(path))
         check_not_empty(run, "run")
         joined = _join(qrels, run, args.complete, args.max_docs)
-        check_overlap(joined, run.source, qrels.source)
+        check_overlap(joined, run.source, qrels.source, args.complete)
         out.append(from_join(path, run.runid, joined))
         tags.append(run.runid)
         del run, joined

@@ -140,7 +140,7 @@ def _joined(args: argparse.Namespace, progress=None) -> list[RunInput]:
     out = []
     for name, run in zip(names, runs, strict=True):
         joined = _join(qrels, run, args.complete, args.max_docs)
-        check_overlap(joined, run.source, qrels.source)
+        check_overlap(joined, run.source, qrels.source, args.complete)
         out.append(from_join(name, name, joined))
     return out
 
