@@ -28,12 +28,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._conventions import Options, resolve_options
+from ._conventions import OPTIONS, Options, resolve_options
 from ._evaluate import group_values, rank_inputs
 from ._reduce import apply_undefined, weighted_mean
 from ._validation import MetricRequest, check_inputs, check_metrics, drop_unjudged
 
 ROW_KEYS = ("__sklearn_rank_part", "__sklearn_rank_row")  # input order, for ties
+
+
+def option_values(scope: dict[str, Any]) -> dict[str, Any]:
+    """The convention keywords among a front-end's arguments (its ``locals()``),
+    read through ``OPTIONS`` rather than spelled out in every function body."""
+    return {name: scope[name] for name in OPTIONS if name in scope}
 
 
 def weight_column(label: str) -> str:

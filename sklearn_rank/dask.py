@@ -326,25 +326,7 @@ convention : see :func:`sklearn_rank.evaluate`
     {'mrr': 0.6666666666666666, 'precision@2': 0.25}
     """
     func = "evaluate"
-    options = {
-        "ties": ties,
-        "gain": gain,
-        "discount": discount,
-        "gain_rows": gain_rows,
-        "relevance_threshold": relevance_threshold,
-        "undefined": undefined,
-        "precision_denominator": precision_denominator,
-        "ap_denominator": ap_denominator,
-        "recall_denominator": recall_denominator,
-        "max_grade": max_grade,
-        "weights": weights,
-        "group_weight": group_weight,
-        "persistence": persistence,
-        "recall_level": recall_level,
-        "r_multiple": r_multiple,
-        "integer_grades": integer_grades,
-        "judged_only": judged_only,
-    }
+    options = parts.option_values(locals())
     frame, plan, per_group = _plan_and_groups(
         func,
         data,
@@ -441,24 +423,7 @@ def evaluate_per_group(
     {'q1': 1.0, 'q2': 0.3333333333333333}
     """
     func = "evaluate_per_group"
-    options = {
-        "ties": ties,
-        "gain": gain,
-        "discount": discount,
-        "gain_rows": gain_rows,
-        "relevance_threshold": relevance_threshold,
-        "precision_denominator": precision_denominator,
-        "ap_denominator": ap_denominator,
-        "recall_denominator": recall_denominator,
-        "max_grade": max_grade,
-        "weights": weights,
-        "group_weight": group_weight,
-        "persistence": persistence,
-        "recall_level": recall_level,
-        "r_multiple": r_multiple,
-        "integer_grades": integer_grades,
-        "judged_only": judged_only,
-    }
+    options = parts.option_values(locals())
     _, _, per_group = _plan_and_groups(
         func,
         data,

@@ -175,25 +175,7 @@ convention : see :func:`sklearn_rank.evaluate`
     {'mrr': 0.6666666666666666, 'precision@2': 0.25}
     """
     func = "evaluate"
-    options = {
-        "ties": ties,
-        "gain": gain,
-        "discount": discount,
-        "gain_rows": gain_rows,
-        "relevance_threshold": relevance_threshold,
-        "undefined": undefined,
-        "precision_denominator": precision_denominator,
-        "ap_denominator": ap_denominator,
-        "recall_denominator": recall_denominator,
-        "max_grade": max_grade,
-        "weights": weights,
-        "group_weight": group_weight,
-        "persistence": persistence,
-        "recall_level": recall_level,
-        "r_multiple": r_multiple,
-        "integer_grades": integer_grades,
-        "judged_only": judged_only,
-    }
+    options = parts.option_values(locals())
     plan, rows, grouped, fill = _prepare(
         df,
         func,
@@ -288,24 +270,7 @@ def evaluate_per_group(
         and ``"weight:<metric>"``.
     """
     func = "evaluate_per_group"
-    options = {
-        "ties": ties,
-        "gain": gain,
-        "discount": discount,
-        "gain_rows": gain_rows,
-        "relevance_threshold": relevance_threshold,
-        "precision_denominator": precision_denominator,
-        "ap_denominator": ap_denominator,
-        "recall_denominator": recall_denominator,
-        "max_grade": max_grade,
-        "weights": weights,
-        "group_weight": group_weight,
-        "persistence": persistence,
-        "recall_level": recall_level,
-        "r_multiple": r_multiple,
-        "integer_grades": integer_grades,
-        "judged_only": judged_only,
-    }
+    options = parts.option_values(locals())
     plan, _, grouped, fill = _prepare(
         df,
         func,
