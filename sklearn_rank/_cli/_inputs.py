@@ -11,8 +11,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..io import _tables
-from ._measures import Measure
-from ._output import RunResult
 
 # The table readers' own suffix map: one list of what counts as a table.
 TABLE_SUFFIXES = _tables.SUFFIXES
@@ -226,7 +224,7 @@ def _note_partial_judgments(runs, measures, args) -> None:
         )
 
 
-def _negative_label(run: RunInput) -> ValueError:
+def negative_label(run: RunInput) -> ValueError:
     """The library's refusal of negative labels, in the command's words."""
     path, column = run.origin
     row = int(np.flatnonzero(run.y_true < 0)[0])
@@ -236,26 +234,3 @@ def _negative_label(run: RunInput) -> ValueError:
         "another column with --label-col, or give judgments with negative grades "
         "(trec_eval's 'unjudged') as a qrels table beside the run (QRELS RUN)"
     )
-
-
-def score(
-    run: RunInput,
-    measures: list[Measure],
-    keywords: dict,
-    options,
-    per_query: bool,
-    notes: list[str] | None = None,
-    num_docs_in_coll: int = 0,
-) -> RunResult:
-    """The summary (and per-query) value of every measure for one run (see
-    :mod:`._scores`)."""
-    from ._scores import score as score_run
-
-    try:
-        return score_run(
-            run, measures, keywords, options, per_query, notes, num_docs_in_coll
-        )
-    except ValueError as exc:
-        if run.origin is not None and "negative labels" in str(exc):
-            raise _negative_label(run) from None
-        raise

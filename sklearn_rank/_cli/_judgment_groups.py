@@ -96,7 +96,8 @@ def score_run(path, qrels_path, measures, bases, keywords, options, args, only=N
 
     from ..io._trec_join import _join
     from ..io._trec_parse import _parse_qrels, _parse_run
-    from ._inputs import RunInput, check_overlap, score, stdin_or_path
+    from ._inputs import RunInput, check_overlap, stdin_or_path
+    from ._scores import score
 
     run = _parse_run(stdin_or_path(path), ranks=False)
     base_measures = list({m.label: m for ms in bases.values() for m in ms}.values())

@@ -340,13 +340,15 @@ def score_run(
 ):
     """One run's values; the library's messages in the command's wording
     (``num_docs_in_coll``: ``-N``, which trec_eval's utility reads)."""
-    from . import _inputs
+    from . import _inputs, _scores
 
     try:
-        return _inputs.score(
+        return _scores.score(
             run, measures, keywords, options, per_query, notes, num_docs_in_coll
         )
     except ValueError as exc:
+        if run.origin is not None and "negative labels" in str(exc):
+            raise _inputs.negative_label(run) from None  # names file and row
         undefined = getattr(exc, "undefined_groups", None)
         if undefined is not None:  # --undefined raise: name the query ids
             raise ValueError(_messages.undefined_queries(*undefined, run)) from None
