@@ -38,6 +38,10 @@ def apply_undefined(
     return np.where(defined, values, float(undefined)), np.ones_like(defined)
 
 
+# Above this many groups the mean gathers by positions (see weighted_mean).
+_GATHER_FROM = 4096
+
+
 def weighted_mean(
     values: np.ndarray, include: np.ndarray, weight: np.ndarray, metric: str
 ) -> float:
@@ -55,15 +59,19 @@ def weighted_mean(
             stacklevel=3,
         )
         return float("nan")
-    # Positions, then gathers: a boolean index over a random mask branches per
-    # element. The dot product is the one sklearn_rank.stats uses, so that its
-    # means equal these to the last bit.
-    rows = np.flatnonzero(include)
-    w = weight.take(rows)
+    # Large inputs: positions, then gathers (a boolean index over a random mask
+    # branches per element); small ones: the boolean index, which costs fewer
+    # calls. Both pick the same values in the same order. The dot product is the
+    # one sklearn_rank.stats uses, so that its means equal these to the last bit.
+    if include.size > _GATHER_FROM:
+        rows = np.flatnonzero(include)
+        w, values = weight.take(rows), values.take(rows)
+    else:
+        w, values = weight[include], values[include]
     total = w.sum()
     if total <= 0:
         raise ValueError(
             f"sample_weight sums to zero over the groups that enter {metric}; give "
             "at least one of them a positive weight."
         )
-    return float(np.dot(w, values.take(rows)) / total)
+    return float(np.dot(w, values) / total)
