@@ -427,9 +427,11 @@ class RankingContext:
         without a judgement); None when no row is pooled without a judgement.
     """
 
-    # The array namespace kernels compute in: ``xp = ctx.xp`` keeps a kernel free
-    # of a hard-coded numpy (the engine runs on the host; see docs/architecture.md).
-    xp = np
+    # The array namespace, device and float dtype kernels compute in (numpy, the
+    # host and float64 unless the inputs are array API arrays under dispatch).
+    xp: Any = np
+    device: Any = None
+    float: Any = np.float64
 
     def __init__(
         self,

@@ -1,11 +1,20 @@
-"""Segment primitives: reductions over runs of consecutive rows.
+"""Segment primitives: reductions over runs of consecutive rows, for any array
+namespace.
 
 Rows arrive ordered so that each segment (a group, or a tie block inside a group)
-is a contiguous run. Every kernel reduces through these few functions, so they are
-the seam where another array backend (Dask partitions, an array-API namespace)
-plugs in. Each takes plain arrays and returns a new array; none keeps state.
+is a contiguous run. Every kernel reduces through these few functions, which are
+the primitives the array API standard lacks (``bincount``, ``ufunc.at`` /
+``reduceat``, ``lexsort``, integer-indexed assignment). Each takes arrays of one
+namespace and device and returns arrays of it, never converting to numpy:
 
-- ``segment_sum(ids, values, n)``: sum per segment id (ids need not be sorted).
+- numpy arrays take numpy's own fast functions (the code below the ``numpy``
+  branches is the numpy engine, unchanged);
+- PyTorch tensors take ``index_add_`` / ``scatter_reduce_`` / ``index_put_``;
+- any other namespace (CuPy, array-api-strict, ...) takes a form written in the
+  standard alone (stable sorts, ``searchsorted``, ``cumulative_sum``, ``take``).
+
+- ``segment_sum(ids, values, n)``, ``segment_count(ids, n)``,
+  ``segment_max`` / ``segment_min(ids, values, n, fill)``: per segment id.
 - ``exclusive_cumsum(values, group, starts, n)``: per row, the sum over the
   earlier rows of its segment.
 - ``first_in_segment(mask, group, n)``: position of each segment's first True.
@@ -13,11 +22,8 @@ plugs in. Each takes plain arrays and returns a new array; none keeps state.
 - ``block_sum`` / ``block_min`` / ``block_max(values, rows, offsets)``: reductions
   over blocks listed as row positions with their start offsets.
 - ``ranges(start, size)``: the concatenated row positions of several runs.
-
-The primitives the array API standard lacks also exist for any namespace
-(``segment_sum_any``, ``segment_min_any``, ``group_order``, ``take``): numpy's own
-functions, PyTorch's ``index_add_`` / ``scatter_reduce_``, and a sort-based form in
-the standard alone for every other namespace.
+- ``flatnonzero(mask)``, ``put(x, rows, values)`` (``x[rows] = values``),
+  ``divide(a, b, ok, fill)``, ``group_order(codes, score)``, ``take``.
 """
 
 from __future__ import annotations
@@ -27,111 +33,101 @@ from typing import Any
 import numpy as np
 
 
-def ranges(start: np.ndarray, size: np.ndarray) -> np.ndarray:
-    """Concatenated ``arange(start[i], start[i] + size[i])`` for every i."""
-    total = int(size.sum())
-    offsets = np.zeros(size.size, dtype=np.intp)
-    np.cumsum(size[:-1], out=offsets[1:])
-    return np.repeat(start - offsets, size) + np.arange(total)
-
-
-def segment_sum(ids: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """Float64 sum of ``values`` per segment id ``0..n-1``."""
-    # bincount returns ints for empty input; keep float64 throughout.
-    return np.bincount(ids, weights=values, minlength=n).astype(np.float64, copy=False)
-
-
-def exclusive_cumsum(
-    values: np.ndarray, group: np.ndarray, starts: np.ndarray, n: int
-) -> np.ndarray:
-    """Per row, the sum of ``values`` over the earlier rows of its segment.
-
-    Rows of one segment are contiguous and ``starts[g]`` is segment g's first row.
-    Each segment's first row first takes away the previous segment's total, so one
-    running sum restarts at every segment: exact for the integer counts it serves,
-    with a single row-length array.
-    """
-    out = np.array(values, dtype=np.float64)
-    if n > 1 and out.size:
-        totals = np.bincount(group, weights=values, minlength=n)
-        nonempty = np.flatnonzero(starts[1:] > starts[:-1])
-        # The running sum restarted at the previous segment, so it carries only
-        # that segment's total into the next one.
-        out[starts[nonempty[1:]]] -= totals[nonempty[:-1]]
-    np.cumsum(out, out=out)
-    out -= values
-    return out
-
-
-def first_in_segment(mask: np.ndarray, group: np.ndarray, n: int) -> np.ndarray:
-    """Position of the first row with ``mask`` in each segment, -1 if none."""
-    pos = np.flatnonzero(mask)
-    first = np.full(n, -1, dtype=np.intp)
-    if pos.size:
-        grp = group[pos]
-        keep = np.empty(pos.size, dtype=bool)
-        keep[0] = True
-        np.not_equal(grp[1:], grp[:-1], out=keep[1:])
-        first[grp[keep]] = pos[keep]
-    return first
-
-
-def segment_cumprod(values: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """Inclusive running product within each segment, ``rank`` being each row's
-    1-based position in it (Hillis-Steele doubling, so products stay products: no
-    logs, no cancellation across segments)."""
-    out = values.copy()
-    step = 1
-    longest = int(rank.max()) if rank.size else 0
-    while step < longest:
-        same = rank[step:] > step
-        out[step:] = np.where(same, out[step:] * out[:-step], out[step:])
-        step *= 2
-    return out
-
-
-def block_sum(values: np.ndarray, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Sum of ``values`` over each block (its rows listed block after block)."""
-    return np.add.reduceat(values[rows], offsets) if offsets.size else np.zeros(0)
-
-
-def block_min(values: np.ndarray, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    return np.minimum.reduceat(values[rows], offsets) if offsets.size else np.zeros(0)
-
-
-def block_max(values: np.ndarray, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    return np.maximum.reduceat(values[rows], offsets) if offsets.size else np.zeros(0)
-
-
-# -- The same primitives for any array API namespace ----------------------------------
-# The standard has stable argsort, searchsorted, cumulative_sum and take, but no
-# bincount, ufunc.at / reduceat or lexsort. These versions take arrays of one
-# namespace and device and return arrays of it, never converting to numpy: numpy
-# keeps its own fast functions, PyTorch gets index_add_ / scatter_reduce_, and any
-# other namespace a sort-based form written in the standard alone.
-
-
+# -- namespaces -----------------------------------------------------------------------
 def array_namespace(*arrays: Any) -> Any:
     """numpy for numpy arrays, else the namespace ``array-api-compat`` gives."""
-    if all(isinstance(a, np.ndarray) for a in arrays):
+    if all(isinstance(a, np.ndarray) for a in arrays if a is not None):
         return np
     import array_api_compat
 
-    return array_api_compat.array_namespace(*arrays)
+    return array_api_compat.array_namespace(*[a for a in arrays if a is not None])
 
 
 def _is_torch(x: Any) -> bool:
     return type(x).__module__.startswith("torch")
 
 
-def segment_sum_any(ids: Any, values: Any, n: int) -> Any:
-    """Float64 sum of ``values`` per segment id ``0..n-1`` (ids in any order)."""
+def _device(x: Any) -> Any:
+    return None if isinstance(x, np.ndarray) else x.device
+
+
+def _float(xp: Any, x: Any) -> Any:
+    """The float dtype of a computation on ``x``'s device: float64, or float32
+    where the device has no float64 (Apple MPS)."""
+    if xp is np:
+        return np.float64
+    if _is_torch(x) and x.device.type == "mps":
+        return xp.float32
+    return xp.float64
+
+
+def ranges(start: Any, size: Any) -> Any:
+    """Concatenated ``arange(start[i], start[i] + size[i])`` for every i."""
+    if isinstance(size, np.ndarray):
+        total = int(size.sum())
+        offsets = np.zeros(size.size, dtype=np.intp)
+        np.cumsum(size[:-1], out=offsets[1:])
+        return np.repeat(start - offsets, size) + np.arange(total)
+    xp = array_namespace(start, size)
+    size = xp.astype(size, xp.int64)
+    offsets = xp.cumulative_sum(size, include_initial=True)
+    total = int(offsets[-1]) if size.shape[0] else 0
+    base = xp.astype(start, xp.int64) - offsets[:-1]
+    return xp.repeat(base, size) + xp.arange(total, dtype=xp.int64, device=size.device)
+
+
+def flatnonzero(mask: Any) -> Any:
+    """Positions of the True entries of a 1-d mask."""
+    if isinstance(mask, np.ndarray):
+        return np.flatnonzero(mask)
+    return array_namespace(mask).nonzero(mask)[0]
+
+
+def put(x: Any, rows: Any, values: Any) -> Any:
+    """``x[rows] = values`` (integer positions, each at most once); returns the
+    array to use from then on: ``x`` itself (numpy, PyTorch: in place, so only on
+    an array the caller created), or a new array where the namespace has no
+    integer-indexed assignment (the standard's ``where`` over a ``searchsorted``)."""
+    if isinstance(x, np.ndarray) or _is_torch(x):
+        x[rows] = values
+        return x
+    xp = array_namespace(x, rows)
+    n, m = x.shape[0], rows.shape[0]
+    if m == 0:
+        return x
+    order = xp.argsort(rows)
+    rows = xp.take(rows, order)
+    scalar = not hasattr(values, "shape") or values.ndim == 0
+    pos = xp.arange(n, dtype=rows.dtype, device=x.device)
+    at = xp.clip(xp.searchsorted(rows, pos), 0, m - 1)
+    hit = xp.take(rows, at) == pos
+    new = values if scalar else xp.take(xp.take(values, order), at)
+    if scalar:
+        new = xp.asarray(values, dtype=x.dtype, device=x.device)
+    return xp.where(hit, new, x)
+
+
+def divide(a: Any, b: Any, ok: Any, fill: float) -> Any:
+    """``a / b`` where ``ok``, ``fill`` elsewhere, with no division by a bad ``b``."""
+    if isinstance(a, np.ndarray):
+        return np.divide(a, b, out=np.full(np.shape(a), fill), where=ok)
+    xp = array_namespace(a)
+    one = xp.ones_like(a)
+    return xp.where(ok, a / xp.where(ok, b, one), xp.full_like(a, fill))
+
+
+# -- reductions per segment -----------------------------------------------------------
+def segment_sum(ids: Any, values: Any, n: int) -> Any:
+    """Float sum of ``values`` per segment id ``0..n-1`` (ids in any order)."""
     if isinstance(values, np.ndarray):
-        return segment_sum(ids, values, n)
+        # bincount returns ints for empty input; keep float64 throughout.
+        return np.bincount(ids, weights=values, minlength=n).astype(
+            np.float64, copy=False
+        )
     xp = array_namespace(ids, values)
-    values = xp.astype(values, xp.float64)
+    values = xp.astype(values, _float(xp, values))
     if _is_torch(values):
-        out = xp.zeros(n, dtype=xp.float64, device=values.device)
+        out = xp.zeros(n, dtype=values.dtype, device=values.device)
         return out.index_add_(0, ids, values)
     order = xp.argsort(ids, stable=True)
     running = xp.cumulative_sum(xp.take(values, order), include_initial=True)
@@ -146,17 +142,44 @@ def _per_segment_difference(xp: Any, sorted_ids: Any, running: Any, n: int) -> A
     return xp.take(running, end) - xp.take(running, start)
 
 
-def segment_min_any(ids: Any, values: Any, n: int) -> Any:
-    """Float64 minimum of ``values`` per segment id (``inf`` for an empty one)."""
-    xp = array_namespace(ids, values)
-    values = xp.astype(values, xp.float64)
-    if xp is np:
-        out = np.full(n, np.inf)
+def segment_count(ids: Any, n: int) -> Any:
+    """Rows per segment id ``0..n-1``, as int64."""
+    if isinstance(ids, np.ndarray):
+        return np.bincount(ids, minlength=n).astype(np.int64, copy=False)
+    xp = array_namespace(ids)
+    if _is_torch(ids):
+        import torch
+
+        return torch.bincount(ids, minlength=n)
+    sorted_ids = xp.sort(ids)
+    segments = xp.arange(n, dtype=ids.dtype, device=ids.device)
+    end = xp.searchsorted(sorted_ids, segments, side="right")
+    return xp.astype(end - xp.searchsorted(sorted_ids, segments), xp.int64)
+
+
+def segment_max(ids: Any, values: Any, n: int, fill: float) -> Any:
+    """Maximum of ``values`` per segment id, ``fill`` where larger or empty
+    (numpy's ``np.maximum.at`` on an array of ``fill``)."""
+    if isinstance(values, np.ndarray):
+        out = np.full(n, fill, dtype=np.result_type(values.dtype, np.float64))
+        np.maximum.at(out, ids, values)
+        return out
+    return -segment_min(ids, -values, n, -fill)
+
+
+def segment_min(ids: Any, values: Any, n: int, fill: float) -> Any:
+    """Minimum of ``values`` per segment id, ``fill`` where smaller or empty."""
+    if isinstance(values, np.ndarray):
+        out = np.full(n, fill, dtype=np.result_type(values.dtype, np.float64))
         np.minimum.at(out, ids, values)
         return out
+    xp = array_namespace(ids, values)
+    values = xp.astype(values, _float(xp, values))
+    out = xp.full(n, fill, dtype=values.dtype, device=values.device)
     if _is_torch(values):
-        out = xp.full(n, float("inf"), dtype=xp.float64, device=values.device)
         return out.scatter_reduce_(0, ids, values, reduce="amin")
+    if not values.shape[0]:
+        return out
     order = group_order(ids, -values)  # by id, then ascending value
     sorted_ids = xp.take(ids, order)
     segments = xp.arange(n, dtype=ids.dtype, device=ids.device)
@@ -164,10 +187,122 @@ def segment_min_any(ids: Any, values: Any, n: int) -> Any:
     found = first < sorted_ids.shape[0]
     first = xp.where(found, first, xp.zeros_like(first))
     hit = found & (xp.take(sorted_ids, first) == segments)
-    inf = xp.asarray(float("inf"), dtype=xp.float64, device=values.device)
-    return xp.where(hit, xp.take(xp.take(values, order), first), inf)
+    low = xp.take(xp.take(values, order), first)
+    return xp.where(hit, xp.minimum(low, out), out)
 
 
+def exclusive_cumsum(values: Any, group: Any, starts: Any, n: int) -> Any:
+    """Per row, the sum of ``values`` over the earlier rows of its segment.
+
+    Rows of one segment are contiguous and ``starts[g]`` is segment g's first row.
+    Each segment's first row first takes away the previous segment's total, so one
+    running sum restarts at every segment: exact for the integer counts it serves,
+    with a single row-length array.
+    """
+    if isinstance(values, np.ndarray):
+        out = np.array(values, dtype=np.float64)
+        if n > 1 and out.size:
+            totals = np.bincount(group, weights=values, minlength=n)
+            nonempty = np.flatnonzero(starts[1:] > starts[:-1])
+            # The running sum restarted at the previous segment, so it carries
+            # only that segment's total into the next one.
+            out[starts[nonempty[1:]]] -= totals[nonempty[:-1]]
+        np.cumsum(out, out=out)
+        out -= values
+        return out
+    xp = array_namespace(values, group)
+    values = xp.astype(values, _float(xp, values))
+    out = xp.asarray(values, copy=True)
+    if n > 1 and values.shape[0]:
+        totals = segment_sum(group, values, n)
+        nonempty = flatnonzero(starts[1:] > starts[:-1])
+        at = xp.take(starts, nonempty[1:])
+        carried = xp.take(totals, nonempty[:-1])
+        out = put(out, at, xp.take(out, at) - carried)
+    return xp.cumulative_sum(out) - values
+
+
+def first_in_segment(mask: Any, group: Any, n: int) -> Any:
+    """Position of the first row with ``mask`` in each segment, -1 if none
+    (``group``: each row's segment, ascending)."""
+    if isinstance(mask, np.ndarray):
+        pos = np.flatnonzero(mask)
+        first = np.full(n, -1, dtype=np.intp)
+        if pos.size:
+            grp = group[pos]
+            keep = np.empty(pos.size, dtype=bool)
+            keep[0] = True
+            np.not_equal(grp[1:], grp[:-1], out=keep[1:])
+            first[grp[keep]] = pos[keep]
+        return first
+    xp = array_namespace(mask, group)
+    pos = flatnonzero(mask)
+    grp = xp.astype(xp.take(group, pos), xp.int64)  # ascending: rows are ordered
+    segments = xp.arange(n, dtype=xp.int64, device=mask.device)
+    at = xp.searchsorted(grp, segments)
+    found = at < grp.shape[0]
+    at = xp.where(found, at, xp.zeros_like(at))
+    found &= xp.take(grp, at) == segments if grp.shape[0] else found
+    if not grp.shape[0]:
+        return xp.full(n, -1, dtype=xp.int64, device=mask.device)
+    return xp.where(found, xp.astype(xp.take(pos, at), xp.int64), -1)
+
+
+def segment_cumprod(values: Any, rank: Any) -> Any:
+    """Inclusive running product within each segment, ``rank`` being each row's
+    1-based position in it (Hillis-Steele doubling, so products stay products: no
+    logs, no cancellation across segments)."""
+    xp = np if isinstance(values, np.ndarray) else array_namespace(values)
+    out = xp.asarray(values, copy=True)
+    step = 1
+    longest = int(xp.max(rank)) if rank.shape[0] else 0
+    while step < longest:
+        same = rank[step:] > step
+        out[step:] = xp.where(same, out[step:] * out[:-step], out[step:])
+        step *= 2
+    return out
+
+
+def _block_owner(xp: Any, offsets: Any, n_rows: int) -> Any:
+    """Block index of each listed row (blocks start at ``offsets``)."""
+    size = xp.diff(
+        offsets, append=xp.asarray([n_rows], dtype=offsets.dtype, device=offsets.device)
+    )
+    nb = offsets.shape[0]
+    return xp.repeat(xp.arange(nb, dtype=xp.int64, device=offsets.device), size)
+
+
+def block_sum(values: Any, rows: Any, offsets: Any) -> Any:
+    """Sum of ``values`` over each block (its rows listed block after block)."""
+    if isinstance(values, np.ndarray):
+        return np.add.reduceat(values[rows], offsets) if offsets.size else np.zeros(0)
+    xp = array_namespace(values)
+    nb = offsets.shape[0]
+    owner = _block_owner(xp, offsets, rows.shape[0])
+    return segment_sum(owner, xp.take(values, rows), nb)
+
+
+def block_min(values: Any, rows: Any, offsets: Any) -> Any:
+    if isinstance(values, np.ndarray):
+        if not offsets.size:
+            return np.zeros(0)
+        return np.minimum.reduceat(values[rows], offsets)
+    xp = array_namespace(values)
+    owner = _block_owner(xp, offsets, rows.shape[0])
+    return segment_min(owner, xp.take(values, rows), offsets.shape[0], float("inf"))
+
+
+def block_max(values: Any, rows: Any, offsets: Any) -> Any:
+    if isinstance(values, np.ndarray):
+        if not offsets.size:
+            return np.zeros(0)
+        return np.maximum.reduceat(values[rows], offsets)
+    xp = array_namespace(values)
+    owner = _block_owner(xp, offsets, rows.shape[0])
+    return segment_max(owner, xp.take(values, rows), offsets.shape[0], -float("inf"))
+
+
+# -- orderings and gathers ----------------------------------------------------------
 def group_order(codes: Any, score: Any) -> Any:
     """Row order by group code, then descending score, input order within ties:
     two stable sorts (by score, then by code taken in that order), the standard's

@@ -49,23 +49,106 @@ def _case(seed, n=300, n_seg=40):
     return ids, values, n_seg
 
 
+def _same_space(got, sample):
+    assert type(got) is type(sample)
+    assert getattr(got, "device", None) == getattr(sample, "device", None)
+
+
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
 @pytest.mark.parametrize("seed", range(3))
-def test_segment_sum_and_min_match_loops(backend, seed):
+def test_segment_reductions_match_loops(backend, seed):
     ids, values, n = _case(seed)
     to = BACKENDS[backend]
     want_sum, want_min = np.zeros(n), np.full(n, np.inf)
+    want_max, want_count = np.full(n, -1.0), np.zeros(n, dtype=np.int64)
     for i, v in zip(ids, values, strict=True):
         want_sum[i] += v
         want_min[i] = min(want_min[i], v)
-    got_sum = seg.segment_sum_any(to(ids), to(values), n)
-    got_min = seg.segment_min_any(to(ids), to(values), n)
+        want_max[i] = max(want_max[i], v)
+        want_count[i] += 1
     sample = to(values)
-    for got in (got_sum, got_min):
-        assert type(got) is type(sample)
-        assert getattr(got, "device", None) == getattr(sample, "device", None)
+    got_sum = seg.segment_sum(to(ids), sample, n)
+    got_min = seg.segment_min(to(ids), sample, n, np.inf)
+    got_max = seg.segment_max(to(ids), sample, n, -1.0)
+    got_count = seg.segment_count(to(ids), n)
+    for got in (got_sum, got_min, got_max, got_count):
+        _same_space(got, sample)
     np.testing.assert_allclose(_back(got_sum), want_sum, rtol=1e-15, atol=1e-15)
     np.testing.assert_array_equal(_back(got_min), want_min)
+    np.testing.assert_array_equal(_back(got_max), want_max)
+    np.testing.assert_array_equal(_back(got_count), want_count)
+
+
+def _sorted_case(seed, n=200, n_seg=30):
+    """Rows ordered by segment (a ranked view): group, rank, starts."""
+    rng = np.random.default_rng(seed)
+    group = np.sort(rng.integers(0, n_seg - 2, n))
+    length = np.bincount(group, minlength=n_seg)
+    starts = np.concatenate([[0], np.cumsum(length)])
+    rank = np.arange(n) - starts[group] + 1
+    values = rng.integers(0, 4, n).astype(float) / 2
+    return group, rank, starts, values, n_seg
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+@pytest.mark.parametrize("seed", range(3))
+def test_running_primitives_match_loops(backend, seed):
+    group, rank, starts, values, n = _sorted_case(seed)
+    to = BACKENDS[backend]
+    excl, prod = np.zeros(values.size), np.zeros(values.size)
+    first = np.full(n, -1)
+    mask = values > 1
+    for g in range(n):
+        rows = np.arange(starts[g], starts[g + 1])
+        excl[rows] = np.cumsum(values[rows]) - values[rows]
+        prod[rows] = np.cumprod(values[rows] + 0.5)
+        hit = rows[mask[rows]]
+        first[g] = hit[0] if hit.size else -1
+    sample = to(values)
+    got_excl = seg.exclusive_cumsum(sample, to(group), to(starts), n)
+    got_prod = seg.segment_cumprod(to(values + 0.5), to(rank))
+    got_first = seg.first_in_segment(to(mask), to(group), n)
+    for got in (got_excl, got_prod, got_first):
+        _same_space(got, sample)
+    np.testing.assert_allclose(_back(got_excl), excl, rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(_back(got_prod), prod, rtol=1e-14)
+    np.testing.assert_array_equal(_back(got_first), first)
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_blocks_ranges_put_divide_match_numpy(backend):
+    to = BACKENDS[backend]
+    values = np.arange(12, dtype=float) ** 1.5
+    start, size = np.array([1, 5, 9]), np.array([3, 2, 3])
+    pairs = zip(start, size, strict=True)
+    rows = np.concatenate([np.arange(a, a + m) for a, m in pairs])
+    offsets = np.array([0, 3, 5])
+    np.testing.assert_array_equal(_back(seg.ranges(to(start), to(size))), rows)
+    parts = np.split(values[rows], offsets[1:])
+    for func, want in (
+        (seg.block_sum, [p.sum() for p in parts]),
+        (seg.block_min, [p.min() for p in parts]),
+        (seg.block_max, [p.max() for p in parts]),
+    ):
+        got = func(to(values), to(rows), to(offsets))
+        _same_space(got, to(values))
+        np.testing.assert_allclose(_back(got), want, rtol=1e-15)
+    got = seg.flatnonzero(to(values > 20))
+    np.testing.assert_array_equal(_back(got), [8, 9, 10, 11])
+    target = values.copy()
+    got = seg.put(to(target), to(np.array([7, 2])), to(np.array([-1.0, -2.0])))
+    want = values.copy()
+    want[[7, 2]] = [-1.0, -2.0]
+    np.testing.assert_array_equal(_back(got), want)
+    got = seg.put(to(values.copy()), to(np.array([3])), 0.0)
+    want = values.copy()
+    want[3] = 0.0
+    np.testing.assert_array_equal(_back(got), want)
+    b = values - 4.0
+    ok = b > 0
+    got = seg.divide(to(values), to(b), to(ok), -7.0)
+    want = np.where(ok, values / np.where(ok, b, 1), -7.0)
+    np.testing.assert_array_equal(_back(got), want)
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
