@@ -29,7 +29,7 @@ def apply_undefined(
             if isinstance(bad, np.ndarray):
                 bad_ids = group_ids[bad]
             else:  # another namespace: the ids the message shows, on the host
-                shown_rows = [int(i) for i in bad[:_SHOWN_IDS]]
+                shown_rows = [int(i) for i in bad[: min(_SHOWN_IDS, n_bad)]]
                 bad_ids = np.asarray([_scalar(group_ids[i]) for i in shown_rows])
             shown = ", ".join(repr(g) for g in bad_ids[:_SHOWN_IDS].tolist())
             more = ", ..." if n_bad > _SHOWN_IDS else ""
@@ -49,7 +49,10 @@ def apply_undefined(
 
 def _scalar(x: object) -> object:
     """A Python number from a 0-d array of any namespace (or the value itself)."""
-    return x.item() if hasattr(x, "item") else x
+    if isinstance(x, (int, float, str, np.generic)):
+        return x
+    xp = array_namespace(x)
+    return int(x) if xp.isdtype(x.dtype, "integral") else float(x)
 
 
 # Above this many groups the mean gathers by positions (see weighted_mean).
