@@ -283,7 +283,8 @@ def rndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     n_ideal, first, prefix, codes, ideal = _ideal_prefix(ctx, all_gain)
     # R levels: the ideal positions whose gain differs from the next one's.
     drop = xp.ones(ideal.shape[0], dtype=xp.bool, device=dev)
-    drop[:-1] = (codes[1:] != codes[:-1]) | (ideal[1:] != ideal[:-1])
+    if ideal.shape[0]:  # (the standard slices no empty array from 1)
+        drop[:-1] = (codes[1:] != codes[:-1]) | (ideal[1:] != ideal[:-1])
     at = seg.flatnonzero(drop)
     b_group = seg.take(codes, at)
     b_cut = at + 1 - seg.take(first, b_group)
