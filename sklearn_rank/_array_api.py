@@ -19,6 +19,7 @@ public configuration only:
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +72,16 @@ def to_numpy(x: Any, name: str, func: str) -> np.ndarray:
             "for it). Or copy it to the host first (tensor.cpu(), "
             "cupy.asnumpy(array)). See docs/gpu.md."
         ) from exc
+
+
+def on_host(*arrays: Any) -> Any:
+    """A context in which foreign arrays are read on the host (dispatch off), for
+    front ends that tabulate or draw in numpy (segments, plots)."""
+    if not any(is_foreign(a) for a in arrays if a is not None):
+        return contextlib.nullcontext()
+    import sklearn
+
+    return sklearn.config_context(array_api_dispatch=False)
 
 
 @dataclass(frozen=True)

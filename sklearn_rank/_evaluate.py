@@ -45,9 +45,12 @@ def rank_inputs(
     opts: Options,
     judged: ArrayLike | None = None,
     in_pool: ArrayLike | None = None,
+    *,
+    host: bool = False,
 ) -> tuple[RankingContext, np.ndarray]:
     """Validate the per-row inputs and order them once; returns the ordered view
-    and the group ids (aligned with group codes)."""
+    and the group ids (aligned with group codes). ``host``: numpy arrays whatever
+    the dispatch switch (front ends that draw or tabulate on the host)."""
     inputs = check_inputs(
         func,
         y_true,
@@ -58,6 +61,7 @@ def rank_inputs(
         judged,
         in_pool=in_pool,
         groups_required=not all(r.spec.pooled for r in requests),
+        host=host,
     )
     if opts.integer_grades:  # trec_eval reads grades with atol: 1.5 is 1
         xp = array_namespace(inputs.y_true)

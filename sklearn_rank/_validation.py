@@ -263,13 +263,15 @@ def check_inputs(
     *,
     in_pool: Any = None,
     groups_required: bool = True,
+    host: bool = False,
 ) -> ValidatedInputs:
     """Convert and check every per-row input of one call: numpy arrays, or, for
     array API inputs under scikit-learn's ``array_api_dispatch``, arrays of their
     namespace on their device (``space``)."""
-    space = input_space(
-        y_true, y_score, groups, sample_weight, retrieved, judged, in_pool, func=func
-    )
+    space = NUMPY
+    if not host:
+        arrays = (y_true, y_score, groups, sample_weight, retrieved, judged, in_pool)
+        space = input_space(*arrays, func=func)
     yt = check_numeric_in(y_true, "y_true", func, space)
     ys = check_numeric_in(y_score, "y_score", func, space)
 

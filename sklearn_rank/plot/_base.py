@@ -123,20 +123,23 @@ def per_group(
 ) -> dict[str, Any]:
     """Model name -> :class:`~sklearn_rank.GroupScores` (NaN where undefined);
     ``undefined`` is not an option here (the displays show undefined groups)."""
+    from .._array_api import on_host
     from .._evaluate import evaluate_per_group
 
     options = {k: v for k, v in options.items() if k != "undefined"}
-    return {
-        model: evaluate_per_group(
-            y_true,
-            score,
-            groups=groups,
-            metrics=metrics,
-            sample_weight=sample_weight,
-            **options,
-        )
-        for model, score in scores.items()
-    }
+    # Displays draw from numpy: array API inputs are read on the host.
+    with on_host(y_true, groups, sample_weight, *scores.values(), *options.values()):
+        return {
+            model: evaluate_per_group(
+                y_true,
+                score,
+                groups=groups,
+                metrics=metrics,
+                sample_weight=sample_weight,
+                **options,
+            )
+            for model, score in scores.items()
+        }
 
 
 def check_metric_name(metric: Any, func: str) -> str:

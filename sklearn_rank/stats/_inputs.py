@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._array_api import on_host
 from .._conventions import resolve_options
 from .._evaluate import DEFAULT_METRICS, GroupScores, evaluate_per_group
 from .._validation import param_error
@@ -167,12 +168,15 @@ def collect(
                 "y_true", func, "an array of labels when y_score is an array", None
             )
         names = list(DEFAULT_METRICS) if metrics is None else list(metrics)
-        results = {
-            model: evaluate_per_group(
-                y_true, score, groups=groups, metrics=names, **options
-            )
-            for model, score in y_scores.items()
-        }
+        # The statistics run on the host (scipy): array inputs are read there.
+        arrays = (y_true, groups, *y_scores.values(), *options.values())
+        with on_host(*arrays):
+            results = {
+                model: evaluate_per_group(
+                    y_true, score, groups=groups, metrics=names, **options
+                )
+                for model, score in y_scores.items()
+            }
     group_ids = next(iter(results.values())).group_ids
     values = {
         model: {m: _apply_undefined(res.values[m], rule, m, model, func) for m in names}
