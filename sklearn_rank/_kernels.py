@@ -10,11 +10,17 @@ equally likely, so each row sits at each of those positions with probability
 ``1/m``; positional sums therefore become block means (:meth:`block_mean`), and the
 few non-linear metrics (Hit, MRR, AP, ERR) use the exact forms derived next to
 them.
+
+Kernels compute in the namespace and on the device of the context (``ctx.xp``,
+``ctx.device``, ``ctx.float``): numpy on the numpy path, any array API namespace
+under scikit-learn's ``array_api_dispatch``. The few helpers below that branch on
+``xp is np`` keep numpy's own (faster or extended-precision) operation there; every
+formula exists once.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -34,11 +40,77 @@ class GroupValues(NamedTuple):
     weight: np.ndarray  # the group's weight in the mean
 
 
+# -- namespace helpers ----------------------------------------------------------------
+def _ns(x: Any) -> Any:
+    """The namespace of an array (numpy for numpy arrays and scalars)."""
+    if isinstance(x, (np.ndarray, np.generic, float, int)):
+        return np
+    return seg.array_namespace(x)
+
+
+def _index(xp: Any) -> Any:
+    """The index dtype: numpy's intp, int64 in other namespaces."""
+    return np.intp if xp is np else xp.int64
+
+
+def _float_of(xp: Any, x: Any) -> Any:
+    """The float dtype of a computation on ``x``'s device (float64, or float32
+    on a device without it)."""
+    return np.float64 if xp is np else seg._float(xp, x)
+
+
+def _to_float(xp: Any, x: Any) -> Any:
+    """``x`` as a float array (no copy when it is one already)."""
+    if xp is np:
+        return np.asarray(x, dtype=np.float64)
+    return xp.astype(x, _float_of(xp, x), copy=False)
+
+
+def _as_f(xp: Any, x: Any) -> Any:
+    """``x`` ready for arithmetic with float arrays: numpy promotes integers
+    inside the operation itself (no extra pass); the standard mixes no kinds."""
+    return x if xp is np else xp.astype(x, _float_of(xp, x), copy=False)
+
+
+def _times_mask(xp: Any, x: Any, mask: Any) -> Any:
+    """``x * mask`` for a float ``x`` (overwritten on numpy) and a bool mask."""
+    if xp is np:
+        x *= mask
+        return x
+    return x * xp.astype(mask, x.dtype)
+
+
+def _prefix_sum(xp: Any, x: Any) -> Any:
+    """``[0, x0, x0 + x1, ...]``: one pass on numpy (``cumulative_sum`` with
+    ``include_initial`` concatenates), in ``x``'s dtype."""
+    if xp is np:
+        out = np.zeros(x.shape[0] + 1, dtype=x.dtype)
+        np.cumsum(x, out=out[1:])
+        return out
+    return xp.cumulative_sum(x, include_initial=True)
+
+
+def _exp2(xp: Any, x: Any) -> Any:
+    """``2 ** x`` (the standard has no ``exp2``; powers of two stay exact)."""
+    exp2 = getattr(xp, "exp2", None)
+    return exp2(x) if exp2 is not None else 2.0**x
+
+
+def _log1p_where(xp: Any, x: Any, ok: Any) -> Any:
+    """``log1p(x)`` where ``ok``, 0 elsewhere (no log of a bad ``x``)."""
+    if xp is np:
+        out = np.zeros_like(x)
+        np.log1p(x, out=out, where=ok)
+        return out
+    return xp.where(ok, xp.log1p(xp.where(ok, x, 0.0)), 0.0)
+
+
 def _binary_result(
     ctx: RankingContext, values: np.ndarray, opts: Options
 ) -> GroupValues:
+    xp = ctx.xp
     defined = ctx.n_relevant(opts.relevance_threshold) > 0
-    return GroupValues(np.where(defined, values, np.nan), defined, ctx.group_weight())
+    return GroupValues(xp.where(defined, values, xp.nan), defined, ctx.group_weight())
 
 
 def custom_gain(gain) -> bool:
@@ -49,35 +121,48 @@ def custom_gain(gain) -> bool:
 def gains(labels: np.ndarray, gain, shift: np.ndarray | None = None) -> np.ndarray:
     """Gain of each label; with ``shift``, exponential gains scaled by ``2**-shift``
     (exactly: powers of two), so that sums of gains of labels up to 1023 stay
-    finite."""
+    finite. In the namespace of ``labels``."""
+    xp = _ns(labels)
     if custom_gain(gain):
-        return _custom_gains(np.asarray(labels, dtype=np.float64), gain)
+        return _custom_gains(xp, _to_float(xp, labels), gain)
     if gain != "exponential":
         return labels
     if shift is None:
-        return np.exp2(labels) - 1.0
-    return np.exp2(labels - shift) - np.exp2(-shift)
+        return _exp2(xp, labels) - 1.0
+    return _exp2(xp, labels - shift) - _exp2(xp, -shift)
 
 
-def _custom_gains(labels: np.ndarray, gain) -> np.ndarray:
+def _custom_gains(xp: Any, labels: np.ndarray, gain) -> np.ndarray:
+    """A mapping's or a callable's gains. The callable receives a copy of the
+    labels as a float array of their namespace (numpy on the numpy path)."""
     if callable(gain):
-        out = np.asarray(gain(labels.copy()), dtype=np.float64)
-        if out.shape != labels.shape or not np.isfinite(out).all():
+        out = gain(xp.asarray(labels, copy=True))
+        if xp is np:
+            out = np.asarray(out, dtype=np.float64)
+        else:
+            out = xp.asarray(out, dtype=labels.dtype, device=labels.device)
+        # A scalar sync for the check (it raises).
+        if out.shape != labels.shape or not bool(xp.all(xp.isfinite(out))):
             raise ValueError(
                 "The 'gain' callable must map the label array to finite gains of "
-                f"the same shape {labels.shape}."
+                f"the same shape {tuple(labels.shape)}."
             )
         return out
-    keys = np.array([k for k, _ in gain])
-    values = np.array([v for _, v in gain])
-    at = np.searchsorted(keys, labels).clip(0, keys.size - 1)
-    missing = keys[at] != labels
-    if missing.any():
+    keys, values = [k for k, _ in gain], [v for _, v in gain]
+    if xp is np:  # numpy keeps the mapping's own dtypes
+        keys, values = np.array(keys), np.array(values)
+    else:
+        dev = labels.device
+        keys = xp.asarray(keys, dtype=labels.dtype, device=dev)
+        values = xp.asarray(values, dtype=labels.dtype, device=dev)
+    at = xp.clip(xp.searchsorted(keys, labels), 0, keys.shape[0] - 1)
+    missing = xp.take(keys, at) != labels
+    if bool(xp.any(missing)):  # a scalar sync for the check (it raises)
         raise ValueError(
-            f"y_true has the label {labels[missing][0]:g}, which the 'gain' mapping "
-            f"{dict(gain)!r} has no entry for; give every label a gain."
+            f"y_true has the label {float(labels[missing][0]):g}, which the 'gain' "
+            f"mapping {dict(gain)!r} has no entry for; give every label a gain."
         )
-    return values[at]
+    return xp.take(values, at)
 
 
 # Exponential gains of labels up to this are summed unscaled (n * 2**512 is far
@@ -93,31 +178,41 @@ def _gain_shift(ctx: RankingContext, gain: str) -> np.ndarray | None:
         return None
 
     def compute() -> np.ndarray | None:
+        xp = ctx.xp
         y, codes = ctx.totals.y_all, ctx.totals.codes_all
-        if not y.size or y.max() <= _UNSCALED_LABEL:
+        # A scalar sync, once per input: whether any label needs the scaling.
+        if not y.shape[0] or float(xp.max(y)) <= _UNSCALED_LABEL:
             return None
-        top = np.zeros(ctx.n_groups)
-        np.maximum.at(top, codes, y)
-        return np.maximum(np.floor(top) - _UNSCALED_LABEL, 0.0)
+        top = seg.segment_max(codes, y, ctx.n_groups, 0.0)
+        return xp.maximum(xp.floor(top) - _UNSCALED_LABEL, 0.0)
 
     return ctx.totals.cached("gain_shift", compute)
 
 
 def _discount(rank: np.ndarray, discount="log2") -> np.ndarray:
-    """The discount of each 1-based position (see the ``discount`` keyword)."""
-    rank = np.asarray(rank, dtype=np.float64)
+    """The discount of each 1-based position (see the ``discount`` keyword), in
+    the namespace of ``rank``; a callable receives a float copy of it."""
+    xp = _ns(rank)
+    rank = _to_float(xp, rank)
     if discount == "log2":
-        return 1.0 / np.log2(rank + 1.0)
+        return 1.0 / xp.log2(rank + 1.0)
     if discount == "jarvelin":
-        return 1.0 / np.log2(np.maximum(rank, 2.0))
+        return 1.0 / xp.log2(xp.maximum(rank, 2.0))
     if not callable(discount):  # a log base b > 1
-        return np.log(discount) / np.log(rank + 1.0)
-    out = np.asarray(discount(rank.copy()), dtype=np.float64)
-    if out.shape != rank.shape or not np.isfinite(out).all():
-        got = "non-finite values" if out.shape == rank.shape else f"shape {out.shape}"
+        return float(np.log(discount)) / xp.log(rank + 1.0)
+    out = discount(xp.asarray(rank, copy=True))
+    if xp is np:
+        out = np.asarray(out, dtype=np.float64)
+    else:
+        out = xp.asarray(out, dtype=rank.dtype, device=rank.device)
+    # A scalar sync for the check (it raises).
+    if out.shape != rank.shape or not bool(xp.all(xp.isfinite(out))):
+        shape = tuple(out.shape)
+        got = "non-finite values" if out.shape == rank.shape else f"shape {shape}"
         raise ValueError(
             "The 'discount' callable must map the float array of 1-based positions "
-            f"to finite discounts of the same shape {rank.shape}. Got {got} instead."
+            f"to finite discounts of the same shape {tuple(rank.shape)}. Got {got} "
+            "instead."
         )
     return out
 
@@ -127,17 +222,21 @@ def _position_discounts(ctx: RankingContext, k: int | None, discount) -> np.ndar
     discount or a log base is computed once per position and gathered (a table
     of at most ``k`` entries: no logarithm per row); a callable gets the rows'
     positions, as documented."""
+    xp, f, dev = ctx.xp, ctx.float, ctx.device
     if callable(discount):
         disc = _discount(ctx.rank, discount)
         if k is not None:
             disc[ctx.rank > k] = 0.0
         return disc
-    deepest = int(ctx.length.max()) if ctx.n_groups else 0
+    # A scalar sync: the table's size.
+    deepest = int(xp.max(ctx.length)) if ctx.n_groups else 0
     depth = deepest if k is None else min(k, deepest)
-    table = np.zeros(depth + 2)  # position 0 unused; depth + 1: beyond k
-    table[1 : depth + 1] = _discount(np.arange(1, depth + 1), discount)
-    position = ctx.rank if depth == deepest else np.minimum(ctx.rank, depth + 1)
-    return table.take(position)
+    table = xp.zeros(depth + 2, dtype=f, device=dev)  # 0 unused; depth + 1: beyond k
+    table[1 : depth + 1] = _discount(
+        xp.arange(1, depth + 1, dtype=f, device=dev), discount
+    )
+    position = ctx.rank if depth == deepest else xp.minimum(ctx.rank, depth + 1)
+    return xp.take(table, position)
 
 
 # -- DCG / NDCG -----------------------------------------------------------------------
@@ -151,9 +250,9 @@ def dcg_values(
     ctx = ctx.head(k)
     disc = ctx.block_mean(_position_discounts(ctx, k, discount))
     shift = _gain_shift(ctx, gain)
-    disc *= gains(ctx.y, gain, None if shift is None else shift[ctx.group])
+    disc *= gains(ctx.y, gain, None if shift is None else seg.take(shift, ctx.group))
     if rows == "judged" and ctx.judged is not None:
-        disc *= ctx.judged
+        disc = _times_mask(ctx.xp, disc, ctx.judged)
     return ctx.group_sum(disc)
 
 
@@ -165,14 +264,18 @@ _LEVEL_CELLS_PER_ROW = 4
 _SHORT_PREFIX = 64
 
 
-def _discount_prefix(n: int, discount="log2") -> np.ndarray:
-    """``P[p] = Σ_{q<=p} discount(q)``; in extended precision for deep lists, so
-    that differences of far-apart prefixes keep float64 accuracy."""
-    dtype = np.float64 if n <= _SHORT_PREFIX else np.longdouble
-    prefix = np.zeros(n + 1, dtype=dtype)
-    np.cumsum(
-        _discount(np.arange(1, n + 1, dtype=np.float64), discount), out=prefix[1:]
-    )
+def _discount_prefix(ctx: RankingContext, n: int, discount="log2") -> np.ndarray:
+    """``P[p] = Σ_{q<=p} discount(q)``; on numpy in extended precision for deep
+    lists, so that differences of far-apart prefixes keep float64 accuracy. Other
+    namespaces have no extended type: there the prefix is in ``ctx.float``, and a
+    difference of prefixes at depth p can lose ~p ulps of the prefix (about 1e-13
+    relative at depth 1000 in float64)."""
+    xp, f = ctx.xp, ctx.float
+    disc = _discount(xp.arange(1, n + 1, dtype=f, device=ctx.device), discount)
+    if xp is not np:
+        return xp.cumulative_sum(disc, include_initial=True)
+    prefix = np.zeros(n + 1, dtype=np.float64 if n <= _SHORT_PREFIX else np.longdouble)
+    np.cumsum(disc, out=prefix[1:])
     return prefix
 
 
@@ -190,6 +293,7 @@ def ideal_dcg(
 def _ideal_dcg(
     ctx: RankingContext, k: int | None, gain: str, discount="log2", rows="all"
 ) -> np.ndarray:
+    xp, f, dev = ctx.xp, ctx.float, ctx.device
     y, codes, n_groups = ctx.totals.y_all, ctx.totals.codes_all, ctx.n_groups
     if rows == "judged":
         # trec_eval's ideal list (m_ndcg.c): the judged documents whose gain is
@@ -198,35 +302,36 @@ def _ideal_dcg(
         if ctx.totals.judged_all is not None:
             keep &= ctx.totals.judged_all
         y, codes = y[keep], codes[keep]
-        if not y.size:
-            return np.zeros(n_groups)
-    top = int(y.max())
-    size = np.bincount(codes, minlength=n_groups)
-    dense = (top + 1) * n_groups <= _LEVEL_CELLS_PER_ROW * (y.size + 1024)
+        if not y.shape[0]:
+            return xp.zeros(n_groups, dtype=f, device=dev)
+    # Scalar syncs here and below: the method and the table sizes depend on them.
+    top = int(xp.max(y))
+    size = seg.segment_count(codes, n_groups)
+    dense = (top + 1) * n_groups <= _LEVEL_CELLS_PER_ROW * (y.shape[0] + 1024)
     if (
         not custom_gain(gain)
         and top < _MAX_LEVELS
         and dense
-        and np.array_equal(y, np.floor(y))
+        and bool(xp.all(y == xp.floor(y)))
     ):
         # In the ideal order the rows of label l take the positions right after
         # every higher label of the group, so each level adds its gain times a
         # difference of discount prefixes. One pass per level, none per group.
-        depth = int(size.max()) if k is None else min(k, int(size.max()))
-        prefix = _discount_prefix(depth, discount)
+        depth = int(xp.max(size)) if k is None else min(k, int(xp.max(size)))
+        prefix = _discount_prefix(ctx, depth, discount)
         # A level-major count table: each level's counts are contiguous.
-        key = y.astype(np.intp)
+        key = xp.astype(y, _index(xp))
         key *= n_groups
         key += codes
-        counts = np.bincount(key, minlength=n_groups * (top + 1))
-        counts = counts.reshape(top + 1, n_groups)
-        total = np.zeros(n_groups)
-        higher = np.zeros(n_groups, dtype=np.intp)
+        counts = seg.segment_count(key, n_groups * (top + 1))
+        counts = xp.reshape(counts, (top + 1, n_groups))
+        total = xp.zeros(n_groups, dtype=f, device=dev)
+        higher = xp.zeros(n_groups, dtype=_index(xp), device=dev)
         below = prefix[0]  # prefix at min(higher, depth): 0 before any level
         for level in range(top, 0, -1):
-            higher += counts[level]
-            reach = prefix.take(np.minimum(higher, depth))
-            span = (reach - below).astype(np.float64, copy=False)
+            higher += counts[level, :]
+            reach = xp.take(prefix, xp.minimum(higher, depth))
+            span = xp.astype(reach - below, f, copy=False)
             span *= float(gains(np.float64(level), gain))
             total += span
             below = reach
@@ -234,18 +339,20 @@ def _ideal_dcg(
     # The ideal order sorts each group by gain: by label for the monotone gains,
     # by the gain itself for a mapping or a callable.
     g = gains(y, gain) if custom_gain(gain) else None
-    order = np.lexsort((-y if g is None else -g, codes))
-    sorted_codes = codes[order]
-    first = np.zeros(n_groups, dtype=np.intp)
-    np.cumsum(size[:-1], out=first[1:])
-    rank = np.arange(1, y.shape[0] + 1) - first[sorted_codes]
+    order = seg.group_order(codes, y if g is None else g)
+    sorted_codes = seg.take(codes, order)
+    first = _prefix_sum(xp, size)[:-1]
+    rank = xp.arange(1, y.shape[0] + 1, dtype=_index(xp), device=dev)
+    rank -= seg.take(first, sorted_codes)
     shift = _gain_shift(ctx, gain)
-    row_shift = None if shift is None else shift[sorted_codes]
-    ranked_gain = gains(y[order], gain, row_shift) if g is None else g[order]
+    row_shift = None if shift is None else seg.take(shift, sorted_codes)
+    ranked_gain = (
+        gains(seg.take(y, order), gain, row_shift) if g is None else seg.take(g, order)
+    )
     contrib = ranked_gain * _discount(rank, discount)
     if k is not None:
-        contrib = np.where(rank <= k, contrib, 0.0)
-    return np.bincount(sorted_codes, weights=contrib, minlength=n_groups)
+        contrib = xp.where(rank <= k, contrib, 0.0)
+    return seg.segment_sum(sorted_codes, contrib, n_groups)
 
 
 def _judged_gain_result(
@@ -253,21 +360,31 @@ def _judged_gain_result(
 ) -> GroupValues:
     """``gain_rows="judged"``: a group is defined where its ideal DCG is > 0
     (trec_eval's NDCG never reads the relevance threshold)."""
+    xp = ctx.xp
     ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain, opts.discount, "judged")
     defined = ideal > 0
-    return GroupValues(np.where(defined, values, np.nan), defined, ctx.group_weight())
+    return GroupValues(xp.where(defined, values, xp.nan), defined, ctx.group_weight())
+
+
+def _scale_back(xp: Any, values: Any, shift: Any) -> Any:
+    """``values * 2**shift``, exactly (inf on overflow, no warning)."""
+    if xp is np:
+        with np.errstate(over="ignore"):
+            return np.ldexp(values, shift.astype(np.intp))
+    return values * _exp2(xp, shift)
 
 
 def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    xp = ctx.xp
     values = dcg_values(ctx, k, opts.gain, opts.discount, opts.gain_rows)
     shift = _gain_shift(ctx, opts.gain)
     if shift is not None:
-        with np.errstate(over="ignore"):
-            values = np.ldexp(values, shift.astype(np.intp))
-        if not np.isfinite(values).all():
+        values = _scale_back(xp, values, shift)
+        if not bool(xp.all(xp.isfinite(values))):  # a scalar sync (it raises)
+            top = float(xp.max(ctx.totals.y_all))
             raise ValueError(
                 "DCG with gain='exponential' overflows float64 for y_true labels up "
-                f"to {ctx.totals.y_all.max():g} (2**label - 1 summed over a list). Use "
+                f"to {top:g} (2**label - 1 summed over a list). Use "
                 "NDCG (scale-free, exact for every label up to 1023), gain='linear', "
                 "or smaller labels."
             )
@@ -278,6 +395,7 @@ def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
 
 def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     # DCG and ideal DCG are scaled alike per group (_gain_shift): the ratio is exact.
+    xp = ctx.xp
     rows = opts.gain_rows
     dcg_k = dcg_values(ctx, k, opts.gain, opts.discount, rows)
     if rows == "judged":
@@ -287,24 +405,24 @@ def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain, opts.discount, rows)
     if custom_gain(opts.gain):  # gains may be <= 0: no ideal gain, no NDCG
         defined = defined & (ideal > 0)
-        values = np.where(defined, values, np.nan)
+        values = xp.where(defined, values, xp.nan)
     # Defined groups hold a label >= threshold > 0, so their ideal DCG is > 0
-    # for every positive discount; a callable discount may break that.
-    if (ideal[defined] <= 0).any():
+    # for every positive discount; a callable discount may break that (a scalar
+    # sync for the check, which raises).
+    if bool(xp.any(ideal[defined] <= 0)):
         raise ValueError(
             "ndcg_score: the ideal DCG of a group with a relevant row is <= 0 under "
             "the given 'discount' callable; discounts of the first positions must be "
             "> 0."
         )
-    safe = np.where(defined, ideal, 1.0)
-    return GroupValues(np.where(defined, values / safe, np.nan), defined, weight)
+    safe = xp.where(defined, ideal, 1.0)
+    return GroupValues(xp.where(defined, values / safe, xp.nan), defined, weight)
 
 
 # -- counting metrics -----------------------------------------------------------------
 def _hits_in_top(ctx: RankingContext, k, opts: Options) -> np.ndarray:
     """E[number of relevant rows at positions <= k] per group."""
-    share = ctx.in_top(k)
-    share *= ctx.relevant(opts.relevance_threshold)
+    share = _times_mask(ctx.xp, ctx.in_top(k), ctx.relevant(opts.relevance_threshold))
     return ctx.group_sum(share)
 
 
@@ -313,15 +431,16 @@ def precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     hits = _hits_in_top(ctx.head(top), top, opts)
     denom = _precision_denominator(ctx, k, opts)
     # A group with nothing ranked has retrieved nothing: precision 0.
-    values = np.divide(hits, denom, out=np.zeros_like(hits), where=denom > 0)
+    values = seg.divide(hits, _as_f(ctx.xp, denom), denom > 0, 0.0)
     return _binary_result(ctx, values, opts)
 
 
 def recall(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    xp = ctx.xp
     top = _positions(ctx, k)
     hits = _hits_in_top(ctx.head(top), top, opts)
     denom = _recall_denominator(ctx, k, opts)
-    return _binary_result(ctx, hits / np.maximum(denom, 1), opts)
+    return _binary_result(ctx, hits / _as_f(xp, xp.maximum(denom, 1)), opts)
 
 
 def _recall_denominator(ctx: RankingContext, k: int | None, opts: Options):
@@ -329,14 +448,15 @@ def _recall_denominator(ctx: RankingContext, k: int | None, opts: Options):
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     if k is None or opts.recall_denominator == "n_relevant":
         return n_rel
-    return np.minimum(n_rel, _positions(ctx, k))  # capped k: never below R here
+    return ctx.xp.minimum(n_rel, _positions(ctx, k))  # capped k: never below R here
 
 
 def r_precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """Precision at R, the group's own number of relevant rows (``k`` unused)."""
+    xp = ctx.xp
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     hits = _hits_in_top(ctx, n_rel, opts)
-    return _binary_result(ctx, hits / np.maximum(n_rel, 1), opts)
+    return _binary_result(ctx, hits / _as_f(xp, xp.maximum(n_rel, 1)), opts)
 
 
 # -- first-hit metrics ----------------------------------------------------------------
@@ -344,22 +464,23 @@ def _first_relevant_block(ctx: RankingContext, opts: Options):
     """Per group: whether a relevant row is ranked, and the tie block holding the
     first one: its tied-block index (-1 for a single row), first position ``a``,
     size ``m`` and relevant count ``r``."""
+    xp, dev, n = ctx.xp, ctx.device, ctx.n_groups
     rel = ctx.relevant(opts.relevance_threshold)
     first = ctx.first_in_group(rel)
     found = first >= 0
-    a = np.ones(ctx.n_groups, dtype=np.int64)
-    m = np.ones(ctx.n_groups, dtype=np.int64)
-    r = np.ones(ctx.n_groups, dtype=np.int64)
-    block = np.full(ctx.n_groups, -1, dtype=np.intp)
-    a[found] = ctx.rank[first[found]]
+    a = xp.ones(n, dtype=xp.int64, device=dev)
+    m = xp.ones(n, dtype=xp.int64, device=dev)
+    r = xp.ones(n, dtype=xp.int64, device=dev)
+    block = xp.full(n, -1, dtype=_index(xp), device=dev)
+    a[found] = xp.astype(seg.take(ctx.rank, first[found]), xp.int64)
     blocks = ctx.blocks
     if blocks:
-        block[found] = blocks.block_of(first[found])
+        block[found] = xp.astype(blocks.block_of(first[found]), _index(xp))
         tied = block >= 0
         tb = block[tied]
-        a[tied] = blocks.rank[tb]
-        m[tied] = blocks.size[tb]
-        r[tied] = blocks.sum(rel)[tb]
+        a[tied] = xp.astype(seg.take(blocks.rank, tb), xp.int64)
+        m[tied] = xp.astype(seg.take(blocks.size, tb), xp.int64)
+        r[tied] = xp.astype(seg.take(blocks.sum(rel), tb), xp.int64)
     return found, block, a, m, r
 
 
@@ -373,13 +494,16 @@ def _log_none_in_first(m: np.ndarray, r: np.ndarray, t: np.ndarray) -> np.ndarra
     result keeps float64 relative accuracy for blocks of any size (a difference of
     ``gammaln`` values of huge numbers does not).
     """
+    xp = _ns(m)
     by_t = t <= r
-    n_terms = np.where(by_t, t, r).astype(np.intp)
-    other = np.where(by_t, r, t).astype(np.float64)
-    owner = np.repeat(np.arange(m.size), n_terms)
-    i = ranges(np.zeros_like(n_terms), n_terms)
-    terms = np.log1p(-other[owner] / (m[owner] - i))
-    return np.bincount(owner, weights=terms, minlength=m.size)
+    n_terms = xp.astype(xp.where(by_t, t, r), _index(xp))
+    other = _to_float(xp, xp.where(by_t, r, t))
+    owner = xp.repeat(
+        xp.arange(m.shape[0], dtype=_index(xp), device=seg._device(m)), n_terms
+    )
+    i = ranges(xp.zeros_like(n_terms), n_terms)
+    terms = xp.log1p(-seg.take(other, owner) / _as_f(xp, seg.take(m, owner) - i))
+    return seg.segment_sum(owner, terms, m.shape[0])
 
 
 def hit_rate(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
@@ -391,18 +515,22 @@ def hit_rate(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     ``C(m - r, t) / C(m, t)`` (:func:`_log_none_in_first`); the hit probability is
     ``-expm1`` of its log, exact even when it is tiny.
     """
+    xp = ctx.xp
     k = _positions(ctx, k)
     ctx = ctx.head(k)
     found, _, a, m, r = _first_relevant_block(ctx, opts)
     if k is None:
-        values = found.astype(np.float64)
+        values = xp.astype(found, ctx.float)
     else:
-        t = np.clip(k - a + 1, 0, m)
-        values = np.where(found & (t > 0), 1.0, 0.0)
-        partial = np.flatnonzero(found & (t > 0) & (t <= m - r))
-        if partial.size:
-            log_miss = _log_none_in_first(m[partial], r[partial], t[partial])
-            values[partial] = -np.expm1(log_miss)
+        t = xp.clip(k - a + 1, 0, m)
+        hit = found & (t > 0)
+        values = xp.astype(hit, ctx.float)
+        partial = seg.flatnonzero(hit & (t <= m - r))
+        if partial.shape[0]:
+            log_miss = _log_none_in_first(
+                seg.take(m, partial), seg.take(r, partial), seg.take(t, partial)
+            )
+            values = seg.put(values, partial, -xp.expm1(log_miss))
     return _binary_result(ctx, values, opts)
 
 
@@ -416,6 +544,7 @@ def mrr(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     running sum of ``log1p(-r / (m - i))`` over ``i < j`` (no cancellation), and
     only offsets inside the cutoff are expanded.
     """
+    xp, f = ctx.xp, ctx.float
     k = _positions(ctx, k)
     ctx = ctx.head(k)
     found, block, a, m, r = _first_relevant_block(ctx, opts)
@@ -423,43 +552,49 @@ def mrr(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
         # The first block holding a relevant row is one threshold: RR is the
         # precision there, r / (a + m - 1); a cutoff inside it keeps its share.
         share = _block_share(k, a, m)
-        values = np.where(found, share * r / (a + m - 1), 0.0)
+        values = xp.where(found, share * _as_f(xp, r) / _as_f(xp, a + m - 1), 0.0)
         return _binary_result(ctx, values, opts)
-    values = np.where(found, 1.0 / a, 0.0)
+    values = xp.where(found, 1.0 / _as_f(xp, a), 0.0)
     if k is not None:
         values[a > k] = 0.0
-    tied = np.flatnonzero(block >= 0)
-    if tied.size:
-        last = m[tied] - r[tied]  # the last offset the first relevant row can take
+    tied = seg.flatnonzero(block >= 0)
+    if tied.shape[0]:
+        m_t, r_t, a_t = seg.take(m, tied), seg.take(r, tied), seg.take(a, tied)
+        last = m_t - r_t  # the last offset the first relevant row can take
         if k is not None:
-            last = np.minimum(last, k - a[tied])
-        count = np.maximum(last + 1, 0)
-        g = np.repeat(tied, count)
-        j = ranges(np.zeros_like(count), count)  # offset of each row in its block
-        m_j, r_j = m[g].astype(np.float64), r[g].astype(np.float64)
+            last = xp.minimum(last, k - a_t)
+        count = xp.maximum(last + 1, 0)
+        g = xp.repeat(tied, count)
+        j = ranges(xp.zeros_like(count), count)  # offset of each row in its block
+        m_j = xp.astype(seg.take(m, g), f)
+        r_j = xp.astype(seg.take(r, g), f)
+        j_f = _as_f(xp, j)
         # log P(row j misses | rows < j missed); the last possible offset's step is
         # log(0) and never used (the sum is exclusive), so it is left at 0.
-        step = np.zeros_like(m_j)
-        np.log1p(-r_j / (m_j - j), out=step, where=j < m_j - r_j)
+        step = _log1p_where(xp, -r_j / (m_j - j_f), j_f < m_j - r_j)
         log_miss = seg.exclusive_cumsum(step, *_runs(count))
-        term = np.exp(log_miss) * (r_j / (m_j - j)) / (a[g] + j)
-        values[tied] = np.bincount(g, weights=term, minlength=ctx.n_groups)[tied]
+        term = xp.exp(log_miss) * (r_j / (m_j - j_f)) / _as_f(xp, seg.take(a, g) + j)
+        per_group = seg.segment_sum(g, term, ctx.n_groups)
+        values = seg.put(values, tied, seg.take(per_group, tied))
     return _binary_result(ctx, values, opts)
 
 
 def _block_share(k: int | None, a: np.ndarray, m: np.ndarray) -> np.ndarray:
     """Share of a block of ``m`` rows from position ``a`` inside the cutoff ``k``."""
+    xp = _ns(a)
     if k is None:
-        return np.ones(a.shape)
-    return np.clip(k - a + 1, 0, m) / m
+        return xp.ones(a.shape, dtype=_float_of(xp, a), device=seg._device(a))
+    return _as_f(xp, xp.clip(k - a + 1, 0, m)) / _as_f(xp, m)
 
 
 def _runs(count: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """(run id per row, run starts, number of runs) of consecutive runs of the
     given lengths, for the segment primitives."""
-    starts = np.zeros(count.size + 1, dtype=np.intp)
-    np.cumsum(count, out=starts[1:])
-    return np.repeat(np.arange(count.size), count), starts, count.size
+    xp = _ns(count)
+    n = count.shape[0]
+    starts = _prefix_sum(xp, xp.astype(count, _index(xp), copy=False))
+    run = xp.arange(n, dtype=_index(xp), device=seg._device(count))
+    return xp.repeat(run, count), starts, n
 
 
 def _positions(ctx: RankingContext, k: int | None) -> int | None:

@@ -4,8 +4,8 @@ multiples of R, Unjudged@k and the RBP residual.
 Each kernel has the signature of :mod:`sklearn_rank._kernels`
 (``kernel(ctx, k, opts) -> GroupValues``) and reads only the ordered view
 (:class:`~sklearn_rank._engine.RankingContext`, its ``totals``) and the segment
-primitives. The definitions follow trec_eval 10's ``m_*.c`` files; docs/metrics.md
-§2.21-2.26 states each one.
+primitives, in the context's array namespace (``ctx.xp``). The definitions follow
+trec_eval 10's ``m_*.c`` files; docs/metrics.md §2.21-2.26 states each one.
 
 Ties: R-precision at multiples of R, Unjudged@k and the RBP residual are linear in
 the rows, so ``ties="average"`` is the exact expectation (block means). G, binG and
@@ -20,7 +20,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._kernels import GroupValues, _binary_result, _positions
+from . import _segments as seg
+from ._kernels import (
+    GroupValues,
+    _as_f,
+    _binary_result,
+    _index,
+    _positions,
+    _prefix_sum,
+    _times_mask,
+)
 
 if TYPE_CHECKING:
     from ._conventions import Options
@@ -36,14 +45,10 @@ def _refuse_mixed_blocks(ctx: RankingContext, key: np.ndarray, func: str) -> Non
     blocks = ctx.blocks
     if not blocks:
         return
+    xp = ctx.xp
     mixed = blocks.min(key) != blocks.max(key)
-    if mixed.any():
-        raise ValueError(
-            f"{func} with ties={ctx.totals.ties!r}: {int(mixed.sum())} tie "
-            "block(s) (equal scores within a group) mix rows whose order changes "
-            "the value, and its exact expectation is not implemented. Pass "
-            "ties='stable', 'pessimistic' or 'optimistic', or break the ties."
-        )
+    if bool(xp.any(mixed)):  # a scalar sync for the check (it raises)
+        _refuse_mixed_blocks_count(ctx, int(xp.count_nonzero(mixed)), func)
 
 
 def _g_values(
@@ -52,52 +57,52 @@ def _g_values(
     """``Σ_i g_i / log2(2 + C_i - S_i)`` per group over the ranked rows with
     ``g_i != 0`` (S_i: the gains up to and including row i), and the normalising
     total of the positive gains of all the group's rows."""
+    xp = ctx.xp
     _refuse_mixed_blocks(ctx, ranked_gain, func)
     seen = ctx.group_exclusive_cumsum(ranked_gain) + ranked_gain
     cost = _ideal_costs_from(ctx, all_gain)
-    term = np.zeros(ctx.n_rows)
+    term = xp.zeros(ctx.n_rows, dtype=ctx.float, device=ctx.device)
     hit = ranked_gain != 0
-    term[hit] = ranked_gain[hit] / np.log2(2.0 + cost[hit] - seen[hit])
+    term[hit] = ranked_gain[hit] / xp.log2(2.0 + cost[hit] - seen[hit])
     positive = all_gain > 0
-    norm = np.bincount(
-        ctx.totals.codes_all[positive],
-        weights=all_gain[positive],
-        minlength=ctx.n_groups,
+    norm = seg.segment_sum(
+        ctx.totals.codes_all[positive], all_gain[positive], ctx.n_groups
     )
     return ctx.group_sum(term), norm
 
 
 def _ideal_costs_from(ctx: RankingContext, all_gain: np.ndarray) -> np.ndarray:
+    xp = ctx.xp
     totals = ctx.totals
     positive = all_gain > 0
     codes = totals.codes_all[positive]
     ideal = all_gain[positive]
-    order = np.lexsort((-ideal, codes))
-    codes, ideal = codes[order], np.maximum(ideal[order], 1.0)
-    n_ideal = np.bincount(codes, minlength=ctx.n_groups)
-    first = np.zeros(ctx.n_groups, dtype=np.intp)
-    np.cumsum(n_ideal[:-1], out=first[1:])
-    prefix = np.zeros(ideal.size + 1)
-    np.cumsum(ideal, out=prefix[1:])
-    n_g = n_ideal[ctx.group]
-    start = first[ctx.group]
-    cost = prefix[start + np.minimum(ctx.rank, n_g)] - prefix[start]
+    order = seg.group_order(codes, ideal)
+    codes, ideal = seg.take(codes, order), xp.maximum(seg.take(ideal, order), 1.0)
+    n_ideal = seg.segment_count(codes, ctx.n_groups)
+    first = _prefix_sum(xp, n_ideal)[:-1]
+    prefix = _prefix_sum(xp, ideal)
+    n_g = seg.take(n_ideal, ctx.group)
+    start = seg.take(first, ctx.group)
+    cost = seg.take(prefix, start + xp.minimum(ctx.rank, n_g)) - seg.take(prefix, start)
     # Past the ideal list every position costs 1 (trec_eval's min_cost).
-    cost += np.maximum(ctx.rank - n_g, 0)
+    cost += _as_f(xp, xp.maximum(ctx.rank - n_g, 0))
     return cost
+
+
+def _judged_only(ctx: RankingContext, y: np.ndarray, judged) -> np.ndarray:
+    """The labels, 0 where unjudged (``judged`` None: every row is judged)."""
+    return y if judged is None else ctx.xp.where(judged, y, 0.0)
 
 
 def g_gain(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """trec_eval's G (m_G.c): gains are the labels (0 for unjudged rows), the
     ideal cost of position i is ``max(ideal_i, 1)``; defined where the group has
     a positive gain, whatever the relevance threshold."""
-    y = ctx.y if ctx.judged is None else np.where(ctx.judged, ctx.y, 0.0)
-    y_all = ctx.totals.y_all
-    if ctx.totals.judged_all is not None:
-        y_all = np.where(ctx.totals.judged_all, y_all, 0.0)
+    y, y_all = _judged_gains(ctx)
     total, norm = _g_values(ctx, y, y_all, "g_score")
     defined = norm > 0
-    values = np.divide(total, norm, out=np.full(ctx.n_groups, np.nan), where=defined)
+    values = seg.divide(total, norm, defined, np.nan)
     return GroupValues(values, defined, ctx.group_weight())
 
 
@@ -105,12 +110,13 @@ def bing(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """trec_eval's binG (m_binG.c): ``(1/R) Σ 1/log2(2 + n_r)`` over the ranked
     relevant rows r, ``n_r`` the non-relevant rows ranked above r (G with gain 1
     for a relevant row, 0 otherwise)."""
+    xp, f = ctx.xp, ctx.float
     threshold = opts.relevance_threshold
-    rel = ctx.relevant(threshold).astype(np.float64)
+    rel = xp.astype(ctx.relevant(threshold), f)
     y_all = ctx.totals.y_all
-    rel_all = (y_all > 0 if threshold is None else y_all >= threshold).astype(float)
+    rel_all = xp.astype(y_all > 0 if threshold is None else y_all >= threshold, f)
     total, norm = _g_values(ctx, rel, rel_all, "bing_score")
-    return _binary_result(ctx, total / np.maximum(norm, 1.0), opts)
+    return _binary_result(ctx, total / xp.maximum(norm, 1.0), opts)
 
 
 def infap(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
@@ -120,29 +126,30 @@ def infap(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     at p = 1 and otherwise
     ``1/p + ((p - 1)/p) ((a + b + u)/(p - 1)) ((a + ε)/(a + b + 2ε))``; the sum
     is divided by R. Unjudged rows outside the pool count only through p."""
+    xp, f = ctx.xp, ctx.float
     threshold = opts.relevance_threshold
     rel = ctx.relevant(threshold)
     judged_non = ~rel if ctx.judged is None else ~rel & ctx.judged
-    _refuse_mixed_blocks(ctx, rel.astype(np.float64), "infap_score")
-    a = ctx.group_exclusive_cumsum(rel.astype(np.float64))
-    b = ctx.group_exclusive_cumsum(judged_non.astype(np.float64))
-    p = ctx.rank.astype(np.float64)
-    rows = np.flatnonzero(rel)
-    a, b, p = a[rows], b[rows], p[rows]
+    _refuse_mixed_blocks(ctx, xp.astype(rel, f), "infap_score")
+    a = ctx.group_exclusive_cumsum(xp.astype(rel, f))
+    b = ctx.group_exclusive_cumsum(xp.astype(judged_non, f))
+    p = xp.astype(ctx.rank, f)
+    rows = seg.flatnonzero(rel)
+    a, b, p = seg.take(a, rows), seg.take(b, rows), seg.take(p, rows)
     pool_above = b  # judged, or pooled without a judgement (u)
     if ctx.in_pool is not None:  # validated: some row is pooled, not judged
-        unjudged_in_pool = (ctx.in_pool & ~ctx.judged).astype(np.float64)
-        pool_above = b + ctx.group_exclusive_cumsum(unjudged_in_pool)[rows]
+        unjudged_in_pool = xp.astype(ctx.in_pool & ~ctx.judged, f)
+        pool_above = b + seg.take(ctx.group_exclusive_cumsum(unjudged_in_pool), rows)
     later = p > 1
-    term = np.ones(rows.size)
+    term = xp.ones(rows.shape[0], dtype=f, device=ctx.device)
     q = p[later] - 1.0
     ab = a[later] + b[later]
     term[later] = 1.0 / p[later] + (q / p[later]) * (
         (a[later] + pool_above[later]) / q
     ) * ((a[later] + INFAP_EPSILON) / (ab + 2 * INFAP_EPSILON))
-    total = ctx.group_sum(term, ctx.group[rows])
+    total = ctx.group_sum(term, seg.take(ctx.group, rows))
     n_rel = ctx.n_relevant(threshold)
-    return _binary_result(ctx, total / np.maximum(n_rel, 1), opts)
+    return _binary_result(ctx, total / _as_f(xp, xp.maximum(n_rel, 1)), opts)
 
 
 def r_precision_mult(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
@@ -150,34 +157,40 @@ def r_precision_mult(ctx: RankingContext, k: int | None, opts: Options) -> Group
     ``c = floor(m R + 0.9)`` of each group (``m`` the ``r_multiple`` keyword),
     ``E[hits in the top c] / c``; 0 where c = 0. A list shorter than c counts as
     padded with non-relevant rows."""
+    xp = ctx.xp
     n_rel = ctx.n_relevant(opts.relevance_threshold)
-    cut = np.floor(opts.r_multiple * n_rel + 0.9).astype(np.int64)
-    share = ctx.in_top(cut)
-    share *= ctx.relevant(opts.relevance_threshold)
+    cut = xp.astype(xp.floor(opts.r_multiple * _as_f(xp, n_rel) + 0.9), xp.int64)
+    share = _times_mask(xp, ctx.in_top(cut), ctx.relevant(opts.relevance_threshold))
     hits = ctx.group_sum(share)
-    values = np.divide(hits, cut, out=np.zeros(ctx.n_groups), where=cut > 0)
+    values = seg.divide(hits, _as_f(xp, cut), cut > 0, 0.0)
     return _binary_result(ctx, values, opts)
 
 
 def _ranked_any(ctx: RankingContext, values: np.ndarray) -> GroupValues:
     """Defined where the group ranks at least one row (labels play no part)."""
+    xp = ctx.xp
     defined = ctx.length > 0
-    return GroupValues(np.where(defined, values, np.nan), defined, ctx.group_weight())
+    return GroupValues(xp.where(defined, values, xp.nan), defined, ctx.group_weight())
 
 
 def unjudged_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """trec_eval's unj (m_unjudged.c): the unjudged rows among the top k over k
     (a list shorter than k counts as padded with judged rows; ``k=None``: over
     the list's length)."""
+    xp, f, dev = ctx.xp, ctx.float, ctx.device
     unjudged = (
-        np.zeros(ctx.n_rows) if ctx.judged is None else (~ctx.judged).astype(float)
+        xp.zeros(ctx.n_rows, dtype=f, device=dev)
+        if ctx.judged is None
+        else xp.astype(~ctx.judged, f)
     )
     unjudged *= ctx.in_top(_positions(ctx, k))  # k capped: no int overflow
     count = ctx.group_sum(unjudged)
     denom = (
-        ctx.length.astype(np.float64) if k is None else np.full(ctx.n_groups, float(k))
+        xp.astype(ctx.length, f)
+        if k is None
+        else xp.full(ctx.n_groups, float(k), dtype=f, device=dev)
     )
-    values = np.divide(count, denom, out=np.zeros(ctx.n_groups), where=denom > 0)
+    values = seg.divide(count, denom, denom > 0, 0.0)
     return _ranked_any(ctx, values)
 
 
@@ -186,25 +199,24 @@ def rbp_residual(ctx: RankingContext, k: int | None, opts: Options) -> GroupValu
     open, ``p^n + (1 - p) Σ p^(i-1)`` over the unjudged rows at positions i of a
     list of n rows; 0 for a list without an unjudged row (as trec_eval, which
     then leaves the tail ``p^n`` out)."""
+    xp, f = ctx.xp, ctx.float
     p = opts.persistence
     if ctx.judged is None:
-        return _ranked_any(ctx, np.zeros(ctx.n_groups))
-    weight = ctx.block_mean(np.power(p, ctx.rank - 1.0))
+        return _ranked_any(ctx, xp.zeros(ctx.n_groups, dtype=f, device=ctx.device))
+    weight = ctx.block_mean(p ** (_as_f(xp, ctx.rank) - 1.0))
     unjudged = ~ctx.judged
-    mass = ctx.group_sum(np.where(unjudged, weight, 0.0))
-    has = ctx.group_sum(unjudged.astype(np.float64)) > 0
-    tail = np.power(p, ctx.length.astype(np.float64))
-    values = np.where(has, tail + (1.0 - p) * mass, 0.0)
+    mass = ctx.group_sum(xp.where(unjudged, weight, 0.0))
+    has = ctx.group_sum(xp.astype(unjudged, f)) > 0
+    tail = p ** xp.astype(ctx.length, f)
+    values = xp.where(has, tail + (1.0 - p) * mass, 0.0)
     return _ranked_any(ctx, values)
 
 
 def _judged_gains(ctx: RankingContext) -> tuple[np.ndarray, np.ndarray]:
     """Gains of the ranked rows and of all rows: the labels, 0 where unjudged
     (trec_eval's get_gain with its default levels)."""
-    y = ctx.y if ctx.judged is None else np.where(ctx.judged, ctx.y, 0.0)
-    y_all = ctx.totals.y_all
-    if ctx.totals.judged_all is not None:
-        y_all = np.where(ctx.totals.judged_all, y_all, 0.0)
+    y = _judged_only(ctx, ctx.y, ctx.judged)
+    y_all = _judged_only(ctx, ctx.totals.y_all, ctx.totals.judged_all)
     return y, y_all
 
 
@@ -212,22 +224,25 @@ def _ideal_prefix(ctx: RankingContext, all_gain: np.ndarray):
     """Per group: P (positive gains), the offset of its ideal list in ``prefix``
     and ``prefix`` (running ideal DCG over every group's ideal list, one leading
     0 per group), so IDCG@c = prefix[first + min(c, P)] - prefix[first]."""
+    xp = ctx.xp
     positive = all_gain > 0
     codes = ctx.totals.codes_all[positive]
     ideal = all_gain[positive]
-    order = np.lexsort((-ideal, codes))
-    codes, ideal = codes[order], ideal[order]
-    n_ideal = np.bincount(codes, minlength=ctx.n_groups)
-    first = np.zeros(ctx.n_groups, dtype=np.intp)
-    np.cumsum(n_ideal[:-1], out=first[1:])
-    position = np.arange(1, ideal.size + 1) - first[codes]
-    prefix = np.zeros(ideal.size + 1)
-    np.cumsum(ideal / np.log2(position + 1.0), out=prefix[1:])
+    order = seg.group_order(codes, ideal)
+    codes, ideal = seg.take(codes, order), seg.take(ideal, order)
+    n_ideal = seg.segment_count(codes, ctx.n_groups)
+    first = _prefix_sum(xp, n_ideal)[:-1]
+    position = xp.arange(1, ideal.shape[0] + 1, dtype=_index(xp), device=ctx.device)
+    position -= seg.take(first, codes)
+    prefix = _prefix_sum(xp, ideal / xp.log2(_as_f(xp, position) + 1.0))
     return n_ideal, first, prefix, codes, ideal
 
 
 def _idcg_at(first, prefix, n_ideal, group, cut) -> np.ndarray:
-    return prefix[first[group] + np.minimum(cut, n_ideal[group])] - prefix[first[group]]
+    xp = seg.array_namespace(prefix)
+    start = seg.take(first, group)
+    end = start + xp.minimum(cut, seg.take(n_ideal, group))
+    return seg.take(prefix, end) - seg.take(prefix, start)
 
 
 def ndcg_rel(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
@@ -235,26 +250,25 @@ def ndcg_rel(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     ``(1/P) [Σ_{ranked g_p > 0} DCG@p / IDCG@min(p, P) + (P - P_ret) DCG@n /
     IDCG@P]``, P the group's judged rows of positive gain (the label), P_ret
     those ranked, n the list length; 0 when the sum is 0. Defined where P > 0."""
+    xp = ctx.xp
     gain, all_gain = _judged_gains(ctx)
     _refuse_mixed_blocks(ctx, gain, "ndcg_rel_score")
     n_ideal, first, prefix, _, _ = _ideal_prefix(ctx, all_gain)
-    dcg = gain / np.log2(ctx.rank + 1.0)
+    dcg = gain / xp.log2(_as_f(xp, ctx.rank) + 1.0)
     dcg = ctx.group_exclusive_cumsum(dcg) + dcg  # DCG@p at each row
-    rows = np.flatnonzero(gain > 0)
-    group = ctx.group[rows]
-    ideal = _idcg_at(first, prefix, n_ideal, group, ctx.rank[rows])
-    total = ctx.group_sum(dcg[rows] / ideal, group)
-    n_ret = np.bincount(group, minlength=ctx.n_groups)
-    full = np.zeros(ctx.n_groups)
+    rows = seg.flatnonzero(gain > 0)
+    group = seg.take(ctx.group, rows)
+    ideal = _idcg_at(first, prefix, n_ideal, group, seg.take(ctx.rank, rows))
+    total = ctx.group_sum(seg.take(dcg, rows) / ideal, group)
+    n_ret = seg.segment_count(group, ctx.n_groups)
+    full = xp.zeros(ctx.n_groups, dtype=ctx.float, device=ctx.device)
     ends = ctx.starts[1:] - 1
     has = ctx.length > 0
-    full[has] = dcg[ends[has]]
-    all_ideal = prefix[first + n_ideal] - prefix[first]
+    full[has] = seg.take(dcg, ends[has])
+    all_ideal = seg.take(prefix, first + n_ideal) - seg.take(prefix, first)
     defined = n_ideal > 0
-    total += np.divide(
-        (n_ideal - n_ret) * full, all_ideal, out=np.zeros(ctx.n_groups), where=defined
-    )
-    values = np.divide(total, n_ideal, out=np.full(ctx.n_groups, np.nan), where=defined)
+    total += seg.divide(_as_f(xp, n_ideal - n_ret) * full, all_ideal, defined, 0.0)
+    values = seg.divide(total, _as_f(xp, n_ideal), defined, np.nan)
     return GroupValues(values, defined, ctx.group_weight())
 
 
@@ -264,46 +278,50 @@ def rndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     grade's run, the last at P), plus NDCG over the whole list against IDCG@P
     when the list is longer than P + 1 (trec_eval's final point). Defined where
     the group has a relevant row (trec_eval returns 0 otherwise)."""
+    xp, f, dev = ctx.xp, ctx.float, ctx.device
     gain, all_gain = _judged_gains(ctx)
     n_ideal, first, prefix, codes, ideal = _ideal_prefix(ctx, all_gain)
     # R levels: the ideal positions whose gain differs from the next one's.
-    drop = np.ones(ideal.size, dtype=bool)
-    drop[:-1] = (codes[1:] != codes[:-1]) | (ideal[1:] != ideal[:-1])
-    at = np.flatnonzero(drop)
-    b_group = codes[at]
-    b_cut = at + 1 - first[b_group]
+    drop = xp.ones(ideal.shape[0], dtype=xp.bool, device=dev)
+    if ideal.shape[0]:  # (the standard slices no empty array from 1)
+        drop[:-1] = (codes[1:] != codes[:-1]) | (ideal[1:] != ideal[:-1])
+    at = seg.flatnonzero(drop)
+    b_group = seg.take(codes, at)
+    b_cut = at + 1 - seg.take(first, b_group)
     blocks = ctx.blocks
     if blocks:
         # DCG@b depends on the order of a block mixing gains that starts at a
         # position <= b; the last point read is n, or P when n = P + 1.
-        last = np.where(ctx.length == n_ideal + 1, n_ideal, ctx.length)
+        last = xp.where(ctx.length == n_ideal + 1, n_ideal, ctx.length)
         mixed = blocks.min(gain) != blocks.max(gain)
-        mixed &= blocks.rank <= last[blocks.group]
+        mixed &= blocks.rank <= seg.take(last, blocks.group)
         # Only where the group is defined (a relevant row): elsewhere no value.
-        mixed &= ctx.n_relevant(opts.relevance_threshold)[blocks.group] > 0
-        if mixed.any():
-            _refuse_mixed_blocks_count(ctx, int(mixed.sum()), "rndcg_score")
-    dcg = gain / np.log2(ctx.rank + 1.0)
+        n_rel = ctx.n_relevant(opts.relevance_threshold)
+        mixed &= seg.take(n_rel, blocks.group) > 0
+        if bool(xp.any(mixed)):  # a scalar sync for the check (it raises)
+            _refuse_mixed_blocks_count(ctx, int(xp.count_nonzero(mixed)), "rndcg_score")
+    dcg = gain / xp.log2(_as_f(xp, ctx.rank) + 1.0)
     dcg = ctx.group_exclusive_cumsum(dcg) + dcg
     start = ctx.starts[:-1]
 
     def dcg_at(group, cut):
-        cut = np.minimum(cut, ctx.length[group])
-        out = np.zeros(cut.shape)
+        cut = xp.minimum(cut, seg.take(ctx.length, group))
+        out = xp.zeros(cut.shape, dtype=f, device=dev)
         some = cut > 0
-        out[some] = dcg[start[group[some]] + cut[some] - 1]
+        out[some] = seg.take(dcg, seg.take(start, group[some]) + cut[some] - 1)
         return out
 
     points = dcg_at(b_group, b_cut) / _idcg_at(first, prefix, n_ideal, b_group, b_cut)
-    total = np.bincount(b_group, weights=points, minlength=ctx.n_groups).astype(float)
-    count = np.bincount(b_group, minlength=ctx.n_groups).astype(np.float64)
+    total = seg.segment_sum(b_group, points, ctx.n_groups)
+    count = xp.astype(seg.segment_count(b_group, ctx.n_groups), f)
     extra = (ctx.length > n_ideal + 1) & (n_ideal > 0)
-    groups = np.flatnonzero(extra)
-    total[groups] += dcg_at(groups, ctx.length[groups]) / _idcg_at(
-        first, prefix, n_ideal, groups, n_ideal[groups]
+    groups = seg.flatnonzero(extra)
+    final = dcg_at(groups, seg.take(ctx.length, groups)) / _idcg_at(
+        first, prefix, n_ideal, groups, seg.take(n_ideal, groups)
     )
-    count[groups] += 1
-    values = np.divide(total, count, out=np.zeros(ctx.n_groups), where=count > 0)
+    total = seg.put(total, groups, seg.take(total, groups) + final)
+    count = seg.put(count, groups, seg.take(count, groups) + 1.0)
+    values = seg.divide(total, count, count > 0, 0.0)
     return _binary_result(ctx, values, opts)
 
 
