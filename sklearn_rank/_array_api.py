@@ -19,6 +19,7 @@ public configuration only:
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,10 +63,25 @@ def to_numpy(x: Any, name: str, func: str) -> np.ndarray:
     except (TypeError, RuntimeError, ValueError) as exc:
         raise TypeError(
             f"{name} in {func} is a {_describe(x)}, which numpy cannot read "
-            "without copying it off its device. sklearn_rank computes on the host "
-            "and never moves an input behind the caller's back: copy it to the "
-            "host first (tensor.cpu(), cupy.asnumpy(array)). See docs/gpu.md."
+            "without copying it off its device, and sklearn_rank never moves an "
+            "input behind the caller's back. To compute on that device, enable "
+            "scikit-learn's array API dispatch: sklearn.set_config("
+            "array_api_dispatch=True) or `with sklearn.config_context("
+            "array_api_dispatch=True):`, with the environment variable "
+            "SCIPY_ARRAY_API=1 set before scipy is imported (scikit-learn asks "
+            "for it). Or copy it to the host first (tensor.cpu(), "
+            "cupy.asnumpy(array)). See docs/gpu.md."
         ) from exc
+
+
+def on_host(*arrays: Any) -> Any:
+    """A context in which foreign arrays are read on the host (dispatch off), for
+    front ends that tabulate or draw in numpy (segments, plots)."""
+    if not any(is_foreign(a) for a in arrays if a is not None):
+        return contextlib.nullcontext()
+    import sklearn
+
+    return sklearn.config_context(array_api_dispatch=False)
 
 
 @dataclass(frozen=True)
@@ -76,9 +92,19 @@ class InputSpace:
     xp: Any = None
     device: Any = None
 
-    def output(self, values: np.ndarray) -> Any:
-        """Per-group ``values`` in the inputs' namespace, on their device."""
+    @property
+    def float(self) -> Any:
+        """The float dtype computations use: float64, or float32 on a device
+        without float64 (Apple's MPS)."""
         if self.xp is None:
+            return np.float64
+        if getattr(self.device, "type", None) == "mps":
+            return self.xp.float32
+        return self.xp.float64
+
+    def output(self, values: Any) -> Any:
+        """Per-group ``values`` in the inputs' namespace, on their device."""
+        if self.xp is None or not isinstance(values, np.ndarray):
             return values
         return self.xp.asarray(values, device=self.device)
 

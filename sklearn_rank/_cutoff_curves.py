@@ -188,6 +188,7 @@ def cutoff_curve(
         requests[:1],
         opts,
         judged,
+        host=True,  # the curves are tabulated on the host (numpy)
     )
     out = values_at_cutoffs(ctx, request, ks, opts)
     table, rows, divisor, defined, weight, means = out

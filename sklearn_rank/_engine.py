@@ -109,6 +109,8 @@ def order_rows(
     groups the rows while keeping that order (:func:`_group_pass`).
     ``length``: rows per group code, when the caller has it.
     """
+    if not isinstance(score, np.ndarray):
+        return _order_rows_any(codes, score, labels, ties, n_groups), None
     if score.size < 2:
         return np.arange(score.size), None
     if ties in ("stable", *BLOCK_TIES) and _in_order(codes, score):
@@ -141,6 +143,29 @@ def order_rows(
     else:  # BLOCK_TIES never depend on the order inside a tie: fastest sort
         by_score = np.argsort(neg)
     return _group_pass(codes, by_score, n_groups), None
+
+
+def _order_rows_any(
+    codes: Any, score: Any, labels: Any, ties: str, n_groups: int
+) -> Any:
+    """:func:`order_rows` in any array API namespace: stable sorts alone (the
+    standard has no lexsort), the last key sorted first. Scores by descending
+    value, the tie policy's label order inside ties, then a stable pass by group."""
+    xp = seg.array_namespace(score)
+    if ties == "pessimistic":  # least relevant first within a tie
+        by_label = xp.argsort(labels, stable=True)
+    elif ties == "optimistic":
+        by_label = xp.argsort(-labels, stable=True)
+    else:  # input order (stable); the block rules never read the order in a tie
+        by_label = None
+    key = -score if by_label is None else xp.take(-score, by_label)
+    by_score = xp.argsort(key, stable=True)
+    if by_label is not None:
+        by_score = xp.take(by_label, by_score)
+    if n_groups == 1:
+        return by_score
+    by_group = xp.argsort(xp.take(codes, by_score), stable=True)
+    return xp.take(by_score, by_group)
 
 
 def _group_pass(codes: np.ndarray, by_score: np.ndarray, n_groups: int) -> np.ndarray:
@@ -187,6 +212,14 @@ def _group_ends(length: np.ndarray, n: int) -> np.ndarray:
     return ends
 
 
+def _device(x: Any) -> Any:
+    """The device of an array (None for numpy, whose creation functions take it)."""
+    return None if isinstance(x, np.ndarray) else x.device
+
+
+# Index dtype: numpy's intp on the numpy path, int64 in other namespaces.
+_INDEX = {True: lambda xp: np.intp, False: lambda xp: xp.int64}
+
 # Whole-number scores spanning fewer values than this are radix-sorted.
 _RADIX_SPAN = 2.0**16
 _CHUNK = 1 << 16
@@ -222,82 +255,91 @@ class TieBlocks:
 
     def __init__(
         self,
-        start: np.ndarray,
-        size: np.ndarray,
-        rank: np.ndarray,
-        group: np.ndarray,
-        mask: np.ndarray | None = None,
+        start: Any,
+        size: Any,
+        rank: Any,
+        group: Any,
+        mask: Any | None = None,
     ) -> None:
+        xp = self.xp = seg.array_namespace(rank)
         self.start, self.size = start, size
         self.rank, self.group = rank[start], group[start]
         # Blocks are disjoint runs in ranked order, so their rows, block after
         # block, are the tied rows in order: one pass over a row mask when known.
-        self.rows = seg.ranges(start, size) if mask is None else np.flatnonzero(mask)
-        self.offsets = np.zeros(size.size, dtype=np.intp)
-        np.cumsum(size[:-1], out=self.offsets[1:])
+        self.rows = seg.ranges(start, size) if mask is None else seg.flatnonzero(mask)
+        if xp is np:
+            self.offsets = np.zeros(size.size, dtype=np.intp)
+            np.cumsum(size[:-1], out=self.offsets[1:])
+        else:
+            self.offsets = xp.cumulative_sum(size, include_initial=True)[:-1]
         self._mask = mask
 
     @classmethod
-    def find(
-        cls, score: np.ndarray | None, rank: np.ndarray, group: np.ndarray
-    ) -> TieBlocks:
+    def find(cls, score: Any | None, rank: Any, group: Any) -> TieBlocks:
         """Blocks of the ordered ``score`` (None: no blocks)."""
         cont = None
-        if score is not None and score.size > 1:
+        if score is not None and score.shape[0] > 1:
             # A tie continues where the score repeats inside the same group.
             cont = score[1:] == score[:-1]
             cont &= rank[1:] > 1
         return cls.from_continuation(cont, rank, group)
 
     @classmethod
-    def from_continuation(
-        cls, cont: np.ndarray | None, rank: np.ndarray, group: np.ndarray
-    ) -> TieBlocks:
+    def from_continuation(cls, cont: Any | None, rank: Any, group: Any) -> TieBlocks:
         """Blocks from ``cont[i]``: ranked row i is tied with row i + 1."""
-        if cont is None or not cont.any():
-            empty = np.zeros(0, dtype=np.intp)
+        xp = seg.array_namespace(rank)
+        dev = _device(rank)
+        if cont is None or not bool(xp.any(cont)):
+            empty = xp.zeros(0, dtype=_INDEX[xp is np](xp), device=dev)
             return cls(empty, empty, rank, group)
         # +1 where a run of tied pairs starts, -1 just after it ends: the block
         # spans the run's first row to the row after its last pair.
-        edge = np.diff(cont.view(np.int8), prepend=np.int8(0), append=np.int8(0))
-        start = np.flatnonzero(edge == 1)
-        size = np.flatnonzero(edge == -1) - start + 1
-        mask = np.zeros(cont.size + 1, dtype=bool)
+        if xp is np:
+            edge = np.diff(cont.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+        else:
+            zero = xp.zeros(1, dtype=xp.int8, device=rank.device)
+            edge = xp.diff(xp.astype(cont, xp.int8), prepend=zero, append=zero)
+        start = seg.flatnonzero(edge == 1)
+        size = seg.flatnonzero(edge == -1) - start + 1
+        n = cont.shape[0] + 1
+        mask = xp.zeros(n, dtype=xp.bool, device=dev)
         mask[:-1] = cont  # tied with the next row
         mask[1:] |= cont  # or with the previous one
         return cls(start, size, rank, group, mask)
 
     def __bool__(self) -> bool:
-        return self.size.size > 0
+        return self.size.shape[0] > 0
 
-    def row_mask(self, n_rows: int) -> np.ndarray:
+    def row_mask(self, n_rows: int) -> Any:
         """Per ranked row of the view, whether it belongs to a tie block (cached)."""
         if self._mask is None:
-            self._mask = np.zeros(n_rows, dtype=bool)
-            self._mask[self.rows] = True
+            xp = self.xp
+            mask = xp.zeros(n_rows, dtype=xp.bool, device=_device(self.rows))
+            self._mask = seg.put(mask, self.rows, True)
         return self._mask
 
-    def sum(self, values: np.ndarray) -> np.ndarray:
+    def sum(self, values: Any) -> Any:
         """Sum of per-row values over each block."""
         return seg.block_sum(values, self.rows, self.offsets)
 
-    def min(self, values: np.ndarray) -> np.ndarray:
+    def min(self, values: Any) -> Any:
         return seg.block_min(values, self.rows, self.offsets)
 
-    def max(self, values: np.ndarray) -> np.ndarray:
+    def max(self, values: Any) -> Any:
         return seg.block_max(values, self.rows, self.offsets)
 
-    def spread(self, block_values: np.ndarray) -> np.ndarray:
+    def spread(self, block_values: Any) -> Any:
         """Per-block values repeated for each row of the block."""
-        return np.repeat(block_values, self.size)
+        return self.xp.repeat(block_values, self.size)
 
-    def block_of(self, positions: np.ndarray) -> np.ndarray:
+    def block_of(self, positions: Any) -> Any:
         """Index of the block holding each position, -1 for untied rows."""
-        block = np.searchsorted(self.start, positions, side="right") - 1
-        inside = block >= 0
-        end = self.start[block[inside]] + self.size[block[inside]]
-        inside[inside] = positions[inside] < end
-        return np.where(inside, block, -1)
+        xp = self.xp
+        block = xp.searchsorted(self.start, positions, side="right") - 1
+        at = xp.where(block >= 0, block, xp.zeros_like(block))
+        end = xp.take(self.start, at) + xp.take(self.size, at)
+        inside = (block >= 0) & (positions < end)
+        return xp.where(inside, block, -1)
 
 
 class GroupTotals:
@@ -340,8 +382,7 @@ class GroupTotals:
         def count() -> np.ndarray:
             y = self.y_all
             rel = y > 0 if threshold is None else y >= threshold
-            counts = np.bincount(self.codes_all[rel], minlength=self.n_groups)
-            return counts.astype(np.int64)
+            return seg.segment_count(self.codes_all[rel], self.n_groups)
 
         return self.cached(("R", threshold), count)
 
@@ -349,14 +390,19 @@ class GroupTotals:
         """Judged non-relevant rows per group, retrieved or not (bpref's N)."""
 
         def count() -> np.ndarray:
-            size = np.bincount(self.codes_all, minlength=self.n_groups)
+            size = self.size()
             if self.judged_all is not None:
-                size = size - np.bincount(
-                    self.codes_all[~self.judged_all], minlength=self.n_groups
-                )
+                unjudged = self.codes_all[~self.judged_all]
+                size = size - seg.segment_count(unjudged, self.n_groups)
             return size - self.n_relevant(threshold)
 
         return self.cached(("N_judged", threshold), count)
+
+    def size(self) -> Any:
+        """Rows per group, ranked or not (int64)."""
+        return self.cached(
+            "size", lambda: seg.segment_count(self.codes_all, self.n_groups)
+        )
 
     def group_weight(self) -> np.ndarray:
         """Each group's weight from its rows' sample weights (ones without weights):
@@ -364,12 +410,13 @@ class GroupTotals:
         relevant rows (TF-Ranking's ``_per_example_weights_to_per_list_weights``)."""
 
         def mean_weight() -> np.ndarray:
+            xp, y = seg.array_namespace(self.y_all), self.y_all
             if self.sample_weight is None:
-                return np.ones(self.n_groups)
-            size = np.bincount(self.codes_all, minlength=self.n_groups)
+                return xp.ones(self.n_groups, dtype=y.dtype, device=_device(y))
+            size = xp.astype(self.size(), y.dtype)
             total = seg.segment_sum(self.codes_all, self.sample_weight, self.n_groups)
             if self.weight_rule[0] == "mean":
-                return total / np.maximum(size, 1)
+                return total / xp.clip(size, 1, None)
             return self._relevant_mean_weight(total)
 
         return self.cached("weight", mean_weight)
@@ -380,20 +427,23 @@ class GroupTotals:
         a group of total weight 0 weighs 0, as TF-Ranking's per-list weights."""
         threshold = self.weight_rule[1]
         y = self.y_all
+        xp = seg.array_namespace(y)
         rel = y > 0 if threshold is None else y >= threshold
-        n_rel = self.n_relevant(threshold)
+        n_rel = xp.astype(self.n_relevant(threshold), y.dtype)
         w_rel = seg.segment_sum(
             self.codes_all[rel], self.sample_weight[rel], self.n_groups
         )
         has_rel = n_rel > 0
-        weight = np.divide(w_rel, n_rel, out=np.zeros(self.n_groups), where=has_rel)
+        weight = seg.divide(w_rel, n_rel, has_rel, 0.0)
         counted = has_rel & (total > 0)
-        fill = weight[counted].sum() / counted.sum() if counted.any() else 1.0
-        weight[~has_rel] = fill
-        weight[total <= 0] = 0.0
-        return weight
+        # The mean over the counted groups, 1.0 if none (no host round trip).
+        n_counted = xp.sum(xp.astype(counted, y.dtype))
+        fill = xp.sum(xp.where(counted, weight, 0.0)) / xp.clip(n_counted, 1, None)
+        fill = xp.where(n_counted > 0, fill, 1.0)
+        weight = xp.where(has_rel, weight, fill)
+        return xp.where(total <= 0, 0.0, weight)
 
-    def ranked(self, values: np.ndarray) -> np.ndarray:
+    def ranked(self, values: Any) -> Any:
         """Per-row ``values`` of the ranked rows, in input order."""
         return values if self.ranked_rows is None else values[self.ranked_rows]
 
@@ -452,9 +502,14 @@ class RankingContext:
         self.blocks, self.row_weight = blocks, row_weight
         self.n_rows = y.shape[0]
         if sizes is None:  # rows per group in this view
-            sizes = np.bincount(group, minlength=self.n_groups)
-        self.starts = np.zeros(self.n_groups + 1, dtype=np.intp)
-        np.cumsum(sizes, out=self.starts[1:])
+            sizes = seg.segment_count(group, self.n_groups)
+        if isinstance(y, np.ndarray):
+            self.starts = np.zeros(self.n_groups + 1, dtype=np.intp)
+            np.cumsum(sizes, out=self.starts[1:])
+        else:  # another namespace: its device, and float64 unless it has none
+            xp = self.xp = seg.array_namespace(y)
+            self.device, self.float = y.device, y.dtype
+            self.starts = xp.cumulative_sum(sizes, include_initial=True)
         self._views: dict[Any, Any] = {}
 
     @classmethod
@@ -477,8 +532,10 @@ class RankingContext:
         ``group_weight`` and ``relevance_threshold`` say how row weights become
         group weights (:meth:`GroupTotals.group_weight`)."""
         rows = None
-        if retrieved is not None and not retrieved.all():
-            rows = np.flatnonzero(retrieved)
+        if retrieved is not None and not bool(
+            seg.array_namespace(retrieved).all(retrieved)
+        ):
+            rows = seg.flatnonzero(retrieved)
         totals = GroupTotals(
             y_true, y_score, codes, n_groups, ties, sample_weight, rows, judged, in_pool
         )
@@ -490,16 +547,9 @@ class RankingContext:
         y_r, s_r = totals.ranked(totals.y_all), totals.ranked(totals.y_score)
         c_r = totals.ranked(totals.codes_all)
         n_groups = totals.n_groups
-        length = np.bincount(c_r, minlength=n_groups)
+        length = seg.segment_count(c_r, n_groups)
         order, tied_next = order_rows(c_r, s_r, y_r, ties, n_groups, length)
-        group = np.repeat(np.arange(n_groups, dtype=np.intp), length)
-        n = y_r.shape[0]
-        # Positions fit in 32 bits for any input that fits in memory twice over.
-        rank_type = np.int32 if n < 2**31 else np.int64
-        first = np.zeros(n_groups, dtype=rank_type)
-        np.cumsum(length[:-1], out=first[1:])
-        rank = np.arange(1, n + 1, dtype=rank_type)
-        rank -= first.repeat(length)
+        group, rank = _positions(length, y_r.shape[0])
         if ties not in BLOCK_TIES:
             blocks = TieBlocks.find(None, rank, group)
         elif tied_next is not None:  # the ordering compared the keys already
@@ -567,17 +617,23 @@ class RankingContext:
         if key not in self._views:
             keep = self.rank <= k
             if self.blocks:
-                keep[self.blocks.rows] = self.blocks.spread(self.blocks.rank <= k)
+                b = self.blocks
+                keep = seg.put(keep, b.rows, b.spread(b.rank <= k))
             # Kernels mask positions beyond k themselves; the subset only pays
             # when it drops many rows.
-            small = np.count_nonzero(keep) < _HEAD_SHARE * self.n_rows
-            self._views[key] = self._subset(np.flatnonzero(keep), k) if small else self
+            xp = self.xp
+            if xp is np:
+                n_keep = np.count_nonzero(keep)
+            else:
+                n_keep = int(xp.count_nonzero(keep))
+            small = n_keep < _HEAD_SHARE * self.n_rows
+            self._views[key] = self._subset(seg.flatnonzero(keep), k) if small else self
         return self._views[key]
 
     def _subset(self, rows: np.ndarray, k: int) -> RankingContext:
         kept = self.blocks.rank <= k
         group, rank = self.group[rows], self.rank[rows]
-        start = np.searchsorted(rows, self.blocks.start[kept])
+        start = self.xp.searchsorted(rows, self.blocks.start[kept])
         blocks = TieBlocks(start, self.blocks.size[kept], rank, group)
         weight = None if self.row_weight is None else self.row_weight[rows]
         judged = None if self.judged is None else self.judged[rows]
@@ -604,7 +660,7 @@ class RankingContext:
             one = GroupTotals(
                 totals.ranked(totals.y_all),
                 totals.ranked(totals.y_score),
-                np.zeros(self.n_rows, dtype=np.intp),
+                self.xp.zeros(self.n_rows, dtype=self.group.dtype, device=self.device),
                 1,
                 totals.ties,
                 None
@@ -623,21 +679,24 @@ class RankingContext:
         overwrite and return ``values``."""
         if self.blocks:
             b = self.blocks
-            values[b.rows] = b.spread(b.sum(values) / b.size)
+            size = self.xp.astype(b.size, values.dtype)
+            values = seg.put(values, b.rows, b.spread(b.sum(values) / size))
         return values
 
     def in_top(self, k: int | np.ndarray | None) -> np.ndarray:
         """Per row, the probability of landing at a position <= k (``k`` an int or
         one cutoff per group): the share of its tie block inside the cutoff."""
+        xp, f = self.xp, self.float
         if k is None:
-            return np.ones(self.n_rows)
-        k_rows = k if np.isscalar(k) else k[self.group]
-        inside = (self.rank <= k_rows).astype(np.float64)
+            return xp.ones(self.n_rows, dtype=f, device=self.device)
+        scalar = isinstance(k, (int, np.integer))
+        k_rows = k if scalar else k[self.group]
+        inside = xp.astype(self.rank <= k_rows, f)
         if self.blocks:
             b = self.blocks
-            k_ties = k if np.isscalar(k) else k[b.group]
-            share = np.clip(k_ties - b.rank + 1, 0, b.size)
-            inside[b.rows] = b.spread(share / b.size)
+            k_ties = k if scalar else k[b.group]
+            share = xp.astype(xp.clip(k_ties - b.rank + 1, 0, b.size), f)
+            inside = seg.put(inside, b.rows, b.spread(share / xp.astype(b.size, f)))
         return inside
 
     # -- segment reductions over groups (see _segments)
@@ -659,3 +718,24 @@ class RankingContext:
     def segmented_cumprod(self, values: np.ndarray) -> np.ndarray:
         """Inclusive running product within each group."""
         return seg.segment_cumprod(values, self.rank)
+
+
+def _positions(length: Any, n: int) -> tuple[Any, Any]:
+    """Group code and 1-based position in the group of each of the ``n`` rows
+    ordered by group, from the rows per group."""
+    n_groups = length.shape[0]
+    if isinstance(length, np.ndarray):
+        group = np.repeat(np.arange(n_groups, dtype=np.intp), length)
+        # Positions fit in 32 bits for any input that fits in memory twice over.
+        rank_type = np.int32 if n < 2**31 else np.int64
+        first = np.zeros(n_groups, dtype=rank_type)
+        np.cumsum(length[:-1], out=first[1:])
+        rank = np.arange(1, n + 1, dtype=rank_type)
+        rank -= first.repeat(length)
+        return group, rank
+    xp = seg.array_namespace(length)
+    codes = xp.arange(n_groups, dtype=xp.int64, device=length.device)
+    group = xp.repeat(codes, length)
+    first = xp.cumulative_sum(length, include_initial=True)[:-1]
+    rank = xp.arange(1, n + 1, dtype=xp.int64, device=length.device)
+    return group, rank - xp.take(first, group)

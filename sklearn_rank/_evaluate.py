@@ -10,13 +10,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._array_api import input_space, is_foreign, to_numpy
+from ._array_api import is_foreign, to_numpy
 from ._conventions import Options, resolve_options
 from ._engine import RankingContext
 from ._kernels import GroupValues
 from ._params import check_k
 from ._reduce import apply_undefined, weighted_mean
 from ._registry import METRICS
+from ._segments import array_namespace
 from ._validation import (
     MetricRequest,
     check_inputs,
@@ -44,9 +45,12 @@ def rank_inputs(
     opts: Options,
     judged: ArrayLike | None = None,
     in_pool: ArrayLike | None = None,
+    *,
+    host: bool = False,
 ) -> tuple[RankingContext, np.ndarray]:
     """Validate the per-row inputs and order them once; returns the ordered view
-    and the group ids (aligned with group codes)."""
+    and the group ids (aligned with group codes). ``host``: numpy arrays whatever
+    the dispatch switch (front ends that draw or tabulate on the host)."""
     inputs = check_inputs(
         func,
         y_true,
@@ -57,9 +61,11 @@ def rank_inputs(
         judged,
         in_pool=in_pool,
         groups_required=not all(r.spec.pooled for r in requests),
+        host=host,
     )
     if opts.integer_grades:  # trec_eval reads grades with atol: 1.5 is 1
-        inputs = dataclasses.replace(inputs, y_true=np.trunc(inputs.y_true))
+        xp = array_namespace(inputs.y_true)
+        inputs = dataclasses.replace(inputs, y_true=xp.trunc(inputs.y_true))
     if opts.judged_only:
         inputs = drop_unjudged(inputs, func)
     check_labels(inputs.y_true, [r.spec for r in requests], opts, func)
@@ -284,8 +290,9 @@ class GroupScores:
 
     def mean(self, name: str) -> float:
         """Weighted mean over the defined groups (``undefined="skip"``)."""
-        values, weights = _host(self.values[name]), _host(self.weights[name])
-        return weighted_mean(values, ~np.isnan(values), weights, name)
+        values, weights = self.values[name], self.weights[name]
+        xp = array_namespace(values)
+        return weighted_mean(values, ~xp.isnan(values), weights, name)
 
     def to_frame(self):
         """A pandas DataFrame indexed by group id, one column per metric."""
@@ -386,16 +393,12 @@ def evaluate_per_group(
         judged,
         in_pool,
     )
-    # Per-group results go back to the inputs' namespace and device under
-    # array_api_dispatch (numpy otherwise, and for numpy inputs).
-    space = input_space(
-        y_true, y_score, groups, sample_weight, retrieved, judged, in_pool, func=func
-    )
+    # Under array_api_dispatch the kernels computed in the inputs' namespace and
+    # device, where the per-group results stay (numpy otherwise).
+    xp = ctx.xp
     values, weights_out = {}, {}
     for request in requests:
         v, defined, w = group_values(ctx, request, opts)
-        values[request.label] = space.output(np.where(defined, v, np.nan))
-        weights_out[request.label] = space.output(w)
-    if is_foreign(groups):
-        ids = space.output(ids)
+        values[request.label] = xp.where(defined, v, float("nan"))
+        weights_out[request.label] = w
     return GroupScores(group_ids=ids, values=values, weights=weights_out)

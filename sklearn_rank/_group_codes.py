@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ._array_api import is_foreign, to_numpy
+from ._segments import put
 
 # Integer group ids spanning at most this many values per row are encoded with a
 # lookup table (linear time) instead of a sort.
@@ -54,6 +55,35 @@ def encode_groups(groups: Any, n: int, func: str) -> tuple[np.ndarray, np.ndarra
             "per row."
         )
     return np.asarray(codes, dtype=np.intp).reshape(-1), ids
+
+
+def encode_integer_ids(groups: Any, n: int, func: str, space: Any) -> tuple[Any, Any]:
+    """:func:`encode_groups` for integer group ids of an array API namespace under
+    dispatch, on their device: codes ``0..G-1`` in sorted id order from one
+    stable sort (the standard's ``unique_inverse`` promises no order)."""
+    xp = space.xp
+    ids = xp.asarray(groups, device=space.device)
+    if ids.ndim != 1 or not xp.isdtype(ids.dtype, "integral"):
+        raise TypeError(
+            f"groups in {func} is a {ids.ndim}-d array of dtype {ids.dtype}; on a "
+            "device (array API dispatch) group ids must be a 1-D integer array. "
+            "Encode them as integers first (e.g. with np.unique(..., "
+            "return_inverse=True)), or pass them as a host list or numpy array."
+        )
+    if ids.shape[0] != n:
+        raise ValueError(
+            f"Inconsistent numbers of rows in {func}: y_true={n}, "
+            f"groups={ids.shape[0]}. Every per-row input must have one entry "
+            "per row."
+        )
+    order = xp.argsort(ids, stable=True)
+    ranked = xp.take(ids, order)
+    new = xp.ones(n, dtype=xp.bool, device=space.device)
+    new[1:] = ranked[1:] != ranked[:-1]
+    sorted_codes = xp.cumulative_sum(xp.astype(new, xp.int64)) - 1
+    codes = xp.zeros(n, dtype=xp.int64, device=space.device)
+    codes = put(codes, order, sorted_codes)  # the scatter the standard lacks
+    return codes, ranked[new]
 
 
 def _missing_error(func: str) -> ValueError:

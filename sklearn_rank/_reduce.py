@@ -6,6 +6,8 @@ import warnings
 
 import numpy as np
 
+from ._segments import array_namespace, flatnonzero
+
 _SHOWN_IDS = 5
 
 
@@ -19,23 +21,35 @@ def apply_undefined(
     """Return the values to average and the mask of groups that enter the mean."""
     if undefined == "skip":
         return values, defined
+    xp = array_namespace(values)
     if undefined == "raise":
-        if not defined.all():
-            bad = np.flatnonzero(~defined)
-            shown = ", ".join(repr(g) for g in group_ids[bad[:_SHOWN_IDS]].tolist())
-            more = ", ..." if bad.size > _SHOWN_IDS else ""
+        if not bool(xp.all(defined)):
+            bad = flatnonzero(~defined)
+            n_bad, n = bad.shape[0], defined.shape[0]
+            if isinstance(bad, np.ndarray):
+                bad_ids = group_ids[bad]
+            else:  # another namespace: the ids the message shows, on the host
+                shown_rows = [int(i) for i in bad[:_SHOWN_IDS]]
+                bad_ids = np.asarray([_scalar(group_ids[i]) for i in shown_rows])
+            shown = ", ".join(repr(g) for g in bad_ids[:_SHOWN_IDS].tolist())
+            more = ", ..." if n_bad > _SHOWN_IDS else ""
             error = ValueError(
-                f"{metric} is undefined for {bad.size} of {defined.size} groups "
+                f"{metric} is undefined for {n_bad} of {n} groups "
                 f"(ids {shown}{more}): they have no relevant item (for AUC: a single "
                 "class). Pass undefined='skip' to leave them out of the mean, or a "
                 "float such as undefined=0.0 to score them."
             )
             # For front ends that name the groups in their own terms (the command
             # line maps its integer codes back to query ids).
-            error.undefined_groups = (metric, group_ids[bad], defined.size)
+            error.undefined_groups = (metric, bad_ids, n)
             raise error
         return values, defined
-    return np.where(defined, values, float(undefined)), np.ones_like(defined)
+    return xp.where(defined, values, float(undefined)), xp.ones_like(defined)
+
+
+def _scalar(x: object) -> object:
+    """A Python number from a 0-d array of any namespace (or the value itself)."""
+    return x.item() if hasattr(x, "item") else x
 
 
 # Above this many groups the mean gathers by positions (see weighted_mean).
@@ -46,7 +60,8 @@ def weighted_mean(
     values: np.ndarray, include: np.ndarray, weight: np.ndarray, metric: str
 ) -> float:
     """Weighted mean over the included groups; NaN with a warning if none."""
-    if not include.any():
+    xp = array_namespace(values)
+    if not bool(xp.any(include)):
         # scikit-learn's own warning class, imported here so that importing the
         # engine does not import scikit-learn.
         from sklearn.exceptions import UndefinedMetricWarning
@@ -63,6 +78,12 @@ def weighted_mean(
     # branches per element); small ones: the boolean index, which costs fewer
     # calls. Both pick the same values in the same order. The dot product is the
     # one sklearn_rank.stats uses, so that its means equal these to the last bit.
+    if xp is not np:  # in the inputs' namespace: masked sums, one number back
+        w = xp.where(include, weight, 0.0)
+        total = float(xp.sum(w))
+        if total <= 0:
+            raise _zero_weight(metric)
+        return float(xp.sum(w * xp.where(include, values, 0.0))) / total
     if include.size > _GATHER_FROM:
         rows = np.flatnonzero(include)
         w, values = weight.take(rows), values.take(rows)
@@ -70,8 +91,12 @@ def weighted_mean(
         w, values = weight[include], values[include]
     total = w.sum()
     if total <= 0:
-        raise ValueError(
-            f"sample_weight sums to zero over the groups that enter {metric}; give "
-            "at least one of them a positive weight."
-        )
+        raise _zero_weight(metric)
     return float(np.dot(w, values) / total)
+
+
+def _zero_weight(metric: str) -> ValueError:
+    return ValueError(
+        f"sample_weight sums to zero over the groups that enter {metric}; give "
+        "at least one of them a positive weight."
+    )

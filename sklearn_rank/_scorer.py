@@ -17,6 +17,7 @@ import difflib
 import inspect
 import warnings
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from sklearn import get_config
@@ -24,7 +25,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
-from ._array_api import is_foreign, to_numpy
+from ._array_api import dispatch_enabled, is_foreign, to_numpy
 from ._conventions import OPTIONS, resolve_options
 from ._evaluate import evaluate
 from ._groups_source import (
@@ -100,10 +101,17 @@ def _ranking_scores(estimator, X, response_method, owner):
             )
         return estimator.predict_proba(X) @ classes.astype(np.float64)
     scores = getattr(estimator, method)(X)
-    # A model of another array library (a PyTorch module) predicts tensors:
-    # read on the host, never copied off a device (see _array_api).
+    if is_foreign(scores) and dispatch_enabled():
+        # A model of another array library (a PyTorch module) predicts tensors:
+        # under dispatch they are scored in their namespace, on their device.
+        return _one_column(scores, method, estimator, owner)
+    # Without dispatch they are read on the host, never copied off a device.
     scores = to_numpy(scores, "y_score", owner) if is_foreign(scores) else scores
-    scores = np.asarray(scores)
+    return _one_column(np.asarray(scores), method, estimator, owner)
+
+
+def _one_column(scores: Any, method: str, estimator: Any, owner: str) -> Any:
+    """One score per row from a prediction of shape (n,), (n, 1) or (n, 2)."""
     if method == "predict_proba" and scores.ndim == 2 and scores.shape[1] == 2:
         scores = scores[:, 1]  # probability of classes_[1], the positive class
     if scores.ndim == 2 and scores.shape[1] == 1:
@@ -111,7 +119,7 @@ def _ranking_scores(estimator, X, response_method, owner):
     if scores.ndim != 1:
         raise ValueError(
             f"{owner} needs one score per row, but {type(estimator).__name__}."
-            f"{method} returned shape {scores.shape}."
+            f"{method} returned shape {tuple(scores.shape)}."
         )
     return scores
 

@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ._array_api import is_foreign, to_numpy
+from . import _segments as seg
+from ._array_api import NUMPY, InputSpace, input_space, is_foreign, to_numpy
 from ._conventions import OPTIONS, Options
-from ._group_codes import encode_groups
+from ._group_codes import encode_groups, encode_integer_ids
 from ._params import param_error
 from ._registry import METRICS, MetricSpec, get_metric_names
 
@@ -112,6 +113,46 @@ def check_numeric(x: Any, name: str, func: str) -> np.ndarray:
     return arr
 
 
+def _in_space(x: Any, name: str, func: str, space: InputSpace) -> Any:
+    """A 1-D array of the call's namespace on its device (host inputs of other
+    kinds, lists or numpy arrays, are copied there: they are not the caller's
+    device arrays)."""
+    xp = space.xp
+    if not is_foreign(x):
+        x = _to_1d(x, name, func)
+        if x.dtype.kind not in "biuf":
+            raise _non_numeric(x, name, func, f"dtype {x.dtype}")
+    arr = xp.asarray(x, device=space.device)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{name} in {func} must be 1-D with one entry per row; got an array of "
+            f"shape {tuple(arr.shape)}. Pass a flat array (use .reshape(-1))."
+        )
+    return arr
+
+
+def check_numeric_in(x: Any, name: str, func: str, space: InputSpace) -> Any:
+    """:func:`check_numeric` for array API inputs under dispatch: a new float
+    array (float64, or float32 where the device has none) on the inputs' device;
+    the checks run there, only their verdicts come back to the host."""
+    if space.xp is None:
+        return check_numeric(x, name, func)
+    xp = space.xp
+    arr = _in_space(x, name, func, space)
+    if not xp.isdtype(arr.dtype, ("bool", "integral", "real floating")):
+        raise _non_numeric(arr, name, func, f"dtype {arr.dtype}")
+    arr = xp.astype(arr, space.float, copy=True)  # never the caller's memory
+    finite = xp.isfinite(arr)
+    if not bool(xp.all(finite)):
+        bad = seg.flatnonzero(~finite)
+        raise ValueError(
+            f"{name} in {func} contains {bad.shape[0]} NaN or infinite value(s), "
+            f"first at row {int(bad[0])}. Remove those rows or replace them with "
+            "finite values."
+        )
+    return arr
+
+
 _MASK_MEANING = {
     "retrieved": "True = ranked",
     "judged": "True = judged",
@@ -119,8 +160,22 @@ _MASK_MEANING = {
 }
 
 
-def check_bool_mask(x: Any, name: str, func: str) -> np.ndarray:
+def check_bool_mask(
+    x: Any, name: str, func: str, space: InputSpace = NUMPY
+) -> np.ndarray:
     """Convert a per-row boolean mask (``retrieved``, ``judged``, ``in_pool``)."""
+    if space.xp is not None:
+        xp = space.xp
+        arr = _in_space(x, name, func, space)
+        if arr.dtype == xp.bool:
+            return arr
+        if xp.isdtype(arr.dtype, "integral") and bool(xp.all((arr == 0) | (arr == 1))):
+            return arr == 1
+        raise TypeError(
+            f"{name} in {func} must be a boolean array "
+            f"({_MASK_MEANING.get(name, 'one bool per row')}); got dtype "
+            f"{arr.dtype}."
+        )
     arr = _to_1d(x, name, func)
     if arr.dtype != bool:
         if arr.dtype.kind in "iu" and np.isin(arr, (0, 1)).all():
@@ -134,15 +189,18 @@ def check_bool_mask(x: Any, name: str, func: str) -> np.ndarray:
     return arr
 
 
-def check_sample_weight(x: Any, n: int, func: str) -> np.ndarray:
+def check_sample_weight(
+    x: Any, n: int, func: str, space: InputSpace = NUMPY
+) -> np.ndarray:
     """Convert sample weights: finite, non-negative, one per row."""
-    arr = check_numeric(x, "sample_weight", func)
+    arr = check_numeric_in(x, "sample_weight", func, space)
+    xp = seg.array_namespace(arr)
     if arr.shape[0] != n:
         raise ValueError(
             f"sample_weight in {func} has {arr.shape[0]} entries but y_true has {n}; "
             "give one weight per row."
         )
-    if (arr < 0).any():
+    if bool(xp.any(arr < 0)):
         raise ValueError(
             f"sample_weight in {func} contains negative values; weights must be >= 0."
         )
@@ -150,9 +208,10 @@ def check_sample_weight(x: Any, n: int, func: str) -> np.ndarray:
     # (1e308, 5e-324) are scaled by a power of two (exact) so that the largest is
     # in [0.5, 1): products and sums of weights then stay finite and away from
     # underflow. Ordinary weights are kept as given (GroupScores reports them).
-    top = arr.max()
+    top = float(xp.max(arr))
     if top > 0 and not _WEIGHT_SAFE[0] <= top <= _WEIGHT_SAFE[1]:
-        arr = np.ldexp(arr, -int(np.frexp(top)[1]))
+        shift = -int(np.frexp(top)[1])
+        arr = np.ldexp(arr, shift) if xp is np else arr * 2.0**shift  # exact
     return arr
 
 
@@ -186,6 +245,7 @@ class ValidatedInputs:
     retrieved: np.ndarray | None
     judged: np.ndarray | None = None
     in_pool: np.ndarray | None = None
+    space: InputSpace = NUMPY  # the namespace and device of the arrays above
 
     @property
     def n_groups(self) -> int:
@@ -203,13 +263,23 @@ def check_inputs(
     *,
     in_pool: Any = None,
     groups_required: bool = True,
+    host: bool = False,
 ) -> ValidatedInputs:
-    """Convert and check every per-row input of one call."""
-    yt = check_numeric(y_true, "y_true", func)
-    ys = check_numeric(y_score, "y_score", func)
-    ret = None if retrieved is None else check_bool_mask(retrieved, "retrieved", func)
-    jud = None if judged is None else check_bool_mask(judged, "judged", func)
-    pool = None if in_pool is None else check_bool_mask(in_pool, "in_pool", func)
+    """Convert and check every per-row input of one call: numpy arrays, or, for
+    array API inputs under scikit-learn's ``array_api_dispatch``, arrays of their
+    namespace on their device (``space``)."""
+    space = NUMPY
+    if not host:
+        arrays = (y_true, y_score, groups, sample_weight, retrieved, judged, in_pool)
+        space = input_space(*arrays, func=func)
+    yt = check_numeric_in(y_true, "y_true", func, space)
+    ys = check_numeric_in(y_score, "y_score", func, space)
+
+    def mask(x: Any, name: str) -> Any:
+        return None if x is None else check_bool_mask(x, name, func, space)
+
+    ret, jud, pool = mask(retrieved, "retrieved"), mask(judged, "judged"), None
+    pool = mask(in_pool, "in_pool")
     n = check_lengths(
         func, y_true=yt, y_score=ys, retrieved=ret, judged=jud, in_pool=pool
     )
@@ -217,26 +287,33 @@ def check_inputs(
         jud = _check_unjudged_labels(yt, jud, func)
     if pool is not None:
         pool = _check_pool(pool, jud, func)
-    sw = None if sample_weight is None else check_sample_weight(sample_weight, n, func)
+    sw = None
+    if sample_weight is not None:
+        sw = check_sample_weight(sample_weight, n, func, space)
     if groups is None and not groups_required:
         codes, ids = np.zeros(n, dtype=np.intp), np.zeros(1, dtype=np.intp)
+    elif space.xp is not None and is_foreign(groups):
+        codes, ids = encode_integer_ids(groups, n, func, space)
     else:
         codes, ids = encode_groups(groups, n, func)
-    return ValidatedInputs(yt, ys, codes, ids, sw, ret, jud, pool)
+    if space.xp is not None and isinstance(codes, np.ndarray):
+        codes = space.xp.asarray(codes.astype(np.int64), device=space.device)
+    return ValidatedInputs(yt, ys, codes, ids, sw, ret, jud, pool, space)
 
 
 def _check_pool(in_pool: np.ndarray, judged: np.ndarray | None, func: str):
     """A judged row is in the judgment pool. Returns the mask, or None when no
     row is in the pool without a judgement (the default path)."""
+    xp = seg.array_namespace(in_pool)
     outside = ~in_pool if judged is None else judged & ~in_pool
-    if outside.any():
-        row = int(np.flatnonzero(outside)[0])
+    if bool(xp.any(outside)):
+        row = int(seg.flatnonzero(outside)[0])
         raise ValueError(
             f"in_pool in {func} is False on row {row}, which is judged; a judged "
             "row is in the judgment pool. Mark the row in_pool=True, or "
             "judged=False."
         )
-    if judged is None or not (in_pool & ~judged).any():
+    if judged is None or not bool(xp.any(in_pool & ~judged)):
         return None
     return in_pool
 
@@ -244,12 +321,14 @@ def _check_pool(in_pool: np.ndarray, judged: np.ndarray | None, func: str):
 def _check_unjudged_labels(y_true: np.ndarray, judged: np.ndarray, func: str):
     """An unjudged row carries no judgement: its label must be 0. Returns the
     mask, or None when every row is judged (the default path)."""
-    if judged.all():
+    xp = seg.array_namespace(judged)
+    if bool(xp.all(judged)):
         return None
-    bad = np.flatnonzero(~judged & (y_true != 0))
-    if bad.size:
+    bad = seg.flatnonzero(~judged & (y_true != 0))
+    if bad.shape[0]:
+        row = int(bad[0])
         raise ValueError(
-            f"y_true in {func} has the label {y_true[bad[0]]:g} on row {bad[0]}, "
+            f"y_true in {func} has the label {float(y_true[row]):g} on row {row}, "
             "whose judged is False; an unjudged row carries no judgement. Give "
             "unjudged rows the label 0, or mark the row judged=True."
         )
@@ -263,12 +342,13 @@ def drop_unjudged(inputs: ValidatedInputs, func: str) -> ValidatedInputs:
     keep = inputs.judged
     if keep is None:
         return inputs
-    if not keep.any():
+    xp = seg.array_namespace(keep)
+    if not bool(xp.any(keep)):
         raise ValueError(
             f"judged in {func} is False on every row, so judged_only=True leaves "
             "nothing to rank. Pass judged_only=False, or mark the judged rows."
         )
-    rows = np.flatnonzero(keep)
+    rows = seg.flatnonzero(keep)
 
     def take(a):
         return None if a is None else a[rows]
@@ -278,7 +358,10 @@ def drop_unjudged(inputs: ValidatedInputs, func: str) -> ValidatedInputs:
         # A group left without rows must weigh 0 (as if absent, as trec_eval
         # never sees a query without judgements): unit row weights give every
         # other group weight 1 and an empty group 0.
-        weight = np.ones(rows.size)
+        y = inputs.y_true
+        weight = xp.ones(
+            rows.shape[0], dtype=y.dtype, device=None if xp is np else y.device
+        )
 
     return ValidatedInputs(
         inputs.y_true[rows],
@@ -288,6 +371,7 @@ def drop_unjudged(inputs: ValidatedInputs, func: str) -> ValidatedInputs:
         weight,
         take(inputs.retrieved),
         None,
+        space=inputs.space,
     )
 
 
@@ -298,20 +382,25 @@ def check_labels(
     kinds = {spec.labels for spec in specs}
     if not isinstance(opts.gain, str):  # a mapping or callable defines its gains
         kinds.discard("gain")
-    if kinds & {"gain", "grades"} and (y_true < 0).any():
+    if not kinds & {"gain", "grades"}:
+        return
+    xp = seg.array_namespace(y_true)
+    if bool(xp.any(y_true < 0)):
         raise ValueError(
             f"y_true in {func} contains negative labels; graded gains need labels "
             ">= 0. Shift or clip the labels (e.g. grades 0..4)."
         )
-    if "gain" in kinds and opts.gain == "exponential" and y_true.max() > 1023:
+    exponential = "gain" in kinds and opts.gain == "exponential"
+    top = float(xp.max(y_true)) if exponential or "grades" in kinds else 0.0
+    if exponential and top > 1023:
         raise ValueError(
-            f"y_true in {func} has a label of {y_true.max():g}: the exponential "
+            f"y_true in {func} has a label of {top:g}: the exponential "
             "gain 2**label - 1 overflows float64 above 1023. Use gain='linear' "
             "or rescale the labels."
         )
-    if "grades" in kinds and y_true.max() > opts.max_grade:
+    if "grades" in kinds and top > opts.max_grade:
         raise ValueError(
-            f"y_true in {func} has a grade of {y_true.max():g} above "
+            f"y_true in {func} has a grade of {top:g} above "
             f"max_grade={opts.max_grade:g}. Pass max_grade=<the top of your grade "
             "scale> (e.g. max_grade=4 for grades 0..4); it must not depend on the "
             "data of one fold."

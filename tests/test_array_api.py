@@ -54,7 +54,25 @@ def _torch(a, dtype=None):
 
 
 def _strict(a):
-    return None if a is None else xps.asarray(np.array(a))
+    """array-api-strict arrays: under dispatch on its ``device1``, which numpy
+    cannot read (so any host round trip inside the engine raises); without
+    dispatch on its CPU device, which the host reads."""
+    if a is None:
+        return None
+    on = sklearn.get_config()["array_api_dispatch"]
+    return xps.asarray(np.array(a), device=DEVICE1 if on else xps.Device("CPU_DEVICE"))
+
+
+DEVICE1 = xps.Device("device1")
+
+
+def _back(x):
+    """A test-side copy to numpy (array-api-strict's device1 through CPU)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if type(x).__module__.startswith("torch"):
+        return x.cpu().numpy()
+    return np.asarray(x.to_device(xps.Device("CPU_DEVICE")))
 
 
 BACKENDS = {
@@ -138,7 +156,7 @@ def _evaluate_and_per_group_agree(backend, dispatch, case, data):
         st.lists(st.sampled_from(PER_GROUP), min_size=1, max_size=4, unique=True)
     )
     metrics = [f"{m}@3" if METRICS[m].takes_k else m for m in names]
-    metrics = ["iprec@0.5" if m == "interpolated_precision" else m for m in metrics]
+    metrics = ["iprec@0.5" if m == "iprec" else m for m in metrics]
     opts = {"ties": ties, "metrics": metrics}
     want = _call(sr.evaluate, case, _numpy, opts)
     got = _call(sr.evaluate, case, convert, opts)
@@ -162,7 +180,7 @@ def _evaluate_and_per_group_agree(backend, dispatch, case, data):
             else:
                 assert isinstance(value, np.ndarray)
             np.testing.assert_allclose(
-                np.asarray(value), getattr(want[1], field)[name], rtol=1e-12
+                _back(value), getattr(want[1], field)[name], rtol=1e-12
             )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # every group undefined: NaN
@@ -171,7 +189,7 @@ def _evaluate_and_per_group_agree(backend, dispatch, case, data):
         assert mean == pytest.approx(want_mean, rel=1e-12, nan_ok=True)
     ids = got[1].group_ids
     assert isinstance(ids, np.ndarray) != dispatch
-    np.testing.assert_array_equal(np.asarray(ids), want[1].group_ids)
+    np.testing.assert_array_equal(_back(ids), want[1].group_ids)
 
 
 def test_inputs_are_not_modified(dispatch):
@@ -195,14 +213,41 @@ def test_autograd_tensors_are_read_without_their_graph():
 
 
 @pytest.mark.parametrize("func", ["evaluate", "evaluate_per_group", "ndcg_score"])
-def test_device_arrays_are_never_copied_behind_the_callers_back(func, dispatch):
-    """array-api-strict's device1 is a device numpy cannot read, as CUDA."""
-    dev = xps.Device("device1")
-    y = xps.asarray([1, 0, 0], device=dev)
-    s = xps.asarray([0.2, 0.9, 0.1], device=dev)
-    g = xps.asarray([0, 0, 0], device=dev)
-    with pytest.raises(TypeError, match=r"y_true in .*device1.*copy it to the host"):
-        getattr(sr, func)(y, s, groups=g)
+def test_device_arrays_without_dispatch_are_refused_not_copied(func):
+    """array-api-strict's device1 is a device numpy cannot read, as CUDA: without
+    dispatch the error says how to compute there, or how to copy."""
+    y = xps.asarray([1, 0, 0], device=DEVICE1)
+    s = xps.asarray([0.2, 0.9, 0.1], device=DEVICE1)
+    g = xps.asarray([0, 0, 0], device=DEVICE1)
+    with sklearn.config_context(array_api_dispatch=False):
+        with pytest.raises(
+            TypeError,
+            match=r"y_true in .*device1.*array_api_dispatch=True.*SCIPY_ARRAY_API=1",
+        ):
+            getattr(sr, func)(y, s, groups=g)
+
+
+def test_device_arrays_under_dispatch_compute_on_their_device():
+    """With dispatch every metric of the registry computes on device1 (no host
+    round trip can happen there) and per-group values stay on it."""
+    rng = np.random.default_rng(4)
+    n = 300
+    y, s = rng.integers(0, 3, n).astype(float), rng.integers(0, 6, n) / 2
+    g = rng.integers(0, 25, n)
+    metrics = [f"{m}@4" if METRICS[m].takes_k else m for m in METRICS]
+    metrics = ["iprec@0.5" if m == "iprec" else m for m in metrics]
+    opts = {"metrics": metrics, "ties": "stable", "max_grade": 2}
+    want = sr.evaluate(y, s, groups=g, **opts)
+    with sklearn.config_context(array_api_dispatch=True):
+        dev = [xps.asarray(a, device=DEVICE1) for a in (y, s, g)]
+        got = sr.evaluate(dev[0], dev[1], groups=dev[2], **opts)
+        per = sr.evaluate_per_group(
+            dev[0], dev[1], groups=dev[2], metrics=metrics[:3], max_grade=2
+        )
+    assert got == pytest.approx(want, rel=1e-12)
+    assert all(type(v) is float for v in got.values())
+    assert all(v.device == DEVICE1 for v in per.values.values())
+    assert per.group_ids.device == DEVICE1
 
 
 def test_mixed_namespaces_are_refused():
@@ -271,19 +316,35 @@ def test_scorer_in_grid_search_with_a_model_returning_tensors(dispatch):
 
 @pytest.mark.cuda
 @pytest.mark.parametrize("lib", ["torch", "cupy"])
-def test_cuda_arrays_raise_until_copied(lib, dispatch):
-    """On a CUDA machine (``pytest -m cuda``): CUDA arrays are refused with the
-    error that says how to copy them, and the copy gives the host's numbers."""
+def test_cuda_arrays(lib):
+    """On a CUDA machine (``pytest -m cuda``): without dispatch CUDA arrays are
+    refused with the error that says what to do; with it every metric of the
+    registry, every tie policy, computes on the GPU and equals the host's
+    numbers to 1e-12, per-group values staying on the GPU."""
     if lib == "torch" and not torch.cuda.is_available():
         pytest.skip("no CUDA device: run pytest -m cuda on a machine with one")
     mod = pytest.importorskip(lib) if lib == "cupy" else torch
     if lib == "cupy" and mod.cuda.runtime.getDeviceCount() == 0:  # pragma: no cover
         pytest.skip("no CUDA device")
     rng = np.random.default_rng(2)
-    y, s, g = rng.integers(0, 3, 500), rng.normal(size=500), rng.integers(0, 9, 500)
+    n = 5000
+    y, s = rng.integers(0, 3, n).astype(float), rng.integers(0, 40, n) / 4
+    g = rng.integers(0, 300, n)
     dev = (lambda a: torch.asarray(a, device="cuda")) if lib == "torch" else mod.asarray
-    with pytest.raises(TypeError, match="copy it to the host"):
-        sr.evaluate(dev(y), dev(s), groups=dev(g))
-    back = torch.Tensor.cpu if lib == "torch" else mod.asnumpy
-    host = [back(dev(a)) for a in (y, s, g)]
-    assert sr.evaluate(host[0], host[1], groups=host[2]) == sr.evaluate(y, s, groups=g)
+    with sklearn.config_context(array_api_dispatch=False):
+        with pytest.raises(TypeError, match="array_api_dispatch=True"):
+            sr.evaluate(dev(y), dev(s), groups=dev(g))
+    metrics = [f"{m}@5" if METRICS[m].takes_k else m for m in METRICS]
+    metrics = ["iprec@0.5" if m == "iprec" else m for m in metrics]
+    for ties in ("average", "threshold", "stable", "pessimistic", "optimistic"):
+        opts = {"metrics": metrics, "ties": ties, "max_grade": 2}
+        if ties == "average":  # interpolated precision refuses mixed blocks
+            opts["metrics"] = [
+                m for m in metrics if m not in ("iprec@0.5", "iprec_11pt")
+            ]
+        want = sr.evaluate(y, s, groups=g, **opts)
+        with sklearn.config_context(array_api_dispatch=True):
+            got = sr.evaluate(dev(y), dev(s), groups=dev(g), **opts)
+            per = sr.evaluate_per_group(dev(y), dev(s), groups=dev(g), metrics=["mrr"])
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+        assert str(per.values["mrr"].device).startswith("cuda")

@@ -102,6 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_sizes,
         help="rows of the device section (1e6,1e7; --quick: 2000)",
     )
+    p.add_argument(
+        "--torchmetrics-rows",
+        type=float,
+        default=1e6,
+        help="largest size of the device section that also times torchmetrics' "
+        "NDCG@10 (it loops over groups in Python; default 1e6)",
+    )
     p.add_argument("--markdown", action="store_true", help="print markdown tables")
     p.add_argument("--json", help="also write the results to this file")
     p.add_argument("--silent", action="store_true", help="no progress on stderr")

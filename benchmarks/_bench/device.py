@@ -3,16 +3,23 @@
 to numpy first.
 
 Rows, timed in interleaved rounds (``time_items``): the lexsort floor on numpy,
-``evaluate`` on numpy arrays, ``evaluate`` on the tensors, and ``evaluate`` after
-``tensor.cpu().numpy()`` (the copy counted). On a CUDA device the tensor row
-records the library's error (arrays on a device are never copied behind the
-caller's back) and the copy row gives the host figure; the section runs
-unchanged on a machine with a GPU.
+``evaluate`` on numpy arrays, ``evaluate`` on the tensors under scikit-learn's
+``array_api_dispatch`` (computed by torch on the tensors' device), the same
+with ties resolved (``ties="stable"``), ``evaluate`` on the tensors without
+dispatch (read on the host; on CUDA the row records the error, as tensors on a
+device are never copied behind the caller's back), ``evaluate`` after
+``tensor.cpu().numpy()`` (the copy counted), and, up to ``--torchmetrics-rows``
+rows where torchmetrics is installed, NDCG@10 alone by sklearn_rank on the
+tensors against torchmetrics' ``RetrievalNormalizedDCG`` on the same device.
+Every call returns Python floats, so a GPU row includes the synchronisation.
+The section runs unchanged on a machine with a GPU (``--device cuda``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import os
 import statistics
 
 import numpy as np
@@ -43,6 +50,14 @@ def run_device(args) -> list[dict]:
     return rows
 
 
+def _dispatch(on: bool):
+    """scikit-learn's array API switch (it asks for SCIPY_ARRAY_API=1)."""
+    os.environ.setdefault("SCIPY_ARRAY_API", "1")
+    import sklearn
+
+    return sklearn.config_context(array_api_dispatch=on)
+
+
 def _device_rows(args, d) -> list[dict]:
     import torch
 
@@ -55,21 +70,33 @@ def _device_rows(args, d) -> list[dict]:
     except (RuntimeError, AssertionError) as exc:  # no such device here
         return [{"device": str(dev), "rows": d.n, "work": "-", "note": repr(exc)}]
 
-    def call(a, b, c):
-        return srank.evaluate(a, b, groups=c, metrics=METRICS)
+    def call(a, b, c, on=False, metrics=METRICS, **opts):
+        with _dispatch(on) if on else contextlib.nullcontext():
+            return srank.evaluate(a, b, groups=c, metrics=metrics, **opts)
 
     def copied():
         return call(*(t.cpu().numpy() for t in (y, s, g)))
 
     numpy_row = "evaluate, numpy arrays"
+    on_device = f"evaluate, torch on {dev}, dispatch on"
     items = [
         Item("lexsort((-score, groups)), numpy", "floor", lambda: _floor(d)),
         Item(numpy_row, "sklearn_rank", lambda: call(d.y_true, d.y_score, d.groups)),
+        Item(on_device, "sklearn_rank", lambda: call(y, s, g, on=True)),
         Item(
-            f"evaluate, torch tensors on {dev}", "sklearn_rank", lambda: call(y, s, g)
+            f"evaluate, torch on {dev}, dispatch on, ties='stable'",
+            "sklearn_rank",
+            lambda: call(y, s, g, on=True, ties="stable"),
+        ),
+        Item(
+            f"evaluate, torch on {dev}, dispatch off (read on the host)",
+            "sklearn_rank",
+            lambda: call(y, s, g),
         ),
         Item("evaluate after tensor.cpu().numpy()", "sklearn_rank", copied),
     ]
+    if d.n <= args.torchmetrics_rows and importlib.util.find_spec("torchmetrics"):
+        items += _ndcg_items(d, y, s, g, call)
     time_items(items, args.repeats, args.budget, lambda w: _log(args, f"  device: {w}"))
     med = {it.work: statistics.median(it.times) if it.times else None for it in items}
     base = med[numpy_row]
@@ -85,6 +112,28 @@ def _device_rows(args, d) -> list[dict]:
             "note": it.error,
         }
         for it in items
+    ]
+
+
+def _ndcg_items(d, y, s, g, call) -> list[Item]:
+    """NDCG@10 alone: sklearn_rank on the tensors (dispatch on) against
+    torchmetrics' RetrievalNormalizedDCG on the same device (linear gains, a
+    group without a relevant row scoring 0, as torchmetrics does)."""
+    from torchmetrics.retrieval import RetrievalNormalizedDCG
+
+    metric = RetrievalNormalizedDCG(top_k=10).to(y.device)
+
+    def peer():
+        return float(metric(s.double(), y.long(), indexes=g.long()))
+
+    def ours():
+        return call(y, s, g, on=True, metrics=["ndcg@10"], gain="linear", undefined=0.0)
+
+    return [
+        Item(f"ndcg@10 alone, torch on {y.device}, dispatch on", "sklearn_rank", ours),
+        Item(
+            f"torchmetrics RetrievalNormalizedDCG(top_k=10), {y.device}", "peer", peer
+        ),
     ]
 
 
