@@ -620,20 +620,20 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
     """
     k = _positions(ctx, k)
     ctx = ctx.head(k)
+    xp, f = ctx.xp, ctx.float
     rel = ctx.relevant(opts.relevance_threshold)
     # seen[p] = relevant rows at ranked positions < p (over all groups), and
     # before[g] = seen at group g's first row: counts by differences, no search.
-    seen = np.zeros(ctx.n_rows + 1, dtype=np.int64)
-    np.cumsum(rel, out=seen[1:])
+    seen = _count_before(xp, rel)
     before = seen[ctx.starts[:-1]]
     blocks = ctx.blocks
     # An untied relevant row at position p, the i-th relevant of its group, adds
     # i / p; rows of tie blocks are replaced by their block's expectation.
     untied = rel if not blocks else rel & ~blocks.row_mask(ctx.n_rows)
-    hits = np.flatnonzero(untied)
+    hits = seg.flatnonzero(untied)
     hit_group = ctx.group[hits]
     rank = ctx.rank[hits]
-    term = (seen[hits + 1] - before[hit_group]) / rank
+    term = _as(xp, seen[hits + 1] - before[hit_group], f) / _as(xp, rank, f)
     if k is not None:
         term[rank > k] = 0.0
     total = ctx.group_sum(term, hit_group)
@@ -643,39 +643,40 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
         # its last position, (c + r) / (a + m - 1), with the share of the block
         # inside the cutoff.
         start, m = blocks.start, blocks.size
-        r = (seen[start + m] - seen[start]).astype(np.float64)
-        c = seen[start] - before[blocks.group]
-        last = blocks.rank + m - 1
+        r = xp.astype(seen[start + m] - seen[start], f)
+        c = _as(xp, seen[start] - before[blocks.group], f)
+        last = _as(xp, blocks.rank + m - 1, f)
         contrib = _block_share(k, blocks.rank, m) * r * (c + r) / last
         total += ctx.group_sum(contrib, blocks.group)
     elif blocks:
         rows = blocks.rows
         rank = ctx.rank[rows]
-        inv = 1.0 / rank
+        inv = 1.0 / _as(xp, rank, f)
         offset = rank - blocks.spread(blocks.rank)
         if k is not None:
             inv[rank > k] = 0.0
-        u = np.add.reduceat(inv, blocks.offsets)
-        inv *= offset
-        v = np.add.reduceat(inv, blocks.offsets)
         start, m = blocks.start, blocks.size
-        r = (seen[start + m] - seen[start]).astype(np.float64)
+        u = _run_sum(inv, blocks.offsets, m)
+        inv *= _as(xp, offset, f)
+        v = _run_sum(inv, blocks.offsets, m)
+        r = xp.astype(seen[start + m] - seen[start], f)
         c = seen[start] - before[blocks.group]  # relevant rows above the block
-        spread = np.divide(r - 1.0, m - 1.0, out=np.zeros_like(r), where=m > 1)
-        contrib = (r / m) * ((c + 1.0) * u + spread * v)
+        m_f = _as(xp, m, f)
+        spread = seg.divide(r - 1.0, m_f - 1.0, m > 1, 0.0)
+        contrib = (r / m_f) * ((_as(xp, c, f) + 1.0) * u + spread * v)
         if opts.ap_denominator == "n_relevant_retrieved" and k is not None:
             # A block across the cutoff that mixes relevance makes the
             # denominator random: such a block is taken apart below.
             straddling = (blocks.rank <= k) & (blocks.rank + m - 1 > k)
-            straddling &= (r > 0) & (r < m)
-            straddling = np.flatnonzero(straddling)
-            contrib[straddling] = 0.0
+            straddling &= (r > 0) & (r < m_f)
+            straddling = seg.flatnonzero(straddling)
+            contrib = seg.put(contrib, straddling, 0.0)
         total += ctx.group_sum(contrib, blocks.group)
     if opts.ap_denominator == "n_relevant_retrieved" and ctx.thresholds:
         # The relevant rows within the cutoff, a straddling block by its share: a
         # fixed (possibly fractional) count, the same weights as the sum's.
         denom = _hits_in_top(ctx, k, opts)
-        values = np.divide(total, denom, out=np.zeros_like(total), where=denom > 0)
+        values = seg.divide(total, denom, denom > 0, 0.0)
         return _binary_result(ctx, values, opts)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     if opts.ap_denominator == "n_relevant_retrieved":
@@ -683,14 +684,18 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
     elif k is None or opts.ap_denominator == "n_relevant":
         denom = n_rel
     else:
-        denom = np.minimum(n_rel, k)
+        denom = xp.minimum(n_rel, k)
     # No relevant row within the cutoff: the sum is 0 too, and so is AP.
-    values = total / np.maximum(denom, 1)
-    if straddling is not None and straddling.size:
+    values = total / _as(xp, xp.maximum(denom, 1), f)
+    if straddling is not None and straddling.shape[0]:
         i = straddling
         group = blocks.group[i]
-        values[group] = _ap_straddling_block(
-            total[group], blocks.rank[i], m[i], r[i], c[i], k, u[i], v[i]
+        values = seg.put(
+            values,
+            group,  # at most one straddling block per group
+            _ap_straddling_block(
+                total[group], blocks.rank[i], m[i], r[i], c[i], k, u[i], v[i]
+            ),
         )
     return _binary_result(ctx, values, opts)
 
@@ -712,35 +717,37 @@ def _ap_straddling_block(rest, a, m, r, c, k, u, v) -> np.ndarray:
     ``P(x + 1) / P(x)`` summed as logs and normalised per block, exact for blocks
     of any size.
     """
-    m, r = m.astype(np.float64), r.astype(np.float64)
-    t = (k - a + 1).astype(np.float64)
-    lo = np.maximum(0.0, t - (m - r))
-    hi = np.minimum(r, t)
-    count = (hi - lo + 1).astype(np.intp)
+    xp = seg.array_namespace(rest)
+    f = rest.dtype
+    m, r = xp.astype(m, f), xp.astype(r, f)
+    t = xp.astype(k - a + 1, f)
+    lo = xp.maximum(0.0, t - (m - r))
+    hi = xp.minimum(r, t)
+    count = xp.astype(hi - lo + 1, xp.int64)
     owner, starts, n = _runs(count)
-    x = lo[owner] + ranges(np.zeros_like(count), count)
+    x = lo[owner] + _as(xp, ranges(xp.zeros_like(count), count), f)
     m_x, r_x, t_x = m[owner], r[owner], t[owner]
     # log P(x + 1) - log P(x); the last x of a block has no successor (0 here).
-    step = np.zeros_like(x)
+    step = xp.zeros_like(x)
     more = x < hi[owner]
     xs, ms, rs, ts = x[more], m_x[more], r_x[more], t_x[more]
     step[more] = (
-        np.log(rs - xs)
-        + np.log(ts - xs)
-        - np.log(xs + 1.0)
-        - np.log(ms - rs - ts + xs + 1.0)
+        xp.log(rs - xs)
+        + xp.log(ts - xs)
+        - xp.log(xs + 1.0)
+        - xp.log(ms - rs - ts + xs + 1.0)
     )
     log_p = seg.exclusive_cumsum(step, owner, starts, n)
-    log_p -= np.maximum.reduceat(log_p, starts[:-1])[owner]
-    p = np.exp(log_p)
-    p /= np.add.reduceat(p, starts[:-1])[owner]
-    spread = np.divide(x - 1.0, t_x - 1.0, out=np.zeros_like(x), where=t_x > 1)
-    c_x = c[owner].astype(np.float64)
+    log_p -= _run_max(log_p, starts[:-1], count, owner)[owner]
+    p = xp.exp(log_p)
+    p /= _run_sum(p, starts[:-1], count, owner)[owner]
+    spread = seg.divide(x - 1.0, t_x - 1.0, t_x > 1, 0.0)
+    c_x = xp.astype(c[owner], f)
     found = (x / t_x) * ((c_x + 1.0) * u[owner] + spread * v[owner])
     found += rest[owner]
     found *= p
-    found /= np.maximum(c_x + x, 1.0)
-    return np.bincount(owner, weights=found, minlength=n)
+    found /= xp.maximum(c_x + x, 1.0)
+    return seg.segment_sum(owner, found, n)
 
 
 def _relevant_in_cutoff(
@@ -751,7 +758,7 @@ def _relevant_in_cutoff(
     ties except where a tie block straddles the cutoff and mixes relevance;
     :func:`average_precision` takes those groups apart."""
     inside = rel if k is None else rel & (ctx.rank <= k)
-    return ctx.group_sum(inside.astype(np.float64))
+    return ctx.group_sum(ctx.xp.astype(inside, ctx.float))
 
 
 # -- ERR ---------------------------------------------------------------------------
@@ -778,26 +785,28 @@ def err(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """
     k = _positions(ctx, k)
     ctx = ctx.head(k)
+    xp, f = ctx.xp, ctx.float
     mixed = None
     if ctx.blocks:
         is_mixed = ctx.blocks.min(ctx.y) != ctx.blocks.max(ctx.y)
         if k is not None:
             is_mixed &= ctx.blocks.rank <= k
-        mixed = np.flatnonzero(is_mixed)
+        mixed = seg.flatnonzero(is_mixed)
         _check_err_block_sizes(ctx.blocks.size[mixed])
-    stop = (np.exp2(ctx.y) - 1.0) / np.exp2(opts.max_grade)
+    # 2**max_grade of the Python float, on the host (numpy's exp2, as ever).
+    stop = (xp.exp2(ctx.y) - 1.0) / float(np.exp2(opts.max_grade))
     through = ctx.segmented_cumprod(1.0 - stop)  # P(user passes row p)
-    reach = np.ones(ctx.n_rows)
+    reach = xp.ones(ctx.n_rows, dtype=f, device=ctx.device)
     if ctx.n_rows > 1:
-        reach[1:] = np.where(ctx.rank[1:] > 1, through[:-1], 1.0)
-    term = stop * reach / ctx.rank
+        reach[1:] = xp.where(ctx.rank[1:] > 1, through[:-1], 1.0)
+    term = stop * reach / _as(xp, ctx.rank, f)
     if k is not None:
         term[ctx.rank > k] = 0.0
-    if mixed is None or not mixed.size:
+    if mixed is None or not mixed.shape[0]:
         return _binary_result(ctx, ctx.group_sum(term), opts)
     b = ctx.blocks
     start, size = b.start[mixed], b.size[mixed]
-    term[ranges(start, size)] = 0.0
+    term = seg.put(term, ranges(start, size), 0.0)
     inside = _err_mixed_blocks(stop, start, size, b.rank[mixed], k)
     inside *= reach[start]  # P(the user reaches the block): order-free
     values = ctx.group_sum(term) + ctx.group_sum(inside, b.group[mixed])
@@ -805,13 +814,14 @@ def err(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
 
 
 def _check_err_block_sizes(size: np.ndarray) -> None:
+    xp = seg.array_namespace(size)
     too_big = size > ERR_TIE_BLOCK_LIMIT
-    if too_big.any():
+    if bool(xp.any(too_big)):
         raise ValueError(
-            f"err_score with ties='average': {int(too_big.sum())} tie block(s) "
+            f"err_score with ties='average': {_n_true(too_big)} tie block(s) "
             "(equal scores within a group) mix grades inside the cutoff and hold "
             f"more than ERR_TIE_BLOCK_LIMIT={ERR_TIE_BLOCK_LIMIT} rows (the largest "
-            f"has {int(size.max())}); their exact expectation costs too much. Pass "
+            f"has {int(xp.max(size))}); their exact expectation costs too much. Pass "
             "ties='stable', 'pessimistic' or 'optimistic', or break the ties."
         )
 
@@ -837,19 +847,21 @@ def _err_mixed_blocks(
     item of every block advanced together, one step per within-block index; only
     ``E_j`` for offsets inside the cutoff are kept.
     """
-    n_blocks = start.size
-    owner = np.repeat(np.arange(n_blocks), size)
+    xp = seg.array_namespace(stop)
+    n_blocks = start.shape[0]
+    owner = _run_owner(xp, size)
     rows = ranges(start, size)
     # Rows sorted by grade within each block: a grade's rows are a run, and its
     # "others" are the block less that run's first row.
-    order = np.lexsort((stop[rows], owner))
+    order = _order_by(xp, owner, stop[rows])
     stops = stop[rows[order]]
-    offsets = np.zeros(n_blocks, dtype=np.intp)
-    np.cumsum(size[:-1], out=offsets[1:])
-    new = np.ones(stops.size, dtype=bool)
+    offsets = _run_starts(xp, size)
+    n = stops.shape[0]
+    new = xp.ones(n, dtype=xp.bool, device=stop.device)
     new[1:] = (owner[1:] != owner[:-1]) | (stops[1:] != stops[:-1])
-    item_at = np.flatnonzero(new)
-    count = np.diff(np.append(item_at, stops.size))  # rows of the grade
+    item_at = seg.flatnonzero(new)
+    end_at = xp.asarray([n], dtype=item_at.dtype, device=stop.device)
+    count = xp.diff(xp.concat((item_at, end_at)))  # rows of the grade
     # Rows that never stop (grade 0) add no term of their own.
     keep = stops[item_at] > 0
     item_at, count = item_at[keep], count[keep]
@@ -857,54 +869,68 @@ def _err_mixed_blocks(
     skip = item_at - offsets[block]  # the left-out row's index in its block
     n_others = size[block] - 1
     # The largest offset inside the cutoff (a block starts at a position <= k).
-    last = n_others if k is None else np.minimum(n_others, k - first[block])
+    last = n_others if k is None else xp.minimum(n_others, k - first[block])
     x = 1.0 - stops
-    value = np.zeros(item_at.size)
-    by_size = np.argsort(-n_others, kind="stable")  # active items: a prefix
+    value = xp.zeros(item_at.shape[0], dtype=stop.dtype, device=stop.device)
+    by_size = xp.argsort(-n_others, stable=True)  # active items: a prefix
+    # Table widths are shapes: read on the host (one sync per chunk).
+    widest = int(xp.max(last)) if last.shape[0] else 0
     begin = 0
-    while begin < by_size.size:
-        width = int(min(n_others[by_size[begin]], last.max())) + 1
-        end = min(by_size.size, begin + max(1, _ERR_CELLS // width))
+    while begin < by_size.shape[0]:
+        width = min(int(n_others[by_size[begin]]), widest) + 1
+        end = min(by_size.shape[0], begin + max(1, _ERR_CELLS // width))
         items = by_size[begin:end]
-        value[items] = _err_items(
-            x,
-            offsets[block[items]],
-            skip[items],
-            n_others[items],
-            last[items],
-            first[block[items]],
-            width,
+        value = seg.put(
+            value,
+            items,
+            _err_items(
+                x,
+                offsets[block[items]],
+                skip[items],
+                n_others[items],
+                last[items],
+                first[block[items]],
+                width,
+            ),
         )
         begin = end
-    value *= count * stops[item_at] / size[block]
-    return np.bincount(block, weights=value, minlength=n_blocks)
+    value *= (
+        _as(xp, count, value.dtype) * stops[item_at] / _as(xp, size[block], value.dtype)
+    )
+    return seg.segment_sum(block, value, n_blocks)
 
 
 def _err_items(x, base, skip, n_others, last, first, width):
     """``Σ_{j <= last} E_j / (first + j)`` per item (items by descending
     ``n_others``), the recurrence of :func:`_err_mixed_blocks` run over the
     item's block (rows ``base ..``, sorted by grade) less its row ``skip``."""
-    table = np.zeros((base.size, width))
+    xp = seg.array_namespace(x)
+    f, dev = x.dtype, x.device
+    table = xp.zeros((base.shape[0], width), dtype=f, device=dev)
     table[:, 0] = 1.0
     # Items still adding others at step s: those with n_others > s, a prefix.
-    active = base.size - np.searchsorted(
-        n_others[::-1], np.arange(int(n_others[0])), side="right"
+    # Its steps and prefix lengths are loop bounds and shapes: read on the host.
+    steps = int(n_others[0]) if n_others.shape[0] else 0
+    active = base.shape[0] - xp.searchsorted(
+        xp.flip(n_others),
+        xp.arange(steps, dtype=n_others.dtype, device=dev),
+        side="right",
     )
-    for s in range(int(n_others[0]) if n_others.size else 0):
+    for s in range(steps):
         c = int(active[s])
         n = s + 1
         top = min(n, width - 1)
-        j = np.arange(1, top + 1, dtype=np.float64)
-        xs = x[base[:c] + s + (s >= skip[:c])]
-        head = table[:c, : top + 1]
-        # E_j <- ((n - j) E_j + j x E_{j-1}) / n for j = 1..top, from the old E.
-        carried = head[:, :-1] * xs[:, None]
+        j = xp.arange(1, top + 1, dtype=f, device=dev)
+        xs = x[base[:c] + s + _as(xp, s >= skip[:c], base.dtype)]
+        # E_j <- ((n - j) E_j + j x E_{j-1}) / n for j = 1..top, from the old E,
+        # updated in place through slices of the table.
+        carried = table[:c, :top] * xs[:, None]
         carried *= j / n
-        head[:, 1:] *= (n - j) / n
-        head[:, 1:] += carried
-    j = np.arange(width)
-    weight = np.where(j <= last[:, None], 1.0 / (first[:, None] + j), 0.0)
-    return np.einsum("ij,ij->i", table, weight)
+        table[:c, 1 : top + 1] *= (n - j) / n
+        table[:c, 1 : top + 1] += carried
+    j = xp.arange(width, dtype=xp.int64, device=dev)
+    weight = xp.where(j <= last[:, None], 1.0 / _as(xp, first[:, None] + j, f), 0.0)
+    return _row_dot(table, weight)
 
 
 # -- AUC ---------------------------------------------------------------------------
@@ -926,7 +952,7 @@ def _auc_parts(ctx: RankingContext, pos_w: np.ndarray, neg_w: np.ndarray):
     if blocks:
         pos_b, neg_b = blocks.sum(pos_w), blocks.sum(neg_w)
         under = neg_total[blocks.group] - neg_above[blocks.start] - neg_b
-        below[blocks.rows] = 0.0
+        below = seg.put(below, blocks.rows, 0.0)
         credit = ctx.group_sum(below) + ctx.group_sum(
             pos_b * (under + 0.5 * neg_b), blocks.group
         )
@@ -937,18 +963,17 @@ def _auc_parts(ctx: RankingContext, pos_w: np.ndarray, neg_w: np.ndarray):
 
 def gauc(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """Per-group AUC, weighted by rows, positives or uniformly (Zhou et al., 2018)."""
-    pos = ctx.relevant(opts.relevance_threshold).astype(np.float64)
+    xp, f = ctx.xp, ctx.float
+    pos = xp.astype(ctx.relevant(opts.relevance_threshold), f)
     credit, n_pos, n_neg = _auc_parts(ctx, pos, 1.0 - pos)
     defined = (n_pos > 0) & (n_neg > 0)
-    values = np.divide(
-        credit, n_pos * n_neg, out=np.full(ctx.n_groups, np.nan), where=defined
-    )
+    values = seg.divide(credit, n_pos * n_neg, defined, np.nan)
     if opts.weights == "rows":
-        size = ctx.length.astype(np.float64)
+        size = xp.astype(ctx.length, f)
     elif opts.weights == "positives":
         size = n_pos
     else:
-        size = np.ones(ctx.n_groups)
+        size = xp.ones(ctx.n_groups, dtype=f, device=ctx.device)
     return GroupValues(values, defined, ctx.group_weight() * size)
 
 
@@ -956,12 +981,15 @@ def auc(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """Pooled AUC over all ranked rows (one list), pairs weighted by sample weights;
     equals ``sklearn.metrics.roc_auc_score``. Returns a single "group"."""
     pooled = ctx.pooled()
+    xp, f, dev = pooled.xp, pooled.float, pooled.device
     rel = pooled.relevant(opts.relevance_threshold)
-    w = np.ones(pooled.n_rows) if pooled.row_weight is None else pooled.row_weight
-    credit, w_pos, w_neg = _auc_parts(pooled, w * rel, w * ~rel)
+    w = pooled.row_weight
+    if w is None:
+        w = xp.ones(pooled.n_rows, dtype=f, device=dev)
+    credit, w_pos, w_neg = _auc_parts(pooled, w * _as(xp, rel, f), w * _as(xp, ~rel, f))
     defined = (w_pos > 0) & (w_neg > 0)
-    values = np.divide(credit, w_pos * w_neg, out=np.full(1, np.nan), where=defined)
-    return GroupValues(values, defined, np.ones(1))
+    values = seg.divide(credit, w_pos * w_neg, defined, np.nan)
+    return GroupValues(values, defined, xp.ones(1, dtype=f, device=dev))
 
 
 # -- judged rows: bpref, judged@k, Elasticsearch's ignore_unlabeled ------------------
@@ -973,18 +1001,20 @@ def _judged_in_top(ctx: RankingContext, k: int | None, opts: Options) -> np.ndar
     raises."""
     top = _positions(ctx, k)
     head = ctx.head(top)
+    xp, f = ctx.xp, ctx.float
     if head.judged is None:  # every row judged
-        return np.minimum(ctx.length, np.inf if top is None else top).astype(float)
+        length = ctx.length if top is None else xp.minimum(ctx.length, top)
+        return xp.astype(length, f)
     blocks = head.blocks
     if top is not None and blocks:
-        j = blocks.sum(head.judged.astype(np.float64))
+        j = blocks.sum(xp.astype(head.judged, f))
         straddles = (blocks.rank <= top) & (blocks.rank + blocks.size - 1 > top)
-        mixed = straddles & (j > 0) & (j < blocks.size)
+        mixed = straddles & (j > 0) & (j < _as(xp, blocks.size, f))
         mixed &= ctx.n_relevant(opts.relevance_threshold)[blocks.group] > 0
-        if mixed.any():
+        if bool(xp.any(mixed)):
             raise ValueError(
                 "precision_denominator='n_judged' with ties='average': "
-                f"{int(mixed.sum())} tie block(s) "
+                f"{_n_true(mixed)} tie block(s) "
                 "(equal scores within a group) straddle the cutoff k and mix judged "
                 "and unjudged rows, so the number of judged rows within the cutoff "
                 "depends on the order of the tie; the expectation of the ratio is "
@@ -992,7 +1022,7 @@ def _judged_in_top(ctx: RankingContext, k: int | None, opts: Options) -> np.ndar
                 "'optimistic', or break the ties."
             )
     inside = head.judged if top is None else head.judged & (head.rank <= top)
-    return head.group_sum(inside.astype(np.float64))
+    return head.group_sum(xp.astype(inside, f))
 
 
 def judged_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
@@ -1002,14 +1032,15 @@ def judged_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupValue
     where the group ranks at least one row; relevance plays no part."""
     top = _positions(ctx, k)
     head = ctx.head(top)
+    xp, f = ctx.xp, ctx.float
     share = head.in_top(top)
     if head.judged is not None:
-        share *= head.judged
+        share *= _as(xp, head.judged, f)
     count = head.group_sum(share)
-    n = ctx.length.astype(np.float64)
-    denom = n if top is None else np.minimum(n, top)
+    n = xp.astype(ctx.length, f)
+    denom = n if top is None else xp.minimum(n, top)
     defined = denom > 0
-    values = np.divide(count, denom, out=np.full(ctx.n_groups, np.nan), where=defined)
+    values = seg.divide(count, denom, defined, np.nan)
     return GroupValues(values, defined, ctx.group_weight())
 
 
@@ -1019,7 +1050,8 @@ def _sum_of_min(low: np.ndarray, count: np.ndarray, cap: np.ndarray) -> np.ndarr
     below = (low + high) * count / 2.0  # every term under the cap
     flat = cap * count  # every term at the cap
     mixed = (low + cap) * (cap - low + 1) / 2.0 + cap * (high - cap)
-    return np.where(high <= cap, below, np.where(low >= cap, flat, mixed))
+    xp = seg.array_namespace(low, count, cap)
+    return xp.where(high <= cap, below, xp.where(low >= cap, flat, mixed))
 
 
 def bpref(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
@@ -1035,41 +1067,43 @@ def bpref(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     ``min`` over a run of consecutive integers (:func:`_sum_of_min`), exact.
     """
     threshold = opts.relevance_threshold
+    xp, f = ctx.xp, ctx.float
     rel = ctx.relevant(threshold)
     non_rel = ~rel if ctx.judged is None else ~rel & ctx.judged
-    non_rel_f = non_rel.astype(np.float64)
+    non_rel_f = xp.astype(non_rel, f)
     above = ctx.group_exclusive_cumsum(non_rel_f)
-    n_rel = ctx.n_relevant(threshold).astype(np.float64)
-    scale = np.maximum(
-        np.minimum(ctx.n_judged_non_relevant(threshold), n_rel), 1
-    ).astype(np.float64)
-    term = np.where(
-        rel, 1.0 - np.minimum(above, n_rel[ctx.group]) / scale[ctx.group], 0
+    n_rel = xp.astype(ctx.n_relevant(threshold), f)
+    n_non = _as(xp, ctx.n_judged_non_relevant(threshold), f)
+    scale = xp.maximum(xp.minimum(n_non, n_rel), 1.0)
+    term = xp.where(
+        rel, 1.0 - xp.minimum(above, n_rel[ctx.group]) / scale[ctx.group], 0.0
     )
     blocks = ctx.blocks
     if blocks:
-        term[blocks.rows] = 0.0
+        term = seg.put(term, blocks.rows, 0.0)
         b = blocks.sum(non_rel_f)
-        r = blocks.sum(rel.astype(np.float64))
+        r = blocks.sum(xp.astype(rel, f))
         cap = n_rel[blocks.group]
         mean_min = _sum_of_min(above[blocks.start], b + 1, cap) / (b + 1)
         contrib = r * (1.0 - mean_min / scale[blocks.group])
         total = ctx.group_sum(term) + ctx.group_sum(contrib, blocks.group)
     else:
         total = ctx.group_sum(term)
-    return _binary_result(ctx, total / np.maximum(n_rel, 1), opts)
+    return _binary_result(ctx, total / xp.maximum(n_rel, 1.0), opts)
 
 
 # -- F1, fall-out, ARP, RBP, pairwise accuracy, interpolated precision ---------------
 def _precision_denominator(ctx: RankingContext, k: int | None, opts: Options):
     """The denominator of P@k per group, as :func:`precision` reads it."""
+    xp, f = ctx.xp, ctx.float
     if opts.precision_denominator == "n_judged":
         return _judged_in_top(ctx, k, opts)
     if k is None:
-        return ctx.length.astype(np.float64)
+        return xp.astype(ctx.length, f)
     if opts.precision_denominator == "k":
-        return np.full(ctx.n_groups, float(k))  # the real k, however large
-    return np.minimum(ctx.length, _positions(ctx, k)).astype(np.float64)
+        # the real k, however large
+        return xp.full(ctx.n_groups, float(k), dtype=f, device=ctx.device)
+    return xp.astype(xp.minimum(ctx.length, _positions(ctx, k)), f)
 
 
 def f1_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
@@ -1084,9 +1118,9 @@ def f1_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """
     top = _positions(ctx, k)
     hits = _hits_in_top(ctx.head(top), top, opts)
-    denom = _precision_denominator(ctx, k, opts)
-    denom += _recall_denominator(ctx, k, opts)
-    values = np.divide(2.0 * hits, denom, out=np.zeros_like(hits), where=denom > 0)
+    denom = _precision_denominator(ctx, k, opts)  # a new array: added to below
+    denom += _as(ctx.xp, _recall_denominator(ctx, k, opts), ctx.float)
+    values = seg.divide(2.0 * hits, denom, denom > 0, 0.0)
     return _binary_result(ctx, values, opts)
 
 
@@ -1094,7 +1128,7 @@ def _n_non_relevant(ctx: RankingContext, threshold: float | None) -> np.ndarray:
     """Non-relevant rows per group, retrieved or not."""
 
     def count() -> np.ndarray:
-        size = np.bincount(ctx.totals.codes_all, minlength=ctx.n_groups)
+        size = seg.segment_count(ctx.totals.codes_all, ctx.n_groups)
         return size - ctx.n_relevant(threshold)
 
     return ctx.totals.cached(("N", threshold), count)
@@ -1107,14 +1141,13 @@ def fallout(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     rows is defined: fall-out is the recall of the non-relevant rows)."""
     k = _positions(ctx, k)
     head = ctx.head(k)
+    xp, f = ctx.xp, ctx.float
     share = head.in_top(k)
-    share *= ~head.relevant(opts.relevance_threshold)
+    share *= _as(xp, ~head.relevant(opts.relevance_threshold), f)
     false_pos = head.group_sum(share)
     n_non = _n_non_relevant(ctx, opts.relevance_threshold)
     defined = n_non > 0
-    values = np.divide(
-        false_pos, n_non, out=np.full(ctx.n_groups, np.nan), where=defined
-    )
+    values = seg.divide(false_pos, _as(xp, n_non, f), defined, np.nan)
     return GroupValues(values, defined, ctx.group_weight())
 
 
@@ -1129,12 +1162,13 @@ def arp(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     ``a..a+m-1`` sits at ``a + (m - 1)/2`` on average (block mean). Defined where
     at least one relevant row is ranked.
     """
-    weight = np.where(ctx.relevant(opts.relevance_threshold), ctx.y, 0.0)
-    position = ctx.block_mean(ctx.rank.astype(np.float64))
+    xp = ctx.xp
+    weight = xp.where(ctx.relevant(opts.relevance_threshold), ctx.y, 0.0)
+    position = ctx.block_mean(xp.astype(ctx.rank, ctx.float))
     total = ctx.group_sum(weight * position)
     mass = ctx.group_sum(weight)
     defined = mass > 0
-    values = np.divide(total, mass, out=np.full(ctx.n_groups, np.nan), where=defined)
+    values = seg.divide(total, mass, defined, np.nan)
     return GroupValues(values, defined, ctx.group_weight())
 
 
@@ -1149,15 +1183,16 @@ def rbp(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """
     k = _positions(ctx, k)
     ctx = ctx.head(k)
+    xp = ctx.xp
     p = opts.persistence
-    weight = np.power(p, ctx.rank - 1.0)
+    weight = xp.pow(p, _as(xp, ctx.rank, ctx.float) - 1.0)
     if k is not None:
         weight[ctx.rank > k] = 0.0
     weight = ctx.block_mean(weight)
     weight *= ctx.y / opts.max_grade
     if opts.gain_rows == "judged":  # trec_eval: judged gains; -l plays no part
         if ctx.judged is not None:
-            weight *= ctx.judged
+            weight *= _as(xp, ctx.judged, ctx.float)
         return _judged_gain_result(ctx, None, (1.0 - p) * ctx.group_sum(weight), opts)
     return _binary_result(ctx, (1.0 - p) * ctx.group_sum(weight), opts)
 
@@ -1173,16 +1208,19 @@ def pairwise_accuracy(ctx: RankingContext, k: int | None, opts: Options) -> Grou
     label below the top, so the cost grows with the number of label levels
     (graded relevance has a handful).
     """
-    credit = np.zeros(ctx.n_groups)
-    pairs = np.zeros(ctx.n_groups)
-    for level in np.unique(ctx.y)[:-1]:
-        above = (ctx.y > level).astype(np.float64)
-        at = (ctx.y == level).astype(np.float64)
+    xp, f = ctx.xp, ctx.float
+    credit = xp.zeros(ctx.n_groups, dtype=f, device=ctx.device)
+    pairs = xp.zeros(ctx.n_groups, dtype=f, device=ctx.device)
+    levels = _sorted_levels(ctx.y)
+    for i in range(levels.shape[0] - 1):  # a loop over label levels, not groups
+        level = levels[i]
+        above = xp.astype(ctx.y > level, f)
+        at = xp.astype(ctx.y == level, f)
         won, n_above, n_at = _auc_parts(ctx, above, at)
         credit += won
         pairs += n_above * n_at
     defined = pairs > 0
-    values = np.divide(credit, pairs, out=np.full(ctx.n_groups, np.nan), where=defined)
+    values = seg.divide(credit, pairs, defined, np.nan)
     return GroupValues(values, defined, ctx.group_weight() * pairs)
 
 
@@ -1208,44 +1246,48 @@ def _interpolated_precisions(
     blocks has no closed form in block sums, and this raises.
     """
     threshold = opts.relevance_threshold
+    xp, f, dev = ctx.xp, ctx.float, ctx.device
+    n = ctx.n_groups
     rel = ctx.relevant(threshold)
-    hits = np.flatnonzero(rel)
+    hits = seg.flatnonzero(rel)
     hit_group = ctx.group[hits]
-    per_group = np.bincount(hit_group, minlength=ctx.n_groups)
-    first_hit = np.cumsum(per_group) - per_group
-    nth = np.arange(1, hits.size + 1) - first_hit[hit_group]
-    precision = nth / ctx.rank[hits]
-    fixed = np.ones(hits.size, dtype=bool)
+    per_group = seg.segment_count(hit_group, n)
+    first_hit = xp.cumulative_sum(per_group) - per_group
+    nth = xp.arange(1, hits.shape[0] + 1, dtype=xp.int64, device=dev)
+    nth -= first_hit[hit_group]
+    precision = _as(xp, nth, f) / _as(xp, ctx.rank[hits], f)
+    nth = _as(xp, nth, f)  # compared with float thresholds below
+    fixed = xp.ones(hits.shape[0], dtype=xp.bool, device=dev)
     blocks = ctx.blocks
+    any_mixed = False
     if blocks:
-        r = blocks.sum(rel.astype(np.float64))
-        mixed = (r > 0) & (r < blocks.size)
-        in_mixed = np.zeros(ctx.n_rows, dtype=bool)
-        in_mixed[blocks.rows] = blocks.spread(mixed)
+        r = blocks.sum(xp.astype(rel, f))
+        mixed = (r > 0) & (r < _as(xp, blocks.size, f))
+        any_mixed = bool(xp.any(mixed))
+        in_mixed = xp.zeros(ctx.n_rows, dtype=xp.bool, device=dev)
+        in_mixed = seg.put(in_mixed, blocks.rows, blocks.spread(mixed))
         fixed = ~in_mixed[hits]
-        c0 = np.searchsorted(hits, blocks.start) - first_hit[blocks.group]
-        last = (c0 + r)[mixed]
+        c0 = xp.searchsorted(hits, blocks.start) - first_hit[blocks.group]
+        last = (_as(xp, c0, f) + r)[mixed]
         a, m, b_group = blocks.rank[mixed], blocks.size[mixed], blocks.group[mixed]
-        best = last / (a + r[mixed] - 1)
-        worst = last / (a + m - 1)
-    n_rel = ctx.n_relevant(threshold)
+        best = last / (_as(xp, a, f) + r[mixed] - 1)
+        worst = last / _as(xp, a + m - 1, f)
+    n_rel = _as(xp, ctx.n_relevant(threshold), f)
     out = []
     for level in levels:
-        need = np.maximum(np.floor(level * n_rel + 0.5), 1)  # lround, as C's
+        need = xp.maximum(xp.floor(level * n_rel + 0.5), 1)  # lround, as C's
         keep = fixed & (nth >= need[hit_group])
-        value = np.zeros(ctx.n_groups)
-        np.maximum.at(value, hit_group[keep], precision[keep])
-        if blocks and mixed.any():
+        value = seg.segment_max(hit_group[keep], precision[keep], n, 0.0)
+        if any_mixed:
             counted = last >= need[b_group]
-            np.maximum.at(value, b_group[counted], worst[counted])
-            top = np.zeros(ctx.n_groups)
-            np.maximum.at(top, b_group[counted], best[counted])
+            value = _maximum_at(value, b_group[counted], worst[counted])
+            top = seg.segment_max(b_group[counted], best[counted], n, 0.0)
             random = top > value
             # Under ties="threshold" a block is read at its end only: the value
             # is max(F, worst of each block), with nothing random.
-            if random.any() and not ctx.thresholds:
+            if not ctx.thresholds and bool(xp.any(random)):
                 raise ValueError(
-                    f"{func} with ties='average': in {int(random.sum())} group(s) "
+                    f"{func} with ties='average': in {_n_true(random)} group(s) "
                     "a tie block (equal scores within a group) mixes relevant and "
                     "non-relevant rows where the interpolated precision is read, "
                     "so the value depends on the order of the tie, and its exact "
@@ -1281,7 +1323,104 @@ def eleven_point_precision(
     )
     # Summed from recall 1.0 down to 0.0, then divided by 11, as m_11pt_avg.c
     # does: the 4th printed decimal of a value like 0.09375 depends on it.
-    total = np.zeros(ctx.n_groups)
+    total = ctx.xp.zeros(ctx.n_groups, dtype=ctx.float, device=ctx.device)
     for value in reversed(levels):
         total += value
     return _binary_result(ctx, total / len(levels), opts)
+
+
+# -- namespace helpers of the kernels above ------------------------------------------
+# Each has numpy's own fast operation in its numpy branch (the code the kernels
+# used before) and a form in the array API standard for every other namespace; the
+# metric formulas themselves exist once, above.
+def _as(xp, x, dtype):
+    """``x`` as an operand of arithmetic with arrays of ``dtype``: numpy promotes
+    integer and boolean operands itself (the same values, without a pass over
+    the array), the standard does not mix kinds, so elsewhere it is cast."""
+    return x if xp is np else xp.astype(x, dtype)
+
+
+def _n_true(mask) -> int:
+    """The number of True entries (for error messages: a host read)."""
+    xp = seg.array_namespace(mask)
+    return int(xp.sum(xp.astype(mask, xp.int64)))
+
+
+def _count_before(xp, mask):
+    """``out[p]`` = True entries of ``mask`` before position ``p`` (``p = 0..n``),
+    as int64."""
+    if xp is np:
+        out = np.zeros(mask.size + 1, dtype=np.int64)
+        np.cumsum(mask, out=out[1:])
+        return out
+    return xp.cumulative_sum(xp.astype(mask, xp.int64), include_initial=True)
+
+
+def _run_starts(xp, size):
+    """First position of each of consecutive runs of the given sizes."""
+    if xp is np:
+        offsets = np.zeros(size.size, dtype=np.intp)
+        np.cumsum(size[:-1], out=offsets[1:])
+        return offsets
+    return xp.cumulative_sum(xp.astype(size, xp.int64), include_initial=True)[:-1]
+
+
+def _run_owner(xp, size):
+    """The run index of each row of consecutive runs of the given sizes."""
+    n = size.shape[0]
+    index = np.intp if xp is np else xp.int64
+    return xp.repeat(xp.arange(n, dtype=index, device=size.device), size)
+
+
+def _run_sum(values, offsets, size, owner=None):
+    """Sum of ``values`` over each of consecutive non-empty runs (first positions
+    ``offsets``, lengths ``size``; ``owner``: each row's run, if known)."""
+    if isinstance(values, np.ndarray):
+        return np.add.reduceat(values, offsets)
+    xp = seg.array_namespace(values)
+    owner = _run_owner(xp, size) if owner is None else owner
+    return seg.segment_sum(owner, values, size.shape[0])
+
+
+def _run_max(values, offsets, size, owner=None):
+    """Maximum of ``values`` over each of consecutive non-empty runs."""
+    if isinstance(values, np.ndarray):
+        return np.maximum.reduceat(values, offsets)
+    xp = seg.array_namespace(values)
+    owner = _run_owner(xp, size) if owner is None else owner
+    return seg.segment_max(owner, values, size.shape[0], -float("inf"))
+
+
+def _maximum_at(out, ids, values):
+    """``out[g] = max(out[g], values of id g)``, returned (in place on numpy)."""
+    if isinstance(out, np.ndarray):
+        np.maximum.at(out, ids, values)
+        return out
+    xp = seg.array_namespace(out)
+    found = seg.segment_max(ids, values, out.shape[0], -float("inf"))
+    return xp.maximum(out, found)
+
+
+def _order_by(xp, major, minor):
+    """Row order by ``major``, then ``minor``, stable: ``np.lexsort((minor,
+    major))``, or two stable sorts (the last key first) in the standard."""
+    if xp is np:
+        return np.lexsort((minor, major))
+    by_minor = xp.argsort(minor, stable=True)
+    return xp.take(by_minor, xp.argsort(xp.take(major, by_minor), stable=True))
+
+
+def _row_dot(a, b):
+    """Per row of two 2-d arrays, the sum of their products."""
+    if isinstance(a, np.ndarray):
+        return np.einsum("ij,ij->i", a, b)
+    return seg.array_namespace(a).sum(a * b, axis=1)
+
+
+def _sorted_levels(y):
+    """The distinct values of ``y``, ascending (``unique_values`` does not
+    promise an order)."""
+    if isinstance(y, np.ndarray):
+        return np.unique(y)
+    xp = seg.array_namespace(y)
+    return xp.sort(xp.unique_values(y))
