@@ -20,6 +20,8 @@ public configuration only:
 from __future__ import annotations
 
 import contextlib
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +84,18 @@ def on_host(*arrays: Any) -> Any:
     import sklearn
 
     return sklearn.config_context(array_api_dispatch=False)
+
+
+def reads_on_host(func: Callable) -> Callable:
+    """Decorate a front end that works in numpy: its array API inputs are read on
+    the host (:func:`on_host` around every call)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with on_host(*args, *kwargs.values()):
+            return func(*args, **kwargs)
+
+    return wrapper
 
 
 @dataclass(frozen=True)

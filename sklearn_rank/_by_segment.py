@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._array_api import on_host
+from ._array_api import reads_on_host
 from ._conventions import resolve_options
 from ._evaluate import DEFAULT_METRICS, GroupScores, evaluate, evaluate_per_group
 from ._group_codes import encode_groups
@@ -178,6 +178,7 @@ def _show(ids: list) -> str:
     return ", ".join(repr(g) for g in ids[:_SHOWN]) + more
 
 
+@reads_on_host  # segments are tabulated in numpy
 def evaluate_by_segment(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -233,32 +234,6 @@ def evaluate_by_segment(
     long          2  0.5000
     short         2  1.0000
     """
-    # Segments are tabulated on the host: array API inputs are read there.
-    with on_host(y_true, y_score, groups, sample_weight, *options.values()):
-        return _evaluate_by_segment(
-            y_true,
-            y_score,
-            groups,
-            segments,
-            metrics,
-            sample_weight,
-            undefined,
-            convention,
-            options,
-        )
-
-
-def _evaluate_by_segment(
-    y_true,
-    y_score,
-    groups,
-    segments,
-    metrics,
-    sample_weight,
-    undefined,
-    convention,
-    options,
-) -> SegmentTable:
     func = "evaluate_by_segment"
     requests = check_metrics(metrics, func, per_group=True)
     names = [r.label for r in requests]

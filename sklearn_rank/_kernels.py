@@ -132,17 +132,24 @@ def gains(labels: np.ndarray, gain, shift: np.ndarray | None = None) -> np.ndarr
     return _exp2(xp, labels - shift) - _exp2(xp, -shift)
 
 
+def _user_values(xp: Any, func: Any, x: Any) -> tuple[Any, bool]:
+    """A user callable (gain, discount) applied to a copy of ``x`` in its
+    namespace, as a float array like ``x``, and whether that has ``x``'s shape
+    and only finite values (a scalar sync, for the check that raises)."""
+    out = func(xp.asarray(x, copy=True))
+    if xp is np:
+        out = np.asarray(out, dtype=np.float64)
+    else:
+        out = xp.asarray(out, dtype=x.dtype, device=x.device)
+    return out, out.shape == x.shape and bool(xp.all(xp.isfinite(out)))
+
+
 def _custom_gains(xp: Any, labels: np.ndarray, gain) -> np.ndarray:
     """A mapping's or a callable's gains. The callable receives a copy of the
     labels as a float array of their namespace (numpy on the numpy path)."""
     if callable(gain):
-        out = gain(xp.asarray(labels, copy=True))
-        if xp is np:
-            out = np.asarray(out, dtype=np.float64)
-        else:
-            out = xp.asarray(out, dtype=labels.dtype, device=labels.device)
-        # A scalar sync for the check (it raises).
-        if out.shape != labels.shape or not bool(xp.all(xp.isfinite(out))):
+        out, ok = _user_values(xp, gain, labels)
+        if not ok:
             raise ValueError(
                 "The 'gain' callable must map the label array to finite gains of "
                 f"the same shape {tuple(labels.shape)}."
@@ -200,13 +207,8 @@ def _discount(rank: np.ndarray, discount="log2") -> np.ndarray:
         return 1.0 / xp.log2(xp.maximum(rank, 2.0))
     if not callable(discount):  # a log base b > 1
         return float(np.log(discount)) / xp.log(rank + 1.0)
-    out = discount(xp.asarray(rank, copy=True))
-    if xp is np:
-        out = np.asarray(out, dtype=np.float64)
-    else:
-        out = xp.asarray(out, dtype=rank.dtype, device=rank.device)
-    # A scalar sync for the check (it raises).
-    if out.shape != rank.shape or not bool(xp.all(xp.isfinite(out))):
+    out, ok = _user_values(xp, discount, rank)
+    if not ok:
         shape = tuple(out.shape)
         got = "non-finite values" if out.shape == rank.shape else f"shape {shape}"
         raise ValueError(

@@ -283,23 +283,21 @@ def block_sum(values: Any, rows: Any, offsets: Any) -> Any:
 
 
 def block_min(values: Any, rows: Any, offsets: Any) -> Any:
-    if isinstance(values, np.ndarray):
-        if not offsets.size:
-            return np.zeros(0)
-        return np.minimum.reduceat(values[rows], offsets)
-    xp = array_namespace(values)
-    owner = _block_owner(xp, offsets, rows.shape[0])
-    return segment_min(owner, xp.take(values, rows), offsets.shape[0], float("inf"))
+    return _block_extreme(values, rows, offsets, np.minimum, segment_min, np.inf)
 
 
 def block_max(values: Any, rows: Any, offsets: Any) -> Any:
+    return _block_extreme(values, rows, offsets, np.maximum, segment_max, -np.inf)
+
+
+def _block_extreme(values, rows, offsets, ufunc, per_segment, fill) -> Any:
+    """Minimum or maximum over each block: numpy's ``ufunc.reduceat``, else the
+    per-segment reduction over each listed row's block."""
     if isinstance(values, np.ndarray):
-        if not offsets.size:
-            return np.zeros(0)
-        return np.maximum.reduceat(values[rows], offsets)
+        return ufunc.reduceat(values[rows], offsets) if offsets.size else np.zeros(0)
     xp = array_namespace(values)
     owner = _block_owner(xp, offsets, rows.shape[0])
-    return segment_max(owner, xp.take(values, rows), offsets.shape[0], -float("inf"))
+    return per_segment(owner, xp.take(values, rows), offsets.shape[0], fill)
 
 
 # -- orderings and gathers ----------------------------------------------------------

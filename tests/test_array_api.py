@@ -27,6 +27,8 @@ torch = pytest.importorskip("torch")
 xps = pytest.importorskip("array_api_strict")
 pytest.importorskip("array_api_compat")
 
+from _array_backends import DEVICE1, back  # noqa: E402
+
 FAST = settings(
     max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -61,18 +63,6 @@ def _strict(a):
         return None
     on = sklearn.get_config()["array_api_dispatch"]
     return xps.asarray(np.array(a), device=DEVICE1 if on else xps.Device("CPU_DEVICE"))
-
-
-DEVICE1 = xps.Device("device1")
-
-
-def _back(x):
-    """A test-side copy to numpy (array-api-strict's device1 through CPU)."""
-    if isinstance(x, np.ndarray):
-        return x
-    if type(x).__module__.startswith("torch"):
-        return x.cpu().numpy()
-    return np.asarray(x.to_device(xps.Device("CPU_DEVICE")))
 
 
 BACKENDS = {
@@ -180,7 +170,7 @@ def _evaluate_and_per_group_agree(backend, dispatch, case, data):
             else:
                 assert isinstance(value, np.ndarray)
             np.testing.assert_allclose(
-                _back(value), getattr(want[1], field)[name], rtol=1e-12
+                back(value), getattr(want[1], field)[name], rtol=1e-12
             )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # every group undefined: NaN
@@ -189,7 +179,7 @@ def _evaluate_and_per_group_agree(backend, dispatch, case, data):
         assert mean == pytest.approx(want_mean, rel=1e-12, nan_ok=True)
     ids = got[1].group_ids
     assert isinstance(ids, np.ndarray) != dispatch
-    np.testing.assert_array_equal(_back(ids), want[1].group_ids)
+    np.testing.assert_array_equal(back(ids), want[1].group_ids)
 
 
 def test_inputs_are_not_modified(dispatch):

@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 xps = pytest.importorskip("array_api_strict")
 pytest.importorskip("array_api_compat")
 
-DEVICE1 = xps.Device("device1")
+from _array_backends import DEVICE1, back  # noqa: E402
 
 
 def _numpy(a):
@@ -31,15 +31,6 @@ def _strict(a):
 
 
 BACKENDS = {"numpy": _numpy, "torch": _torch, "strict": _strict}
-
-
-def _back(x):
-    """To numpy for the comparison (through DLPack for device1: a test-side copy)."""
-    if isinstance(x, np.ndarray):
-        return x
-    if type(x).__module__.startswith("torch"):
-        return x.numpy()
-    return np.asarray(x.to_device(xps.Device("CPU_DEVICE")))
 
 
 def _case(seed, n=300, n_seg=40):
@@ -73,10 +64,10 @@ def test_segment_reductions_match_loops(backend, seed):
     got_count = seg.segment_count(to(ids), n)
     for got in (got_sum, got_min, got_max, got_count):
         _same_space(got, sample)
-    np.testing.assert_allclose(_back(got_sum), want_sum, rtol=1e-15, atol=1e-15)
-    np.testing.assert_array_equal(_back(got_min), want_min)
-    np.testing.assert_array_equal(_back(got_max), want_max)
-    np.testing.assert_array_equal(_back(got_count), want_count)
+    np.testing.assert_allclose(back(got_sum), want_sum, rtol=1e-15, atol=1e-15)
+    np.testing.assert_array_equal(back(got_min), want_min)
+    np.testing.assert_array_equal(back(got_max), want_max)
+    np.testing.assert_array_equal(back(got_count), want_count)
 
 
 def _sorted_case(seed, n=200, n_seg=30):
@@ -110,9 +101,9 @@ def test_running_primitives_match_loops(backend, seed):
     got_first = seg.first_in_segment(to(mask), to(group), n)
     for got in (got_excl, got_prod, got_first):
         _same_space(got, sample)
-    np.testing.assert_allclose(_back(got_excl), excl, rtol=1e-14, atol=1e-14)
-    np.testing.assert_allclose(_back(got_prod), prod, rtol=1e-14)
-    np.testing.assert_array_equal(_back(got_first), first)
+    np.testing.assert_allclose(back(got_excl), excl, rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(back(got_prod), prod, rtol=1e-14)
+    np.testing.assert_array_equal(back(got_first), first)
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
@@ -123,7 +114,7 @@ def test_blocks_ranges_put_divide_match_numpy(backend):
     pairs = zip(start, size, strict=True)
     rows = np.concatenate([np.arange(a, a + m) for a, m in pairs])
     offsets = np.array([0, 3, 5])
-    np.testing.assert_array_equal(_back(seg.ranges(to(start), to(size))), rows)
+    np.testing.assert_array_equal(back(seg.ranges(to(start), to(size))), rows)
     parts = np.split(values[rows], offsets[1:])
     for func, want in (
         (seg.block_sum, [p.sum() for p in parts]),
@@ -132,23 +123,23 @@ def test_blocks_ranges_put_divide_match_numpy(backend):
     ):
         got = func(to(values), to(rows), to(offsets))
         _same_space(got, to(values))
-        np.testing.assert_allclose(_back(got), want, rtol=1e-15)
+        np.testing.assert_allclose(back(got), want, rtol=1e-15)
     got = seg.flatnonzero(to(values > 20))
-    np.testing.assert_array_equal(_back(got), [8, 9, 10, 11])
+    np.testing.assert_array_equal(back(got), [8, 9, 10, 11])
     target = values.copy()
     got = seg.put(to(target), to(np.array([7, 2])), to(np.array([-1.0, -2.0])))
     want = values.copy()
     want[[7, 2]] = [-1.0, -2.0]
-    np.testing.assert_array_equal(_back(got), want)
+    np.testing.assert_array_equal(back(got), want)
     got = seg.put(to(values.copy()), to(np.array([3])), 0.0)
     want = values.copy()
     want[3] = 0.0
-    np.testing.assert_array_equal(_back(got), want)
+    np.testing.assert_array_equal(back(got), want)
     b = values - 4.0
     ok = b > 0
     got = seg.divide(to(values), to(b), to(ok), -7.0)
     want = np.where(ok, values / np.where(ok, b, 1), -7.0)
-    np.testing.assert_array_equal(_back(got), want)
+    np.testing.assert_array_equal(back(got), want)
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
@@ -157,8 +148,8 @@ def test_group_order_and_take_match_lexsort(backend):
     to = BACKENDS[backend]
     want = sorted(range(ids.size), key=lambda i: (ids[i], -values[i], i))
     got = seg.group_order(to(ids), to(values))
-    np.testing.assert_array_equal(_back(got), want)
-    np.testing.assert_array_equal(_back(seg.take(to(values), got)), values[want])
+    np.testing.assert_array_equal(back(got), want)
+    np.testing.assert_array_equal(back(seg.take(to(values), got)), values[want])
 
 
 def test_strict_device1_refuses_numpy():
