@@ -217,27 +217,64 @@ def test_device_arrays_without_dispatch_are_refused_not_copied(func):
             getattr(sr, func)(y, s, groups=g)
 
 
-def test_device_arrays_under_dispatch_compute_on_their_device():
-    """With dispatch every metric of the registry computes on device1 (no host
-    round trip can happen there) and per-group values stay on it."""
+DEVICE_BACKENDS = {
+    "strict_device1": lambda a: xps.asarray(a, device=DEVICE1),
+    "torch": lambda a: torch.asarray(a),
+}
+
+
+@pytest.mark.parametrize("backend", sorted(DEVICE_BACKENDS))
+@pytest.mark.parametrize(
+    "ties", ["average", "threshold", "stable", "pessimistic", "optimistic"]
+)
+def test_every_metric_and_tie_policy_on_the_device(backend, ties):
+    """With dispatch every metric of the registry computes in the inputs'
+    namespace (on array-api-strict's device1 no host round trip can happen),
+    on tie-heavy data where every tie correction runs, equal to numpy to 1e-12;
+    per-group values and ids stay on the device."""
     rng = np.random.default_rng(4)
-    n = 300
+    n = 400
     y, s = rng.integers(0, 3, n).astype(float), rng.integers(0, 6, n) / 2
     g = rng.integers(0, 25, n)
+    w = rng.uniform(0.2, 2.0, n)
+    judged = (rng.random(n) < 0.8) | (y > 0)
     metrics = [f"{m}@4" if METRICS[m].takes_k else m for m in METRICS]
     metrics = ["iprec@0.5" if m == "iprec" else m for m in metrics]
-    opts = {"metrics": metrics, "ties": "stable", "max_grade": 2}
-    want = sr.evaluate(y, s, groups=g, **opts)
+    opts = {"ties": ties, "max_grade": 2}
+    to = DEVICE_BACKENDS[backend]
+    dev = [to(a) for a in (y, s, g, w, judged)]
+    for name in metrics:  # one at a time: some refuse mixed tie blocks
+        try:
+            want = sr.evaluate(
+                y, s, groups=g, sample_weight=w, judged=judged, metrics=[name], **opts
+            )[name]
+        except ValueError as exc:
+            want = type(exc)
+        with sklearn.config_context(array_api_dispatch=True):
+            try:
+                got = sr.evaluate(
+                    dev[0],
+                    dev[1],
+                    groups=dev[2],
+                    sample_weight=dev[3],
+                    judged=dev[4],
+                    metrics=[name],
+                    **opts,
+                )[name]
+            except ValueError as exc:
+                got = type(exc)
+        if want is ValueError:
+            assert got is ValueError, name
+            continue
+        assert type(got) is float, name
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12), name
     with sklearn.config_context(array_api_dispatch=True):
-        dev = [xps.asarray(a, device=DEVICE1) for a in (y, s, g)]
-        got = sr.evaluate(dev[0], dev[1], groups=dev[2], **opts)
         per = sr.evaluate_per_group(
-            dev[0], dev[1], groups=dev[2], metrics=metrics[:3], max_grade=2
+            dev[0], dev[1], groups=dev[2], metrics=["ndcg@4", "map", "mrr"], **opts
         )
-    assert got == pytest.approx(want, rel=1e-12)
-    assert all(type(v) is float for v in got.values())
-    assert all(v.device == DEVICE1 for v in per.values.values())
-    assert per.group_ids.device == DEVICE1
+    sample = to(np.zeros(1))
+    assert all(v.device == sample.device for v in per.values.values())
+    assert per.group_ids.device == sample.device
 
 
 def test_mixed_namespaces_are_refused():
