@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Second CI environment: the scikit-learn integration tests on the oldest supported
 # scikit-learn (1.4.2; 1.4.0 breaks ColumnTransformer under routing, 1.3 does not
-# route to scorers), with the numpy/scipy/pandas of its time. The package is
+# route to scorers), with the oldest numpy the engine supports (2.1: the array API
+# names it calls) and the scipy/pandas of that time. The package is
 # installed as a regular (non-editable) install and the tests import that copy, so
 # a missing package-data file fails here too. Called by .ci/run; runnable alone:
 #   bash .ci/oldest_sklearn.sh
@@ -12,7 +13,7 @@ repo=$(pwd)
 
 pins=(
     "scikit-learn==1.4.2"
-    "numpy==1.26.4"
+    "numpy==2.1.3"
     "scipy==1.13.1"
     "pandas==2.2.3"
     "lightgbm>=4.0"
