@@ -47,10 +47,15 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "xdist_group(name): run these tests on one xdist worker"
     )
-    if getattr(config.option, "dist", "no") == "load" and getattr(
-        config.option, "numprocesses", None
-    ):
+    # `-n N` alone means --dist load; make it loadgroup, on the controller (which
+    # schedules) and on each worker (which tags the grouped tests' ids; it
+    # parsed the command line itself, before xdist turned -n into a mode).
+    distributed = getattr(config.option, "numprocesses", None) or hasattr(
+        config, "workerinput"
+    )
+    if distributed and getattr(config.option, "dist", "no") in ("no", "load"):
         config.option.dist = "loadgroup"
+        config.option.loadgroup = True
 
 
 @pytest.hookimpl(tryfirst=True)
