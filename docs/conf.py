@@ -12,6 +12,7 @@ numpy / scikit-learn names are plain text. The gallery runs every script of
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -150,7 +151,127 @@ def _skip_routing_requests(app, what, name, obj, skip, options):
     return None
 
 
+# The user guide writes function names as code (`compare`, `sklearn_rank.stats.
+# bootstrap_ci`, `MetricAtKDisplay.from_predictions`); on the site each becomes
+# a link to its reference page. A bare name links when it names one object (or
+# the top-level one: `evaluate` is sklearn_rank.evaluate outside scale.md).
+PUBLIC_MODULES = [
+    "sklearn_rank",
+    "sklearn_rank.stats",
+    "sklearn_rank.plot",
+    "sklearn_rank.online",
+    "sklearn_rank.io",
+    "sklearn_rank.datasets",
+    "sklearn_rank.dask",
+    "sklearn_rank.spark",
+]
+SCALE_PAGES = {"scale"}
+
+
+def _api_targets() -> tuple[dict[str, str], dict[str, str]]:
+    import importlib
+
+    full: dict[str, str] = {}
+    bare: dict[str, list[str]] = {}
+    for module in PUBLIC_MODULES:
+        for name in importlib.import_module(module).__all__:
+            full[f"{module}.{name}"] = f"{module}.{name}"
+            bare.setdefault(name, []).append(f"{module}.{name}")
+    unique = {}
+    for name, targets in bare.items():
+        if len(targets) == 1 or f"sklearn_rank.{name}" in targets:
+            unique[name] = targets[0] if len(targets) == 1 else f"sklearn_rank.{name}"
+    return full, unique
+
+
+def _link_api_names(app, doctree, docname) -> None:
+    from docutils import nodes
+
+    if app.builder.format != "html" or docname.startswith("api/generated/"):
+        return
+    full, unique = app.env.sklearn_rank_api_targets
+    for literal in list(doctree.findall(nodes.literal)):
+        if isinstance(literal.parent, nodes.reference):
+            continue
+        text = literal.astext().strip()
+        name = text[:-2] if text.endswith("()") else text
+        target = full.get(name)
+        if target is None and "." in name:  # Class.method or module.name.attr
+            head, _, attr = name.rpartition(".")
+            owner = full.get(head) or unique.get(head)
+            target = owner and f"{owner}"
+            anchor = f"{owner}.{attr}" if owner else None
+        else:
+            anchor = target
+        if target is None and docname not in SCALE_PAGES:
+            target = anchor = unique.get(name)
+        if target is None:
+            continue
+        page = f"api/generated/{target}"
+        if page == docname or page not in app.env.all_docs:
+            continue
+        if anchor not in app.env.get_domain("py").objects:
+            if not name.startswith("sklearn_rank."):
+                continue  # `Run.from_file` may be another library's Run
+            anchor = target  # an attribute without an entry: its class's page
+        uri = app.builder.get_relative_uri(docname, page) + f"#{anchor}"
+        ref = nodes.reference("", "", internal=True, refuri=uri)
+        literal.replace_self(ref)
+        ref.append(literal)
+
+
+METRIC_LITERAL = re.compile(r'^"?([a-z][a-z0-9_]*)(@[0-9.a-z]+)?"?$')
+
+
+def _metric_anchors(app) -> dict[str, str]:
+    """{metric name: section id} of the metric sections of docs/metrics.md,
+    whose titles name the metric as a literal: ### 2.2 NDCG — `"ndcg@k"`."""
+    from docutils import nodes
+
+    cached = getattr(app.env, "sklearn_rank_metric_anchors", None)
+    if cached is not None:
+        return cached
+    anchors: dict[str, str] = {}
+    for section in app.env.get_doctree("metrics").findall(nodes.section):
+        title = section.next_node(nodes.title)
+        if title is None or not section["ids"]:
+            continue
+        for literal in title.findall(nodes.literal):
+            m = METRIC_LITERAL.match(literal.astext())
+            if m and literal.astext().startswith('"'):
+                anchors.setdefault(m.group(1), section["ids"][0])
+    app.env.sklearn_rank_metric_anchors = anchors
+    return anchors
+
+
+def _link_metric_names(app, doctree, docname) -> None:
+    from docutils import nodes
+
+    if app.builder.format != "html" or docname == "metrics":
+        return
+    anchors = _metric_anchors(app)
+    for literal in list(doctree.findall(nodes.literal)):
+        if isinstance(literal.parent, nodes.reference):
+            continue
+        m = METRIC_LITERAL.match(literal.astext().strip())
+        if not m or m.group(1) not in anchors or len(m.group(1)) < 3:
+            continue
+        uri = app.builder.get_relative_uri(docname, "metrics")
+        ref = nodes.reference(
+            "", "", internal=True, refuri=f"{uri}#{anchors[m.group(1)]}"
+        )
+        literal.replace_self(ref)
+        ref.append(literal)
+
+
+def _remember_api_targets(app) -> None:
+    app.env.sklearn_rank_api_targets = _api_targets()
+
+
 def setup(app):
+    app.connect("builder-inited", _remember_api_targets)
+    app.connect("doctree-resolved", _link_api_names)
+    app.connect("doctree-resolved", _link_metric_names)
     app.connect("autodoc-skip-member", _skip_routing_requests)
     # after sphinx-gallery has run the examples (its handler has priority 500)
     app.connect("builder-inited", _copy_plot_pictures, priority=900)
