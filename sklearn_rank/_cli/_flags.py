@@ -41,6 +41,40 @@ def _number_or_text(text: str) -> float | str:
         return text
 
 
+class TrecLevel(float):
+    """A number given to ``-l``, with trec_eval's reading of its text beside it:
+    ``atol`` (``-l 2.5`` is level 2, ``-l 1e3`` level 1), which the ``trec_eval``
+    convention uses; other conventions read the number as written."""
+
+    atol: int
+
+    def __new__(cls, value: float, text: str):
+        self = super().__new__(cls, value)
+        self.atol = c_atol(text)
+        return self
+
+
+def c_atol(text: str) -> int:
+    """C's ``atol``: leading blanks, a sign, the digits that follow (else 0).
+
+    Examples
+    --------
+    >>> from sklearn_rank._cli._flags import c_atol
+    >>> c_atol("2.5"), c_atol("-1"), c_atol(" 1e3"), c_atol("x")
+    (2, -1, 1, 0)
+    """
+    import re
+
+    match = re.match(r"[ \t\n\v\f\r]*([+-]?[0-9]+)", text)
+    return int(match.group(1)) if match else 0
+
+
+def level(text: str) -> float | str:
+    """``-l``'s value: a :class:`TrecLevel` for a number, else the text."""
+    value = _number_or_text(text)
+    return TrecLevel(value, text) if isinstance(value, float) else value
+
+
 def positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -143,7 +177,7 @@ FLAGS: tuple[Flag, ...] = (
         names=("--relevance-level", "--relevance-threshold"),
         kwargs={
             "dest": "relevance_threshold",
-            "type": _number_or_text,
+            "type": level,
             "metavar": "T",
             "help": "grade from which a document is relevant: a number (y >= T) "
             "or 'positive' (y > 0); default from the convention (trec_eval: 1)",

@@ -399,6 +399,12 @@ def parse_measures(specs: list[str], known: list[str]) -> tuple[list[Measure], l
     trec: dict[str, str | None] = {}
     named: set[str] = set()  # trec measures named on their own
     position = 0
+    for text in specs:
+        if not text.strip() or any(not p.strip() for p in text.split(",")):
+            raise MeasureError(
+                f"-m {text!r}: an empty measure name (trec_eval: illegal "
+                f"measure {text!r}); give one, as in -m map or -m P.5,10"
+            )
     for spec in (item for s in specs for item in split_list(s, known_set)):
         name, dot, params = spec.partition(".")
         match = _OUTPUT_NAME.match(spec)

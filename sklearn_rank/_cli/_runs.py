@@ -116,11 +116,14 @@ def load_runs(
     return runs
 
 
-def complete_summary(result, labels: list[str], totals, n_evaluated: int) -> None:
+def complete_summary(
+    result, labels: list[str], totals, n_evaluated: int, geometric=()
+) -> None:
     """trec_eval's ``-c`` summary (``meas_avg.c``, ``m_num_q.c``,
     ``m_num_rel.c``): means over every judged query (with ``-D 0.QID`` too, the
     others count 0), ``num_q`` every judged query, and ``num_rel`` every qrels
-    line with a grade above 0 (whatever ``-l`` says)."""
+    line with a grade above 0 (whatever ``-l`` says). The ``geometric`` labels
+    (``gm_map``, ``gm_bpref``) were taken over every judged query already."""
     n_queries, n_positive = totals
     for label in labels:
         value = result.summary[label]
@@ -128,5 +131,7 @@ def complete_summary(result, labels: list[str], totals, n_evaluated: int) -> Non
             result.summary[label] = type(value)(n_queries)
         elif label == "num_rel":
             result.summary[label] = type(value)(n_positive)
+        elif label in geometric:
+            continue
         elif isinstance(value, float) and n_evaluated != n_queries:
             result.summary[label] = value * n_evaluated / n_queries

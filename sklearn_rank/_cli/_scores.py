@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .._reduce import geometric_mean
 from ._inputs import RunInput
 from ._measures import Measure
 from ._output import RunResult
@@ -109,9 +110,12 @@ def score(
     per_query: bool,
     notes: list[str] | None = None,
     num_docs_in_coll: int = 0,
+    n_total: int | None = None,
 ) -> RunResult:
     """The summary (and per-query) value of every measure for one run
-    (``num_docs_in_coll``: trec_eval's ``-N``, read by ``utility``)."""
+    (``num_docs_in_coll``: trec_eval's ``-N``, read by ``utility``;
+    ``n_total``: ``-c``'s number of judged queries, over which the geometric
+    means are taken)."""
     from .. import evaluate, evaluate_per_group
 
     fill = options.undefined
@@ -128,7 +132,10 @@ def score(
     }
     # Library metrics, one call per set of measure keywords.
     calls: dict[tuple, list[str]] = {}
+    trec_gains = keywords.get("convention") == "trec_eval"
     for m in measures:
+        if trec_gains and _trec_gain_pairs(m) is not None:
+            continue  # trec_eval's own ideal ranking (_trec_gains)
         if m.kind == "levels":
             for r in m.levels:
                 calls.setdefault((), []).append(f"iprec@{r!r}")
@@ -155,7 +162,17 @@ def score(
         if not in_order:
             found = evaluate(run.y_true, run.y_score, metrics=names, **kw)
             means.update({(extra, n): v for n, v in found.items()})
+    for m in measures:
+        pairs = _trec_gain_pairs(m) if trec_gains else None
+        if pairs is not None:
+            from ._trec_gains import trec_gain_values
+
+            key = (m.keywords, m.metric)
+            per[key] = trec_gain_values(run, m.metric, pairs, keywords)
+            means[key] = _in_order_mean(per[key])
     c = counts(run, options.relevance_threshold, options.judged_only)
+    if trec_gains and in_order:
+        _empty_rankings(measures, per, means, c, run, notes)
     summary: dict[str, object] = {}
     rows: dict[str, np.ndarray] = {}  # per-query values of every printed measure
     for m in measures:
@@ -173,8 +190,8 @@ def score(
             summary[m.label] = _in_order_mean(rows[m.label])
         elif m.kind == "gm":
             values = per[key] if in_order else np.nan_to_num(per[key])
-            logs = np.log(np.maximum(values, MIN_GEO_MEAN))
-            summary[m.label] = math.exp(_in_order_mean(logs))
+            # -c: the judged queries left out (-D 0.QID) count at the floor.
+            summary[m.label] = geometric_mean(values, MIN_GEO_MEAN, n_total)
         elif m.kind == "string":
             summary[m.label] = None  # printed per query only
             if per_query:
@@ -199,6 +216,45 @@ def score(
         for qid, *cells in zip(run.qids, *columns, strict=True):
             per_query_values[qid] = dict(zip(labels, cells, strict=True))
     return RunResult(name=run.name, summary=summary, per_query=per_query_values)
+
+
+def _empty_rankings(measures, per, means, c, run, notes) -> None:
+    """trec_eval's interpolated precision of a query that ranks no document
+    (``-J`` removed them all): ``0 / 0`` is NaN at every recall level whose
+    cutoff ``lround(level * num_rel)`` is 0 (m_iprec_at_recall.c,
+    m_11pt_avg.c), and the mean over queries is NaN too (printed ``-nan``)."""
+    empty = (c["num_ret"] + c["stand_in"]) == 0
+    if not empty.any():
+        return
+    named = []
+    for m in measures:
+        if m.kind == "levels":
+            levels, keys = m.levels, [((), f"iprec@{r!r}") for r in m.levels]
+        elif m.metric == "iprec_11pt":  # the default levels, 0.0 among them
+            levels, keys = [0.0], [(m.keywords, m.metric)]
+        elif (m.metric or "").startswith("iprec@"):
+            levels, keys = [float(m.metric.partition("@")[2])], [(m.keywords, m.metric)]
+        else:
+            continue
+        for r, key in zip(levels, keys, strict=True):
+            nan = empty & (np.floor(r * c["num_rel"] + 0.5) == 0)
+            if nan.any():
+                per[key] = np.where(nan, np.nan, per[key])
+                means[key] = _in_order_mean(per[key])
+                named.append(m.label)
+    if named and notes is not None:
+        shown = ", ".join(run.qids[i] for i in np.flatnonzero(empty)[:5])
+        notes.append(
+            f"run {run.name!r}: query {shown} ranks no document, so "
+            f"{', '.join(dict.fromkeys(named))} divide 0 by 0 there: NaN (-nan), "
+            "as trec_eval prints them"
+        )
+
+
+def _trec_gain_pairs(m: Measure):
+    """The ``(level, gain)`` pairs of trec_eval's ``ndcg.L=G`` / ``dcg.L=G``."""
+    gain = dict(m.keywords).get("gain") if m.metric in ("ndcg", "dcg") else None
+    return getattr(gain, "pairs", None)
 
 
 def relstrings(run: RunInput, length: int, options) -> np.ndarray:

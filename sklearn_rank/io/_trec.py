@@ -399,9 +399,14 @@ def load_trec(
     >>> t.groups.tolist(), t.docno.tolist(), t.y_true.tolist(), t.y_score.tolist()
     (['301', '301'], ['doc-b', 'doc-a'], [0.0, 1.0], [3.0, 2.0])
     """
-    return trec_arrays(
-        read_qrels(qrels),
-        read_run(run),
+    # The columnar path (no per-row strings until the result's own).
+    from ._columns import join_columns, read_qrels_columns, read_run_columns
+
+    _check_max_docs(max_docs_per_query)
+    joined = join_columns(
+        read_qrels_columns(qrels),
+        read_run_columns(run),
         complete=complete,
         max_docs_per_query=max_docs_per_query,
     )
+    return joined.to_arrays()
