@@ -338,18 +338,15 @@ def _library(name: str, known: set[str], position: int) -> Measure:
     trec_base = base.partition(".")[0]
     if trec_base in NOT_IMPLEMENTED and base not in known:  # a library name wins
         raise MeasureError(
-            f"the trec_eval measure {trec_base!r} is not implemented "
-            f"({NOT_IMPLEMENTED[trec_base]}); trec_eval measures available: "
-            f"{', '.join(TREC_MEASURES)}"
+            f"the trec_eval measure {trec_base!r} is not available: "
+            f"{NOT_IMPLEMENTED[trec_base]}"
         )
     level = f"{base}@r" in known or f"{base}@m" in known  # the name sets an option
     if base not in known or (cut and f"{base}@k" not in known and not level):
-        valid = ", ".join(sorted(known))
-        trec = ", ".join(TREC_MEASURES)
+        raise MeasureError(unknown_measure(name, known))
+    if "@" in name and not cut:
         raise MeasureError(
-            f"unknown measure {name!r}. Library names: {valid} (with @k for a "
-            f"cutoff, @r for a recall level); trec_eval names: {trec} (with "
-            f".k,k,... for cutoffs); nicknames: {', '.join(NICKNAMES)}"
+            f"measure {name!r}: a cutoff must follow '@', as in '{base}@10'"
         )
     if cut and level:
         recall = f"{base}@r" in known  # a recall level in [0, 1]; else a multiple
@@ -369,6 +366,86 @@ def _library(name: str, known: set[str], position: int) -> Measure:
             f"the cutoff in {name!r} must be a positive integer, as in '{base}@10'"
         )
     return Measure(name, name, (len(TREC_MEASURES), position))
+
+
+def _names(known) -> list[str]:
+    """Every measure name a user can type: the library's (without @k), trec_eval's
+    and the nicknames."""
+    library = {k.partition("@")[0] for k in known}
+    return sorted(library | set(TREC_MEASURES) | set(NICKNAMES))
+
+
+def unknown_measure(name: str, known) -> str:
+    """One line for a name no table knows, with the closest names (difflib).
+
+    Examples
+    --------
+    >>> from sklearn_rank._cli._measures import unknown_measure
+    >>> unknown_measure("MAP", {"map", "mrr"})
+    "unknown measure 'MAP'; did you mean 'map'? (--list-measures lists every measure)"
+    """
+    import difflib
+
+    names = _names(known)
+    base = name.partition("@")[0].partition(".")[0]
+    lower = {n.lower(): n for n in names}
+    close = [lower[base.lower()]] if base.lower() in lower else []
+    glued = re.match(r"^([A-Za-z_]+?)_?(\d+)$", base)  # P5 -> P.5
+    if glued and glued.group(1) in TREC_MEASURES:
+        close.append(f"{glued.group(1)}.{glued.group(2)}")
+    close += difflib.get_close_matches(base, names, n=3, cutoff=0.6)
+    close = list(dict.fromkeys(close))[:3]
+    hint = ""
+    if close:
+        hint = "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return f"unknown measure {name!r}{hint} (--list-measures lists every measure)"
+
+
+def measure_help(names: list[str]) -> str:
+    """``eval -h -m NAME``: what each named measure computes and its parameters."""
+    from .._registry import METRICS
+
+    known = list(METRICS) + [f"{n}@k" for n in METRICS]
+    out = []
+    for text in names:
+        for item in filter(None, (p.strip() for p in text.split(","))):
+            base = item.partition("@")[0].partition(".")[0]
+            if base in TREC_MEASURES:
+                spec = TREC_MEASURES[base]
+                library = spec.metric if spec.metric in METRICS else None
+                meaning = MEANINGS.get(base) or (
+                    METRICS[library].summary if library else ""
+                )
+                params = {
+                    "cutoffs": f"cutoffs, as in {base}.5,10 (default "
+                    + ",".join(f"{v:g}" for v in spec.defaults)
+                    + ")",
+                    "levels": f"recall levels in [0, 1], as in {base}.0.1,0.5",
+                    "multiples": f"multiples of R, as in {base}.0.5,2",
+                    "gains": f"gains per relevance level, as in {base}.1=3,2=9 "
+                    "(trec_eval's ideal order; -1: unjudged documents)",
+                    "pairs": f"the persistence, as in {base}.p=0.8",
+                    "numbers": f"numbers, as in {base}."
+                    + ",".join(f"{v:g}" for v in spec.defaults),
+                }.get(spec.params or "", "none")
+                out.append(
+                    f"{base} (trec_eval measure)\n  {meaning}\n"
+                    f"  library metric: {library or '-'}\n  parameters: {params}\n"
+                )
+            elif base in NICKNAMES:
+                out.append(f"{base} (nickname): {' '.join(NICKNAMES[base])}\n")
+            elif base in METRICS:
+                spec = METRICS[base]
+                cut = f"{base}@k" in METRICS or any(
+                    f"{base}@{x}" in METRICS for x in "krm"
+                )
+                out.append(
+                    f"{base} (library metric)\n  {spec.summary}\n"
+                    + (f"  cutoff: {base}@10\n" if cut else "")
+                )
+            else:
+                out.append(unknown_measure(item, known) + "\n")
+    return "".join(out)
 
 
 def parse_measures(specs: list[str], known: list[str]) -> tuple[list[Measure], list]:
