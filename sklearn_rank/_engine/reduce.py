@@ -1,4 +1,22 @@
-"""From one value per group to one number: the undefined-group rule and weights."""
+"""From one value per group to one number: the one reduction module.
+
+Every front-end (``evaluate``, segments, statistics, the online module, the command
+line, Dask and Spark) reduces through these functions, so the undefined-group rule,
+the weighted mean over groups and the geometric mean are written once:
+
+- :func:`apply_undefined`: the ``undefined=`` rule on values with a mask of the
+  groups where the metric is defined ("raise", "skip" or a fill value);
+- :func:`fill_undefined`: the same rule on values that mark undefined groups NaN
+  (the form of per-group results);
+- :func:`weighted_average`: the one weighted mean of values over groups;
+- :func:`weighted_mean`: that mean over the included groups, NaN with a warning
+  when no group is included;
+- :func:`mean_over_groups`: the rule, then the mean (one call for a front-end);
+- :func:`geometric_mean`: trec_eval's ``gm_*`` summary (the exponential of the
+  mean log of values floored at ``GEOMETRIC_FLOOR``);
+- :func:`group_counts`: per-group counts or sums of per-row values from group
+  codes (host numpy; the engine's ``segments`` for other namespaces).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from ._segments import array_namespace, flatnonzero
+from .segments import array_namespace, flatnonzero
 
 _SHOWN_IDS = 5
 
@@ -92,10 +110,80 @@ def weighted_mean(
         w, values = weight.take(rows), values.take(rows)
     else:
         w, values = weight[include], values[include]
-    total = w.sum()
-    if total <= 0:
+    if w.sum() <= 0:
         raise _zero_weight(metric)
-    return float(np.dot(w, values) / total)
+    return weighted_average(values, w)
+
+
+def weighted_average(values: np.ndarray, weights: np.ndarray) -> float:
+    """The weighted mean of per-group values, ``sum(w * v) / sum(w)``.
+
+    The one formula every mean over groups uses (the statistics' resamples too),
+    so that means computed by different front-ends agree to the last bit.
+    """
+    return float(np.dot(weights, values) / weights.sum())
+
+
+def mean_over_groups(
+    values: np.ndarray,
+    defined: np.ndarray,
+    weight: np.ndarray,
+    undefined: str | float,
+    metric: str,
+    group_ids: np.ndarray,
+) -> float:
+    """The undefined rule, then the weighted mean: one metric's value over groups."""
+    values, include = apply_undefined(values, defined, undefined, metric, group_ids)
+    return weighted_mean(values, include, weight, metric)
+
+
+def fill_undefined(
+    values: np.ndarray,
+    undefined: str | float,
+    metric: str,
+    group_ids: np.ndarray,
+) -> np.ndarray:
+    """The undefined rule on per-group values that are NaN where undefined.
+
+    Returns the values with undefined groups NaN (``"skip"``), filled with the
+    given float, or raises :func:`apply_undefined`'s error (``"raise"``).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    defined = ~np.isnan(values)
+    filled, include = apply_undefined(values, defined, undefined, metric, group_ids)
+    return np.where(include, filled, np.nan)
+
+
+# trec_eval's MIN_GEO_MEAN: a value below it counts as it in a geometric mean.
+GEOMETRIC_FLOOR = 1e-5
+
+
+def geometric_mean(
+    values: np.ndarray,
+    weights: np.ndarray | None = None,
+    floor: float = GEOMETRIC_FLOOR,
+) -> float:
+    """trec_eval's geometric mean: ``exp(mean(log(max(v, floor))))``.
+
+    ``values`` are the groups that enter the mean (after :func:`apply_undefined`);
+    with ``weights`` the mean of the logs is :func:`weighted_average`'s.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return float("nan")
+    logs = np.log(np.maximum(values, floor))
+    if weights is None:
+        return float(np.exp(logs.mean()))
+    return float(np.exp(weighted_average(logs, np.asarray(weights, np.float64))))
+
+
+def group_counts(
+    codes: np.ndarray, n_groups: int, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """Rows per group (or the sum of ``weights`` per group) from codes 0..G-1."""
+    if weights is None:
+        return np.bincount(codes, minlength=n_groups)
+    return np.bincount(codes, weights=weights, minlength=n_groups)
 
 
 def _zero_weight(metric: str) -> ValueError:
