@@ -10,10 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..io import _tables
-
-# The table readers' own suffix map: one list of what counts as a table.
-TABLE_SUFFIXES = _tables.SUFFIXES
+from ..io import table_format
 
 
 @dataclass
@@ -38,8 +35,7 @@ def file_format(path: str, forced: str | None) -> str:
     """``--input-format`` or the extension (``.gz`` looked through)."""
     if forced:
         return forced
-    name = os.fspath(path).lower().removesuffix(".gz")
-    return TABLE_SUFFIXES.get(os.path.splitext(name)[1], "trec")
+    return table_format(path) or "trec"
 
 
 def detect_layout(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
@@ -106,7 +102,6 @@ def _names(paths: list[str], tags: list[str]) -> list[str]:
 
 def stdin_or_path(path: str):
     """``-`` is standard input (trec_eval reads its run from there), read once."""
-    import sys
 
     return sys.stdin.buffer if path == "-" else path
 
@@ -188,73 +183,6 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
     for item, name in zip(out, _names(args.files[1:], tags), strict=True):
         item.name = name
     return out
-
-
-def load(
-    layout: str, args: argparse.Namespace, measures=None, progress=None
-) -> list[RunInput]:
-    """Every run of the command line, as flat arrays.
-
-    A number field read as trec_eval reads it but not as it looks
-    (:class:`~sklearn_rank.io.TrecFormatWarning`) becomes one note on stderr.
-    """
-    from ..io import TrecFormatWarning
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", TrecFormatWarning)
-        if layout == "trec":
-            runs = _load_trec(args, progress)
-        else:
-            from . import _tables
-
-            runs = _tables.load(layout, args, progress)
-    for w in caught:
-        if w.category is not TrecFormatWarning:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        elif not getattr(args, "quiet", False):
-            print(f"sklearn-rank {_command(args)}: note: {w.message}", file=sys.stderr)
-    if measures is not None and not getattr(args, "quiet", False):
-        _note_partial_judgments(runs, measures, args)
-    return runs
-
-
-def _command(args: argparse.Namespace) -> str:
-    return getattr(args, "command", None) or "eval"
-
-
-# Library metrics whose value depends on every relevant document of a query
-# (their number, or the ideal ranking), and trec_eval's count of them: a
-# predictions table knows only the relevant rows it holds.
-_NEED_ALL_RELEVANT = {
-    "map",
-    "recall",
-    "r_precision",
-    "bpref",
-    "f1",
-    "iprec",
-    "iprec_11pt",
-    "ndcg",
-}
-
-
-def _note_partial_judgments(runs, measures, args) -> None:
-    """Say once that a predictions table's relevant rows are all it knows."""
-    if not any(r.origin is not None for r in runs):
-        return
-    names = [
-        m.label
-        for m in measures
-        if (m.metric or "").split("@")[0] in _NEED_ALL_RELEVANT or m.label == "num_rel"
-    ]
-    if names:
-        path = next(r.origin[0] for r in runs if r.origin is not None)
-        print(
-            f"sklearn-rank {_command(args)}: note: {path} holds predictions only: "
-            f"{', '.join(dict.fromkeys(names))} count the relevant rows of the "
-            "table alone (relevant documents it does not contain are unknown). "
-            "Give the judgments as a qrels file or table (QRELS RUN) to count them",
-            file=sys.stderr,
-        )
 
 
 def negative_label(run: RunInput) -> ValueError:

@@ -70,7 +70,7 @@ def parse_measures(
 def split_groups(path: str) -> dict[str, io.BytesIO]:
     """One qrels stream per judgment group: the file with the other groups' lines
     blanked, so that line numbers in messages stay those of the file."""
-    from ..io._text import read_bytes
+    from ..io import read_bytes
 
     data, name = read_bytes(path)
     lines = data.splitlines(keepends=True)

@@ -403,7 +403,7 @@ def unknown_measure(name: str, known) -> str:
 
 def measure_help(names: list[str]) -> str:
     """``eval -h -m NAME``: what each named measure computes and its parameters."""
-    from .._registry import METRICS
+    from .._metrics.registry import METRICS
 
     known = list(METRICS) + [f"{n}@k" for n in METRICS]
     out = []

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .._reduce import geometric_mean
+from .._engine.reduce import geometric_mean
 from ._inputs import RunInput
 from ._measures import Measure
 from ._output import RunResult
@@ -190,8 +190,12 @@ def score(
             summary[m.label] = _in_order_mean(rows[m.label])
         elif m.kind == "gm":
             values = per[key] if in_order else np.nan_to_num(per[key])
-            # -c: the judged queries left out (-D 0.QID) count at the floor.
-            summary[m.label] = geometric_mean(values, MIN_GEO_MEAN, n_total)
+            # -c: the judged queries left out (-D 0.QID) count at the floor
+            # (meas_avg.c, te_calc_avg_meas_s_gm).
+            if n_total is not None and n_total > values.size:
+                missing = np.full(n_total - values.size, MIN_GEO_MEAN)
+                values = np.concatenate([values, missing])
+            summary[m.label] = geometric_mean(values, floor=MIN_GEO_MEAN)
         elif m.kind == "string":
             summary[m.label] = None  # printed per query only
             if per_query:

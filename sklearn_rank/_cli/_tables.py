@@ -9,22 +9,24 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..io import _tables
+import numpy as np
+
+from .. import io as _io
 from ._inputs import RunInput, _from_arrays, _names, check_overlap
 
 
 def _read(path: str, columns: list[str], args: argparse.Namespace):
     fmt = args.input_format if args.input_format != "trec" else None
-    return _tables.read_table(path, columns, input_format=fmt)
+    return _io.read_table(path, columns, input_format=fmt)
 
 
 def _columns(path, columns, text, args, progress=None):
     """Arrow columns of one table (ids as strings), bytes read reported."""
-    from ..io._arrow_columns import read_columns
-
     fmt = args.input_format if args.input_format != "trec" else None
     report = None if progress is None else progress.reader(path)
-    return read_columns(path, columns, input_format=fmt, text=text, progress=report)
+    return _io.read_table_columns(
+        path, columns, input_format=fmt, text=text, progress=report
+    )
 
 
 def _score_cols(args: argparse.Namespace) -> list[str]:
@@ -33,9 +35,6 @@ def _score_cols(args: argparse.Namespace) -> list[str]:
 
 def _single(args: argparse.Namespace, progress=None) -> list[RunInput]:
     """One table: query, label and one or more score columns."""
-    from ..io import table_query_codes
-    from ..io._arrow_columns import arrow_numbers
-
     path = args.files[0]
     scores = _score_cols(args)
     table = _columns(
@@ -45,14 +44,14 @@ def _single(args: argparse.Namespace, progress=None) -> list[RunInput]:
         args,
         progress,
     )
-    codes, qids = table_query_codes(table, args.query_col, path)
-    labels = arrow_numbers(table[args.label_col], args.label_col, path)
+    codes, qids = _io.table_query_codes(table, args.query_col, path)
+    labels = _io.table_numbers(table, args.label_col, path)
     return [
         RunInput(
             name=col,
             runid=col,
             y_true=labels,
-            y_score=arrow_numbers(table[col], col, path),
+            y_score=_io.table_numbers(table, col, path),
             codes=codes,
             qids=qids,
             origin=(path, args.label_col),
@@ -128,9 +127,9 @@ def _ranked(args: argparse.Namespace) -> list[RunInput]:
     if args.grades_col:
         columns.append(args.grades_col)
     table = _read(path, columns, args)
-    groups = _tables.id_column(table[args.query_col], args.query_col, path)
+    groups = _ids(table[args.query_col], args.query_col, path)
     try:
-        arrays = _tables.ranked_list_arrays(
+        arrays = _io.ranked_list_arrays(
             table[args.items_col],
             table[args.relevant_col],
             grades=table[args.grades_col] if args.grades_col else None,
@@ -144,6 +143,18 @@ def _ranked(args: argparse.Namespace) -> list[RunInput]:
             name, name, arrays.y_true, arrays.y_score, arrays.groups, arrays.retrieved
         )
     ]
+
+
+def _ids(values, column: str, name: str) -> np.ndarray:
+    """Query ids as strings (an object array); a missing id is named."""
+    values = np.asarray(values, dtype=object)
+    for row, value in enumerate(values.tolist(), start=1):
+        if value is None or (isinstance(value, float) and value != value):
+            raise ValueError(
+                f"{name}, row {row}: column {column!r} has a missing id; every "
+                "row needs one"
+            )
+    return np.array([str(v) for v in values.tolist()], dtype=object)
 
 
 def load(layout: str, args: argparse.Namespace, progress=None) -> list[RunInput]:

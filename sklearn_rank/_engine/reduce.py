@@ -191,36 +191,3 @@ def _zero_weight(metric: str) -> ValueError:
         f"sample_weight sums to zero over the groups that enter {metric}; give "
         "at least one of them a positive weight."
     )
-
-
-def geometric_mean(
-    values: np.ndarray, floor: float = 0.0, n_total: int | None = None
-) -> float:
-    """``exp(mean(log(max(v, floor))))`` over ``n_total`` values: the given ones
-    and ``n_total - len(values)`` missing ones scored ``floor``.
-
-    The logarithms are summed in order, as trec_eval's ``meas_avg.c`` does
-    (``gm_map``, ``gm_bpref``: ``floor`` is its ``MIN_GEO_MEAN``, 1e-5; with
-    ``-c`` the judged queries a run misses count at the floor). NaN when
-    there is no value at all.
-
-    Examples
-    --------
-    >>> from sklearn_rank._reduce import geometric_mean
-    >>> round(geometric_mean(np.array([0.5, 0.0]), floor=1e-5), 6)
-    0.002236
-    >>> round(geometric_mean(np.array([0.5]), floor=1e-5, n_total=2), 6)
-    0.002236
-    """
-    values = np.asarray(values, dtype=np.float64)
-    n = values.size if n_total is None else n_total
-    if n < values.size:
-        raise ValueError(f"n_total={n_total} is below the {values.size} values given")
-    if n == 0:
-        return float("nan")
-    with np.errstate(divide="ignore"):  # a value 0 with floor 0: log 0 = -inf
-        logs = np.log(np.maximum(np.append(values, floor), floor))
-        total = float(np.cumsum(logs[:-1])[-1]) if values.size else 0.0
-        if n > values.size:
-            total += (n - values.size) * float(logs[-1])
-    return float(np.exp(total / n))

@@ -12,13 +12,13 @@ it; :class:`TrecArrays` (with its per-row ``docno`` strings) is built from a
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 import numpy as np
 
-from .._params import CUTOFF, check_param
+from .._utils.params import CUTOFF, check_param
 from ._id_columns import _check_unique, _RowText, _TextColumn
 from ._trec_join import _join, _Joined
 from ._trec_parse import _parse_qrels, _parse_run, _ParsedQrels, _ParsedRun
@@ -26,6 +26,7 @@ from ._trec_parse import _parse_qrels, _parse_run, _ParsedQrels, _ParsedRun
 __all__ = [
     "QrelsColumns",
     "RunColumns",
+    "TrecArrays",
     "TrecColumns",
     "join_columns",
     "read_qrels_columns",
@@ -90,6 +91,51 @@ class RunColumns:
 
 
 @dataclass(frozen=True, eq=False)
+class TrecArrays:
+    """Flat per-row arrays joining a qrels and a run, ready for the metrics.
+
+    One row per (query, document) in the union of the judged and the retrieved
+    documents of the evaluated queries. Rows are grouped by query (queries in string
+    order); within a query the retrieved rows come first in trec_eval's order
+    (score descending, then docno descending), then the judged-but-not-retrieved
+    rows (docno ascending).
+
+    Attributes
+    ----------
+    y_true : ndarray of float64
+        The judged grade; unjudged documents and negative grades are 0.
+    y_score : ndarray of float64
+        The run's score; for rows that were not retrieved a finite value below every
+        score of the run, so that they sort last even if ``retrieved`` is ignored.
+    groups : ndarray of object (str)
+        The query id of each row.
+    retrieved : ndarray of bool
+        False for judged documents that the run did not return (they count in the
+        number of relevant documents and in the ideal DCG only).
+    docno : ndarray of object (str)
+        The document id of each row.
+    rank : ndarray of int64
+        trec_eval's rank (1-based) of retrieved rows; 0 for rows not retrieved.
+    judged : ndarray of bool
+        True for rows whose document has a qrels line with a grade >= 0 for the
+        query; False for retrieved documents without one and for negative grades
+        (trec_eval's ``form_res_rels.c``: both leave the ranking under ``-J``).
+        Pass it as ``judged=`` (with ``judged_only=True`` for ``-J``).
+    """
+
+    y_true: np.ndarray
+    y_score: np.ndarray
+    groups: np.ndarray
+    retrieved: np.ndarray
+    docno: np.ndarray
+    rank: np.ndarray
+    judged: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.y_true.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
 class TrecColumns:
     """A run joined with the judgments as trec_eval joins them, as columns.
 
@@ -138,9 +184,73 @@ class TrecColumns:
     def to_arrays(self):
         """The :class:`TrecArrays` of this join (per-row query and document
         strings, rows grouped by query)."""
-        from ._trec import _to_arrays
-
         return _to_arrays(self._joined)
+
+
+def _to_arrays(joined: _Joined) -> TrecArrays:
+    """Public arrays, grouped by query, not-retrieved rows by docno."""
+    n_run = int(joined.rank.size)
+    run_col, run_codes = joined.run_docs
+    qrels_col, qrels_codes = joined.qrels_docs
+    docno = np.array(
+        run_col.text(run_codes) + qrels_col.text(qrels_codes), dtype=object
+    )
+    _, text_rank = np.unique(docno[n_run:], return_inverse=True)
+    within = np.concatenate([joined.rank, n_run + 1 + text_rank.reshape(-1)])
+    final = np.lexsort((within, joined.qcode))
+    ranks = np.concatenate([joined.rank, np.zeros(docno.size - n_run, np.int64)])
+    return TrecArrays(
+        y_true=joined.y_true[final],
+        y_score=joined.y_score[final],
+        groups=joined.qids[joined.qcode][final],
+        retrieved=joined.retrieved[final],
+        docno=docno[final],
+        rank=ranks[final],
+        judged=joined.judged[final],
+    )
+
+
+def read_bytes(source: Source) -> tuple[bytes, str]:
+    """The whole content of a path or stream, gunzipped when gzip'd, without a
+    UTF-8 byte-order mark, and its name (for messages): ``(data, name)``."""
+    from ._text import read_bytes as _read
+
+    return _read(source)
+
+
+def table_format(path: str | os.PathLike[str]) -> str | None:
+    """The table format a file name says (``csv``, ``tsv``, ``parquet``,
+    ``jsonl``; ``.gz`` looked through), or None for any other name."""
+    from ._tables import table_format as _format
+
+    return _format(path)
+
+
+def read_table_columns(
+    source: str | os.PathLike[str],
+    columns: list[str],
+    *,
+    input_format: str | None = None,
+    text: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """The given columns of a table as pyarrow arrays (``{name: array}``),
+    without a Python object per row: ``text`` columns are read as strings;
+    pass the result to :func:`table_qrels_columns`, :func:`table_run_columns`,
+    :func:`table_query_codes` and :func:`table_numbers`. Needs pyarrow."""
+    from ._arrow_columns import read_columns
+
+    return read_columns(
+        source, columns, input_format=input_format, text=list(text), progress=progress
+    )
+
+
+def table_numbers(table: dict, column: str, path: str) -> np.ndarray:
+    """A numeric column of :func:`read_table_columns` as float64; a missing or
+    non-numeric value is named by file, row and column."""
+    from ._arrow_columns import arrow_numbers
+
+    return arrow_numbers(table[column], column, path)
 
 
 def _check_bom(byte_order_mark: str) -> None:
