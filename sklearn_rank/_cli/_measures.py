@@ -68,6 +68,7 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
     "binG": TrecMeasure("metric", "bing"),
     "G": TrecMeasure("metric", "g"),
     "dcg": TrecMeasure("metric", "dcg", "gains"),
+    "ideal_dcg": TrecMeasure("metric", "ideal_dcg", "gains"),  # _trec_gains
     "ndcg": TrecMeasure("metric", "ndcg", "gains"),
     "ndcg_rel": TrecMeasure("metric", "ndcg_rel"),
     "Rndcg": TrecMeasure("metric", "rndcg"),
@@ -87,6 +88,7 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
     "set_map": TrecMeasure("set"),
     "set_F": TrecMeasure("set", None, "numbers", (1.0,)),
     "num_nonrel_judged_ret": TrecMeasure("count"),
+    "yaap": TrecMeasure("yaap", "map"),  # read off AP and R (m_yaap.c)
     "rbp": TrecMeasure("metric", "rbp", "pairs", (), (("max_grade", 1.0),)),
     "rbp_resid": TrecMeasure("metric", "rbp_residual", "pairs"),
     "unj": TrecMeasure("metric", "unjudged", "cutoffs", (5, 10, 20)),
@@ -113,12 +115,14 @@ MEANINGS = {
     "set_map": "set precision times set recall",
     "set_F": "F-measure of set precision and recall (parameter beta)",
     "11pt_avg": "mean interpolated precision at the given recall levels",
+    "ideal_dcg": "DCG of the ideal ranking of the judged documents (trec_eval's "
+    "level order)",
+    "yaap": "yet another average precision: log((1 + S) / (1 + R - S)), S the "
+    "sum of the precisions at the relevant documents (AP x R)",
 }
 
 # trec_eval's nicknames (measures.c), less what is listed in NOT_IMPLEMENTED.
-NOT_IMPLEMENTED = {
-    "ideal_dcg": "not implemented",
-}
+NOT_IMPLEMENTED: dict[str, str] = {}
 _ALL_TREC = (
     "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
     "iprec_at_recall P relstring recall unj rbp rbp_resid infAP gm_bpref utility "

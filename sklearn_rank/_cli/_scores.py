@@ -134,7 +134,7 @@ def score(
     calls: dict[tuple, list[str]] = {}
     trec_gains = keywords.get("convention") == "trec_eval"
     for m in measures:
-        if trec_gains and _trec_gain_pairs(m) is not None:
+        if _trec_gain_pairs(m, trec_gains) is not None:
             continue  # trec_eval's own ideal ranking (_trec_gains)
         if m.kind == "levels":
             for r in m.levels:
@@ -144,7 +144,9 @@ def score(
     means: dict[tuple, float] = {}
     per: dict[tuple, np.ndarray] = {}
     need_per_query = (
-        per_query or in_order or any(m.kind in ("gm", "levels") for m in measures)
+        per_query
+        or in_order
+        or any(m.kind in ("gm", "levels", "yaap") for m in measures)
     )
     for extra, names in calls.items():
         names = list(dict.fromkeys(names))
@@ -163,7 +165,7 @@ def score(
             found = evaluate(run.y_true, run.y_score, metrics=names, **kw)
             means.update({(extra, n): v for n, v in found.items()})
     for m in measures:
-        pairs = _trec_gain_pairs(m) if trec_gains else None
+        pairs = _trec_gain_pairs(m, trec_gains)
         if pairs is not None:
             from ._trec_gains import trec_gain_values
 
@@ -173,6 +175,7 @@ def score(
     c = counts(run, options.relevance_threshold, options.judged_only)
     if trec_gains and in_order:
         _empty_rankings(measures, per, means, c, run, notes)
+        _stand_in_residual(measures, per, means, c)
     summary: dict[str, object] = {}
     rows: dict[str, np.ndarray] = {}  # per-query values of every printed measure
     for m in measures:
@@ -196,10 +199,19 @@ def score(
                 missing = np.full(n_total - values.size, MIN_GEO_MEAN)
                 values = np.concatenate([values, missing])
             summary[m.label] = geometric_mean(values, floor=MIN_GEO_MEAN)
+        elif m.kind == "yaap":  # m_yaap.c: S = sum of precisions = AP x R
+            rel = c["num_rel"]
+            s = np.nan_to_num(per[key]) * rel
+            rows[m.label] = np.log((1.0 + s) / (1.0 + rel - s))
+            summary[m.label] = _in_order_mean(rows[m.label])
         elif m.kind == "string":
             summary[m.label] = None  # printed per query only
             if per_query:
                 rows[m.label] = relstrings(run, int(m.numbers[0]), options)
+                # The stand-in document (no qrels line); trec_eval.c clears
+                # the value printed as plain "relstring" only.
+                if m.numbers[0] >= 1 and m.label != "relstring":
+                    rows[m.label][c["stand_in"] > 0] = "'-'"
         elif m.kind == "set":
             rows[m.label] = set_values(m, c, num_docs_in_coll)
             summary[m.label] = _in_order_mean(rows[m.label])
@@ -220,6 +232,21 @@ def score(
         for qid, *cells in zip(run.qids, *columns, strict=True):
             per_query_values[qid] = dict(zip(labels, cells, strict=True))
     return RunResult(name=run.name, summary=summary, per_query=per_query_values)
+
+
+def _stand_in_residual(measures, per, means, c) -> None:
+    """-c: trec_eval ranks one stand-in document, outside the judgments, for a
+    query the run lacks; ``rbp_resid`` of that ranking is ``p + (1 - p) = 1``
+    (m_rbp_resid.c), whatever p; trec_eval.c clears the value printed as
+    plain ``rbp_resid`` (it clears values by their printed name)."""
+    stand_in = c["stand_in"] > 0
+    if not stand_in.any():
+        return
+    for m in measures:
+        if m.metric == "rbp_residual" and m.label != "rbp_resid":
+            key = (m.keywords, m.metric)
+            per[key] = np.where(stand_in, 1.0, per[key])
+            means[key] = _in_order_mean(per[key])
 
 
 def _empty_rankings(measures, per, means, c, run, notes) -> None:
@@ -255,10 +282,16 @@ def _empty_rankings(measures, per, means, c, run, notes) -> None:
         )
 
 
-def _trec_gain_pairs(m: Measure):
-    """The ``(level, gain)`` pairs of trec_eval's ``ndcg.L=G`` / ``dcg.L=G``."""
-    gain = dict(m.keywords).get("gain") if m.metric in ("ndcg", "dcg") else None
-    return getattr(gain, "pairs", None)
+def _trec_gain_pairs(m: Measure, trec_convention: bool):
+    """The ``(level, gain)`` pairs of trec_eval's ``ndcg.L=G`` / ``dcg.L=G``
+    under its convention, and of ``ideal_dcg`` (no library metric) always;
+    None for every other measure."""
+    if m.metric not in ("ndcg", "dcg", "ideal_dcg"):
+        return None
+    pairs = getattr(dict(m.keywords).get("gain"), "pairs", None)
+    if m.metric == "ideal_dcg":
+        return pairs or ()
+    return pairs if trec_convention else None
 
 
 def relstrings(run: RunInput, length: int, options) -> np.ndarray:

@@ -136,11 +136,13 @@ def ideal_dcg(run, rel: np.ndarray, pairs) -> np.ndarray:
 
 
 def trec_gain_values(run, metric: str, pairs, keywords: dict) -> np.ndarray:
-    """Per query, trec_eval's ``ndcg`` or ``dcg`` with the gains ``pairs``
-    (``(level, gain)`` as given on the command line)."""
+    """Per query, trec_eval's ``ndcg``, ``dcg`` or ``ideal_dcg`` with the gains
+    ``pairs`` (``(level, gain)`` as given on the command line)."""
     from .. import evaluate_per_group
 
     rel = relevance_values(run)
+    if metric == "ideal_dcg":
+        return ideal_dcg(run, rel, pairs)
     top = int(rel.max(initial=0))
     kw = {k: v for k, v in keywords.items() if k not in ("undefined", "gain")}
     gain = _ShiftedGain(pairs, top)
