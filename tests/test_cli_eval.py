@@ -271,7 +271,8 @@ def test_missing_file(capsys):
     [
         (["--ties", "foo", QRELS, RUN], "--ties must be a str among"),
         (["--gain", "cubic", QRELS, RUN], "--gain must be"),
-        (["-m", "ideal_dcg", QRELS, RUN], "not implemented"),
+        (["-m", "map@", QRELS, RUN], "a cutoff must follow '@'"),
+        (["-m", "MAP", QRELS, RUN], "did you mean 'map'?"),
         (["-m", "ndcg@x", QRELS, RUN], "must be a positive integer"),
         (["-m", "nope", QRELS, RUN], "unknown measure"),
         (["-M", "0", QRELS, RUN], "positive integer"),

@@ -31,6 +31,12 @@ CASES = {
     "out.test.D301c": "-D 0.301 -c -m official -m gm_bpref qrels.test results.test",
     # 5. -nan where a query ranks nothing under -J.
     "out.test.aqcJ": "-c -J -q -m all_trec qrels.test results.trunc",
+    # Refused before, computed as trec_eval now.
+    "out.test.refused_before": "-q -m Rprec_mult.0,0.5 -m rbp.p=0 "
+    "-m iprec_at_recall.0.5,1.04,1.5 -M 3.7 -N 1e3 -m utility qrels.test "
+    "results.test",
+    "out.test.refused_before_c": "-q -c -m rbp.p=1 -m ideal_dcg.1=3,-1=2 -m yaap "
+    "qrels.test results.trunc",
 }
 
 

@@ -10,6 +10,7 @@ docs/cli.md (a test checks that the page holds it verbatim).
 from __future__ import annotations
 
 import argparse
+import re
 from dataclasses import dataclass, field
 
 # Where --help shows a flag: the argument groups of ``sklearn-rank eval``.
@@ -63,8 +64,6 @@ def c_atol(text: str) -> int:
     >>> c_atol("2.5"), c_atol("-1"), c_atol(" 1e3"), c_atol("x")
     (2, -1, 1, 0)
     """
-    import re
-
     match = re.match(r"[ \t\n\v\f\r]*([+-]?[0-9]+)", text)
     return int(match.group(1)) if match else 0
 
@@ -73,6 +72,26 @@ def level(text: str) -> float | str:
     """``-l``'s value: a :class:`TrecLevel` for a number, else the text."""
     value = _number_or_text(text)
     return TrecLevel(value, text) if isinstance(value, float) else value
+
+
+def trec_count(text: str) -> int:
+    """``-N``: trec_eval reads it with ``atol`` (``1e3`` is 1, ``12.5`` 12)."""
+    if not re.match(r"\s*[+-]?[0-9]", text):
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}")
+    return c_atol(text)
+
+
+def trec_max_docs(text: str) -> int:
+    """``-M``: ``atol`` as trec_eval (``3.7`` is 3); below 1 refused: trec_eval
+    crashes on a negative value (a segmentation fault) and -M 0 leaves no
+    document to evaluate."""
+    value = trec_count(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive integer, got {text!r} (trec_eval crashes on a "
+            "negative -M, and -M 0 ranks no document)"
+        )
+    return value
 
 
 def positive_int(text: str) -> int:
@@ -234,7 +253,7 @@ FLAGS: tuple[Flag, ...] = (
         names=("--num-docs",),
         kwargs={
             "dest": "num_docs_in_coll",
-            "type": non_negative_int,
+            "type": trec_count,
             "default": 0,
             "metavar": "N",
             "help": "number of documents in the collection (utility's fourth "
@@ -250,7 +269,7 @@ FLAGS: tuple[Flag, ...] = (
         names=("--max-docs",),
         kwargs={
             "dest": "max_docs",
-            "type": positive_int,
+            "type": trec_max_docs,
             "metavar": "N",
             "help": "keep only the top N documents of each query",
         },

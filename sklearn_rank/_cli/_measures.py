@@ -263,10 +263,14 @@ def _gain_keywords(name: str, params: str) -> tuple:
 
 
 def _persistence(name: str, params: str) -> tuple:
+    """``p=...``: in (0, 1), and for ``rbp`` also 0 and 1, which trec_eval
+    computes (1: every value 0; 0: the gain at rank 1)."""
     for key, value in _pairs(name, params):
-        if key != "p" or not 0 < value < 1:
+        low_ok = name == "rbp" and value in (0.0, 1.0)
+        if key != "p" or not (0 < value < 1 or low_ok):
+            bound = "[0, 1]" if name == "rbp" else "(0, 1)"
             raise MeasureError(
-                f"measure {name}.{params}: the only parameter is p in (0, 1), as in "
+                f"measure {name}.{params}: the only parameter is p in {bound}, as in "
                 f"'-m {name}.p=0.5'"
             )
     return (("persistence", value),)
@@ -291,6 +295,11 @@ def _trec(name: str, params: str | None) -> list[Measure]:
         return [Measure(label, metric, (position, 0), keywords, kind)]
     if spec.params == "pairs":
         keywords = spec.keywords + _persistence(name, params)
+        p = dict(keywords)["persistence"]
+        if metric == "rbp" and p == 1.0:  # (1 - p) * sum: 0 (m_rbp.c)
+            return [Measure(label, None, (position, 0), (), "zero")]
+        if metric == "rbp" and p == 0.0:  # the gain at rank 1: DCG@1
+            return [Measure(label, "dcg@1", (position, 0), (), kind, (0.0,))]
         return [Measure(label, metric, (position, 0), keywords, kind)]
     if spec.params == "numbers":
         numbers = _numbers(name, params, -1e300, 1e300, "a number")
@@ -306,15 +315,25 @@ def _trec(name: str, params: str | None) -> list[Measure]:
         levels = sorted(_numbers(name, params, 0.0, 1.0, "a recall level in [0, 1]"))
         return [Measure(label, "iprec", (position, 0), (), kind, (), tuple(levels))]
     if spec.params == "levels":
-        levels = _numbers(name, params, 0.0, 1.0, "a recall level in [0, 1]")
+        levels = _numbers(name, params, 0.0, 1e300, "a recall level >= 0")
         levels = levels if params else list(spec.defaults)
+        # Above 1 (m_iprec_at_recall.c): the cutoff lround(r * R) is past every
+        # relevant document (value 0) unless it rounds to R (the value at 1).
         return [
-            Measure(f"{name}_{r:.2f}", f"{metric}@{r!r}", (position, r)) for r in levels
+            Measure(f"{name}_{r:.2f}", f"{metric}@{r!r}", (position, r))
+            if r <= 1
+            else Measure(
+                f"{name}_{r:.2f}", f"{metric}@1.0", (position, r), (), "beyond", (r,)
+            )
+            for r in levels
         ]
     if spec.params == "multiples":
-        multiples = _numbers(name, params, 0.0, 1e300, "a number > 0")
+        multiples = _numbers(name, params, 0.0, 1e300, "a number >= 0")
+        # A multiple 0 cuts at no document: trec_eval's value stays 0.
         return [
             Measure(f"{name}_{m:.2f}", f"{metric}@{m!r}", (position, m))
+            if m > 0
+            else Measure(f"{name}_{m:.2f}", None, (position, m), (), "zero")
             for m in multiples
         ]
     cutoffs = _cutoffs(name, params)

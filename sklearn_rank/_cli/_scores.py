@@ -146,7 +146,7 @@ def score(
     need_per_query = (
         per_query
         or in_order
-        or any(m.kind in ("gm", "levels", "yaap") for m in measures)
+        or any(m.kind in ("gm", "levels", "yaap", "beyond") for m in measures)
     )
     for extra, names in calls.items():
         names = list(dict.fromkeys(names))
@@ -199,6 +199,14 @@ def score(
                 missing = np.full(n_total - values.size, MIN_GEO_MEAN)
                 values = np.concatenate([values, missing])
             summary[m.label] = geometric_mean(values, floor=MIN_GEO_MEAN)
+        elif m.kind == "beyond":  # a recall level above 1 (see _measures)
+            (r,) = m.numbers
+            past = np.floor(r * c["num_rel"] + 0.5) > c["num_rel"]
+            rows[m.label] = np.where(past, 0.0, np.nan_to_num(per[key]))
+            summary[m.label] = _in_order_mean(rows[m.label])
+        elif m.kind == "zero":  # trec_eval's value is 0 (Rprec_mult.0, rbp.p=1)
+            rows[m.label] = np.zeros(len(run.qids))
+            summary[m.label] = 0.0
         elif m.kind == "yaap":  # m_yaap.c: S = sum of precisions = AP x R
             rel = c["num_rel"]
             s = np.nan_to_num(per[key]) * rel
@@ -325,7 +333,11 @@ def _refuse_graded_rbp(
     """trec_eval's rbp rescales graded gains with two uninitialised variables
     (m_rbp.c): its value on graded judgments is undefined behaviour. Named
     explicitly, it is an error; from ``all_trec``, it is left out with a note."""
-    rbp = [m for m in measures if m.metric == "rbp" and m.keywords]
+    rbp = [
+        m
+        for m in measures
+        if m.label.startswith("rbp_p=") or (m.metric == "rbp" and m.keywords)
+    ]
     if not rbp or not (y > 1).any():
         return measures
     if notes is None or not all(m.nickname for m in rbp):
