@@ -206,7 +206,8 @@ def _error(argv, capsys, status=1):
     ("text", "expected"),
     [
         ("q1 Q0 d1 1 2.0\n", "line 1: expected at least 6 whitespace-separated"),
-        ("q1 Q0 d1 1 high r\n", "line 1: the score field must be a finite number"),
+        ("q1 Q0 d1 1 high r\n", "line 1: the score field must be a number"),
+        ("q1 Q0 d1 1 nan r\n", "line 1: the score field must be a number (inf"),
         ("q1 Q0 d1 1 2 r\nq1 Q0 d1 2 1 r\n", "line 2: duplicate document 'd1'"),
     ],
 )

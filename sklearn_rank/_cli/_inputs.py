@@ -109,11 +109,16 @@ def stdin_or_path(path: str):
 def from_join(name: str, runid: str, joined) -> RunInput:
     """A run joined with the judgments (:class:`sklearn_rank.io.TrecColumns`)
     as flat arrays."""
+    score = joined.y_score
+    if not np.isfinite(score).all():
+        # inf, -inf (trec_eval reads 1e400 as inf): the same order and ties in
+        # finite numbers, which the metrics take.
+        score = np.unique(score, return_inverse=True)[1].astype(np.float64)
     return RunInput(
         name=name,
         runid=runid,
         y_true=joined.y_true,
-        y_score=joined.y_score,
+        y_score=score,
         codes=joined.query_codes,
         qids=joined.query_ids,
         retrieved=joined.retrieved,

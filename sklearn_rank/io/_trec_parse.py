@@ -71,7 +71,8 @@ def _parse_run(
     ``progress`` and ``keep_bom`` as for :func:`_parse_qrels`."""
     wanted = [0, 2, 4, 3] if ranks else [0, 2, 4]
     fields = _parse(source, "run", wanted, progress, keep_bom)
-    score = _numbers.parse_numbers(fields, 2, "score", float)
+    # trec_eval reads scores with atof: 1e400 and inf are infinities.
+    score = _numbers.parse_numbers(fields, 2, "score", float, infinite=True)
     rank = None
     if ranks:
         hint = f" (are the columns in the order {_LAYOUT['run']}?)"
