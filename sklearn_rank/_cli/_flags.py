@@ -192,7 +192,8 @@ FLAGS: tuple[Flag, ...] = (
         "-l",
         "--level_for_rel",
         "conventions",
-        "`relevance_threshold=N`",
+        "`relevance_threshold=N`; the `trec_eval` convention reads N with `atol`, as "
+        "trec_eval (`-l 2.5` is 2); 0 and below are refused (see below)",
         names=("--relevance-level", "--relevance-threshold"),
         kwargs={
             "dest": "relevance_threshold",
@@ -249,7 +250,8 @@ FLAGS: tuple[Flag, ...] = (
         "--Number_docs_in_coll",
         "conventions",
         "number of documents in the collection; `utility`'s fourth term (the "
-        "non-relevant documents not retrieved) reads it, as trec_eval's",
+        "non-relevant documents not retrieved) reads it, as trec_eval's; read "
+        "with `atol` (`1e3` is 1)",
         names=("--num-docs",),
         kwargs={
             "dest": "num_docs_in_coll",
@@ -265,7 +267,8 @@ FLAGS: tuple[Flag, ...] = (
         "-M",
         "--Max_retrieved_per_topic",
         "inputs",
-        "keeps the top N documents of each query",
+        "keeps the top N documents of each query; read with `atol` (`3.7` is 3); "
+        "below 1 refused (trec_eval crashes on a negative N)",
         names=("--max-docs",),
         kwargs={
             "dest": "max_docs",
