@@ -115,8 +115,6 @@ KNOWN_PRIVATE = {
     ("sklearn_rank._cli._tables", "_trec_join"),
     ("sklearn_rank._cli._tables", "_trec_parse"),
     ("sklearn_rank._cli._zscores", "_text"),
-    ("sklearn_rank._metrics.cutoff_curves", "_discount"),
-    ("sklearn_rank._metrics.cutoff_curves", "_gain_shift"),
     ("sklearn_rank.online._agreement", "_inputs"),
     ("sklearn_rank.online._interleave", "_inputs"),
     ("sklearn_rank.online._interleave", "_to_1d"),
