@@ -112,18 +112,24 @@ def weighted_mean(
         w, values = weight.take(rows), values.take(rows)
     else:
         w, values = weight[include], values[include]
-    if w.sum() <= 0:
+    total = w.sum()
+    if total <= 0:
         raise _zero_weight(metric)
-    return weighted_average(values, w)
+    return weighted_average(values, w, total)
 
 
-def weighted_average(values: np.ndarray, weights: np.ndarray) -> float:
+def weighted_average(
+    values: np.ndarray, weights: np.ndarray, total: float | None = None
+) -> float:
     """The weighted mean of per-group values, ``sum(w * v) / sum(w)``.
 
     The one formula every mean over groups uses (the statistics' resamples too),
     so that means computed by different front-ends agree to the last bit.
+    ``total`` is ``sum(w)`` when the caller has it.
     """
-    return float(np.dot(weights, values) / weights.sum())
+    if total is None:
+        total = weights.sum()
+    return float(np.dot(weights, values) / total)
 
 
 def mean_over_groups(
