@@ -16,7 +16,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, make_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .._utils.params import (
     FiniteMapping,
@@ -363,9 +363,12 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 # The resolved, validated value of every convention keyword for one call. Built
 # from the table, so a new keyword needs no edit here.
-Options = make_dataclass("Options", [(name, Any) for name in OPTIONS], frozen=True)
-Options.__module__ = __name__
-Options.__doc__ = "Resolved convention values shared by every metric of one call."
+if TYPE_CHECKING:  # built at run time: its fields are the table's keywords
+    Options: TypeAlias = Any
+else:
+    Options = make_dataclass("Options", [(name, Any) for name in OPTIONS], frozen=True)
+    Options.__module__ = __name__
+    Options.__doc__ = "Resolved convention values shared by every metric of one call."
 
 
 def preset_values(name: str) -> dict[str, Any]:
