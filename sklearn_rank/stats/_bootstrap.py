@@ -98,7 +98,7 @@ def studentized(theta_hat, se_hat, theta_star, se_star):
     with np.errstate(invalid="ignore", divide="ignore"):
         t = delta / se_star
     zero = se_star == 0
-    t[zero] = np.where(delta[zero] == 0, 0.0, np.sign(delta[zero]) * np.inf)
+    t[zero] = np.where(delta[zero] == 0, 0.0, np.copysign(np.inf, delta[zero]))
     return t
 
 
