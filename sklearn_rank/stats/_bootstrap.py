@@ -175,7 +175,8 @@ def confidence_interval(
     high = np.where(open_hi, np.inf, np.nan)
     for j in range(n_cols):
         col = theta_star[:, j]
-        if np.all(col == theta_hat[j]):  # constant values: the interval is a point
+        if np.all(col == theta_hat[j]) or np.ptp(values[:, j]) == 0:
+            # constant values: the interval is a point
             low[j] = theta_hat[j] if np.isnan(low[j]) else low[j]
             high[j] = theta_hat[j] if np.isnan(high[j]) else high[j]
             continue

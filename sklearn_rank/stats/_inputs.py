@@ -15,7 +15,14 @@ from .._conventions import resolve_options
 from .._evaluate import DEFAULT_METRICS, GroupScores, evaluate_per_group
 from .._validation import param_error
 
-TESTS = ("randomization", "bootstrap", "bootstrap-t", "bootstrap-shift", "t", "wilcoxon")
+TESTS = (
+    "randomization",
+    "bootstrap",
+    "bootstrap-t",
+    "bootstrap-shift",
+    "t",
+    "wilcoxon",
+)
 CI_METHODS = ("matched", "BCa", "percentile", "bootstrap-t")
 ALTERNATIVES = ("two-sided", "greater", "less")
 SCOPES = ("metric", "all")

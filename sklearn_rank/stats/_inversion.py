@@ -16,7 +16,7 @@ are one statement (``alpha = 1 - confidence_level``), in every row.
   depend on ``delta``; the observed pivot is ``(m - delta) / se``, so the ends
   are ``m -+ se * u`` with ``u`` an order statistic of ``t*``.
 * t-test: scipy's t interval. Wilcoxon: the shifts where scipy's p-value
-  exceeds alpha, found by bisection.
+  exceeds alpha, searched over the stretches between Walsh averages.
 
 A float rounding at the boundary (a resample within rounding of the observed
 value) could still split the two; :func:`reconcile` moves that end to 0.
@@ -56,7 +56,9 @@ def randomization_interval(a, c, m, alternative, alpha, observed_extra):
     k = needed_count(n_total, alpha) - observed_extra
     if k <= 0:
         return -np.inf, np.inf
-    always = np.abs(c) > 1 - 1e-12  # all signs + or all -: as extreme anywhere
+    # All signs + (the identity): as extreme at every shift; all signs - too
+    # for the two-sided test (|-(m - delta)| = |m - delta|).
+    always = (np.abs(c) if alternative == "two-sided" else c) > 1 - 1e-12
     with np.errstate(divide="ignore", invalid="ignore"):
         r1 = np.where(always, -np.inf, (m - a) / (1 - c))
         if alternative == "greater":
@@ -92,36 +94,66 @@ def pivot_interval(t_star, m, se, alternative, alpha):
     return end(u), end(-u)
 
 
-def bisect_interval(p_at, start, d, alternative, alpha, iterations=60):
-    """Shifts where ``p_at(delta) > alpha`` for a test monotone in the shift.
+def walsh_interval(p_at, d, alternative, alpha):
+    """Shifts where ``p_at(delta) > alpha`` for a signed-rank test.
 
-    ``start`` is an accepted shift (e.g. the Hodges-Lehmann estimate); the far
-    ends put every difference on one side. An end where even the most extreme
-    shift is not rejected is infinite.
+    The signed-rank statistic of ``d - delta`` changes only where ``delta``
+    crosses a Walsh average ``(d_i + d_j) / 2``; between two of them it is
+    constant. The test is run at one shift per stretch (the midpoints, and
+    beyond the outermost), and a binary search finds the first and last
+    accepted stretch; the ends are the Walsh averages that bound them.
     """
+    all_walsh = (d[:, None] + d[None, :])[np.triu_indices(d.size)] / 2
+    walsh = np.unique(all_walsh)
     spread = float(np.ptp(d)) + 1.0
-    far_lo, far_hi = float(d.min()) - spread, float(d.max()) + spread
+    points = np.r_[walsh[0] - spread, (walsh[:-1] + walsh[1:]) / 2, walsh[-1] + spread]
+    accepted = {}
 
-    def search(inside, outside):
-        if p_at(outside) > alpha:
-            return np.copysign(np.inf, outside - inside)
-        for _ in range(iterations):
-            mid = 0.5 * (inside + outside)
-            if mid in (inside, outside):
-                break
-            if p_at(mid) > alpha:
-                inside = mid
-            else:
-                outside = mid
-        return inside
+    def ok(i):
+        if i not in accepted:
+            accepted[i] = p_at(float(points[i])) > alpha
+        return accepted[i]
 
-    if p_at(start) <= alpha:  # start not accepted: look from the accepted side
-        probe = far_hi if alternative == "greater" else far_lo
-        if p_at(probe) <= alpha:
+    last = points.size - 1
+    if alternative == "greater":  # p grows with the shift
+        start = last
+    elif alternative == "less":
+        start = 0
+    else:  # the stretch of the Hodges-Lehmann estimate
+        start = int(np.searchsorted(points, np.median(all_walsh)))
+        start = min(max(start, 0), last)
+    if not ok(start):  # look outward from there for an accepted stretch
+        near = np.argsort(np.abs(np.arange(points.size) - start), kind="stable")
+        found = [int(i) for i in near[1:64] if ok(int(i))]
+        if not found:
             return np.nan, np.nan
-        start = probe
-    low = -np.inf if alternative == "less" else search(start, far_lo)
-    high = np.inf if alternative == "greater" else search(start, far_hi)
+        start = found[0]
+
+    def first_accepted(lo, hi):  # ok(hi) is True; smallest accepted index
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if ok(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def last_accepted(lo, hi):  # ok(lo) is True; largest accepted index
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if ok(mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    low, high = -np.inf, np.inf
+    if alternative != "less":
+        i = first_accepted(0, start)
+        low = -np.inf if i == 0 else float(walsh[i - 1])
+    if alternative != "greater":
+        i = last_accepted(start, last)
+        high = np.inf if i == last else float(walsh[i])
     return low, high
 
 

@@ -395,7 +395,7 @@ class ComparisonReport:
             k = self.disagreements()
             parts.append(
                 f"Note: the {self.ci_method} interval does not invert the "
-                f"{self.test} test; \"CI excludes 0\" and \"p <= {self.alpha:g}\" "
+                f'{self.test} test; "CI excludes 0" and "p <= {self.alpha:g}" '
                 f"disagree in {k} of {len(self.pairs)} rows. ci_method='matched' "
                 "(the default) gives the interval of the test."
             )
