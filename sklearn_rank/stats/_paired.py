@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import param_error
+from .._metrics.validation import param_error
 from ._bootstrap import (
     bootstrap_distribution,
     confidence_interval,
