@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._engine.conventions import resolve_options
+from .._engine.reduce import fill_undefined
 from .._metrics.evaluate import DEFAULT_METRICS, GroupScores, evaluate_per_group
 from .._metrics.validation import param_error
 from .._utils.array_api import on_host
@@ -155,19 +156,12 @@ def _undefined_rule(func: str, options: dict[str, Any]) -> str | float:
     return resolve_options(func, convention, {"undefined": undefined}).undefined
 
 
-def _apply_undefined(values, rule, metric, model, func):
-    if rule == "skip":
-        return values
-    missing = np.isnan(values)
-    if rule == "raise":
-        if missing.any():
-            raise ValueError(
-                f"{metric} of {model!r} in {func} is undefined for {missing.sum()} "
-                f"of {values.size} groups (no relevant item). Pass undefined='skip' "
-                "to leave them out or a float such as undefined=0.0 to score them."
-            )
-        return values
-    return np.where(missing, rule, values)
+def _apply_undefined(values, rule, metric, model, group_ids, func):
+    """The engine's undefined rule (one reduction module), naming the model."""
+    try:
+        return fill_undefined(values, rule, metric, group_ids)
+    except ValueError as exc:
+        raise ValueError(f"{func}, model {model!r}: {exc}") from None
 
 
 def _from_dask(value: Any) -> Any:
@@ -245,7 +239,10 @@ def collect(
             }
     group_ids = next(iter(results.values())).group_ids
     values = {
-        model: {m: _apply_undefined(res.values[m], rule, m, model, func) for m in names}
+        model: {
+            m: _apply_undefined(res.values[m], rule, m, model, group_ids, func)
+            for m in names
+        }
         for model, res in results.items()
     }
     weights = {

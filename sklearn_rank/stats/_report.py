@@ -372,16 +372,14 @@ class ComparisonReport:
             "" if self.ci_method == "bootstrap-t" else " bootstrap"
         )
         drawn = f", {self.n_resamples} resamples" if unit == "groups" else ""
+        ci = f"CI: {sided}{kind} over {unit}{drawn}"
         if self.ci_matches_test:
-            kind = f"the {self.ci_method} interval, which inverts the test"
-            drawn = ""
-        ci = (
-            f"CI: {sided}{kind} over {unit}{drawn}"
-            if self.confidence_level == self.confidence_level
-            else "no CI"
-        )
+            ci = f"CI: {sided}{self.ci_method} interval (the shifts the test keeps)"
+        if self.confidence_level != self.confidence_level:
+            ci = "no CI"
         methods = sorted({p.p_method for p in self.pairs if p.p_method})
-        how = f" ({', '.join(methods)})" if methods else ""
+        shown = self.test in ("randomization", "wilcoxon") and methods
+        how = f" ({', '.join(methods)})" if shown else ""
         seed = "" if self.seed is None else f"; seed {self.seed}"
         note = (
             f"(p: paired {self.test} test{how}, {self.alternative}, {resamples}; "
