@@ -173,7 +173,7 @@ def _bootstrap(test, d, w, m, opts, rng, alpha, want_ci):
         t_star = star[:, 0] - m
     else:
         se = float(standard_error(d[:, None], w[:, None])[0])
-        t_star = studentized(m, se, star[:, 0], se_star[:, 0])
+        t_star = studentized(m, se, star[:, 0], se_star[:, 0], d.size)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = 0.0 if m == 0 else (m / se if se > 0 else np.copysign(np.inf, m))
     if alt != "two-sided" and test != "bootstrap-shift":
