@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import _segments as seg
 from .._params import Interval, IsNone, StrOptions, check_param
 from .._validation import _to_1d
 from ..stats._inputs import check_random_state
@@ -69,7 +70,7 @@ def _ranking(score: Any, name: str, func: str, codes, n_groups):
     rank, order = rank_within_groups(codes, filled, n_groups)
     rank[absent] = 0
     order = order[~absent[order]]
-    length = np.bincount(codes[order], minlength=n_groups)
+    length = seg.segment_count(codes[order], n_groups)
     start = np.zeros(n_groups, dtype=np.int64)
     np.cumsum(length[:-1], out=start[1:])
     return rank, order, start, length
@@ -146,7 +147,7 @@ def interleave(
             f"Row {np.flatnonzero(neither)[0]} in {func} is in neither ranking (both "
             "scores NaN); drop the rows that neither ranker returns."
         )
-    items = np.bincount(codes, minlength=n_groups)
+    items = log.group_count()
     limit = items if k is None else np.minimum(items, int(k))
     lists = (order_a, start_a, len_a, order_b, start_b, len_b)
     step = _team_draft if method == "team_draft" else _balanced
