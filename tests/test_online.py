@@ -496,8 +496,32 @@ def test_offline_online_agreement_matches_scipy_and_the_definitions():
     assert got.sign_agreement == agree / 39
     ci = stats.binomtest(agree, 39).proportion_ci(0.9)
     assert got.sign_agreement_ci == pytest.approx((ci.low, ci.high))
+    tau = stats.kendalltau(off, on).statistic
+    assert got.kendall == pytest.approx(tau)
+    z, half = math.atanh(tau), 1.6448536269514722 * math.sqrt(0.437 / 36)
+    assert got.kendall_ci == pytest.approx((math.tanh(z - half), math.tanh(z + half)))
     with pytest.raises(ValueError, match="at least 4 experiments"):
         offline_online_agreement([1, 2, 3], [1, 2, 3])
+
+
+def test_agreement_intervals_stay_inside_and_are_honest_at_the_boundary():
+    got = offline_online_agreement([1, 2, 3, 4, 5], [1.0, 2.5, 3, 4, 7])
+    assert got.spearman == pytest.approx(1.0) and got.kendall == pytest.approx(1.0)
+    for low, high in (got.pearson_ci, got.spearman_ci, got.kendall_ci):
+        assert -1 < low < 0.5 and 0.95 < high < 1  # wide, never a point at 1
+    # Coverage of the population correlations (bivariate normal, rho = 0.97:
+    # Spearman 6/pi asin(rho/2), Kendall 2/pi asin(rho)) with 5 experiments,
+    # where half the samples have a perfect rank agreement.
+    rng = np.random.default_rng(17)
+    rho = 0.97
+    truth = [rho, 6 / math.pi * math.asin(rho / 2), 2 / math.pi * math.asin(rho)]
+    hits, reps = np.zeros(3), 300
+    for _ in range(reps):
+        xy = rng.multivariate_normal([0, 0], [[1, rho], [rho, 1]], 5)
+        a = offline_online_agreement(xy[:, 0], xy[:, 1])
+        for j, (low, high) in enumerate((a.pearson_ci, a.spearman_ci, a.kendall_ci)):
+            hits[j] += low <= truth[j] <= high
+    assert np.all(hits / reps >= 0.95 - 2 * math.sqrt(0.95 * 0.05 / reps)), hits
 
 
 def test_pandas_inputs_give_the_numpy_results_and_inputs_stay_unchanged():

@@ -4,6 +4,7 @@ interleaving, on the flat per-row arrays the rest of the library takes.
 See docs/online.md for the definitions, assumptions and failure modes.
 """
 
+from ._abtest import ABTestResult, ab_sample_size, ab_test
 from ._agreement import Agreement, offline_online_agreement
 from ._interleave import Interleaving, interleave
 from ._ips import IPSEstimate, ips_estimate
@@ -24,12 +25,15 @@ from ._simulate import simulate_clicks
 
 __all__ = [
     "ONLINE_METRICS",
+    "ABTestResult",
     "Agreement",
     "IPSEstimate",
     "Interleaving",
     "InterleavingOutcome",
     "PositionCTR",
     "PropensityEstimate",
+    "ab_sample_size",
+    "ab_test",
     "ctr_by_position",
     "interleave",
     "interleaving_outcome",

@@ -40,8 +40,9 @@ class Log:
 
     def group_sum(self, values: np.ndarray, rows: np.ndarray | None = None) -> Any:
         """Σ ``values`` per group (over ``rows`` only when given)."""
-        codes = self.codes if rows is None else self.codes[rows]
-        return seg.segment_sum(codes, values, self.n_groups)
+        if rows is None:
+            return seg.segment_sum(self.codes, values, self.n_groups)
+        return seg.segment_sum(self.codes[rows], values[rows], self.n_groups)
 
     def group_count(self, rows: np.ndarray | None = None) -> Any:
         """Rows per group (``rows``: a boolean mask or positions to count)."""
@@ -105,6 +106,11 @@ def check_clicks(x: Any, func: str, name: str = "clicks") -> np.ndarray:
     return arr
 
 
+def show_id(gid: Any) -> str:
+    """A group id as the user wrote it (a numpy scalar shown as a Python one)."""
+    return repr(gid.item() if isinstance(gid, np.generic) else gid)
+
+
 def _show(v: float) -> str:
     return repr(int(v)) if v == np.trunc(v) else repr(float(v))
 
@@ -131,11 +137,10 @@ def check_unique_positions(log: Log, pos: np.ndarray, func: str) -> None:
         if same.any():
             j = _first_bad(same)
             a, b = sorted((int(order[j]), int(order[j + 1])))
-            gid = log.group_ids[key_g[j]]
-            gid = gid.item() if isinstance(gid, np.generic) else gid
+            gid = show_id(log.group_ids[key_g[j]])
             raise ValueError(
                 f"position in {func} repeats position {int(key_p[j])} in group "
-                f"{gid!r} (rows {a} and {b}); each shown row of a list needs its own "
+                f"{gid} (rows {a} and {b}); each shown row of a list needs its own "
                 "position. Give each impression of a query its own group id (e.g. "
                 "a session or request id), or drop duplicated rows."
             )
