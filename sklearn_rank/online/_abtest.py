@@ -10,11 +10,16 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import _segments as seg
-from .._params import Interval, StrOptions, check_param, param_error
-from .._validation import check_numeric
-from ..stats._inputs import check_level
-from ._inputs import check_clicks, check_log, check_same_length, show_id
+from .._engine import segments as seg
+from .._metrics.validation import check_numeric
+from .._utils.params import Interval, StrOptions, check_param, param_error
+from ._inputs import (
+    check_clicks,
+    check_level,
+    check_log,
+    check_same_length,
+    show_id,
+)
 
 AB_METRICS = ("ctr", "clicks_per_group")
 ALTERNATIVES = ("two-sided", "less", "greater")

@@ -19,10 +19,45 @@ from typing import Any
 
 import numpy as np
 
-from .. import _segments as seg
-from .._engine import GroupTotals, order_rows
-from .._group_codes import encode_groups
-from .._validation import check_lengths, check_numeric, check_sample_weight
+from .._engine import segments as seg
+from .._engine.context import GroupTotals, order_rows
+from .._engine.group_codes import encode_groups
+from .._engine.reduce import group_counts
+from .._metrics.validation import _to_1d as to_1d
+from .._metrics.validation import check_lengths, check_numeric, check_sample_weight
+
+# The statistics' checks and bootstrap, imported at this one place of online/
+# (they have no public seam yet; see tests/test_layout.py).
+from ..stats._bootstrap import bootstrap_distribution, confidence_interval
+from ..stats._inputs import (
+    CI_METHODS,
+    check_choice,
+    check_level,
+    check_random_state,
+    check_resamples,
+)
+
+__all__ = [
+    "CI_METHODS",
+    "Log",
+    "bootstrap_distribution",
+    "check_choice",
+    "check_clicks",
+    "check_level",
+    "check_log",
+    "check_no_unshown_clicks",
+    "check_position",
+    "check_propensity",
+    "check_random_state",
+    "check_resamples",
+    "check_same_length",
+    "check_unique_positions",
+    "confidence_interval",
+    "rank_within_groups",
+    "ranks_from_order",
+    "show_id",
+    "to_1d",
+]
 
 
 @dataclass(frozen=True)
@@ -41,13 +76,13 @@ class Log:
     def group_sum(self, values: np.ndarray, rows: np.ndarray | None = None) -> Any:
         """Σ ``values`` per group (over ``rows`` only when given)."""
         if rows is None:
-            return seg.segment_sum(self.codes, values, self.n_groups)
-        return seg.segment_sum(self.codes[rows], values[rows], self.n_groups)
+            return group_counts(self.codes, self.n_groups, values)
+        return group_counts(self.codes[rows], self.n_groups, values[rows])
 
     def group_count(self, rows: np.ndarray | None = None) -> Any:
         """Rows per group (``rows``: a boolean mask or positions to count)."""
         codes = self.codes if rows is None else self.codes[rows]
-        return seg.segment_count(codes, self.n_groups)
+        return group_counts(codes, self.n_groups)
 
     def group_weight(self) -> np.ndarray:
         """Mean sample weight of each group's rows (1 without weights): the

@@ -14,11 +14,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import _segments as seg
-from .._params import Interval, IsNone, StrOptions, check_param
-from .._validation import _to_1d
-from ..stats._inputs import check_random_state
-from ._inputs import check_log, check_same_length, rank_within_groups
+from .._engine import segments as seg
+from .._utils.params import Interval, IsNone, StrOptions, check_param
+from ._inputs import (
+    check_log,
+    check_random_state,
+    check_same_length,
+    rank_within_groups,
+    to_1d,
+)
 
 METHODS = ("team_draft", "balanced")
 
@@ -53,7 +57,7 @@ class Interleaving:
 
 def _ranking(score: Any, name: str, func: str, codes, n_groups):
     """Ranks (0 = absent) and the rows of each group's list, group-major."""
-    arr = _to_1d(score, name, func)
+    arr = to_1d(score, name, func)
     try:
         s = np.asarray(arr, dtype=np.float64)
     except (TypeError, ValueError):
@@ -133,8 +137,8 @@ def interleave(
     check_param(
         k, "k", func, (Interval(numbers.Integral, 1, None, closed="left"), IsNone())
     )
-    a = _to_1d(score_a, "score_a", func)
-    b = _to_1d(score_b, "score_b", func)
+    a = to_1d(score_a, "score_a", func)
+    b = to_1d(score_b, "score_b", func)
     n = check_same_length(func, score_a=a, score_b=b)
     log = check_log(func, groups, n=n)
     rng = check_random_state(random_state, func)

@@ -11,27 +11,26 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import _segments as seg
-from .._params import Interval, IsNone, StrOptions, check_param, param_error
-from .._reduce import weighted_mean
-from .._validation import check_numeric
-from ..stats._bootstrap import bootstrap_distribution, confidence_interval
-from ..stats._inputs import (
-    CI_METHODS,
-    check_choice,
-    check_level,
-    check_random_state,
-    check_resamples,
-)
+from .._engine import segments as seg
+from .._engine.reduce import weighted_mean
+from .._metrics.validation import check_numeric
+from .._utils.params import Interval, IsNone, StrOptions, check_param, param_error
 from ._inputs import (
+    CI_METHODS,
     Log,
+    bootstrap_distribution,
+    check_choice,
     check_clicks,
+    check_level,
     check_log,
     check_no_unshown_clicks,
     check_position,
     check_propensity,
+    check_random_state,
+    check_resamples,
     check_same_length,
     check_unique_positions,
+    confidence_interval,
     rank_within_groups,
 )
 from ._propensity import PropensityEstimate, swap_ratios

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import _segments as seg
-from .._evaluate import GroupScores
-from .._params import param_error
+from .._engine import segments as seg
+from .._metrics.evaluate import GroupScores
+from .._utils.params import param_error
 from ._inputs import (
     check_clicks,
     check_log,

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import _segments as seg
-from .._params import param_error
+from .._engine import segments as seg
+from .._utils.params import param_error
 from ._inputs import (
     check_clicks,
     check_log,

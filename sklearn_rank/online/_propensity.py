@@ -10,12 +10,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import _segments as seg
-from .._group_codes import encode_groups
-from .._params import Interval, check_param
-from .._validation import check_numeric
-from ..stats._inputs import check_random_state
-from ._inputs import check_clicks, check_position, check_same_length
+from .._engine import segments as seg
+from .._engine.group_codes import encode_groups
+from .._metrics.validation import check_numeric
+from .._utils.params import Interval, check_param
+from ._inputs import (
+    check_clicks,
+    check_position,
+    check_random_state,
+    check_same_length,
+)
 
 
 @dataclass(frozen=True)
