@@ -15,6 +15,14 @@ from ._logs import (
     online_metrics,
     online_metrics_per_group,
 )
+from ._multileave import (
+    IdInterleaving,
+    Multileaving,
+    MultileavingOutcome,
+    interleave_ids,
+    multileave,
+    multileaving_outcome,
+)
 from ._outcome import InterleavingOutcome, interleaving_outcome
 from ._propensity import (
     PropensityEstimate,
@@ -28,16 +36,22 @@ __all__ = [
     "ABTestResult",
     "Agreement",
     "IPSEstimate",
+    "IdInterleaving",
     "Interleaving",
     "InterleavingOutcome",
+    "Multileaving",
+    "MultileavingOutcome",
     "PositionCTR",
     "PropensityEstimate",
     "ab_sample_size",
     "ab_test",
     "ctr_by_position",
     "interleave",
+    "interleave_ids",
     "interleaving_outcome",
     "ips_estimate",
+    "multileave",
+    "multileaving_outcome",
     "offline_online_agreement",
     "online_metrics",
     "online_metrics_per_group",

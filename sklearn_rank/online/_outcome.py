@@ -61,8 +61,10 @@ def interleaving_outcome(
 ) -> InterleavingOutcome:
     """Credit clicks on interleaved lists to the two rankings, per group and overall.
 
-    - team-draft: each ranking gets the clicks on its team's rows; the one with
-      more clicked rows wins the group (Radlinski et al., 2008);
+    - team-draft and probabilistic: each ranking gets the clicks on its team's
+      rows; the one with more clicked rows wins the group (Radlinski et al.,
+      2008; for probabilistic interleaving this is the credit of the observed
+      assignment, not Hofmann et al.'s marginalisation over assignments);
     - balanced: with l the lowest clicked position of the list and c the
       higher of the item's ranks in A and B, min(rank_a, rank_b), each ranking
       gets the clicks on its own top c items; more wins (Joachims, 2002).
@@ -109,7 +111,7 @@ def interleaving_outcome(
     check_no_unshown_clicks(c, pos, func)
     g, n_groups = log.codes, log.n_groups
     clicked = c > 0
-    if interleaved.method == "team_draft":
+    if interleaved.method in ("team_draft", "probabilistic"):
         team_a = interleaved.team == "a"
         credit_a = log.group_sum(c * team_a)
         credit_b = log.group_sum(c * (~team_a & (pos > 0)))
