@@ -14,6 +14,7 @@ import pytest
 
 from sklearn_rank.online import (
     ctr_by_position,
+    online_metrics_per_group,
     ips_estimate,
     propensity_from_swaps,
     propensity_regression_em,
@@ -306,3 +307,20 @@ def test_interval_with_swap_propensities_covers_at_its_level():
     print(f"coverage {hits / reps:.3f}, conditional {hits_cond / reps:.3f}")
     assert abs(hits / reps - 0.95) <= 2 * se, (hits / reps, hits_cond / reps)
     assert hits_cond < hits and np.mean(width) > 1.05
+
+
+@pytest.mark.parametrize("deep", [False, True])  # counting path, sorting path
+def test_duplicate_positions_are_found_on_both_paths(deep):
+    rng = np.random.default_rng(8)
+    for _ in range(30):
+        groups = rng.integers(0, 12, 20)
+        position = rng.integers(0, 5, 20) * (1000 if deep else 1)
+        shown = position > 0
+        pairs = list(zip(groups[shown].tolist(), position[shown].tolist(), strict=True))
+        has_dup = len(pairs) != len(set(pairs))
+        kw = {"groups": groups, "position": position, "metrics": "ctr"}
+        if has_dup:
+            with pytest.raises(ValueError, match="repeats position"):
+                online_metrics_per_group(np.zeros(20), **kw)
+        else:
+            online_metrics_per_group(np.zeros(20), **kw)

@@ -166,19 +166,21 @@ def check_unique_positions(log: Log, pos: np.ndarray, func: str) -> None:
     every group looks 0-based (exactly one row at 0, the others at 1..m-1)."""
     shown = np.flatnonzero(pos > 0)
     if shown.size > 1:
-        order = shown[np.lexsort((pos[shown], log.codes[shown]))]
-        key_g, key_p = log.codes[order], pos[order]
-        same = (key_g[1:] == key_g[:-1]) & (key_p[1:] == key_p[:-1])
-        if same.any():
-            j = _first_bad(same)
-            a, b = sorted((int(order[j]), int(order[j + 1])))
-            gid = show_id(log.group_ids[key_g[j]])
-            raise ValueError(
-                f"position in {func} repeats position {int(key_p[j])} in group "
-                f"{gid} (rows {a} and {b}); each shown row of a list needs its own "
-                "position. Give each impression of a query its own group id (e.g. "
-                "a session or request id), or drop duplicated rows."
-            )
+        width = int(pos.max()) + 1
+        if log.n_groups * width <= 4 * pos.size:  # a linear count of the pairs
+            key = log.codes[shown] * width + pos[shown]
+            count = group_counts(key, log.n_groups * width)
+            dup = np.flatnonzero(count > 1)
+            if dup.size:
+                rows = shown[key == dup[0]][:2]
+                _duplicate(log, pos, int(rows[0]), int(rows[1]), func)
+        else:
+            order = shown[np.lexsort((pos[shown], log.codes[shown]))]
+            key_g, key_p = log.codes[order], pos[order]
+            same = (key_g[1:] == key_g[:-1]) & (key_p[1:] == key_p[:-1])
+            if same.any():
+                j = _first_bad(same)
+                _duplicate(log, pos, int(order[j]), int(order[j + 1]), func)
     unshown = pos == 0
     if unshown.any() and shown.size:
         n_zero = log.group_count(unshown)
@@ -192,6 +194,17 @@ def check_unique_positions(log: Log, pos: np.ndarray, func: str) -> None:
                 UserWarning,
                 stacklevel=3,
             )
+
+
+def _duplicate(log: Log, pos: np.ndarray, a: int, b: int, func: str) -> None:
+    a, b = sorted((a, b))
+    gid = show_id(log.group_ids[log.codes[a]])
+    raise ValueError(
+        f"position in {func} repeats position {int(pos[a])} in group {gid} (rows "
+        f"{a} and {b}); each shown row of a list needs its own position. Give each "
+        "impression of a query its own group id (e.g. a session or request id), or "
+        "drop duplicated rows."
+    )
 
 
 def check_log(
