@@ -14,8 +14,8 @@ import pytest
 
 from sklearn_rank.online import (
     ctr_by_position,
-    online_metrics_per_group,
     ips_estimate,
+    online_metrics_per_group,
     propensity_from_swaps,
     propensity_regression_em,
 )
