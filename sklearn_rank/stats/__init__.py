@@ -8,6 +8,7 @@ a fitted search. See docs/statistics.md.
 
 from ._api import bootstrap_ci, compare
 from ._report import BootstrapReport, ComparisonReport, MetricInterval, PairComparison
+from ._segments import SegmentComparison, compare_by_segment
 from ._selection import cross_val_compare
 
 __all__ = [
@@ -15,7 +16,9 @@ __all__ = [
     "ComparisonReport",
     "MetricInterval",
     "PairComparison",
+    "SegmentComparison",
     "bootstrap_ci",
     "compare",
+    "compare_by_segment",
     "cross_val_compare",
 ]
