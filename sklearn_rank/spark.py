@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from . import _partitions as parts
-from ._evaluate import DEFAULT_METRICS
-from ._params import param_error
+from ._distributed import partitions as parts
+from ._metrics.evaluate import DEFAULT_METRICS
+from ._utils.params import param_error
 
 try:
     import pandas as pd

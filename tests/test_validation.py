@@ -15,7 +15,7 @@ from sklearn_rank import (
     ndcg_score,
     precision_at_k_score,
 )
-from sklearn_rank._registry import METRICS
+from sklearn_rank._metrics.registry import METRICS
 
 Y = np.array([1.0, 0.0, 1.0, 0.0, 1.0, 0.0])
 GRADED = np.array([1.0, 0.0, 2.0, 0.0, 1.0, 0.0])

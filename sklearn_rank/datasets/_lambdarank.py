@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 from sklearn.utils import Bunch
 
-from .._params import StrOptions, check_param
+from .._utils.params import StrOptions, check_param
 
 N_FEATURES = 300
 # Query ids are global over the two parts: train queries first, then test queries.

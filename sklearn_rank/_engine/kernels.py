@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from . import _segments as seg
-from ._segments import ranges
+from . import segments as seg
+from .segments import ranges
 
 if TYPE_CHECKING:
-    from ._conventions import Options
-    from ._engine import RankingContext
+    from .context import RankingContext
+    from .conventions import Options
 
 
 class GroupValues(NamedTuple):

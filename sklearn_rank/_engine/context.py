@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _segments as seg
+from . import segments as seg
 
 # Tie rules that keep the tie blocks (the order inside a block is never used): the
 # kernels read blocks as expectations, except where ``RankingContext.thresholds``

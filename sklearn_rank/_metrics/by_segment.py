@@ -10,13 +10,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._array_api import reads_on_host
-from ._conventions import resolve_options
-from ._evaluate import DEFAULT_METRICS, GroupScores, evaluate, evaluate_per_group
-from ._group_codes import encode_groups
-from ._params import param_error
-from ._reduce import apply_undefined, weighted_mean
-from ._validation import check_metrics
+from .._engine.conventions import resolve_options
+from .._engine.group_codes import encode_groups
+from .._engine.reduce import apply_undefined, weighted_mean
+from .._utils.array_api import reads_on_host
+from .._utils.params import param_error
+from .evaluate import DEFAULT_METRICS, GroupScores, evaluate, evaluate_per_group
+from .validation import check_metrics
 
 _SHOWN = 5
 
@@ -412,7 +412,7 @@ def evaluate_by_segment(
 
 
 def _conventions_only(options: dict[str, Any]) -> dict[str, Any]:
-    from ._conventions import OPTIONS
+    from .._engine.conventions import OPTIONS
 
     return {k: v for k, v in options.items() if k in OPTIONS}
 

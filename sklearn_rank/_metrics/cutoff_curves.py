@@ -36,14 +36,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._conventions import Options, resolve_options
-from ._engine import RankingContext
-from ._evaluate import group_values, rank_inputs
-from ._kernels import _discount, _gain_shift, gains
-from ._params import param_error
-from ._reduce import apply_undefined, weighted_mean
-from ._registry import METRICS
-from ._validation import MetricRequest, parse_metric
+from .._engine.context import RankingContext
+from .._engine.conventions import Options, resolve_options
+from .._engine.kernels import _discount, _gain_shift, gains
+from .._engine.reduce import apply_undefined, weighted_mean
+from .._utils.params import param_error
+from .evaluate import group_values, rank_inputs
+from .registry import METRICS
+from .validation import MetricRequest, parse_metric
 
 # Integer labels with fewer levels than this build the ideal list by counting.
 _MAX_LEVELS = 64
@@ -106,7 +106,7 @@ class CutoffCurve:
         """The per-group values as a :class:`~sklearn_rank.GroupScores` with one
         entry ``"metric@k"`` per cutoff (for
         :func:`sklearn_rank.stats.bootstrap_ci`)."""
-        from ._evaluate import GroupScores
+        from .evaluate import GroupScores
 
         names = [f"{self.metric}@{k}" for k in self.ks.tolist()]
         return GroupScores(

@@ -10,15 +10,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._array_api import is_foreign, to_numpy
-from ._conventions import Options, resolve_options
-from ._engine import RankingContext
-from ._kernels import GroupValues
-from ._params import check_k
-from ._reduce import apply_undefined, weighted_mean
-from ._registry import METRICS
-from ._segments import array_namespace
-from ._validation import (
+from .._engine.context import RankingContext
+from .._engine.conventions import Options, resolve_options
+from .._engine.kernels import GroupValues
+from .._engine.reduce import apply_undefined, weighted_mean
+from .._engine.segments import array_namespace
+from .._utils.array_api import is_foreign, to_numpy
+from .._utils.params import check_k
+from .registry import METRICS
+from .validation import (
     MetricRequest,
     check_inputs,
     check_labels,

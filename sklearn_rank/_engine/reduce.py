@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ._segments import array_namespace, flatnonzero
+from .segments import array_namespace, flatnonzero
 
 _SHOWN_IDS = 5
 
