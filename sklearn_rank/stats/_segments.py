@@ -417,7 +417,7 @@ default="permutation"
 
 def _tables(func, y_true, y_score, groups, segments, metrics, order, options):
     """Model name -> SegmentTable, computed or given."""
-    from .. import evaluate_by_segment
+    from .._metrics.by_segment import evaluate_by_segment
 
     if (
         isinstance(y_score, Mapping)
@@ -484,7 +484,7 @@ def _used(table, metric, s, rule, model, func="compare_by_segment"):
 
 
 def _with_intervals(table, names, level, n_resamples, rng, rule, few):
-    from .. import GroupScores
+    from .._metrics.evaluate import GroupScores
     from ._api import bootstrap_ci
 
     n_seg = table.segments.size
@@ -632,7 +632,7 @@ def _permutation_p(v, w, inside, observed, n_resamples, rng) -> float:
 
 def _paired_tests(tables, names, baseline, test, n_resamples, rng, rule, corr, few):
     """Per model but the baseline: the paired test in every segment."""
-    from .. import GroupScores
+    from .._metrics.evaluate import GroupScores
     from ._api import compare
 
     diff, pval, padj, npairs = {}, {}, {}, {}
