@@ -194,7 +194,7 @@ def test_group_scores_ecdf_and_box():
     box = GroupScoreDisplay.from_predictions(
         y, scores, groups=groups, metric="mrr", kind="box", ax=_axes()
     )
-    ticks = [t.get_text() for t in box.ax_.get_xticklabels()]
+    ticks = [t.get_text().replace("\n", " ") for t in box.ax_.get_xticklabels()]
     assert ticks == [
         f"{m} ({int((~np.isnan(v)).sum())} groups, {int(np.isnan(v).sum())} undefined)"
         for m, v in ref.items()
