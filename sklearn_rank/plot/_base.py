@@ -281,20 +281,31 @@ def wrap(text: str, width: int) -> str:
     import textwrap
 
     return "\n".join(
-        textwrap.fill(line, width, break_long_words=True) if line else line
+        textwrap.fill(line, width, break_long_words=True, break_on_hyphens=False)
+        if line
+        else line
         for line in text.split("\n")
     )
 
 
 def fit_title(ax: Any, text: str, fontsize: str = "medium") -> Any:
-    """Set the title, wrapped to the width of the figure."""
+    """Set the title, wrapped so that it is no wider than its axes (measured
+    after a draw without rendering, rewrapped narrower until it fits)."""
     fig = ax.figure
-    width_px = fig.get_figwidth() * fig.dpi
     from matplotlib.font_manager import FontProperties
 
     size = FontProperties(size=fontsize).get_size_in_points() * fig.dpi / 72
-    chars = max(12, int(0.9 * width_px / (0.6 * size)))
-    return ax.set_title(wrap(text, chars), fontsize=fontsize)
+    width = ax.get_position().width * fig.get_figwidth() * fig.dpi
+    chars = max(16, int(width / (0.55 * size)))
+    title = ax.set_title(wrap(text, chars), fontsize=fontsize)
+    for _ in range(6):
+        fig.draw_without_rendering()
+        box, own = ax.get_window_extent(), title.get_window_extent()
+        if own.width <= max(box.width * 1.1, 1.0) or chars <= 16:
+            break
+        chars = max(16, int(chars * box.width / own.width * 0.95))
+        title.set_text(wrap(text, chars))
+    return title
 
 
 def drop_overlaps(texts: list, ax: Any) -> list:
