@@ -294,7 +294,19 @@ def test_precision_recall_is_iprec_at_each_level():
             disp.lines_[m].get_ydata(), [ref[n] for n in names], rtol=1e-12
         )
     assert disp.ax_.get_xlabel() == "recall"
-    assert [t.get_text() for t in disp.ax_.get_legend().get_texts()] == list(scores)
+    legend = [t.get_text() for t in disp.ax_.get_legend().get_texts()]
+    for m, s in scores.items():
+        # The summary: the 11-point average precision, trec_eval's iprec_11pt.
+        ap = evaluate(y, s, groups=groups, metrics=["iprec_11pt"])["iprec_11pt"]
+        assert disp.average_precision[m] == pytest.approx(ap, rel=1e-12)
+        assert f"{m} (11-pt AP {ap:.3f})" in legend
+    # The random-ranking line: the mean share of relevant rows over the groups
+    # the curve averages (those with a relevant row).
+    shares = [np.mean(y[groups == g] > 0) for g in np.unique(groups)]
+    shares = [x for x in shares if x > 0]
+    assert disp.prevalence == pytest.approx(np.mean(shares), rel=1e-12)
+    low, high = disp.ax_.get_ylim()
+    assert high <= 1.02 and low > -0.02  # the curves' range, not [0, 1] fixed
 
 
 def test_precision_recall_eleven_points_by_hand():
