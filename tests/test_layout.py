@@ -97,9 +97,6 @@ KNOWN_PRIVATE = {
     ("sklearn_rank._cli._judgment_groups", "_text"),
     ("sklearn_rank._cli._judgment_groups", "_trec_join"),
     ("sklearn_rank._cli._judgment_groups", "_trec_parse"),
-    ("sklearn_rank._cli._plotting", "_bands"),
-    ("sklearn_rank._cli._plotting", "_base"),
-    ("sklearn_rank._cli._plotting", "_metric_at_k"),
     ("sklearn_rank._cli._plotting", "_tables"),
     ("sklearn_rank._cli._tables", "_ParsedQrels"),
     ("sklearn_rank._cli._tables", "_ParsedRun"),
@@ -118,8 +115,6 @@ KNOWN_PRIVATE = {
     ("sklearn_rank.online._inputs", "_bootstrap"),
     ("sklearn_rank.online._inputs", "_inputs"),
     ("sklearn_rank.online._inputs", "_to_1d"),
-    ("sklearn_rank.plot._segment", "_corrections"),
-    ("sklearn_rank.plot._segment", "_inputs"),
 }
 # Module pairs that import each other (listed both ways); must end empty.
 KNOWN_CIRCLES = {("_cli._inputs", "_cli._tables")}
