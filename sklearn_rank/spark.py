@@ -31,7 +31,7 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in tests
 __all__ = ["evaluate", "evaluate_per_group"]
 
 
-def _doubles(names: Sequence[str]) -> T.StructType:
+def _doubles(names: Sequence[int]) -> T.StructType:
     """A schema of double columns named c0, c1, ... (metric names such as
     "ndcg@10" stay out of Spark's column names)."""
     return T.StructType([T.StructField(f"c{i}", T.DoubleType()) for i in names])

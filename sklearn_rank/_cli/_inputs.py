@@ -29,6 +29,8 @@ class RunInput:
     # the judgments there are, and its messages name file and row.
     origin: tuple[str, str] | None = None
     pooled: np.ndarray | None = None  # has a qrels line (TREC input only)
+    # (queries, relevant rows) before -D: what trec_eval's -c averages read
+    complete_totals: tuple[int, int] | None = None
 
 
 def file_format(path: str, forced: str | None) -> str:

@@ -264,7 +264,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         per_query = args.per_query or zscores is not None
         notes: list[str] = []
         if args.engine == "dask":  # partition by partition (docs/scale.md)
-            runs, results = [], _dask_engine.run_eval(args, measures, keywords, options)
+            runs: list = []
+            results = _dask_engine.run_eval(args, measures, keywords, options)
         elif groups:
             results = _group_results(
                 args, measures, bases, keywords, options, debug_qid, progress
@@ -379,9 +380,11 @@ def score_run(
     except ValueError as exc:
         if run.origin is not None and "negative labels" in str(exc):
             raise _inputs.negative_label(run) from None  # names file and row
-        undefined = getattr(exc, "undefined_groups", None)
+        undefined: tuple | None = getattr(exc, "undefined_groups", None)
         if undefined is not None:  # --undefined raise: name the query ids
-            raise ValueError(_messages.undefined_queries(*undefined, run)) from None
+            metric, codes, n_groups = undefined
+            message = _messages.undefined_queries(metric, codes, n_groups, run)
+            raise ValueError(message) from None
         raise ValueError(_messages.command_wording(str(exc))) from None
 
 
