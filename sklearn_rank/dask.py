@@ -470,18 +470,22 @@ def evaluate(
 
     Parameters
     ----------
-    data : dask.dataframe.DataFrame or dask.array.Array
-        A DataFrame with one row per (group, item), or the labels as a 1-D Dask
-        array (then ``y_score`` and ``groups`` are arrays of the same length).
-    y_score : str or array, default="score"
-        The score column of ``data``, or the array of scores.
+    data : dask.dataframe.DataFrame, str or dask.array.Array
+        A DataFrame with one row per (group, item), the path of a Parquet file,
+        directory or glob (read with ``dd.read_parquet``), or the labels as a
+        1-D Dask array (then ``y_score`` and ``groups`` are arrays of the same
+        length).
+    y_score : str, list of str or array, default="score"
+        The score column of ``data``, several (one result per column, keyed by
+        its name; the rows are read and shuffled once for all), or the array of
+        scores.
     y_true : str, default="label"
         The label column (DataFrame input only).
     groups : str or array, default="qid"
         The group column (or the name of the index), or the array of group ids.
     metrics : str or sequence of str, default=("ndcg@10", "map", "mrr")
         Names from :func:`sklearn_rank.get_metric_names`, with ``"@k"``.
-    sample_weight, retrieved, judged : str or array, default=None
+    sample_weight, retrieved, judged, in_pool : str or array, default=None
         Columns (or arrays) with the per-row inputs of
         :func:`sklearn_rank.evaluate`.
     partitioned_by_group : bool, default=False
@@ -490,12 +494,21 @@ def evaluate(
         checked on the per-group result (one id per group, counted once): a
         broken promise raises instead of giving a wrong number. Without it, rows
         are shuffled by group unless the index is the group column with known
-        divisions.
+        divisions (verified too: two ids per partition; a group on both sides
+        of a partition boundary raises).
+    npartitions : int, default=None
+        Partitions after the shuffle by group; None keeps the input's number.
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
 ap_denominator, recall_denominator, max_grade, weights, group_weight, \
 persistence, recall_level, r_multiple, integer_grades, judged_only, gain_rows, \
 convention : see :func:`sklearn_rank.evaluate`
         Conventions; None takes the value of ``convention``.
+    client : distributed.Client, default=None
+        The cluster to compute on; None is Dask's current scheduler (the last
+        ``Client`` made, or the local one).
+    progress : bool, default=False
+        Show a progress bar while the work runs (Dask's ``progress`` on a
+        client, its ``ProgressBar`` on a local scheduler).
     compute : bool, default=True
         False returns a ``dask.delayed`` object instead, whose ``compute()``
         gives the dict: pass several to one ``dask.compute`` call to read the

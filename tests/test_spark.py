@@ -107,7 +107,7 @@ def test_every_metric_equals_in_memory(frame, options):
 def test_per_group_equals_in_memory(frame):
     metrics = ["ndcg@3", "map", "gauc", "err@3"]
     result = srs.evaluate_per_group(
-        frame, metrics=metrics, **COLUMNS, max_grade=3.0, num_partitions=3
+        frame, metrics=metrics, **COLUMNS, max_grade=3.0, npartitions=3
     )
     rows = [tuple(r) for r in result.collect()]  # toPandas: pyspark vs pandas 3
     got = pd.DataFrame(rows, columns=result.columns).sort_values("qid")
