@@ -610,7 +610,7 @@ def test_every_option_is_a_keyword_of_the_distributed_front_ends():
         assert not missing, (func.__module__, func.__name__, missing)
 
 
-# -- the reproductions of issue 34 ------------------------------------------------------
+# -- the reproductions of issue 34 ----------------------------------------------
 AUC_ROWS = pd.DataFrame(
     {
         "label": [0.5, 0.0, 1.0, 0.5, 1.0, 0.0],
@@ -658,7 +658,7 @@ def test_known_divisions_are_verified(tmp_path):
     frame = dd.read_parquet(path, index="qid", calculate_divisions=True)
     assert frame.known_divisions
     with dask.config.set(SYNC):
-        with pytest.raises(ValueError, match="known divisions.*'q2'"):
+        with pytest.raises(ValueError, match=r"known divisions.*'q2'"):
             srd.evaluate(frame, metrics=["mrr"])
         with pytest.raises(ValueError, match="known divisions"):
             srd.evaluate_per_group(frame, metrics=["mrr"]).compute()

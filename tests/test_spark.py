@@ -129,3 +129,95 @@ def test_per_group_equals_in_memory(frame):
 def test_bad_column_names_the_argument(frame):
     with pytest.raises(ValueError, match="'y_score' parameter of evaluate"):
         srs.evaluate(frame, y_score="nope")
+
+
+# -- the reproductions of issue 34 ----------------------------------------------
+def test_pooled_auc_reads_integer_grades(spark):
+    rows = pd.DataFrame(
+        {
+            "label": [0.5, 0.0, 1.0, 0.5, 1.0, 0.0],
+            "score": [0.9, 0.1, 0.5, 0.8, 0.3, 0.2],
+            "qid": [1, 1, 1, 2, 2, 2],
+        }
+    )
+    found = srs.evaluate(
+        spark.createDataFrame(rows), metrics=["auc"], integer_grades=True
+    )
+    assert found == {"auc": 0.5}  # the in-memory value (1.0 before the fix)
+
+
+def test_more_partitions_than_groups(frame):
+    # Most shuffle partitions are empty: each yields nothing.
+    expected, _ = in_memory(ROWS, ["map", "ndcg@3"], {"max_grade": 3.0})
+    found = srs.evaluate(
+        frame, metrics=["map", "ndcg@3"], **COLUMNS, max_grade=3.0, npartitions=97
+    )
+    assert_close(found, expected)
+    per_group = srs.evaluate_per_group(frame, metrics=["map"], npartitions=97)
+    assert per_group.count() == ROWS["qid"].nunique()
+
+
+def test_worker_errors_are_the_library_errors(spark):
+    from sklearn_rank import evaluate
+
+    rows = ROWS[["qid", "label", "score"]].copy()
+    rows.loc[5, "label"] = -1.0
+    with pytest.raises(ValueError) as memory:
+        evaluate(rows["label"], rows["score"], groups=rows["qid"], metrics=["ndcg@3"])
+    with pytest.raises(ValueError) as found:
+        srs.evaluate(spark.createDataFrame(rows), metrics=["ndcg@3"])
+    assert str(found.value) == str(memory.value)
+    assert type(found.value) is ValueError  # not Spark's PythonException
+
+
+def test_nulls_and_types_are_found_before_the_shuffle(spark):
+    rows = ROWS[["qid", "label", "score"]].astype({"qid": object})
+    rows.loc[3, "qid"] = None
+    with pytest.raises(ValueError, match="groups in evaluate has 1 null"):
+        srs.evaluate(spark.createDataFrame(rows), metrics=["mrr"])
+    text = ROWS[["qid", "label", "score"]].astype({"label": str})
+    with pytest.raises(TypeError, match="y_true in evaluate must be numbers"):
+        srs.evaluate(spark.createDataFrame(text), metrics=["mrr"])
+
+
+def test_several_score_columns_in_pool_and_a_path(spark, tmp_path):
+    from sklearn_rank import evaluate
+
+    rows = ROWS.assign(other=-ROWS["score"], in_pool=True)
+    found = srs.evaluate(
+        spark.createDataFrame(rows),
+        ["score", "other"],
+        metrics=["map", "infap"],
+        judged="judged",
+        in_pool="in_pool",
+        ties="stable",
+    )
+    for col in ("score", "other"):
+        want = evaluate(
+            rows["label"].to_numpy(),
+            rows[col].to_numpy(),
+            groups=rows["qid"].to_numpy(),
+            judged=rows["judged"].to_numpy(),
+            in_pool=rows["in_pool"].to_numpy(),
+            metrics=["map", "infap"],
+            ties="stable",
+        )
+        assert_close(found[col], want)
+    path = tmp_path / "rows.parquet"
+    ROWS.to_parquet(path)
+    assert srs.evaluate(str(path), metrics=["map"]) == srs.evaluate(
+        spark.createDataFrame(ROWS), metrics=["map"]
+    )
+
+
+def test_workers_run_this_interpreter():
+    import os
+    import subprocess
+    import sys
+
+    code = "import os, sklearn_rank.spark; print(os.environ['PYSPARK_PYTHON'])"
+    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env
+    )
+    assert out.stdout.strip() == sys.executable, out.stderr
