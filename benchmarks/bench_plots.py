@@ -3,7 +3,7 @@
 
 The ratio measured side by side in one run, on the same data: the data of
 ``MetricAtKDisplay`` for K cutoffs (``metric@1 .. metric@K`` as means over
-groups, from one ordering: ``sklearn_rank._cutoff_curves.cutoff_curve``) divided
+groups, from one ordering: ``sklearn_rank._metrics.cutoff_curves.cutoff_curve``) divided
 by one ``evaluate`` of the same data with one metric (``metric@10``). The next
 column adds the (K, groups) array of per-group values (``CutoffCurve.values``,
 expanded on access; confidence bands read the same values without it). Drawing
@@ -41,7 +41,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from sklearn_rank import evaluate
-    from sklearn_rank._cutoff_curves import cutoff_curve
+    from sklearn_rank._metrics.cutoff_curves import cutoff_curve
 
     rng = np.random.default_rng(0)
     n, g = int(args.rows), int(args.groups)

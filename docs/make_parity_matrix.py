@@ -29,7 +29,7 @@ import xgboost as xgb
 from sklearn.metrics import average_precision_score, ndcg_score
 
 from sklearn_rank import evaluate
-from sklearn_rank._conventions import PRESETS, preset_values
+from sklearn_rank._engine.conventions import PRESETS, preset_values
 from sklearn_rank.io import read_qrels, read_run, trec_arrays
 
 OUT = Path(__file__).with_name("parity.md")

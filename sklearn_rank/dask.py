@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _partitions as parts
 from ._distributed import frontend as front
-from ._evaluate import DEFAULT_METRICS, GroupScores
-from ._params import param_error
+from ._distributed import partitions as parts
+from ._metrics.evaluate import DEFAULT_METRICS, GroupScores
+from ._utils.params import param_error
 
 try:  # absolute imports: this module is sklearn_rank.dask, the library is dask
     import dask
@@ -755,17 +755,4 @@ def to_group_scores(per_group: Any) -> GroupScores:
         raise param_error(
             "per_group", "to_group_scores", "a DataFrame from evaluate_per_group", frame
         )
-    labels = [c for c in frame.columns if not c.startswith("weight:")]
-    if frame.index.has_duplicates:
-        raise ValueError(
-            "The per-group result has a group id on more than one row; compute it "
-            "with sklearn_rank.dask.evaluate_per_group on the whole data."
-        )
-    frame = frame.sort_index()
-    return GroupScores(
-        group_ids=frame.index.to_numpy(),
-        values={m: frame[m].to_numpy(dtype=np.float64) for m in labels},
-        weights={
-            m: frame[parts.weight_column(m)].to_numpy(dtype=np.float64) for m in labels
-        },
-    )
+    return parts.group_scores_from_frame(frame)

@@ -17,10 +17,10 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from . import _partitions as parts
 from ._distributed import frontend as front
-from ._evaluate import DEFAULT_METRICS
-from ._params import param_error
+from ._distributed import partitions as parts
+from ._metrics.evaluate import DEFAULT_METRICS
+from ._utils.params import param_error
 
 try:
     import pandas as pd

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sklearn_rank._conventions import OPTIONS
-from sklearn_rank._registry import METRICS
+from sklearn_rank._engine.conventions import OPTIONS
+from sklearn_rank._metrics.registry import METRICS
 
 # Labels 0..3 under every metric (ERR reads grades up to max_grade).
 BASE = {"max_grade": 3.0}

@@ -216,7 +216,7 @@ def _max_grades(case):
     return extra.map(lambda e: max(1.0, case.max_label) + e)
 
 
-# One strategy per convention keyword of sklearn_rank._conventions.OPTIONS (a
+# One strategy per convention keyword of sklearn_rank._engine.conventions.OPTIONS (a
 # guard test fails when a keyword has none), as a function of the drawn case.
 OPTION_STRATEGIES = {
     "ties": lambda case: tie_policies,

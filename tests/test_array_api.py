@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from strategies import OPTION_STRATEGIES, cutoffs, ranking_cases
 
 import sklearn_rank as sr
-from sklearn_rank._registry import METRICS
+from sklearn_rank._metrics.registry import METRICS
 
 torch = pytest.importorskip("torch")
 xps = pytest.importorskip("array_api_strict")

@@ -240,7 +240,7 @@ PARTIAL_Z_TREC_EVAL = (
 
 def test_list_measures_reads_the_measure_table(capsys):
     from sklearn_rank._cli._measures import TREC_MEASURES
-    from sklearn_rank._registry import METRICS
+    from sklearn_rank._metrics.registry import METRICS
 
     with pytest.raises(SystemExit) as info:
         main(["eval", "--list-measures"])

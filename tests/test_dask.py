@@ -34,7 +34,7 @@ from sklearn.exceptions import UndefinedMetricWarning  # noqa: E402
 import sklearn_rank  # noqa: E402
 import sklearn_rank.dask as srd  # noqa: E402
 from sklearn_rank import evaluate_per_group  # noqa: E402
-from sklearn_rank._conventions import OPTIONS  # noqa: E402
+from sklearn_rank._engine.conventions import OPTIONS  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -547,7 +547,7 @@ def test_stats_compare_takes_the_per_group_frames(client):
 def test_a_partition_is_put_back_in_input_order_for_stable_ties():
     # Whatever order a shuffle delivers rows in, the recorded input positions
     # restore it: scrambled rows give the values of the rows in input order.
-    from sklearn_rank import _partitions as parts
+    from sklearn_rank._distributed import partitions as parts
 
     rows = SMALL.assign(score=0.0)  # every row tied: "stable" reads the order
     keyed = rows.assign(

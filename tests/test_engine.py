@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import sklearn_rank
-from sklearn_rank._engine import RankingContext, _one_key_order, order_rows
-from sklearn_rank._group_codes import encode_groups
+from sklearn_rank._engine.context import RankingContext, _one_key_order, order_rows
+from sklearn_rank._engine.group_codes import encode_groups
 
 
 def random_rows(n, n_groups, n_scores, seed):
@@ -194,7 +194,7 @@ def test_one_key_order_falls_back_when_the_key_cannot_separate_scores():
 @pytest.mark.parametrize("k", [None, 1, 3])
 @pytest.mark.parametrize("gain", ["exponential", "linear"])
 def test_ideal_dcg_matches_a_plain_sort(labels, k, gain):
-    from sklearn_rank._kernels import ideal_dcg
+    from sklearn_rank._engine.kernels import ideal_dcg
 
     rng = np.random.default_rng(4)
     codes = rng.integers(0, 50, size=600)

@@ -7,7 +7,7 @@ so a host round trip raises) equals the numpy engine's, for every tie policy.
 import numpy as np
 import pytest
 
-from sklearn_rank._engine import RankingContext
+from sklearn_rank._engine.context import RankingContext
 
 torch = pytest.importorskip("torch")
 xps = pytest.importorskip("array_api_strict")

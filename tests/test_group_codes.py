@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sklearn_rank
-from sklearn_rank import _group_codes
-from sklearn_rank._group_codes import encode_groups
+from sklearn_rank._engine import group_codes as _group_codes
+from sklearn_rank._engine.group_codes import encode_groups
 
 
 @pytest.fixture(params=["pandas", "numpy-only"], autouse=True)

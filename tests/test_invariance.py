@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import sklearn_rank
-from sklearn_rank._registry import METRICS
+from sklearn_rank._metrics.registry import METRICS
 
 # Interpolated precision with averaged ties raises where a mixed tie block makes
 # its value random (documented), so its invariance data has distinct scores; every

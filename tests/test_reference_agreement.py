@@ -29,8 +29,8 @@ from sklearn.exceptions import UndefinedMetricWarning
 from strategies import OPTION_STRATEGIES, custom_gains, cutoffs, ranking_cases
 
 import sklearn_rank as sr
-from sklearn_rank._conventions import OPTIONS
-from sklearn_rank._registry import METRICS
+from sklearn_rank._engine.conventions import OPTIONS
+from sklearn_rank._metrics.registry import METRICS
 
 # Everything below is driven by the registry and the option table: a new metric or
 # option is exercised here without editing this file.

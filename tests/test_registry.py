@@ -16,10 +16,10 @@ from _reference import ORACLES, reference_mean
 from strategies import OPTION_STRATEGIES
 
 import sklearn_rank
-from sklearn_rank import _scorer
-from sklearn_rank._conventions import OPTIONS, PRESETS, preset_values
-from sklearn_rank._metrics import option_doc
-from sklearn_rank._registry import METRICS, MetricSpec
+from sklearn_rank._engine.conventions import OPTIONS, PRESETS, preset_values
+from sklearn_rank._metrics.functions import option_doc
+from sklearn_rank._metrics.registry import METRICS, MetricSpec
+from sklearn_rank._sklearn import scorer as _scorer
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 SPECS = list(METRICS.values())
@@ -157,7 +157,7 @@ def test_every_option_of_a_function_reaches_the_resolution(spec, monkeypatch):
         seen.update(given)
         raise _Reached
 
-    monkeypatch.setattr("sklearn_rank._evaluate.resolve_options", capture)
+    monkeypatch.setattr("sklearn_rank._metrics.evaluate.resolve_options", capture)
     marks = {name: f"<{name}>" for name in spec.options}
     with pytest.raises(_Reached):
         getattr(sklearn_rank, spec.function)([1], [1], groups=[0], **marks)
@@ -175,7 +175,7 @@ def test_every_option_of_evaluate_reaches_the_resolution(func, excluded, monkeyp
         seen.update(given)
         raise _Reached
 
-    monkeypatch.setattr("sklearn_rank._evaluate.resolve_options", capture)
+    monkeypatch.setattr("sklearn_rank._metrics.evaluate.resolve_options", capture)
     marks = {name: f"<{name}>" for name in OPTIONS if name not in excluded}
     with pytest.raises(_Reached):
         func([1], [1], groups=[0], **marks)

@@ -16,7 +16,7 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, KFold
 from sklearn.svm import LinearSVC
 
 import sklearn_rank as sr
-from sklearn_rank._scorer import SplitQueryWarning, UndefinedFoldWarning
+from sklearn_rank._sklearn.scorer import SplitQueryWarning, UndefinedFoldWarning
 
 
 # --- averaged ties in huge blocks, against exact rational arithmetic ----------------

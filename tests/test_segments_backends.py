@@ -9,7 +9,7 @@ primitive that converted to numpy behind the caller's back would raise there.
 import numpy as np
 import pytest
 
-from sklearn_rank import _segments as seg
+from sklearn_rank._engine import segments as seg
 
 torch = pytest.importorskip("torch")
 xps = pytest.importorskip("array_api_strict")

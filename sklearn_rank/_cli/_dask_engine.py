@@ -121,9 +121,9 @@ def per_run(args: argparse.Namespace, metrics: list[str], keywords: dict):
     the distributed front-end's own reduction."""
     import dask
 
-    from .. import _partitions as parts
     from .. import dask as srd
     from .._distributed import frontend as front
+    from .._distributed import partitions as parts
 
     frame, scores = _frame(args)
     per_group = {k: v for k, v in keywords.items() if k != "undefined"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .._conventions import OPTIONS
+from .._engine.conventions import OPTIONS
 
 # Keywords of sklearn_rank.stats.compare -> the flags of `sklearn-rank compare`.
 COMPARE_FLAGS = {

@@ -82,7 +82,7 @@ def _segments_by_query(args: argparse.Namespace) -> dict[str, object]:
 
 def segment_tables(args, runs, metrics: list[str], keywords: dict):
     """Per run: the :class:`~sklearn_rank.SegmentTable` of ``metrics``."""
-    from .._by_segment import evaluate_by_segment
+    from .._metrics.by_segment import evaluate_by_segment
 
     by_query = _segments_by_query(args)
     out = {}
@@ -111,7 +111,7 @@ def print_segment_tables(tables) -> None:
 
 def _cutoff_metric(metrics: list[str]) -> tuple[str, int]:
     """The first metric with a cutoff (NDCG@20 when none has one)."""
-    from .._validation import parse_metric
+    from .._metrics.validation import parse_metric
 
     for m in metrics:
         r = parse_metric(m)
@@ -123,7 +123,7 @@ def _cutoff_metric(metrics: list[str]) -> tuple[str, int]:
 def _curve_display(runs, metrics, keywords, level=None, seed=0):
     import numpy as np
 
-    from .._cutoff_curves import cutoff_curve
+    from .._metrics.cutoff_curves import cutoff_curve
     from ..plot import MetricAtKDisplay
     from ..plot._metric_at_k import _bands
 
@@ -159,7 +159,7 @@ def _per_query(runs, metric, keywords):
     """Run name -> (query ids, values of ``metric`` per query)."""
     import numpy as np
 
-    from .._evaluate import evaluate_per_group
+    from .._metrics.evaluate import evaluate_per_group
 
     common = {k: v for k, v in keywords.items() if k != "undefined"}
     out = {}
@@ -298,7 +298,7 @@ def _extras(args, runs, metrics, keywords, command, *, compare) -> int:
 
 
 def _pooled(metric: str) -> bool:
-    from .._validation import parse_metric
+    from .._metrics.validation import parse_metric
 
     return parse_metric(metric).spec.pooled
 

@@ -81,7 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Compare the runs, print the report, and return the exit status."""
-    from .._registry import get_metric_names
+    from .._metrics.registry import get_metric_names
     from . import _inputs
 
     check_trec_flags(args, parser)
@@ -176,7 +176,7 @@ def _per_query(r, measures, calls, common, options):
     (one ordering) per set of measure keywords, as ``eval`` computes them."""
     import numpy as np
 
-    from .._evaluate import GroupScores, evaluate_per_group
+    from .._metrics.evaluate import GroupScores, evaluate_per_group
     from ._scores import _refuse_graded_rbp
 
     y = np.trunc(r.y_true) if options.integer_grades else r.y_true
@@ -204,7 +204,7 @@ def _compare(runs, measures, calls, keywords, options, args, progress):
     """Per-query values of every run, then the paired tests."""
     import numpy as np
 
-    from .._evaluate import GroupScores
+    from .._metrics.evaluate import GroupScores
     from ..stats import compare
 
     metrics = [key for keyed in calls.values() for key, _ in keyed]

@@ -72,7 +72,7 @@ def _candidates(fast, use_lightgbm):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    from .._rankers import GroupedRanker
+    from .._sklearn.rankers import GroupedRanker
 
     hgb_grid = (
         {"max_iter": [20], "max_leaf_nodes": [15]}
@@ -251,8 +251,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     # `sklearn-rank eval` never pays for them.
     import numpy as np
 
-    from .._evaluate import evaluate
-    from .._scorer import make_ranking_scorer
+    from .._metrics.evaluate import evaluate
+    from .._sklearn.scorer import make_ranking_scorer
     from ..datasets import load_lambdarank
 
     has_lightgbm = importlib.util.find_spec("lightgbm") is not None

@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._conventions import OPTIONS, PRESETS
-from .._params import Interval
+from .._engine.conventions import OPTIONS, PRESETS
+from .._utils.params import Interval
 from . import (
     _dask_engine,
     _flags,
@@ -184,7 +184,7 @@ class _ListMeasures(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from .._registry import METRICS
+        from .._metrics.registry import METRICS
 
         summaries = {name: spec.summary for name, spec in METRICS.items()}
         sys.stdout.write(_measures.measure_listing(summaries))
@@ -204,7 +204,7 @@ def _conventions(args: argparse.Namespace, trec_input: bool) -> dict:
 
 def _resolve(parser: argparse.ArgumentParser, keywords: dict):
     """The library's own validation of every convention (exit 2 on a bad one)."""
-    from .._conventions import resolve_options
+    from .._engine.conventions import resolve_options
 
     keywords = dict(keywords)
     convention = keywords.pop("convention", None)
@@ -216,7 +216,7 @@ def _resolve(parser: argparse.ArgumentParser, keywords: dict):
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Evaluate, print, and return the exit status."""
-    from .._registry import get_metric_names
+    from .._metrics.registry import get_metric_names
     from . import _inputs
 
     debug_qid = check_trec_flags(args, parser)

@@ -1,2 +1,3 @@
-"""The distributed front-ends' shared layer: the per-partition work and what
-sklearn_rank.dask and sklearn_rank.spark do alike around it."""
+"""The distributed front-ends' shared layer: the per-partition work and exact
+merges (``partitions``) and what ``dask.py`` and ``spark.py`` do alike around it
+(``frontend``)."""

@@ -1,5 +1,5 @@
 """What :mod:`sklearn_rank.dask` and :mod:`sklearn_rank.spark` share above the
-per-partition work (:mod:`sklearn_rank._partitions`): the one argument shape,
+per-partition work (:mod:`.partitions`): the one argument shape,
 the column and schema checks that run on the client before any row moves, the
 plan, and the errors of a partition put back in the terms of the input (input
 row numbers; the library's own exception type).
@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import _partitions as parts
-from .._params import param_error
+from .._utils.params import param_error
+from . import partitions as parts
 
 # The per-row inputs, in the order of the in-memory evaluate; the last four may
 # be left out (None).

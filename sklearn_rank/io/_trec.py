@@ -28,7 +28,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .._params import CUTOFF, check_param
+from .._utils.params import CUTOFF, check_param
 from ._id_columns import _RowText, _TextColumn
 from ._trec_join import _join, _Joined
 from ._trec_parse import _parse_qrels, _parse_run, _ParsedQrels, _ParsedRun

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_lengths, check_numeric
+from .._metrics.validation import check_lengths, check_numeric
 from ..stats._inputs import check_level
 
 

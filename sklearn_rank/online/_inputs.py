@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from .._engine import order_rows
-from .._group_codes import encode_groups
-from .._params import param_error
-from .._validation import check_lengths, check_numeric, check_sample_weight
+from .._engine.context import order_rows
+from .._engine.group_codes import encode_groups
+from .._metrics.validation import check_lengths, check_numeric, check_sample_weight
+from .._utils.params import param_error
 
 
 @dataclass(frozen=True)

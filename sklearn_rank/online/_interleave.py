@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._params import Interval, IsNone, StrOptions, check_param
-from .._validation import _to_1d
+from .._metrics.validation import _to_1d
+from .._utils.params import Interval, IsNone, StrOptions, check_param
 from ..stats._inputs import check_random_state
 from ._inputs import check_log, check_same_length, rank_within_groups
 

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._params import Interval, IsNone, StrOptions, check_param, param_error
-from .._validation import check_numeric
+from .._metrics.validation import check_numeric
+from .._utils.params import Interval, IsNone, StrOptions, check_param, param_error
 from ..stats._bootstrap import bootstrap_distribution, confidence_interval
 from ..stats._inputs import (
     CI_METHODS,

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._evaluate import GroupScores
-from .._params import param_error
+from .._metrics.evaluate import GroupScores
+from .._utils.params import param_error
 from ._inputs import check_clicks, check_log, check_position, check_same_length
 
 ONLINE_METRICS = (

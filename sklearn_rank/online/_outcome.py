@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._params import param_error
+from .._utils.params import param_error
 from ._inputs import check_clicks, check_log, check_same_length
 from ._interleave import Interleaving
 

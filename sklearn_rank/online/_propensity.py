@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._group_codes import encode_groups
-from .._params import Interval, check_param
-from .._validation import check_numeric
+from .._engine.group_codes import encode_groups
+from .._metrics.validation import check_numeric
+from .._utils.params import Interval, check_param
 from ._inputs import check_clicks, check_position, check_same_length
 
 

@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import _segments as seg
-from .._params import StrOptions, check_param
-from .._validation import check_numeric
+from .._engine import segments as seg
+from .._metrics.validation import check_numeric
+from .._utils.params import StrOptions, check_param
 from ..stats._inputs import check_random_state
 from ._inputs import check_log, check_position, check_same_length
 

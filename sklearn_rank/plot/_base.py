@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .._params import param_error
-from .._validation import check_lengths, check_numeric
+from .._metrics.validation import check_lengths, check_numeric
+from .._utils.params import param_error
 
 PLOT_EXTRA = 'pip install "sklearn-rank[plot]"'
 
@@ -68,7 +68,7 @@ def estimator_scores(
     estimator: Any, X: Any, response_method: Any, func: str
 ) -> dict[str, np.ndarray]:
     """Model name -> scores of one fitted estimator or a mapping of them."""
-    from .._scorer import _ranking_scores  # imports scikit-learn: only here
+    from .._sklearn.scorer import ranking_scores  # imports scikit-learn: only here
 
     if isinstance(estimator, Mapping):
         if not estimator:
@@ -78,7 +78,7 @@ def estimator_scores(
         models = {str(k): v for k, v in estimator.items()}
     else:
         models = {type(estimator).__name__: estimator}
-    return {m: _ranking_scores(e, X, response_method, func) for m, e in models.items()}
+    return {m: ranking_scores(e, X, response_method, func) for m, e in models.items()}
 
 
 def check_names(name: Any, models: list[str], func: str) -> list[str]:
@@ -123,8 +123,8 @@ def per_group(
 ) -> dict[str, Any]:
     """Model name -> :class:`~sklearn_rank.GroupScores` (NaN where undefined);
     ``undefined`` is not an option here (the displays show undefined groups)."""
-    from .._array_api import on_host
-    from .._evaluate import evaluate_per_group
+    from .._metrics.evaluate import evaluate_per_group
+    from .._utils.array_api import on_host
 
     options = {k: v for k, v in options.items() if k != "undefined"}
     # Displays draw from numpy: array API inputs are read on the host.
@@ -144,7 +144,7 @@ def per_group(
 
 def check_metric_name(metric: Any, func: str) -> str:
     """One metric name with a per-group value (``"ndcg@10"``, not ``"auc"``)."""
-    from .._validation import check_metrics
+    from .._metrics.validation import check_metrics
 
     if not isinstance(metric, str):
         raise param_error("metric", func, "a metric name such as 'ndcg@10'", metric)

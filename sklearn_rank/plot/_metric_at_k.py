@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._cutoff_curves import check_cutoff_metric, check_ks, cutoff_curve
-from .._params import param_error
+from .._metrics.cutoff_curves import check_cutoff_metric, check_ks, cutoff_curve
+from .._utils.params import param_error
 from ._base import (
     check_names,
     check_options,

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._params import param_error
+from .._utils.params import param_error
 from ._base import (
     check_metric_name,
     check_names,

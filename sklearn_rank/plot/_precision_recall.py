@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._params import param_error
+from .._utils.params import param_error
 from ._base import (
     check_names,
     check_options,
@@ -131,7 +131,7 @@ class PrecisionRecallDisplay:
         -------
         display : PrecisionRecallDisplay
         """
-        from .._evaluate import evaluate
+        from .._metrics.evaluate import evaluate
 
         func = "PrecisionRecallDisplay.from_predictions"
         levels = (

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._params import param_error
+from .._utils.params import param_error
 from ._base import (
     check_metric_name,
     check_names,
@@ -230,7 +230,7 @@ class SegmentDisplay:
         -------
         display : SegmentDisplay
         """
-        from .._by_segment import evaluate_by_segment
+        from .._metrics.by_segment import evaluate_by_segment
         from ..stats import bootstrap_ci, compare
         from ..stats._corrections import CORRECTIONS, adjust
         from ..stats._inputs import check_random_state

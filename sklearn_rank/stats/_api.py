@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._evaluate import GroupScores
-from .._validation import param_error
+from .._metrics.evaluate import GroupScores
+from .._metrics.validation import param_error
 from ._corrections import CORRECTIONS
 from ._inputs import (
     ALTERNATIVES,

@@ -18,13 +18,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from .._engine.reduce import weighted_average
+
 # Bytes of float64 counts held at once (resamples x groups never at once).
 _COUNT_BUDGET = 1 << 25
 
 
-def weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
-    """The mean ``evaluate`` returns: same operations, so the same float."""
-    return float(np.dot(weights, values) / weights.sum())
+# The mean ``evaluate`` returns: the one formula, so the same float.
+weighted_mean = weighted_average
 
 
 def standard_error(values: np.ndarray, weights: np.ndarray) -> np.ndarray:

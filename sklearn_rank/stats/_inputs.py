@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from .._array_api import on_host
-from .._conventions import resolve_options
-from .._evaluate import DEFAULT_METRICS, GroupScores, evaluate_per_group
-from .._validation import param_error
+from .._engine.conventions import resolve_options
+from .._metrics.evaluate import DEFAULT_METRICS, GroupScores, evaluate_per_group
+from .._metrics.validation import param_error
+from .._utils.array_api import on_host
 
 TESTS = ("randomization", "bootstrap", "bootstrap-t", "t", "wilcoxon")
 CI_METHODS = ("BCa", "percentile", "bootstrap-t")
@@ -108,9 +108,9 @@ def _from_dask(value: Any) -> Any:
     """A per-group Dask DataFrame of sklearn_rank.dask.evaluate_per_group as
     GroupScores (its per-group rows come to the client); anything else as is."""
     if hasattr(value, "__dask_graph__") and hasattr(value, "columns"):
-        from ..dask import to_group_scores
+        from .._distributed.partitions import group_scores_from_frame
 
-        return to_group_scores(value)
+        return group_scores_from_frame(value.compute())
     return value
 
 

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import param_error
+from .._metrics.validation import param_error
 from ._bootstrap import (
     bootstrap_distribution,
     confidence_interval,

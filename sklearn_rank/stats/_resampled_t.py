@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import param_error
+from .._metrics.validation import param_error
 from ._corrections import CORRECTIONS, adjust
 from ._inputs import ALTERNATIVES, ZERO_TOL, check_choice, check_level
 from ._report import ComparisonReport, MetricInterval, PairComparison

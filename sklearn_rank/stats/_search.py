@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import param_error
+from .._metrics.validation import param_error
 
 
 def top_indices(search, top: int, rank_by: str | None, func: str):

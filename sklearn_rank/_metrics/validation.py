@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from . import _segments as seg
-from ._array_api import NUMPY, InputSpace, input_space, is_foreign, to_numpy
-from ._conventions import OPTIONS, Options
-from ._group_codes import encode_groups, encode_integer_ids
-from ._params import param_error
-from ._registry import METRICS, MetricSpec, get_metric_names
+from .._engine import segments as seg
+from .._engine.conventions import OPTIONS, Options
+from .._engine.group_codes import encode_groups, encode_integer_ids
+from .._utils.array_api import NUMPY, InputSpace, input_space, is_foreign, to_numpy
+from .._utils.params import param_error
+from .registry import METRICS, MetricSpec, get_metric_names
 
 # Weights whose largest value lies in this range are used as given.
 _WEIGHT_SAFE = (2.0**-64, 2.0**64)

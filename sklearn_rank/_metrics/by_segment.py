@@ -10,12 +10,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._array_api import reads_on_host
-from ._conventions import resolve_options
-from ._evaluate import DEFAULT_METRICS, GroupScores, evaluate, evaluate_per_group
-from ._group_codes import encode_groups
-from ._reduce import apply_undefined, weighted_mean
-from ._validation import check_metrics
+from .._engine.conventions import resolve_options
+from .._engine.group_codes import encode_groups
+from .._engine.reduce import mean_over_groups
+from .._utils.array_api import reads_on_host
+from .evaluate import DEFAULT_METRICS, GroupScores, evaluate, evaluate_per_group
+from .validation import check_metrics
 
 _SHOWN = 5
 
@@ -273,19 +273,15 @@ def evaluate_by_segment(
             )
             continue
         for m in names:
-            v, include = apply_undefined(
-                res.values[m][keep],
-                ~np.isnan(res.values[m][keep]),
-                rule,
-                m,
-                res.group_ids[keep],
+            v = res.values[m][keep]
+            values[m][s] = mean_over_groups(
+                v, ~np.isnan(v), res.weights[m][keep], rule, m, res.group_ids[keep]
             )
-            values[m][s] = weighted_mean(v, include, res.weights[m][keep], m)
     return SegmentTable(labels, names, values, n_groups, res, index)
 
 
 def _conventions_only(options: dict[str, Any]) -> dict[str, Any]:
-    from ._conventions import OPTIONS
+    from .._engine.conventions import OPTIONS
 
     return {k: v for k, v in options.items() if k in OPTIONS}
 

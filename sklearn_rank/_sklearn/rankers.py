@@ -15,15 +15,15 @@ import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from ._group_codes import encode_groups
-from ._groups_source import (
+from .._engine.group_codes import encode_groups
+from .._utils.params import param_error
+from .groups_source import (
     check_group_column,
     drop_group_column,
     missing_groups_message,
     read_group_column,
     take_rows,
 )
-from ._params import param_error
 
 
 def _group_argument(estimator):

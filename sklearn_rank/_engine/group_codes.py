@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ._array_api import is_foreign, to_numpy
-from ._segments import put
+from .._utils.array_api import is_foreign, to_numpy
+from .segments import put
 
 # Integer group ids spanning at most this many values per row are encoded with a
 # lookup table (linear time) instead of a sort.

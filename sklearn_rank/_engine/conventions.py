@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, make_dataclass
 from typing import Any
 
-from ._params import (
+from .._utils.params import (
     FiniteMapping,
     Interval,
     IsBool,

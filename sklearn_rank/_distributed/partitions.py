@@ -1,7 +1,7 @@
 """The per-partition work of the distributed front-ends (Dask, Spark).
 
 A partition is a pandas DataFrame holding every row of each of its groups. The
-in-memory engine (:func:`~sklearn_rank._evaluate.rank_inputs` and the kernels)
+in-memory engine (:func:`~sklearn_rank._metrics.evaluate.rank_inputs` and the kernels)
 runs on it unchanged; what leaves a partition is one row per group (values and
 weights) or a handful of partial sums. Nothing here knows about Dask or Spark,
 so both front-ends share it and give the same numbers.
@@ -28,11 +28,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._conventions import OPTIONS, Options, resolve_options
-from ._evaluate import group_values, prepare_inputs, rank_inputs
-from ._group_codes import encode_groups
-from ._reduce import apply_undefined, weighted_mean
-from ._validation import MetricRequest, check_metrics
+from .._engine.conventions import OPTIONS, Options, resolve_options
+from .._engine.group_codes import encode_groups
+from .._engine.reduce import apply_undefined, weighted_mean
+from .._metrics.evaluate import (
+    GroupScores,
+    group_values,
+    prepare_inputs,
+    rank_inputs,
+)
+from .._metrics.validation import MetricRequest, check_metrics
 
 ROW_KEYS = ("__sklearn_rank_part", "__sklearn_rank_row")  # input order, for ties
 
@@ -458,7 +463,7 @@ def merge_histograms(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
 def auc_from_histogram(hist: pd.DataFrame, plan: Plan) -> dict[str, float]:
     """The in-memory pooled AUC of the merged histogram: one row per (score,
     class) weighted by its total, which weighs every pair as the rows did."""
-    from ._evaluate import evaluate
+    from .._metrics.evaluate import evaluate
 
     if not plan.pooled:
         return {}
@@ -479,3 +484,21 @@ def auc_from_histogram(hist: pd.DataFrame, plan: Plan) -> dict[str, float]:
         **opts,
     )
     return found
+
+
+def group_scores_from_frame(frame: pd.DataFrame) -> GroupScores:
+    """A per-group frame of a distributed ``evaluate_per_group`` (one row per group,
+    the group id as index, a value and a ``weight:`` column per metric) as the
+    in-memory :class:`~sklearn_rank.GroupScores`, ids sorted."""
+    labels = [c for c in frame.columns if not c.startswith("weight:")]
+    if frame.index.has_duplicates:
+        raise ValueError(
+            "The per-group result has a group id on more than one row; compute it "
+            "with sklearn_rank.dask.evaluate_per_group on the whole data."
+        )
+    frame = frame.sort_index()
+    return GroupScores(
+        group_ids=frame.index.to_numpy(),
+        values={m: frame[m].to_numpy(dtype=np.float64) for m in labels},
+        weights={m: frame[weight_column(m)].to_numpy(dtype=np.float64) for m in labels},
+    )

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _segments as seg
+from . import segments as seg
 
 # Tie rules that keep the tie blocks (the order inside a block is never used): the
 # kernels read blocks as expectations, except where ``RankingContext.thresholds``
@@ -456,6 +456,12 @@ class RankingContext:
     (:class:`TieBlocks`) and ``totals`` the per-group facts shared by every view
     (:class:`GroupTotals`). Build one with :meth:`from_inputs`; :meth:`head` and
     :meth:`pooled` build derived views through the same constructor.
+
+    Why one class over the size line: it is the one object every kernel reads;
+    its methods are small views and caches of the same arrays (head views, tie
+    block means, per-group sums, relevance masks) that share one cache and one
+    array namespace, and splitting them apart would hand kernels several objects
+    that must be kept in step.
 
     Parameters
     ----------

@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 from numpy.typing import ArrayLike
 
-from ._conventions import OPTIONS, Option
-from ._evaluate import score_metric
-from ._params import FiniteMapping, Interval, IsBool, IsCallable
-from ._registry import METRICS
+from .._engine.conventions import OPTIONS, Option
+from .._utils.params import FiniteMapping, Interval, IsBool, IsCallable
+from .evaluate import score_metric
+from .registry import METRICS
 
 _INPUTS = """y_true : array-like of shape (n_samples,)
         Relevance label of each row (binary or graded).

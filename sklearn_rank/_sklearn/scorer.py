@@ -25,18 +25,18 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
-from ._array_api import dispatch_enabled, is_foreign, to_numpy
-from ._conventions import OPTIONS, resolve_options
-from ._evaluate import evaluate
-from ._groups_source import (
+from .._engine.conventions import OPTIONS, resolve_options
+from .._metrics.evaluate import evaluate
+from .._metrics.registry import get_metric_names
+from .._metrics.validation import parse_metric
+from .._utils.array_api import dispatch_enabled, is_foreign, to_numpy
+from .._utils.params import param_error
+from .groups_source import (
     ROUTING_HINT,
     check_group_column,
     missing_groups_message,
     read_group_column,
 )
-from ._params import param_error
-from ._registry import get_metric_names
-from ._validation import parse_metric
 
 DEFAULT_RESPONSE_METHOD = ("decision_function", "predict_proba", "predict")
 _RESPONSE_METHODS = frozenset(DEFAULT_RESPONSE_METHOD)
@@ -61,7 +61,7 @@ def _response_methods(response_method, owner):
     return methods
 
 
-def _ranking_scores(estimator, X, response_method, owner):
+def ranking_scores(estimator, X, response_method, owner):
     """One real score per row from the first available response method.
 
     Binary classifiers give the positive class's probability or decision value;
@@ -210,7 +210,7 @@ class _BaseRankingScorer(BaseEstimator):
         groups = self._groups(X, groups)
         if groups is None and self._needs_groups():
             raise ValueError(missing_groups_message(repr(self), "its call"))
-        y_score = _ranking_scores(estimator, X, self.response_method, repr(self))
+        y_score = ranking_scores(estimator, X, self.response_method, repr(self))
         _warn_split_queries(estimator, groups, repr(self))
         rows = {"sample_weight": sample_weight, "judged": judged}
         return self._score(y_true, y_score, groups, _given(rows))

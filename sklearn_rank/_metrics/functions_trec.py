@@ -8,8 +8,8 @@ from collections.abc import Callable  # noqa: F401 (annotations of options)
 
 from numpy.typing import ArrayLike
 
-from ._evaluate import score_metric
-from ._metrics import _doc
+from .evaluate import score_metric
+from .functions import _doc
 
 
 @_doc("g")

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import _kernels, _kernels_trec
-from ._conventions import OPTIONS
+from .._engine import kernels as _kernels
+from .._engine import kernels_trec as _kernels_trec
+from .._engine.conventions import OPTIONS
 
 # Options every ranked metric reads (in this order in signatures and docs).
 _BINARY = ("ties", "relevance_threshold", "undefined")

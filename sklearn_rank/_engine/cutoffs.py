@@ -1,15 +1,10 @@
-"""A cutoff metric at many cutoffs ``k`` from one ordering: ``metric@k`` for every
-``k`` of a list, the data of :class:`sklearn_rank.plot.MetricAtKDisplay`.
+"""The engine's cutoff axis: a metric at many cutoffs ``k`` from one ordered view.
 
-The rows are validated, encoded and ordered once (:func:`rank_inputs`). For the
-metrics whose value at ``k`` is a running sum down the ranked list, every cutoff is
-read from one table of per-position running sums (one pass for all cutoffs), and
-the metric is computed once per *distinct* cutoff: past the longest group (all its
-rows, ranked or not) no running sum or denominator changes, so a cutoff beyond it
-reads the last one: the means come from a table of at most that many rows
-(precision with denominator ``k`` divides each ``k``'s row by ``k`` on the way
-out), and the (cutoffs, groups) array is expanded from it only when asked for
-(:attr:`CutoffCurve.values`):
+For the metrics whose value at ``k`` is a running sum down the ranked list, every
+cutoff is read from one table of per-position running sums (one pass for all
+cutoffs), and the metric is computed once per *distinct* cutoff: past the longest
+group (all its rows, ranked or not) no running sum or denominator changes, so a
+cutoff beyond it reads the last one.
 
 - DCG, NDCG, precision and recall under every tie rule: with tied blocks ordered
   uniformly at random, the expected gain (or relevance) at position ``p`` is the
@@ -19,263 +14,28 @@ out), and the (cutoffs, groups) array is expanded from it only when asked for
 - AP, RR and hit rate when no tie block exists (their tie expectations are not
   running sums).
 
-Every other case (tied AP / RR / hit rate, custom gains or discounts, exponential
-gains of labels above 512, ``precision_denominator="n_judged"``, the other cutoff
-metrics) calls the metric's kernel once per cutoff on the same ordered view. The
-tests compare both paths with :func:`sklearn_rank.evaluate` at every cutoff.
+The running forms read the same gains, discounts, relevance and tie blocks as the
+kernels (``kernels.gains``, ``kernels.discount``, ``RankingContext``); every other
+case (tied AP / RR / hit rate, custom gains or discounts, exponential gains of
+labels above 512, ``precision_denominator="n_judged"``, the other cutoff metrics)
+calls the metric's kernel once per cutoff on the same ordered view.
+``tests/test_cutoffs.py`` compares both with the kernel at every cutoff for every
+metric of the registry that takes one and every value of the options it reads.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cached_property
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
-from numpy.typing import ArrayLike
 
-from ._conventions import Options, resolve_options
-from ._engine import RankingContext
-from ._evaluate import group_values, rank_inputs
-from ._kernels import _discount, _gain_shift, gains
-from ._params import param_error
-from ._reduce import apply_undefined, weighted_mean
-from ._registry import METRICS
-from ._validation import MetricRequest, parse_metric
-
-# Integer labels with fewer levels than this build the ideal list by counting.
-_MAX_LEVELS = 64
+from .context import RankingContext
+from .conventions import Options
+from .kernels import COUNTING_LEVELS, gain_shift, gains, position_discount
+from .reduce import weighted_means_at_cutoffs
 
 
-@dataclass(frozen=True)
-class CutoffCurve:
-    """One metric at several cutoffs, per group and as the mean over groups.
-
-    Attributes
-    ----------
-    metric : str
-        The metric name without a cutoff (``"ndcg"``).
-    ks : ndarray of int of shape (n_k,)
-        The cutoffs, increasing.
-    group_ids : ndarray of shape (n_groups,)
-        Sorted distinct group ids.
-    table : ndarray of shape (n_rows, n_groups)
-        The per-group values at the distinct cutoffs (cutoffs past the longest
-        group read one row); NaN where undefined.
-    rows : ndarray of int of shape (n_k,)
-        The row of ``table`` each ``k`` reads.
-    divisor : ndarray of shape (n_k,) or None
-        What each ``k``'s row is divided by (precision's ``k``), if anything.
-    weights : ndarray of shape (n_groups,)
-        Each group's weight in the mean.
-    means : ndarray of shape (n_k,)
-        ``evaluate(..., metrics=[f"{metric}@{k}"])`` for each ``k``.
-    values : ndarray of shape (n_k, n_groups)
-        ``metric@k`` per group; NaN where undefined. Expanded from ``table`` on
-        first access: the means need no (cutoffs, groups) array.
-    """
-
-    metric: str
-    ks: np.ndarray
-    group_ids: np.ndarray
-    table: np.ndarray
-    rows: np.ndarray
-    divisor: np.ndarray | None
-    weights: np.ndarray
-    means: np.ndarray
-
-    @cached_property
-    def values(self) -> np.ndarray:
-        if self.rows.size == self.table.shape[0]:  # every cutoff distinct
-            values = self.table
-        else:
-            values = self.table[self.rows]
-        if self.divisor is not None:
-            values = values / self.divisor[:, None]
-        return values
-
-    def at(self, i: int) -> np.ndarray:
-        """The per-group values at the ``i``-th cutoff, ``values[i]`` without
-        expanding ``values``."""
-        row = self.table[self.rows[i]]
-        return row if self.divisor is None else row / self.divisor[i]
-
-    def group_scores(self):
-        """The per-group values as a :class:`~sklearn_rank.GroupScores` with one
-        entry ``"metric@k"`` per cutoff (for
-        :func:`sklearn_rank.stats.bootstrap_ci`)."""
-        from ._evaluate import GroupScores
-
-        names = [f"{self.metric}@{k}" for k in self.ks.tolist()]
-        return GroupScores(
-            group_ids=self.group_ids,
-            values={n: self.at(i) for i, n in enumerate(names)},
-            weights={n: self.weights for n in names},
-        )
-
-
-def check_cutoff_metric(metric: Any, func: str) -> MetricRequest:
-    """A registry metric that takes a cutoff, given without one (``"ndcg"``)."""
-    if not isinstance(metric, str) or "@" in metric:
-        raise param_error(
-            "metric",
-            func,
-            "the name of a metric with a cutoff, without '@k'",
-            metric,
-            "Pass e.g. metric='ndcg'; the cutoffs come from 'k_max' or 'ks'.",
-        )
-    request = parse_metric(metric)  # unknown names: the usual ValueError
-    if not request.spec.takes_k or request.spec.pooled:
-        takes = [m.name for m in METRICS.values() if m.takes_k and not m.pooled]
-        raise param_error(
-            "metric",
-            func,
-            f"a metric with a cutoff, one of {takes}",
-            metric,
-        )
-    return request
-
-
-def check_ks(ks: Any, func: str) -> np.ndarray:
-    """Positive integer cutoffs, strictly increasing."""
-    arr = np.asarray(ks)
-    ok = (
-        arr.ndim == 1
-        and arr.size > 0
-        and arr.dtype.kind in "iu"
-        and bool((arr >= 1).all())
-        and bool((np.diff(arr) > 0).all())
-    )
-    if not ok:
-        raise param_error(
-            "ks", func, "a non-empty increasing sequence of positive ints", ks
-        )
-    return arr.astype(np.int64)
-
-
-def cutoff_curve(
-    func: str,
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    groups: ArrayLike,
-    metric: str,
-    ks: Sequence[int] | np.ndarray,
-    sample_weight: ArrayLike | None = None,
-    convention: str | None = None,
-    **options: Any,
-) -> CutoffCurve:
-    """``metric@k`` for every ``k`` in ``ks`` from one ordering of the rows.
-
-    ``options`` are the convention keywords of :func:`sklearn_rank.evaluate`
-    (``undefined`` included); ``retrieved`` and ``judged`` are taken too.
-    """
-    request = check_cutoff_metric(metric, func)
-    ks = check_ks(ks, func)
-    retrieved = options.pop("retrieved", None)
-    judged = options.pop("judged", None)
-    opts = resolve_options(func, convention, options)
-    requests = [MetricRequest(f"{metric}@{k}", request.spec, int(k)) for k in ks]
-    ctx, ids = rank_inputs(
-        func,
-        y_true,
-        y_score,
-        groups,
-        sample_weight,
-        retrieved,
-        requests[:1],
-        opts,
-        judged,
-        host=True,  # the curves are tabulated on the host (numpy)
-    )
-    out = values_at_cutoffs(ctx, request, ks, opts)
-    table, rows, divisor, defined, weight, means = out
-    curve = CutoffCurve(metric, ks, ids, table, rows, divisor, weight, means)
-    if means is None:  # an edge case: the per-cutoff path warns or raises
-        means = np.empty(ks.size)
-        for i, (r, row) in enumerate(zip(requests, rows.tolist(), strict=True)):
-            vals, include = apply_undefined(
-                curve.at(i), defined[row], opts.undefined, r.label, ids
-            )
-            means[i] = weighted_mean(vals, include, weight, r.label)
-        curve = dataclasses.replace(curve, means=means)
-    return curve
-
-
-def _means(values, defined, weight, undefined) -> np.ndarray | None:
-    """The weighted mean over groups at every cutoff at once, as
-    :func:`weighted_mean` takes it; None when a cutoff has no included group or
-    no positive weight, or when ``undefined="raise"`` (the per-cutoff path then
-    warns or raises as ``evaluate`` does). ``values`` is NaN where undefined."""
-    if undefined == "raise":
-        return None
-    skip = undefined == "skip"
-    include = defined if skip else np.ones_like(defined)
-    total = include.astype(np.float64) @ weight
-    if not (total > 0).all():
-        return None
-    filled = np.where(defined, values, 0.0 if skip else float(undefined))
-    return (filled @ weight) / total
-
-
-def _fast_means(table, rows, divisor, defined, weight, undefined):
-    """:func:`_means` at each ``k`` from a fast path's table (see
-    :func:`values_at_cutoffs`), whose groups are defined or not at every cutoff
-    alike (``defined`` of shape (n_groups,)) and whose values are finite
-    everywhere: a zero weight leaves the undefined groups out of the product,
-    no copy of the table needed."""
-    if undefined == "raise":
-        return None
-    w = np.where(defined, weight, 0.0)
-    total = w.sum() if undefined == "skip" else weight.sum()
-    if not total > 0:
-        return None
-    # einsum, not BLAS's gemv: that one spawns threads that cost ten times more
-    # on a busy machine for a product this thin.
-    part = np.einsum("kg,g->k", table, w)[rows]
-    if divisor is not None:
-        part /= divisor
-    if undefined != "skip":
-        part += float(undefined) * weight[~defined].sum()
-    return part / total
-
-
-def values_at_cutoffs(ctx: RankingContext, request: MetricRequest, ks, opts) -> tuple:
-    """As the kernel of ``request.spec`` gives them at each ``k``: a table of
-    per-group values (NaN where undefined), with ``rows`` (n_k,) the table row
-    of each ``k`` and ``divisor`` (None or (n_k,)) what it is divided by;
-    definedness, of the table's shape; the group weights; the means over
-    groups at each ``k`` (None where :func:`_means` says so)."""
-    name = request.spec.name
-    fast = _FAST.get(name)
-    if fast is not None and _fast_applies(ctx, name, opts):
-        table, rows, defined, divisor = fast(ctx, ks, opts)
-        weight = ctx.group_weight()
-        means = _fast_means(table, rows, divisor, defined, weight, opts.undefined)
-        table[:, ~defined] = np.nan
-        return (
-            table,
-            rows,
-            divisor,
-            np.broadcast_to(defined, table.shape),
-            weight,
-            means,
-        )
-    out, ok = [], []
-    weight = None
-    for k in ks.tolist():
-        r = dataclasses.replace(request, label=f"{name}@{k}", k=k)
-        v, d, weight = group_values(ctx, r, opts)
-        out.append(np.where(d, v, np.nan))
-        ok.append(d)
-    values, defined = np.array(out), np.array(ok)
-    means = _means(values, defined, weight, opts.undefined)
-    return values, np.arange(ks.size), None, defined, weight, means
-
-
-def _fast_applies(ctx: RankingContext, name: str, opts: Options) -> bool:
+def _running_applies(ctx: RankingContext, name: str, opts: Options) -> bool:
     if name in ("map", "mrr", "hit_rate"):
         return not ctx.blocks
     if name == "precision":
@@ -283,7 +43,7 @@ def _fast_applies(ctx: RankingContext, name: str, opts: Options) -> bool:
     if name in ("dcg", "ndcg"):
         plain_gain = isinstance(opts.gain, str)
         plain_discount = not callable(opts.discount)
-        return plain_gain and plain_discount and _gain_shift(ctx, opts.gain) is None
+        return plain_gain and plain_discount and gain_shift(ctx, opts.gain) is None
     return True  # recall
 
 
@@ -386,6 +146,8 @@ def _precision(ctx, ks, opts):
     hits = _expected_hits(ctx, cuts, opts)
     if opts.precision_denominator == "k":  # hits stop at the cap, k does not
         return hits, rows, _binary_defined(ctx, opts), ks.astype(np.float64)
+    if opts.precision_denominator != "min_k_n":
+        raise _unrouted("precision_denominator", opts.precision_denominator)
     # min_k_n; an empty ranked list has no hits: 0
     denom = np.minimum(ctx.length[None, :], _capped(ctx, cuts)[:, None])
     np.divide(hits, denom, out=hits, where=denom > 0)
@@ -398,8 +160,10 @@ def _recall(ctx, ks, opts):
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     if opts.recall_denominator == "n_relevant":
         denom = n_rel[None, :]
-    else:
+    elif opts.recall_denominator == "min_k_n_relevant":
         denom = np.minimum(n_rel[None, :], _capped(ctx, cuts)[:, None])
+    else:
+        raise _unrouted("recall_denominator", opts.recall_denominator)
     hits /= np.maximum(denom, 1)
     return hits, rows, _binary_defined(ctx, opts), None
 
@@ -408,7 +172,7 @@ def _dcg_running(ctx, width: int, opts) -> np.ndarray:
     """E[DCG@p] for every position p <= width, (width, n_groups)."""
     gain = ctx.block_mean(np.array(gains(ctx.y, opts.gain), dtype=np.float64))
     table = _position_table(ctx, gain, width)
-    table *= _discount(np.arange(1, width + 1), opts.discount)[:, None]
+    table *= position_discount(np.arange(1, width + 1), opts.discount)[:, None]
     return _running_sum(table)
 
 
@@ -424,7 +188,7 @@ def _ideal_gain_table(ctx: RankingContext, width: int, gain: str) -> np.ndarray:
     (ranked or not) sorted descending."""
     y, codes, n_groups = ctx.totals.y_all, ctx.totals.codes_all, ctx.n_groups
     top = int(y.max()) if y.size else 0
-    if top < _MAX_LEVELS and np.array_equal(y, np.floor(y)):
+    if top < COUNTING_LEVELS and np.array_equal(y, np.floor(y)):
         # Rows of label l fill the positions right after every higher label: one
         # pass per level marks where its run starts and ends (a level-major count
         # table, flat indices: one gather-scatter of n_groups cells per mark).
@@ -467,7 +231,7 @@ def _ndcg(ctx, ks, opts):
     width = int(cuts[-1]) if ctx.n_groups else 0
     ratio = _dcg_running(ctx, width, opts)
     ideal = _ideal_gain_table(ctx, width, opts.gain)
-    ideal *= _discount(np.arange(1, width + 1), opts.discount)[:, None]
+    ideal *= position_discount(np.arange(1, width + 1), opts.discount)[:, None]
     _running_sum(ideal)
     defined = _gain_defined(ctx, opts)
     # Defined groups hold a label >= threshold > 0: their ideal DCG is > 0 from
@@ -518,13 +282,16 @@ def _map(ctx, ks, opts):
         denom = n_rel[None, :]
     elif opts.ap_denominator == "min_k_n_relevant":
         denom = np.minimum(n_rel[None, :], _capped(ctx, cuts)[:, None])
-    else:  # n_relevant_retrieved: the relevant rows within the cutoff
+    elif opts.ap_denominator == "n_relevant_retrieved":  # relevant rows within k
         denom = _at_cutoffs(seen, cuts)
+    else:
+        raise _unrouted("ap_denominator", opts.ap_denominator)
     total /= np.maximum(denom, 1)
     return total, rows, _binary_defined(ctx, opts), None
 
 
-_FAST = {
+# The metrics with a running form, by registry name.
+RUNNING_FORMS: dict[str, Callable] = {
     "dcg": _dcg,
     "ndcg": _ndcg,
     "precision": _precision,
@@ -533,3 +300,57 @@ _FAST = {
     "mrr": _mrr,
     "map": _map,
 }
+
+
+def _unrouted(option: str, value: object) -> ValueError:
+    # A value the running form does not know must never fall into another's branch.
+    return ValueError(
+        f"The cutoff axis has no running form for {option}={value!r}; route it "
+        "through the kernel (_running_applies) or add the branch."
+    )
+
+
+def values_at_cutoffs(
+    ctx: RankingContext, name: str, kernel: Callable, ks: np.ndarray, opts: Options
+) -> tuple:
+    """Metric ``name`` at each cutoff of ``ks`` (increasing ints) per group.
+
+    Returns ``(table, rows, divisor, defined, weight, means)``: a table of
+    per-group values (NaN where undefined), ``rows`` (n_k,) the table row of each
+    ``k`` and ``divisor`` (None or (n_k,)) what that row is divided by;
+    definedness of the table's shape; the group weights; the means over groups at
+    each ``k`` (None where the undefined rule must raise or warn, which the caller
+    then does per cutoff through the reduction module).
+    """
+    running = RUNNING_FORMS.get(name)
+    if running is not None and ctx.xp is np and _running_applies(ctx, name, opts):
+        table, rows, defined, divisor = running(ctx, ks, opts)
+        weight = ctx.group_weight()
+        means = weighted_means_at_cutoffs(
+            table, rows, divisor, defined, weight, opts.undefined
+        )
+        table[:, ~defined] = np.nan
+        return (
+            table,
+            rows,
+            divisor,
+            np.broadcast_to(defined, table.shape),
+            weight,
+            means,
+        )
+    out, ok = [], []
+    weight = None
+    for k in ks.tolist():
+        v, d, weight = kernel(ctx, int(k), opts)
+        out.append(np.where(d, v, np.nan))
+        ok.append(d)
+    values, defined = np.array(out), np.array(ok)
+    means = weighted_means_at_cutoffs(
+        values,
+        np.arange(ks.size),
+        None,
+        defined,
+        weight,
+        opts.undefined,
+    )
+    return values, np.arange(ks.size), None, defined, weight, means

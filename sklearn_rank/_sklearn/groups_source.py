@@ -11,7 +11,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-from ._params import param_error
+from .._utils.params import param_error
 
 ROUTING_HINT = "sklearn.set_config(enable_metadata_routing=True)"
 

@@ -10,15 +10,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._array_api import is_foreign, to_numpy
-from ._conventions import Options, resolve_options
-from ._engine import RankingContext
-from ._kernels import GroupValues
-from ._params import check_k
-from ._reduce import apply_undefined, weighted_mean
-from ._registry import METRICS
-from ._segments import array_namespace
-from ._validation import (
+from .._engine.context import RankingContext
+from .._engine.conventions import Options, resolve_options
+from .._engine.cutoffs import RUNNING_FORMS, values_at_cutoffs
+from .._engine.kernels import GroupValues
+from .._engine.reduce import mean_over_groups, weighted_mean
+from .._engine.segments import array_namespace
+from .._utils.array_api import is_foreign, to_numpy
+from .._utils.params import check_k
+from .registry import METRICS
+from .validation import (
     MetricRequest,
     ValidatedInputs,
     check_inputs,
@@ -135,10 +136,9 @@ def mean_value(
     """One metric reduced to a float: the undefined rule, then the weighted mean."""
     values, defined, weight = group_values(ctx, request, opts)
     group_ids = np.array(["<all rows>"], dtype=object) if request.spec.pooled else ids
-    values, include = apply_undefined(
-        values, defined, opts.undefined, request.label, group_ids
+    return mean_over_groups(
+        values, defined, weight, opts.undefined, request.label, group_ids
     )
-    return weighted_mean(values, include, weight, request.label)
 
 
 def score_metric(
@@ -297,7 +297,37 @@ see the metric functions
         judged,
         in_pool,
     )
-    return {r.label: mean_value(ctx, ids, r, opts) for r in requests}
+    return mean_values(ctx, ids, requests, opts)
+
+
+# A metric asked for at this many cutoffs or more is read off the cutoff axis.
+_AXIS_FROM = 3
+
+
+def mean_values(
+    ctx: RankingContext, ids: np.ndarray, requests: list[MetricRequest], opts: Options
+) -> dict[str, float]:
+    """Every request reduced to a float, in order. A metric requested at several
+    cutoffs (``ndcg@1`` ... ``ndcg@100``) is computed once on the engine's cutoff
+    axis (running sums over the head); the rest one kernel call each."""
+    by_metric: dict[str, list[MetricRequest]] = {}
+    for r in requests:
+        if r.k is not None and not r.options and r.spec.name in RUNNING_FORMS:
+            by_metric.setdefault(r.spec.name, []).append(r)
+    out: dict[str, float] = {}
+    for name, group in by_metric.items():
+        if len(group) < _AXIS_FROM:
+            continue
+        ks = np.unique(np.array([r.k for r in group], dtype=np.int64))
+        *_, means = values_at_cutoffs(ctx, name, group[0].spec.kernel, ks, opts)
+        if means is None:  # the rule raises or warns: per cutoff, as below
+            continue
+        for r in group:
+            out[r.label] = float(means[np.searchsorted(ks, r.k)])
+    return {
+        r.label: out[r.label] if r.label in out else mean_value(ctx, ids, r, opts)
+        for r in requests
+    }
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """Per-group kernels of trec_eval's other measures: G, binG, infAP, R-precision at
 multiples of R, Unjudged@k and the RBP residual.
 
-Each kernel has the signature of :mod:`sklearn_rank._kernels`
+Each kernel has the signature of :mod:`sklearn_rank._engine.kernels`
 (``kernel(ctx, k, opts) -> GroupValues``) and reads only the ordered view
-(:class:`~sklearn_rank._engine.RankingContext`, its ``totals``) and the segment
+(:class:`~sklearn_rank._engine.context.RankingContext`, its ``totals``) and the segment
 primitives, in the context's array namespace (``ctx.xp``). The definitions follow
 trec_eval 10's ``m_*.c`` files; docs/metrics.md §2.21-2.26 states each one.
 
@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import _segments as seg
-from ._kernels import (
+from . import segments as seg
+from .kernels import (
     GroupValues,
     _as_f,
     _binary_result,
@@ -32,8 +32,8 @@ from ._kernels import (
 )
 
 if TYPE_CHECKING:
-    from ._conventions import Options
-    from ._engine import RankingContext
+    from .context import RankingContext
+    from .conventions import Options
 
 # trec_eval.h: INFAP_EPSILON.
 INFAP_EPSILON = 0.00001

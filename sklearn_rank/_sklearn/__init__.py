@@ -1,0 +1,2 @@
+"""scikit-learn glue: routing-aware scorers, the group-column source, the ranker
+adapter."""

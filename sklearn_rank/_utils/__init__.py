@@ -1,0 +1,1 @@
+"""Ground floor: array API helpers and parameter constraints; imports nothing above."""
