@@ -533,14 +533,7 @@ convention : see :func:`sklearn_rank.evaluate`
     """
     func = "evaluate"
     options = parts.option_values(locals())
-    names = {
-        "y_true": y_true,
-        "groups": groups,
-        "sample_weight": sample_weight,
-        "retrieved": retrieved,
-        "judged": judged,
-        "in_pool": in_pool,
-    }
+    names = front.row_names(y_true, groups, sample_weight, retrieved, judged, in_pool)
     client = _check_client(client, func)
     prep = _prepare(
         func,
@@ -572,28 +565,31 @@ def _wrap(value: Any) -> pd.DataFrame:
     return pd.DataFrame({"p": [value]})
 
 
-def _partial_chunk(pdf: pd.DataFrame, plan: parts.Plan) -> pd.DataFrame:
-    return _wrap(parts.partial(pdf, plan))
+def _chunk(pdf: pd.DataFrame, work, plan: parts.Plan) -> pd.DataFrame:
+    return _wrap(work(pdf, plan))
 
 
-def _merge_chunks(frame: pd.DataFrame) -> pd.DataFrame:
-    return _wrap(parts.merge_partials(list(frame["p"])))
+def _combine(frame: pd.DataFrame, merge) -> pd.DataFrame:
+    return _wrap(merge(list(frame["p"])))
 
 
-def _merge_all(frame: pd.DataFrame) -> parts.Partial:
-    return parts.merge_partials(list(frame["p"]))
+def _aggregate(frame: pd.DataFrame, merge) -> Any:
+    return merge(list(frame["p"]))
 
 
-def _histogram_chunk(pdf: pd.DataFrame, plan: parts.Plan) -> pd.DataFrame:
-    return _wrap(parts.auc_histogram(pdf, plan))
-
-
-def _merge_histograms(frame: pd.DataFrame) -> pd.DataFrame:
-    return _wrap(parts.merge_histograms(list(frame["p"])))
-
-
-def _histogram_all(frame: pd.DataFrame) -> pd.DataFrame:
-    return parts.merge_histograms(list(frame["p"]))
+def _tree(frame: dd.DataFrame, work, merge, plan: parts.Plan, name: str):
+    """``work(partition, plan)`` on every partition, merged by ``merge`` (exact
+    and associative) in a tree: the one result, lazy."""
+    return frame.reduction(
+        chunk=_chunk,
+        chunk_kwargs={"work": work, "plan": plan},
+        combine=_combine,
+        combine_kwargs={"merge": merge},
+        aggregate=_aggregate,
+        aggregate_kwargs={"merge": merge},
+        split_every=8,
+        meta=(name, object),
+    )
 
 
 def _reductions(prep: _Prepared, plan: parts.Plan) -> list:
@@ -601,23 +597,17 @@ def _reductions(prep: _Prepared, plan: parts.Plan) -> list:
     reductions of exact merges (None where not asked)."""
     merged = hist = None
     if plan.requests:
-        merged = prep.per_group[plan.y_score].reduction(
-            chunk=_partial_chunk,
-            chunk_kwargs={"plan": plan},
-            combine=_merge_chunks,
-            aggregate=_merge_all,
-            split_every=8,
-            meta=("partial", object),
+        merged = _tree(
+            prep.per_group[plan.y_score],
+            parts.partial,
+            parts.merge_partials,
+            plan,
+            "partial",
         )
     if plan.pooled:  # on the input partitions: the pooled AUC needs no shuffle
         rows = prep.frame[[c for c in plan.columns if c in prep.frame.columns]]
-        hist = rows.reduction(
-            chunk=_histogram_chunk,
-            chunk_kwargs={"plan": plan},
-            combine=_merge_histograms,
-            aggregate=_histogram_all,
-            split_every=8,
-            meta=("histogram", object),
+        hist = _tree(
+            rows, parts.auc_histogram, parts.merge_histograms, plan, "histogram"
         )
     return [merged, hist]
 
@@ -701,14 +691,7 @@ def evaluate_per_group(
     """
     func = "evaluate_per_group"
     options = parts.option_values(locals())
-    names = {
-        "y_true": y_true,
-        "groups": groups,
-        "sample_weight": sample_weight,
-        "retrieved": retrieved,
-        "judged": judged,
-        "in_pool": in_pool,
-    }
+    names = front.row_names(y_true, groups, sample_weight, retrieved, judged, in_pool)
     prep = _prepare(
         func,
         data,

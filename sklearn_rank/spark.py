@@ -301,7 +301,7 @@ convention : see :func:`sklearn_rank.evaluate`
     """
     func = "evaluate"
     options = parts.option_values(locals())
-    names = _names(y_true, groups, sample_weight, retrieved, judged, in_pool)
+    names = front.row_names(y_true, groups, sample_weight, retrieved, judged, in_pool)
     _, plans, rows, grouped, fills = _prepare(
         data, func, y_score, names, metrics, convention, options, False, npartitions
     )
@@ -311,17 +311,6 @@ convention : see :func:`sklearn_rank.evaluate`
         for p, m in zip(plans, merged, strict=True)
     }
     return out if isinstance(y_score, (list, tuple)) else out[plans[0].y_score]
-
-
-def _names(y_true, groups, sample_weight, retrieved, judged, in_pool) -> dict:
-    return {
-        "y_true": y_true,
-        "groups": groups,
-        "sample_weight": sample_weight,
-        "retrieved": retrieved,
-        "judged": judged,
-        "in_pool": in_pool,
-    }
 
 
 def evaluate_per_group(
@@ -367,7 +356,7 @@ def evaluate_per_group(
     """
     func = "evaluate_per_group"
     options = parts.option_values(locals())
-    names = _names(y_true, groups, sample_weight, retrieved, judged, in_pool)
+    names = front.row_names(y_true, groups, sample_weight, retrieved, judged, in_pool)
     df, plans, _, grouped, fills = _prepare(
         data, func, y_score, names, metrics, convention, options, True, npartitions
     )

@@ -32,6 +32,19 @@ _NUMERIC = ("y_true", "y_score", "sample_weight")
 _MASKS = ("retrieved", "judged", "in_pool")
 
 
+def row_names(y_true, groups, sample_weight, retrieved, judged, in_pool) -> dict:
+    """The per-row arguments but ``y_score`` (one or several, separately), by
+    name."""
+    return {
+        "y_true": y_true,
+        "groups": groups,
+        "sample_weight": sample_weight,
+        "retrieved": retrieved,
+        "judged": judged,
+        "in_pool": in_pool,
+    }
+
+
 def score_columns(y_score: Any, func: str, data_arg: str = "data") -> list[str]:
     """``y_score`` as a list of column names (one name, or several: one result
     per score column, the rows read and shuffled once)."""
