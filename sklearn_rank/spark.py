@@ -24,6 +24,10 @@ from ._utils.params import param_error
 
 try:
     import pandas as pd
+    from pyspark import keyword_only
+    from pyspark.ml.evaluation import Evaluator
+    from pyspark.ml.param import Param, Params, TypeConverters
+    from pyspark.ml.param.shared import HasLabelCol, HasPredictionCol
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -32,7 +36,7 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in tests
         'sklearn_rank.spark needs PySpark: pip install "sklearn-rank[spark]"'
     ) from exc
 
-__all__ = ["evaluate", "evaluate_per_group"]
+__all__ = ["RankingEvaluator", "evaluate", "evaluate_per_group", "ranked_lists_to_rows"]
 
 # Spark's Python workers run PYSPARK_PYTHON, else "python3" from PATH: another
 # interpreter than this one (an unactivated virtual environment lacks this
@@ -384,3 +388,188 @@ def _per_group(df: DataFrame, grouped: DataFrame, plan: parts.Plan, fill):
 
     out = grouped.mapInPandas(per_group, schema)
     return out.select(groups, *(F.col(f"c{i}").alias(c) for i, c in enumerate(columns)))
+
+
+# -- Spark ML -------------------------------------------------------------------------
+# MLlib's RankingEvaluator metric names, as the library's.
+_MLLIB_NAMES = {
+    "meanAveragePrecision": ("map", False),
+    "meanAveragePrecisionAtK": ("map", True),
+    "precisionAtK": ("precision", True),
+    "ndcgAtK": ("ndcg", True),
+    "recallAtK": ("recall", True),
+}
+
+
+def _metric_name(name: str, k: int | None) -> str:
+    """The library's metric name of an evaluator's ``metricName`` and ``k``."""
+    from ._metrics.registry import METRICS
+
+    if name in _MLLIB_NAMES:
+        base, at_k = _MLLIB_NAMES[name]
+        return f"{base}@{k}" if at_k and k is not None else base
+    if "@" in name or k is None:
+        return name
+    spec = METRICS.get(name)
+    return f"{name}@{k}" if spec is not None and spec.takes_k else name
+
+
+def ranked_lists_to_rows(
+    data: DataFrame,
+    prediction_col: str = "prediction",
+    label_col: str = "label",
+    group_col: str = "qid",
+) -> DataFrame:
+    """Ranked-list input, as MLlib's ``RankingMetrics`` takes it, as rows.
+
+    Each row of ``data`` holds a ranked list of predicted items (an array
+    column) and the set of relevant items (an array column). The result has
+    one row per (list, item): ``group_col`` (the list's number), ``label``
+    (1.0 for a relevant item), ``score`` (minus the position: the first item
+    ranks first) and ``retrieved`` (False for a relevant item that the list
+    leaves out: it counts for recall and the ideal DCG, as in MLlib).
+    """
+    lists = data.select(
+        F.col(prediction_col).alias("__pred"), F.col(label_col).alias("__rel")
+    ).withColumn(group_col, F.monotonically_increasing_id())
+    shown = lists.select(
+        group_col,
+        F.posexplode("__pred").alias("__pos", "__item"),
+        "__rel",
+    ).select(
+        group_col,
+        F.array_contains("__rel", F.col("__item")).cast("double").alias("label"),
+        (-F.col("__pos")).cast("double").alias("score"),
+        F.lit(True).alias("retrieved"),
+    )
+    missed = lists.select(
+        group_col, F.explode(F.array_except("__rel", "__pred")).alias("__item")
+    ).select(
+        group_col,
+        F.lit(1.0).alias("label"),
+        F.lit(0.0).alias("score"),
+        F.lit(False).alias("retrieved"),
+    )
+    return shown.unionByName(missed)
+
+
+class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
+    """A ``pyspark.ml.evaluation.Evaluator`` of grouped ranking metrics, for
+    ``CrossValidator`` and ``TrainValidationSplit``.
+
+    Parameters
+    ----------
+    metricName : str, default="ndcg"
+        A name from :func:`sklearn_rank.get_metric_names` (``"@k"`` allowed), or
+        one of MLlib's ``RankingEvaluator`` names (``"meanAveragePrecision"``,
+        ``"meanAveragePrecisionAtK"``, ``"precisionAtK"``, ``"ndcgAtK"``,
+        ``"recallAtK"``).
+    k : int, default=10
+        The cutoff of a metric that takes one and has none in its name; 0 for
+        none.
+    labelCol, predictionCol : str, default="label", "prediction"
+        Labels and scores, one row per item; or, as MLlib's
+        ``RankingEvaluator`` takes them, array columns: the relevant items and
+        the ranked list of predicted items (:func:`ranked_lists_to_rows`).
+    groupCol : str, default="qid"
+        The group (query) column of row input.
+    options : dict, default=None
+        Convention keywords of :func:`sklearn_rank.evaluate`.
+
+    Every metric of the library is larger-is-better.
+
+    Examples
+    --------
+    >>> from pyspark.ml.tuning import CrossValidator  # doctest: +SKIP
+    >>> evaluator = RankingEvaluator(metricName="ndcg", k=5)  # doctest: +SKIP
+    >>> cv = CrossValidator(estimator=pipeline, estimatorParamMaps=grid,
+    ...                     evaluator=evaluator)  # doctest: +SKIP
+    """
+
+    metricName = Param(
+        Params._dummy(),
+        "metricName",
+        "metric name (sklearn_rank or MLlib RankingEvaluator)",
+        typeConverter=TypeConverters.toString,
+    )
+    k = Param(
+        Params._dummy(), "k", "cutoff (0: none)", typeConverter=TypeConverters.toInt
+    )
+    groupCol = Param(
+        Params._dummy(),
+        "groupCol",
+        "group column",
+        typeConverter=TypeConverters.toString,
+    )
+
+    @keyword_only
+    def __init__(
+        self,
+        *,
+        metricName: str = "ndcg",
+        k: int = 10,
+        labelCol: str = "label",
+        predictionCol: str = "prediction",
+        groupCol: str = "qid",
+        options: dict | None = None,
+    ):
+        super().__init__()
+        self._setDefault(
+            metricName="ndcg",
+            k=10,
+            labelCol="label",
+            predictionCol="prediction",
+            groupCol="qid",
+        )
+        kwargs = dict(self._input_kwargs)
+        self.options = dict(kwargs.pop("options", None) or {})
+        self._set(**kwargs)
+
+    def getMetricName(self) -> str:
+        return self.getOrDefault(self.metricName)
+
+    def getK(self) -> int:
+        return self.getOrDefault(self.k)
+
+    def getGroupCol(self) -> str:
+        return self.getOrDefault(self.groupCol)
+
+    def setMetricName(self, value: str) -> RankingEvaluator:
+        return self._set(metricName=value)
+
+    def setK(self, value: int) -> RankingEvaluator:
+        return self._set(k=value)
+
+    def setGroupCol(self, value: str) -> RankingEvaluator:
+        return self._set(groupCol=value)
+
+    def metric(self) -> str:
+        """The library's name of the metric computed."""
+        return _metric_name(self.getMetricName(), self.getK() or None)
+
+    def _evaluate(self, dataset: DataFrame) -> float:
+        name = self.metric()
+        label, pred = self.getLabelCol(), self.getPredictionCol()
+        if isinstance(dataset.schema[pred].dataType, T.ArrayType):
+            rows = ranked_lists_to_rows(dataset, pred, label, "qid")
+            found = evaluate(
+                rows, metrics=[name], retrieved="retrieved", **self.options
+            )
+        else:
+            found = evaluate(
+                dataset,
+                pred,
+                y_true=label,
+                groups=self.getGroupCol(),
+                metrics=[name],
+                **self.options,
+            )
+        return float(found[name])
+
+    def isLargerBetter(self) -> bool:
+        return True
+
+    def copy(self, extra=None) -> RankingEvaluator:
+        new = super().copy(extra)
+        new.options = dict(self.options)
+        return new

@@ -221,3 +221,74 @@ def test_workers_run_this_interpreter():
         [sys.executable, "-c", code], capture_output=True, text=True, env=env
     )
     assert out.stdout.strip() == sys.executable, out.stderr
+
+
+# -- Spark ML ---------------------------------------------------------------------
+# pyspark's CrossValidator leaves its thread pool open (its own leak).
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.filterwarnings("ignore:unclosed running multiprocessing pool")
+def test_ranking_evaluator_in_cross_validator(spark):
+    from pyspark.ml import Pipeline
+    from pyspark.ml.feature import VectorAssembler
+    from pyspark.ml.regression import LinearRegression
+    from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
+
+    from sklearn_rank import evaluate
+
+    rng = np.random.default_rng(0)
+    rows = ROWS[["qid", "label"]].assign(
+        f1=ROWS["label"] + rng.normal(size=len(ROWS)), f2=rng.normal(size=len(ROWS))
+    )
+    df = spark.createDataFrame(rows)
+    assembler = VectorAssembler(inputCols=["f1", "f2"], outputCol="features")
+    lr = LinearRegression(featuresCol="features", labelCol="label")
+    pipeline = Pipeline(stages=[assembler, lr])
+    evaluator = srs.RankingEvaluator(metricName="ndcg", k=3, groupCol="qid")
+    assert evaluator.isLargerBetter() and evaluator.metric() == "ndcg@3"
+    grid = ParamGridBuilder().addGrid(lr.regParam, [0.0, 100.0]).build()
+    cv = CrossValidator(
+        estimator=pipeline,
+        estimatorParamMaps=grid,
+        evaluator=evaluator,
+        numFolds=2,
+        parallelism=2,
+    )
+    model = cv.fit(df)
+    assert len(model.avgMetrics) == 2 and np.isfinite(model.avgMetrics).all()
+    predictions = model.transform(df).select("qid", "label", "prediction")
+    got = evaluator.evaluate(predictions)
+    local = pd.DataFrame(
+        [tuple(r) for r in predictions.collect()], columns=predictions.columns
+    )
+    want = evaluate(
+        local["label"], local["prediction"], groups=local["qid"], metrics=["ndcg@3"]
+    )
+    assert got == pytest.approx(want["ndcg@3"], rel=1e-12)
+    # a param map overrides the metric, as Spark ML's evaluators do
+    mrr = evaluator.evaluate(predictions, {evaluator.metricName: "mrr"})
+    want = evaluate(
+        local["label"], local["prediction"], groups=local["qid"], metrics=["mrr"]
+    )
+    assert mrr == pytest.approx(want["mrr"], rel=1e-12)
+
+
+def test_ranked_lists_equal_mllib(spark):
+    from pyspark.ml.evaluation import RankingEvaluator as MLlibEvaluator
+
+    rng = np.random.default_rng(1)
+    data = []
+    for _ in range(25):
+        items = rng.permutation(30)
+        pred = [float(x) for x in items[: rng.integers(1, 12)]]
+        rel = [float(x) for x in rng.choice(30, size=rng.integers(1, 6), replace=False)]
+        data.append((pred, rel))
+    df = spark.createDataFrame(data, ["prediction", "label"])
+    for name, k in [
+        ("ndcgAtK", 5),
+        ("precisionAtK", 3),
+        ("recallAtK", 4),
+        ("meanAveragePrecision", 10),
+    ]:
+        want = MLlibEvaluator(metricName=name, k=k).evaluate(df)
+        got = srs.RankingEvaluator(metricName=name, k=k).evaluate(df)
+        assert got == pytest.approx(want, rel=1e-12), name
