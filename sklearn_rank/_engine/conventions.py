@@ -383,6 +383,16 @@ def check_convention(convention: Any, func: str) -> str:
     return check_param(convention, "convention", func, (StrOptions(*PRESETS), IsNone()))
 
 
+def given_options(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The convention keywords among a function's arguments, by ``OPTIONS``.
+
+    Called as ``given_options(locals())`` first thing in a public function, it
+    passes every keyword of its signature that ``OPTIONS`` names, and nothing
+    else, so no function lists its keywords a second time by hand.
+    """
+    return {name: arguments[name] for name in OPTIONS if name in arguments}
+
+
 def resolve_options(
     func: str, convention: str | None, given: Mapping[str, Any]
 ) -> Options:

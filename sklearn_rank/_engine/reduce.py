@@ -12,6 +12,8 @@ the weighted mean over groups and the geometric mean are written once:
 - :func:`weighted_mean`: that mean over the included groups, NaN with a warning
   when no group is included;
 - :func:`mean_over_groups`: the rule, then the mean (one call for a front-end);
+- :func:`weighted_means_at_cutoffs`: the mean over groups at many cutoffs at once
+  (the cutoff axis' table);
 - :func:`geometric_mean`: trec_eval's ``gm_*`` summary (the exponential of the
   mean log of values floored at ``GEOMETRIC_FLOOR``);
 - :func:`group_counts`: per-group counts or sums of per-row values from group
@@ -111,18 +113,24 @@ def weighted_mean(
         w, values = weight.take(rows), values.take(rows)
     else:
         w, values = weight[include], values[include]
-    if w.sum() <= 0:
+    total = w.sum()
+    if total <= 0:
         raise _zero_weight(metric)
-    return weighted_average(values, w)
+    return weighted_average(values, w, total)
 
 
-def weighted_average(values: np.ndarray, weights: np.ndarray) -> float:
+def weighted_average(
+    values: np.ndarray, weights: np.ndarray, total: float | None = None
+) -> float:
     """The weighted mean of per-group values, ``sum(w * v) / sum(w)``.
 
     The one formula every mean over groups uses (the statistics' resamples too),
     so that means computed by different front-ends agree to the last bit.
+    ``total`` is ``sum(w)`` when the caller has it.
     """
-    return float(np.dot(weights, values) / weights.sum())
+    if total is None:
+        total = weights.sum()
+    return float(np.dot(weights, values) / total)
 
 
 def mean_over_groups(
@@ -192,3 +200,46 @@ def _zero_weight(metric: str) -> ValueError:
         f"sample_weight sums to zero over the groups that enter {metric}; give "
         "at least one of them a positive weight."
     )
+
+
+def weighted_means_at_cutoffs(
+    table: np.ndarray,
+    rows: np.ndarray,
+    divisor: np.ndarray | None,
+    defined: np.ndarray,
+    weight: np.ndarray,
+    undefined: str | float,
+) -> np.ndarray | None:
+    """:func:`mean_over_groups` at every cutoff of a cutoff table at once.
+
+    ``table`` (n_rows, n_groups) holds per-group values, ``rows`` (n_k,) the row
+    each cutoff reads and ``divisor`` (n_k,) what it is divided by, if anything.
+    ``defined`` is (n_groups,) when groups are defined or not at every cutoff
+    alike (then ``table`` must be finite everywhere), else of ``table``'s shape.
+    Returns None where the rule raises or warns (``undefined="raise"``, a cutoff
+    with no included group or no positive weight): the caller then reduces cutoff
+    by cutoff through :func:`mean_over_groups`, which raises or warns.
+    """
+    if undefined == "raise":
+        return None
+    skip = undefined == "skip"
+    if defined.ndim == 1:
+        w = np.where(defined, weight, 0.0)
+        total = w.sum() if skip else weight.sum()
+        if not total > 0:
+            return None
+        # einsum, not BLAS's gemv: that one spawns threads that cost ten times
+        # more on a busy machine for a product this thin.
+        part = np.einsum("kg,g->k", table, w)[rows]
+        if divisor is not None:
+            part /= divisor
+        if not skip:
+            part += float(undefined) * weight[~defined].sum()
+        return part / total
+    values = table[rows] if divisor is None else table[rows] / divisor[:, None]
+    include = defined if skip else np.ones_like(defined)
+    total = include.astype(np.float64) @ weight
+    if not (total > 0).all():
+        return None
+    filled = np.where(defined, values, 0.0 if skip else float(undefined))
+    return (filled @ weight) / total
