@@ -252,7 +252,7 @@ def evaluate(
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
-) -> dict[str, float]:
+) -> dict[str, Any]:  # {metric: value}; {score column: that} for several
     """:func:`sklearn_rank.evaluate` on a PySpark DataFrame.
 
     Parameters
@@ -521,7 +521,7 @@ class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
             predictionCol="prediction",
             groupCol="qid",
         )
-        kwargs = dict(self._input_kwargs)
+        kwargs = dict(self._input_kwargs)  # type: ignore[attr-defined]  # keyword_only
         self.options = dict(kwargs.pop("options", None) or {})
         self._set(**kwargs)
 
