@@ -37,7 +37,11 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 PAGES_NEEDING = {"gpu.md": "torch"}
 
 # Modules whose session fixture starts a service: one xdist worker each.
-SHARED_SERVICE_MODULES = {"test_dask.py": "dask-cluster", "test_spark.py": "spark"}
+SHARED_SERVICE_MODULES = {
+    "test_dask.py": "dask-cluster",
+    "test_dask_processes.py": "dask-processes",  # its own scheduler and workers
+    "test_spark.py": "spark",
+}
 
 
 def pytest_configure(config):
