@@ -407,7 +407,18 @@ def _run(func, lazy, client, progress: bool, frame: dd.DataFrame):
             with ProgressBar():
                 return dask.compute(*lazy)
         return dask.compute(*lazy)
-    except (ValueError, TypeError) as exc:
+    except Exception as exc:
+        if type(exc).__name__ == "KilledWorker":  # distributed's, after restarts
+            raise MemoryError(
+                f"{func}: Dask workers died while running this call ({exc}). "
+                "Most often a worker went over its memory limit: a shuffle by "
+                "group holds a partition's rows about twice (docs/scale.md, "
+                "Memory). Give the workers more memory, pass npartitions= for "
+                "more, smaller partitions, or write the data partitioned by "
+                "group and pass partitioned_by_group=True."
+            ) from exc
+        if not isinstance(exc, (ValueError, TypeError)):
+            raise
         number = getattr(exc, front.PARTITION_ATTR, None)
         if number is None:
             raise

@@ -866,3 +866,16 @@ def test_cli_engine_dask_reads_and_shuffles_once(client, tmp_path, monkeypatch):
     found = _dask_engine.per_run(args, ["map"], {"undefined": 0.0})
     assert len(calls) == 1
     assert set(found) == {"score", "other"}
+
+
+def test_workers_that_die_give_a_clear_error(monkeypatch):
+    # distributed raises KilledWorker once a task's workers died (over their
+    # memory limit, most often) as many times as it allows: the call says what
+    # to change instead of passing that on.
+    def killed(*args, **kwargs):
+        raise distributed.KilledWorker("('shuffle', 0)", "tcp://127.0.0.1:1")
+
+    monkeypatch.setattr(dask, "compute", killed)
+    frame = dd.from_pandas(ROWS, npartitions=2)
+    with pytest.raises(MemoryError, match="npartitions=.*partitioned_by_group"):
+        srd.evaluate(frame, metrics=["map"])
