@@ -89,9 +89,11 @@ def _frame(data: Any, func: str) -> DataFrame:
     return data
 
 
-def _collect(call):
+def _collect(call, rows: DataFrame | None = None, plans=()):
     """``call()`` (a Spark action), with an error of the library raised on a
-    worker re-raised here as itself (not Spark's PythonException)."""
+    worker re-raised here as itself (not Spark's PythonException); an error
+    that names a row of a shuffled partition names the input row instead (found
+    again on ``rows``, the input partitions, only when the call fails)."""
     try:
         return call()
     except Exception as exc:
@@ -100,7 +102,47 @@ def _collect(call):
         mine = front.worker_error(str(exc))
         if mine is None:
             raise
+        if rows is not None and " row " in str(mine):
+            mine = _first_bad_row(rows, plans) or mine
         raise mine from None
+
+
+_ERRORS = T.StructType(
+    [
+        T.StructField("part", T.LongType()),
+        T.StructField("kind", T.StringType()),
+        T.StructField("message", T.StringType()),
+    ]
+)
+
+
+def _first_bad_row(rows: DataFrame, plans) -> BaseException | None:
+    """The in-memory error of the first bad row of the input partitions, its
+    row counted from the first input row (as ``rows.collect()`` lists them)."""
+
+    def check(batches):
+        from pyspark import TaskContext
+
+        pdf = _whole(batches)
+        if pdf is None:
+            return
+        try:
+            for plan in plans:
+                parts.check_rows(pdf, plan)
+        except (ValueError, TypeError) as exc:
+            number = TaskContext.get().partitionId()
+            yield pd.DataFrame(
+                {"part": [number], "kind": [type(exc).__name__], "message": [str(exc)]}
+            )
+
+    found = rows.mapInPandas(check, _ERRORS).collect()
+    if not found:
+        return None
+    first = min(found, key=lambda r: r["part"])
+    sizes = rows.groupBy(F.spark_partition_id().alias("p")).count().collect()
+    offset = sum(r["count"] for r in sizes if r["p"] < first["part"])
+    kind = ValueError if first["kind"] == "ValueError" else TypeError
+    return front.relocate(kind(first["message"]), offset)
 
 
 def _check_nulls(rows: DataFrame, plan: parts.Plan) -> None:
@@ -171,7 +213,7 @@ def _fill(grouped: DataFrame, plan: parts.Plan) -> float:
     return parts.fill_value([v or 0.0 for v in row])
 
 
-def _partials(grouped: DataFrame, plans, fills) -> list[parts.Partial]:
+def _partials(rows: DataFrame, grouped: DataFrame, plans, fills) -> list[parts.Partial]:
     """The merged partial of every plan: one pass over the shuffled rows, one
     small pickled partial per partition and plan, merged on the driver."""
     wanted = [p for p in plans if p.requests]
@@ -188,7 +230,7 @@ def _partials(grouped: DataFrame, plans, fills) -> list[parts.Partial]:
 
     if not wanted:
         return [parts.Partial() for _ in plans]
-    blobs = _collect(grouped.mapInPandas(partials, _BLOB).collect)
+    blobs = _collect(grouped.mapInPandas(partials, _BLOB).collect, rows, plans)
     merged = [
         parts.merge_partials([pickle.loads(b["p"])[i] for b in blobs])
         for i in range(len(wanted))
@@ -309,7 +351,7 @@ convention : see :func:`sklearn_rank.evaluate`
     _, plans, rows, grouped, fills = _prepare(
         data, func, y_score, names, metrics, convention, options, False, npartitions
     )
-    merged = _partials(grouped, plans, fills)
+    merged = _partials(rows, grouped, plans, fills)
     out = {
         p.y_score: parts.finish(m, _auc(rows, p), p)
         for p, m in zip(plans, merged, strict=True)

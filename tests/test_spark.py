@@ -292,3 +292,18 @@ def test_ranked_lists_equal_mllib(spark):
         want = MLlibEvaluator(metricName=name, k=k).evaluate(df)
         got = srs.RankingEvaluator(metricName=name, k=k).evaluate(df)
         assert got == pytest.approx(want, rel=1e-12), name
+
+
+def test_errors_name_input_rows(spark):
+    from sklearn_rank import evaluate
+
+    rows = ROWS[["qid", "label", "score"]].copy()
+    rows.loc[150, "score"] = np.inf  # (a NaN becomes a null in Spark: refused early)
+    with pytest.raises(ValueError, match="row 150") as memory:
+        evaluate(rows["label"], rows["score"], groups=rows["qid"], metrics=["mrr"])
+    df = spark.createDataFrame(rows).repartition(3)  # rows in another order
+    local = pd.DataFrame([tuple(r) for r in df.collect()], columns=df.columns)
+    row = int(np.flatnonzero(np.isinf(local["score"]))[0])
+    with pytest.raises(ValueError, match=f"first at row {row}\\b") as found:
+        srs.evaluate(df, metrics=["mrr"])
+    assert str(found.value).replace(str(row), "150") == str(memory.value)
