@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine.context import RankingContext
-from .._engine.conventions import Options, resolve_options
+from .._engine.conventions import Options, given_options, resolve_options
 from .._engine.cutoffs import RUNNING_FORMS, values_at_cutoffs
 from .._engine.kernels import GroupValues
 from .._engine.reduce import mean_over_groups, weighted_mean
@@ -264,25 +264,7 @@ see the metric functions
     opts = resolve_options(
         func,
         convention,
-        {
-            "ties": ties,
-            "gain": gain,
-            "discount": discount,
-            "gain_rows": gain_rows,
-            "relevance_threshold": relevance_threshold,
-            "undefined": undefined,
-            "precision_denominator": precision_denominator,
-            "ap_denominator": ap_denominator,
-            "recall_denominator": recall_denominator,
-            "max_grade": max_grade,
-            "weights": weights,
-            "group_weight": group_weight,
-            "persistence": persistence,
-            "recall_level": recall_level,
-            "r_multiple": r_multiple,
-            "integer_grades": integer_grades,
-            "judged_only": judged_only,
-        },
+        given_options(locals()),
     )
     requests = check_metrics(metrics, func)
     ctx, ids = rank_inputs(
@@ -426,24 +408,7 @@ def evaluate_per_group(
     opts = resolve_options(
         func,
         convention,
-        {
-            "ties": ties,
-            "gain": gain,
-            "discount": discount,
-            "gain_rows": gain_rows,
-            "relevance_threshold": relevance_threshold,
-            "precision_denominator": precision_denominator,
-            "ap_denominator": ap_denominator,
-            "recall_denominator": recall_denominator,
-            "max_grade": max_grade,
-            "weights": weights,
-            "group_weight": group_weight,
-            "persistence": persistence,
-            "recall_level": recall_level,
-            "r_multiple": r_multiple,
-            "integer_grades": integer_grades,
-            "judged_only": judged_only,
-        },
+        given_options(locals()),
     )
     requests = check_metrics(metrics, func, per_group=True)
     ctx, ids = rank_inputs(
