@@ -689,6 +689,15 @@ def test_mixed_type_ids_are_refused_as_in_memory():
     with pytest.raises(TypeError) as found:
         srd.evaluate(dd.from_pandas(rows, npartitions=2), metrics=["mrr"])
     assert str(found.value) == str(memory.value)
+    # Dask arrays of object ids, one type per chunk: found on the client from
+    # the partitions' id types, for the means and the per-group frame.
+    arrays = [da.from_array(rows[c].to_numpy(), chunks=2) for c in rows.columns]
+    ids, label, score = arrays
+    with dask.config.set(SYNC):
+        with pytest.raises(TypeError, match="mixes id types"):
+            srd.evaluate(label, score, groups=ids, metrics=["mrr"])
+        with pytest.raises(TypeError, match="mixes id types"):
+            srd.evaluate_per_group(label, score, groups=ids, metrics=["mrr"]).compute()
 
 
 def test_unknown_chunk_sizes_are_named():
