@@ -145,21 +145,26 @@ def _first_bad_row(rows: DataFrame, plans) -> BaseException | None:
     return front.relocate(kind(first["message"]), offset)
 
 
-def _check_nulls(rows: DataFrame, plan: parts.Plan) -> None:
+def _check_nulls(rows: DataFrame, plans) -> None:
     """Null group ids, labels or scores, found by one cheap reduction before the
     shuffle (Spark SQL, no Python worker)."""
-    names = {"groups": plan.groups, "y_true": plan.y_true, "y_score": plan.y_score}
+    plan = plans[0]
+    names = {"groups": plan.groups, "y_true": plan.y_true}
+    names.update({f"y_score:{p.y_score}": p.y_score for p in plans})
     counts = rows.agg(
         F.count(F.lit(1)).alias("n"),
-        *(F.sum(F.col(c).isNull().cast("long")).alias(a) for a, c in names.items()),
+        *(
+            F.sum(F.col(c).isNull().cast("long")).alias(f"c{i}")
+            for i, c in enumerate(names.values())
+        ),
     ).collect()[0]
-    for arg, column in names.items():
-        bad = counts[arg] or 0
+    for i, (arg, column) in enumerate(names.items()):
+        bad = counts[f"c{i}"] or 0
         if bad:
             raise ValueError(
-                f"{arg} in {plan.func} has {bad} null value(s) in column "
-                f"{column!r} (of {counts['n']} rows); every row needs one. Drop or "
-                "fill them first (df.dropna(subset=[...]))."
+                f"{arg.partition(':')[0]} in {plan.func} has {bad} null value(s) in "
+                f"column {column!r} (of {counts['n']} rows); every row needs one. "
+                "Drop or fill them first (df.dropna(subset=[...]))."
             )
 
 
@@ -183,8 +188,7 @@ def _prepare(
     plan = plans[0]
     keep = list(dict.fromkeys(c for p in plans for c in p.columns))
     rows = df.select(*keep)
-    for p in plans:
-        _check_nulls(rows, p)
+    _check_nulls(rows, plans)
     grouped = rows
     if plan.needs_order:  # the input order, which the shuffle does not keep
         grouped = grouped.withColumn(
