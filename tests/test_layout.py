@@ -172,7 +172,6 @@ KNOWN_LONG = {
     "sklearn_rank.online._ips.ips_estimate",
     "sklearn_rank.plot._segment.SegmentDisplay",
     "sklearn_rank.plot._segment.from_predictions",
-    "sklearn_rank.spark.evaluate",
 }
 
 
