@@ -267,12 +267,12 @@ def _gain_keywords(name: str, params: str) -> tuple:
 
 
 def _persistence(name: str, params: str) -> tuple:
-    """``p=...``: in (0, 1), and for ``rbp`` also 0 and 1, which trec_eval
-    computes (1: every value 0; 0: the gain at rank 1)."""
+    """``p=...``: in [0, 1]; 0 and 1 as trec_eval computes them (``rbp``: 1
+    gives 0, 0 the gain at rank 1; ``rbp_resid``: see :func:`_trec`)."""
     for key, value in _pairs(name, params):
-        low_ok = name == "rbp" and value in (0.0, 1.0)
+        low_ok = value in (0.0, 1.0)
         if key != "p" or not (0 < value < 1 or low_ok):
-            bound = "[0, 1]" if name == "rbp" else "(0, 1)"
+            bound = "[0, 1]"
             raise MeasureError(
                 f"measure {name}.{params}: the only parameter is p in {bound}, as in "
                 f"'-m {name}.p=0.5'"
@@ -304,6 +304,12 @@ def _trec(name: str, params: str | None) -> list[Measure]:
             return [Measure(label, None, (position, 0), (), "zero")]
         if metric == "rbp" and p == 0.0:  # the gain at rank 1: DCG@1
             return [Measure(label, None, (position, 0), (), "first_gain")]
+        # m_rbp_resid.c, p^n + (1 - p) * sum of p^i over unjudged ranks i, is
+        # at p = 1 whether any ranked document is unjudged, at p = 0 whether
+        # the first one is.
+        if metric == "rbp_residual" and p in (0.0, 1.0):
+            kind = "resid_first" if p == 0.0 else "resid_any"
+            return [Measure(label, None, (position, 0), (), kind)]
         return [Measure(label, metric, (position, 0), keywords, kind)]
     if spec.params == "numbers":
         numbers = _numbers(name, params, -1e300, 1e300, "a number")

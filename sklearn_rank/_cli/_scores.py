@@ -140,7 +140,7 @@ def score(
     need_per_query = (
         per_query
         or in_order
-        or any(m.kind in ("gm", "levels", "yaap", "beyond") for m in measures)
+        or any(m.kind in ("gm", "levels", *READ_OFF) for m in measures)
     )
     trec = keywords.get("convention") == "trec_eval"
     per, means = _library_values(
@@ -230,7 +230,13 @@ def _library_values(run, measures, keywords, options, need_per_query, in_order, 
 
 # trec_eval measures read off a library metric here (their Measure.metric is
 # None): the metric each reads.
-READ_OFF = {"yaap": "map", "beyond": "iprec@1.0", "first_gain": "dcg@1"}
+READ_OFF = {
+    "yaap": "map",
+    "beyond": "iprec@1.0",
+    "first_gain": "dcg@1",
+    "resid_any": "unjudged",
+    "resid_first": "unjudged@1",
+}
 
 
 def _measure_value(m: Measure, v: _Values):
@@ -259,6 +265,10 @@ def _measure_value(m: Measure, v: _Values):
         (r,) = m.numbers
         past = np.floor(r * c["num_rel"] + 0.5) > c["num_rel"]
         row = np.where(past, 0.0, np.nan_to_num(v.per[key]))
+        return _in_order_mean(row), row
+    if m.kind in ("resid_any", "resid_first"):  # rbp_resid.p=1, p=0
+        row = (np.nan_to_num(v.per[key]) > 0).astype(np.float64)
+        row[c["stand_in"] > 0] = 1.0  # -c's stand-in document: unjudged
         return _in_order_mean(row), row
     if m.kind == "zero":  # trec_eval's value is 0 (Rprec_mult.0, rbp.p=1)
         return 0.0, np.zeros(n)
