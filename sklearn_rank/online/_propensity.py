@@ -209,7 +209,7 @@ def propensity_regression_em(
     and at position 1 link it to position 1 (directly or through other
     positions); the propensity of any other position is NaN, with a warning (on
     one fixed ranking no position but 1 is identified). A warning also says when
-    the items have few impressions each (median below 20): the EM is then biased
+    the items have few impressions each (median below 10): the EM is then biased
     (docs/online.md has a table of how much data it needs). With ``features``
     the regression must not be able to predict the position; no check is made.
 
@@ -330,10 +330,10 @@ def _identified(key: np.ndarray, p: np.ndarray, size: int, func: str) -> np.ndar
         )
     per_item = seg.segment_count(key, n_items)
     median = float(np.median(per_item[per_item > 0]))
-    if median < 20:
+    if median < 10:
         warnings.warn(
             f"{func}: the items have a median of {median:g} impressions each; below "
-            "about 20 the EM's propensities are biased (see the table in "
+            "about 10 the EM's propensities are biased (see the table in "
             "docs/online.md). Pool rare items or use propensity_from_swaps.",
             UserWarning,
             stacklevel=3,
