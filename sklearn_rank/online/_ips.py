@@ -301,7 +301,10 @@ default="ips"
     rng = check_random_state(random_state, func)
 
     # Ties: shown rows by logged position, unshown rows after them.
-    tiebreak = np.where(pos > 0, pos, np.iinfo(np.int64).max)
+    last = int(pos.max()) + 1
+    tiebreak = np.where(pos > 0, pos, last)
+    if last < 2**16:  # numpy sorts 16-bit keys by radix: linear
+        tiebreak = tiebreak.astype(np.uint16)
     rank, _ = rank_within_groups(log.codes, score, log.n_groups, tiebreak)
     lam = metric_discount(name, k, rank, discount, rho)
     if clip is not None:
