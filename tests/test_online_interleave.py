@@ -427,3 +427,20 @@ def test_interleave_ids_is_interleave_on_the_ranks():
     np.testing.assert_array_equal(r.interleaved.team, want.team)
     with pytest.raises(ValueError, match="lists document 'x' twice in group 'q1'"):
         interleave_ids(["x", "x"], ["y"], groups_a=["q1", "q1"], groups_b=["q1"])
+
+
+def test_random_ties_give_every_order_of_a_tie_its_chance():
+    # A ties all three items, B ranks them; team-draft with k=1: B or A picks
+    # first. A's pick among its tied items must be uniform with ties="random"
+    # and the first row with the default row order.
+    reps = 3000
+    groups = np.repeat(np.arange(reps), 3)
+    a = np.zeros(3 * reps)
+    b = np.tile([3.0, 2, 1], reps)
+    r = interleave(a, b, groups=groups, k=1, ties="random", random_state=0)
+    first_a = r.position.reshape(reps, 3)[(r.team == "a").reshape(reps, 3).any(1)]
+    counts = (first_a == 1).sum(axis=0)
+    assert stats.chisquare(counts).pvalue > 0.001
+    r = interleave(a, b, groups=groups, k=1, random_state=0)
+    first_a = r.position.reshape(reps, 3)[(r.team == "a").reshape(reps, 3).any(1)]
+    assert (first_a[:, 0] == 1).all()
