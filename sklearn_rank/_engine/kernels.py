@@ -680,13 +680,7 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
         denom = _hits_in_top(ctx, k, opts)
         values = seg.divide(total, denom, denom > 0, 0.0)
         return _binary_result(ctx, values, opts)
-    n_rel = ctx.n_relevant(opts.relevance_threshold)
-    if opts.ap_denominator == "n_relevant_retrieved":
-        denom = _relevant_in_cutoff(ctx, k, rel)
-    elif k is None or opts.ap_denominator == "n_relevant":
-        denom = n_rel
-    else:
-        denom = xp.minimum(n_rel, k)
+    denom = _ap_denominator(ctx, k, opts, rel)
     # No relevant row within the cutoff: the sum is 0 too, and so is AP.
     values = total / _as(xp, xp.maximum(denom, 1), f)
     if straddling is not None and straddling.shape[0]:
@@ -700,6 +694,17 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
             ),
         )
     return _binary_result(ctx, values, opts)
+
+
+def _ap_denominator(ctx: RankingContext, k: int | None, opts: Options, rel):
+    """AP's denominator per group, as ``ap_denominator`` says (without tie blocks
+    across the cutoff, which :func:`average_precision` divides itself)."""
+    if opts.ap_denominator == "n_relevant_retrieved":
+        return _relevant_in_cutoff(ctx, k, rel)
+    n_rel = ctx.n_relevant(opts.relevance_threshold)
+    if k is None or opts.ap_denominator == "n_relevant":
+        return n_rel
+    return ctx.xp.minimum(n_rel, k)
 
 
 def _ap_straddling_block(rest, a, m, r, c, k, u, v) -> np.ndarray:

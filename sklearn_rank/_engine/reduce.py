@@ -23,6 +23,7 @@ the weighted mean over groups and the geometric mean are written once:
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -61,13 +62,13 @@ def apply_undefined(
             )
             # For front ends that name the groups in their own terms (the command
             # line maps its integer codes back to query ids).
-            error.undefined_groups = (metric, bad_ids, n)
+            error.undefined_groups = (metric, bad_ids, n)  # type: ignore[attr-defined]
             raise error
         return values, defined
     return xp.where(defined, values, float(undefined)), xp.ones_like(defined)
 
 
-def _scalar(x: object) -> object:
+def _scalar(x: Any) -> object:
     """A Python number from a 0-d array of any namespace (or the value itself)."""
     if isinstance(x, (int, float, str, np.generic)):
         return x
@@ -112,18 +113,24 @@ def weighted_mean(
         w, values = weight.take(rows), values.take(rows)
     else:
         w, values = weight[include], values[include]
-    if w.sum() <= 0:
+    total = w.sum()
+    if total <= 0:
         raise _zero_weight(metric)
-    return weighted_average(values, w)
+    return weighted_average(values, w, total)
 
 
-def weighted_average(values: np.ndarray, weights: np.ndarray) -> float:
+def weighted_average(
+    values: np.ndarray, weights: np.ndarray, total: float | None = None
+) -> float:
     """The weighted mean of per-group values, ``sum(w * v) / sum(w)``.
 
     The one formula every mean over groups uses (the statistics' resamples too),
     so that means computed by different front-ends agree to the last bit.
+    ``total`` is ``sum(w)`` when the caller has it.
     """
-    return float(np.dot(weights, values) / weights.sum())
+    if total is None:
+        total = weights.sum()
+    return float(np.dot(weights, values) / total)
 
 
 def mean_over_groups(

@@ -64,8 +64,8 @@ class PropensityEstimate:
     method: str = "swaps"
 
     def __repr__(self) -> str:
-        clipped = [] if self.clipped is None else (np.flatnonzero(self.clipped) + 1)
-        clipped = list(map(int, clipped))
+        flagged = np.array([], dtype=int) if self.clipped is None else self.clipped
+        clipped = [int(i) + 1 for i in np.flatnonzero(flagged)]
         return (
             f"PropensityEstimate(method={self.method!r}, "
             f"propensity={np.array2string(self.propensity, precision=4)}, "
