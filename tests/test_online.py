@@ -600,3 +600,30 @@ def test_ips_group_weights_are_the_mean_row_weights():
     num = np.bincount(groups, clicks / EXAM[position - 1] * (position <= 2))
     den = np.bincount(groups, clicks / EXAM[position - 1])
     assert snips.value == pytest.approx(np.dot(group_w, num) / np.dot(group_w, den))
+
+
+def test_agreement_corrects_for_noisy_online_deltas_and_names_shared_controls():
+    rng = np.random.default_rng(18)
+    n, reps, rho = 40, 200, 0.8
+    plain, corrected = [], []
+    for _ in range(reps):
+        off = rng.normal(size=n)
+        true_on = rho * off + math.sqrt(1 - rho**2) * rng.normal(size=n)
+        se = np.full(n, 0.8)  # noise as large as most of the signal
+        on = true_on + se * rng.normal(size=n)
+        a = offline_online_agreement(off, on, online_standard_error=se)
+        rel = 1 - np.mean(se**2) / np.var(on, ddof=1)
+        assert a.online_reliability == pytest.approx(rel)
+        assert a.pearson_corrected == pytest.approx(
+            np.clip(a.pearson / math.sqrt(rel), -1 + 1e-12, 1 - 1e-12)
+        )
+        plain.append(a.pearson)
+        corrected.append(a.pearson_corrected)
+    # attenuated towards 0 without the correction, close to rho with it
+    assert np.mean(plain) < rho - 0.15
+    assert abs(np.median(corrected) - rho) < 0.05
+    with pytest.warns(UserWarning, match="2 experiments share a control group .*c1"):
+        got = offline_online_agreement(
+            [1, 2, 3, 4, 5], [1, 3, 2, 5, 4], control=["c1", "c1", "c2", "c3", "c4"]
+        )
+    assert got.shared_controls == 2
