@@ -181,10 +181,10 @@ def test_simulate_clicks_never_clicks_unshown_rows_and_is_seeded():
         simulate_clicks(y, groups=[0, 0, 1, 1], position=[1, 2, 2, 1], examination=[1])
     with pytest.raises(ValueError, match="'model' parameter of simulate_clicks"):
         simulate_clicks(y, **kw, model="dbn")
-    with pytest.raises(ValueError, match="got 1.5 for position 2"):
+    with pytest.raises(ValueError, match=r"got 1\.5 for position 2"):
         simulate_clicks(y, groups=[0, 0, 1, 1], position=[1, 2, 2, 1],
                         examination=[1, 1.5])  # fmt: skip
-    with pytest.raises(ValueError, match="got -1.0 at row 2"):
+    with pytest.raises(ValueError, match=r"got -1\.0 at row 2"):
         simulate_clicks([0, 1, -1, 0], **kw)
 
 
