@@ -108,6 +108,12 @@ def propensity_from_swaps(
     each CTR taken over the rows with ``logged_position == 1``. The standard
     error is the delta method's for a ratio of two independent means.
 
+    Noise can put a ratio above 1 or at 0 (no click at k): each ratio is clipped
+    into [floor_k, 1], floor_k the ratio half a click at k would give, with a
+    warning; ``.raw`` keeps the unclipped values and ``.clipped`` marks them, so
+    the result is always a valid ``propensity`` for :func:`ips_estimate`, which
+    also resamples this experiment in its interval when given the result.
+
     Parameters
     ----------
     clicks : array-like of shape (n_samples,)
@@ -120,6 +126,8 @@ def propensity_from_swaps(
     Returns
     -------
     estimate : PropensityEstimate
+        ``.propensity`` (clipped), ``.standard_error``, ``.raw``, ``.clipped``,
+        ``.impressions`` and ``.clicks`` per position.
 
     Examples
     --------
