@@ -43,6 +43,8 @@ class Interleaving:
         1-based rank of each row in ranking A and B; 0 where absent (NaN score).
     method : str
     codes : ndarray
+    tau : float
+        The rank exponent of ``"probabilistic"``.
         Group code of each row (sorted group ids), to check the groups of
         :func:`interleaving_outcome`.
     """
@@ -53,6 +55,7 @@ class Interleaving:
     rank_b: np.ndarray
     method: str
     codes: np.ndarray
+    tau: float = 3.0
 
 
 def _ranking(score: Any, name: str, func: str, codes, n_groups, tiebreak=None):
@@ -183,7 +186,7 @@ def interleave(
         position, from_a = step(lists, limit, n, n_groups, rng)
     team = np.full(n, "", dtype="<U1")
     team[position > 0] = np.where(from_a[position > 0], "a", "b")
-    return Interleaving(position, team, rank_a, rank_b, method, codes)
+    return Interleaving(position, team, rank_a, rank_b, method, codes, float(tau))
 
 
 def _skip_used(ptr, order, start, length, used, act):
