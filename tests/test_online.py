@@ -237,7 +237,10 @@ def ips_oracle(clicks, groups, position, score, rho, metric, estimator, clip, di
     ("estimator", "clip"), [("ips", None), ("clipped_ips", 0.3), ("snips", None)]
 )
 @pytest.mark.parametrize("discount", [None, "propensity"])
-def test_ips_estimate_matches_a_loop_over_groups(metric, estimator, clip, discount):
+@pytest.mark.parametrize("scale", [1.0, 1 / 3])  # whole / real scores, with ties
+def test_ips_estimate_matches_a_loop_over_groups(
+    metric, estimator, clip, discount, scale
+):
     rng = np.random.default_rng(6)
     n = 120
     groups = rng.integers(0, 25, n)
@@ -246,7 +249,7 @@ def test_ips_estimate_matches_a_loop_over_groups(metric, estimator, clip, discou
         position[rows] = rng.permutation(len(rows)) + 1
     position[rng.random(n) < 0.1] = 0  # a few rows never shown
     clicks = (rng.random(n) < 0.4) * (position > 0)
-    score = rng.integers(0, 4, n).astype(float)  # ties resolved by logged position
+    score = rng.integers(0, 4, n) * scale  # ties resolved by logged position
     rho = np.linspace(1, 0.2, position.max())
     if discount == "propensity" and metric in ("rr_sum", "dcg"):
         metric = "clicks@4"  # the discount table must cover the ranks used
