@@ -89,7 +89,7 @@ def expand_trec_abbreviations(argv: list[str], flags, exact: set[str]) -> list[s
     ['--query_eval_wanted', '--complete_rel_info_wanted', '--quiet']
     """
     longs = [f.trec_long for f in flags]
-    out = []
+    out: list[str] = []
     for i, token in enumerate(argv):
         if token == "--":
             return out + argv[i:]
