@@ -145,6 +145,25 @@ def _first_bad_row(rows: DataFrame, plans) -> BaseException | None:
     return front.relocate(kind(first["message"]), offset)
 
 
+def _renamed(npartitions, num_partitions, func: str):
+    """``num_partitions``, the former name of ``npartitions``, with a warning."""
+    if num_partitions is None:
+        return npartitions
+    import warnings
+
+    warnings.warn(
+        f"num_partitions in sklearn_rank.spark.{func} is renamed npartitions (as "
+        "in sklearn_rank.dask); the old name goes in a later release.",
+        FutureWarning,
+        stacklevel=3,
+    )
+    if npartitions is not None:
+        raise ValueError(
+            f"{func} got npartitions and num_partitions; pass npartitions only."
+        )
+    return num_partitions
+
+
 def _check_nulls(rows: DataFrame, plans) -> None:
     """Null group ids, labels or scores, found by one cheap reduction before the
     shuffle (Spark SQL, no Python worker)."""
@@ -280,6 +299,7 @@ def evaluate(
     judged: str | None = None,
     in_pool: str | None = None,
     npartitions: int | None = None,
+    num_partitions: int | None = None,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -318,6 +338,9 @@ def evaluate(
     npartitions : int, default=None
         Partitions of the repartition by group; None is Spark's
         ``spark.sql.shuffle.partitions``.
+    num_partitions : int, default=None
+        Deprecated: the former name of ``npartitions`` (the name
+        :mod:`sklearn_rank.dask` uses too).
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
 ap_denominator, recall_denominator, max_grade, weights, group_weight, \
 persistence, recall_level, r_multiple, integer_grades, judged_only, gain_rows, \
@@ -351,6 +374,7 @@ convention : see :func:`sklearn_rank.evaluate`
     """
     func = "evaluate"
     options = parts.option_values(locals())
+    npartitions = _renamed(npartitions, num_partitions, func)
     names = front.row_names(y_true, groups, sample_weight, retrieved, judged, in_pool)
     _, plans, rows, grouped, fills = _prepare(
         data, func, y_score, names, metrics, convention, options, False, npartitions
@@ -375,6 +399,7 @@ def evaluate_per_group(
     judged: str | None = None,
     in_pool: str | None = None,
     npartitions: int | None = None,
+    num_partitions: int | None = None,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -406,6 +431,7 @@ def evaluate_per_group(
     """
     func = "evaluate_per_group"
     options = parts.option_values(locals())
+    npartitions = _renamed(npartitions, num_partitions, func)
     names = front.row_names(y_true, groups, sample_weight, retrieved, judged, in_pool)
     df, plans, _, grouped, fills = _prepare(
         data, func, y_score, names, metrics, convention, options, True, npartitions

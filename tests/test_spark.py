@@ -307,3 +307,9 @@ def test_errors_name_input_rows(spark):
     with pytest.raises(ValueError, match=f"first at row {row}\\b") as found:
         srs.evaluate(df, metrics=["mrr"])
     assert str(found.value).replace(str(row), "150") == str(memory.value)
+
+
+def test_num_partitions_is_the_former_name(frame):
+    with pytest.warns(FutureWarning, match="renamed npartitions"):
+        old = srs.evaluate(frame, metrics=["map"], num_partitions=3)
+    assert old == srs.evaluate(frame, metrics=["map"], npartitions=3)
