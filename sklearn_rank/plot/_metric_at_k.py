@@ -16,6 +16,7 @@ from ._base import (
     check_options,
     check_values,
     estimator_scores,
+    finish,
     model_scores,
     model_styles,
     new_axes,
@@ -178,7 +179,7 @@ class MetricAtKDisplay:
                 text = f"{level:.0%} bootstrap band" if level is not None else "band"
             handles.append(Patch(facecolor="0.5", alpha=0.3, linewidth=0))
             labels.append(text)
-        self.legend_ = outside_legend(ax, handles, labels)
+        self.legend_ = finish(ax, outside_legend(ax, handles, labels))
         self.ax_, self.figure_ = ax, fig
         return self
 

@@ -18,6 +18,7 @@ from ._base import (
     drop_overlaps,
     estimator_scores,
     external_stacklevel,
+    finish,
     fit_title,
     model_colors,
     model_scores,
@@ -200,7 +201,9 @@ class PairedDifferenceDisplay:
         ax.set_xlabel("groups, sorted by difference")
         ax.set_ylabel(f"{self.metric} difference")
         fit_title(ax, f"{self.metric} per group, model - {base}")
-        self.legend_ = outside_legend(ax)
+        self.legend_ = finish(
+            ax, outside_legend(ax), f"{self.metric} per group, model - {base}"
+        )
         self.ax_, self.figure_ = ax, fig
         every = [a for m in models for a in self.annotations_[m]]
         kept = set(map(id, drop_overlaps(every, ax))) if every else set()

@@ -15,6 +15,7 @@ from ._base import (
     check_options,
     check_values,
     estimator_scores,
+    finish,
     model_scores,
     model_styles,
     new_axes,
@@ -147,7 +148,7 @@ class InterpolatedPrecisionRecallDisplay:
         for m, style in zip(models, styles, strict=True):
             (self.lines_[m],) = ax.plot(self.recall, self.precision[m], **style)
         ax.set_xlabel("recall")
-        ax.set_ylabel("interpolated precision (mean over groups)")
+        ax.set_ylabel("interpolated precision\n(mean over groups)")
         ax.set_xlim(-0.02, 1.02)
         # The curves set the y range (not [0, 1]: realistic curves would be
         # squeezed); the random-ranking line joins them when it is near.
@@ -168,7 +169,7 @@ class InterpolatedPrecisionRecallDisplay:
                 )
                 lo = min(lo, self.prevalence)
         ax.set_ylim(max(lo - pad, -0.02), min(hi + pad, 1.02))
-        self.legend_ = outside_legend(ax, title=title)
+        self.legend_ = finish(ax, outside_legend(ax, title=title))
         if self.legend_ is not None and title is not None:
             self.legend_.get_title().set_fontsize("small")
         self.ax_, self.figure_ = ax, fig

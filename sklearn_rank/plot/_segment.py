@@ -3,7 +3,6 @@ the paired test against a baseline in every segment."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,11 +18,14 @@ from ._base import (
     check_values,
     drop_overlaps,
     estimator_scores,
+    finish,
+    fit_ticklabels,
     fit_title,
     model_scores,
     model_styles,
     new_axes,
     outside_legend,
+    shorten,
     wrap,
 )
 
@@ -243,11 +245,12 @@ class SegmentDisplay:
         ax.set_xticks(x, ticks)
         ax.set_xlim(-0.5, n_seg - 0.5)
         ax.set_ylabel(self.metric)
-        fit_title(ax, self._title(label_of), fontsize="medium")
         handles, labels = ax.get_legend_handles_labels()
         self.legend_ = outside_legend(ax, handles, labels)
+        fit_title(ax, self._title(label_of), fontsize="medium")
         self.ax_, self.figure_ = ax, fig
         self._fit(ax, tested, centers, span, undefined, handles, labels)
+        self.legend_ = finish(ax, self.legend_, self._title(label_of))
         return self
 
     def _p_text(self, m: str, s: int) -> str:
@@ -262,11 +265,11 @@ class SegmentDisplay:
     def _title(self, label_of: dict) -> str:
         title = f"{self.metric} per segment"
         if self.confidence_level is not None and self.ci_low is not None:
-            title += f", {self.confidence_level:.0%} bootstrap intervals"
+            title += f", {self.confidence_level:.0%} bootstrap CI"
         if self.baseline is not None and self.p_adjusted:
             test = f"paired {self.test} test" if self.test else "paired test"
-            base = label_of.get(self.baseline, self.baseline)
-            title += f"\np: {test} against {base}"
+            base = shorten(label_of.get(self.baseline, self.baseline), 24)
+            title += f"\np: {test} vs {base}"
             if self.correction:
                 title += f", {self.correction}-adjusted"
                 if self.family:
@@ -277,16 +280,12 @@ class SegmentDisplay:
         """Tick labels rotated when they overlap; p-value labels replaced by
         markers when they overlap or leave the axes."""
         fig = ax.figure
-        fig.draw_without_rendering()
-        ticks = ax.get_xticklabels()
-        for rotation in (30, 90):
-            boxes = [t.get_window_extent() for t in ticks]
-            if not any(a.overlaps(b) for a, b in itertools.pairwise(boxes)):
-                break
-            for t in ticks:
-                t.set_rotation(rotation)
-                t.set_ha("right" if rotation == 30 else "center")
-            fig.draw_without_rendering()
+        short = [shorten(v, 16) for v in self.segments.tolist()]
+        if self.n_groups is not None:
+            short = [
+                f"{t} ({int(n)})" for t, n in zip(short, self.n_groups, strict=True)
+            ]
+        fit_ticklabels(ax, short)
         kept = drop_overlaps(list(undefined), ax) if undefined else []
         del kept
         if not self.texts_:

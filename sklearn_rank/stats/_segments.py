@@ -632,6 +632,8 @@ def _permutation_p(v, w, inside, observed, n_resamples, rng) -> float:
 
 def _paired_tests(tables, names, baseline, test, n_resamples, rng, rule, corr, few):
     """Per model but the baseline: the paired test in every segment."""
+    from sklearn.exceptions import UndefinedMetricWarning
+
     from .._metrics.evaluate import GroupScores
     from ._api import compare
 
@@ -655,7 +657,9 @@ def _paired_tests(tables, names, baseline, test, n_resamples, rng, rule, corr, f
                 weights={k: pg.weights[k][keep] for k in names},
             )
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # counted in ``few``
+            # a segment without two paired groups is counted in ``few``
+            warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
             report = compare(
                 None,
                 subs,
