@@ -170,8 +170,8 @@ def test_display_bars_tests_and_adjustment():
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["good", "noise"]
     assert len(disp.texts_) == len(labels)
     title = ax.get_title().replace("\n", " ")
-    assert "paired t test against noise, holm-adjusted over 3 tests" in title
-    assert "(segments x models)" in title and "95% bootstrap intervals" in title
+    assert "paired t test vs noise, holm-adjusted over 3 tests" in title
+    assert "(segments x models)" in title and "95% bootstrap CI" in title
 
 
 def test_display_one_model_and_from_estimator():

@@ -271,7 +271,7 @@ def outside_legend(
     if chars is None:
         width_in = ax.get_position().width * fig.get_figwidth()
         chars = max(14, int(width_in * 5.0))
-    labels = [wrap(str(t), chars) for t in labels]
+    labels = [wrap(" ".join(str(t).split()), chars) for t in labels]
     return ax.legend(
         handles,
         labels,
@@ -331,7 +331,9 @@ def finish(ax: Any, legend: Any, title: str | None = None) -> Any:
     fig = ax.figure
     if title is not None:
         fit_title(ax, title)
-    if legend is not None and not _draw_fits(ax, legend):
+    # Without a layout engine nothing makes room: the user's figure, as laid out.
+    managed = fig.get_layout_engine() is not None
+    if managed and legend is not None and not _draw_fits(ax, legend):
         handles = list(getattr(legend, "legend_handles", None) or legend.legendHandles)
         labels = [t.get_text().replace("\n", " ") for t in legend.get_texts()]
         heading = legend.get_title().get_text() or None
@@ -341,9 +343,10 @@ def finish(ax: Any, legend: Any, title: str | None = None) -> Any:
         )
         if not _draw_fits(ax, legend) and len(fig.axes) == 1:
             legend.remove()
+            # one line per entry (cut with an ellipsis): a small figure
             legend = fig.legend(
                 handles,
-                [wrap(t, 26) for t in labels],
+                [shorten(t, 24) for t in labels],
                 title=heading,
                 loc="outside lower center",
                 ncols=min(2, len(labels)),
@@ -401,12 +404,15 @@ def fit_ticklabels(ax: Any, short: list[str]) -> None:
     one-line ``short`` labels rotated 90 degrees; else those in a smaller
     font. Checked after a draw without rendering."""
     fig = ax.figure
+    managed = fig.get_layout_engine() is not None
 
     def clash() -> bool:
         quiet_draw(fig)
         boxes = [t.get_window_extent() for t in ax.get_xticklabels()]
         fb = fig.bbox
-        outside = any(b.x0 < fb.x0 or b.x1 > fb.x1 or b.y0 < fb.y0 for b in boxes)
+        outside = managed and any(
+            b.x0 < fb.x0 or b.x1 > fb.x1 or b.y0 < fb.y0 for b in boxes
+        )
         return outside or any(
             a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]
         )
@@ -417,14 +423,14 @@ def fit_ticklabels(ax: Any, short: list[str]) -> None:
     for t in ax.get_xticklabels():
         t.set_ha("right")
         t.set_rotation_mode("anchor")
-    if not clash() and roomy(ax):
+    if not clash() and (roomy(ax) or not managed):
         return
     ax.set_xticks(ax.get_xticks(), short)
     ax.tick_params(axis="x", labelrotation=90)
     for t in ax.get_xticklabels():
         t.set_ha("center")
         t.set_rotation_mode("default")
-    if not clash() and roomy(ax):
+    if not clash() and (roomy(ax) or not managed):
         return
     ax.set_xticks(ax.get_xticks(), [shorten(t, 14) for t in short])
     ax.tick_params(axis="x", labelsize="x-small")

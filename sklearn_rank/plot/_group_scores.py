@@ -144,7 +144,7 @@ class GroupScoreDisplay:
         self.name = name
         defined = {m: v[~np.isnan(v)] for m, v in self.values.items()}
         labels = [
-            wrap(f"{n} ({defined[m].size} groups, {self.n_undefined[m]} undefined)", 30)
+            f"{n} ({defined[m].size} groups, {self.n_undefined[m]} undefined)"
             for m, n in zip(models, names, strict=True)
         ]
         self.artists_ = {}

@@ -26,7 +26,6 @@ from ._base import (
     new_axes,
     outside_legend,
     per_group,
-    wrap,
 )
 
 # |difference| at or below this is a tie (as in sklearn_rank.stats.compare).
@@ -185,7 +184,7 @@ class PairedDifferenceDisplay:
             if self.n_dropped[m]:
                 total = self.differences[m].size + self.n_dropped[m]
                 text += f"; {self.n_dropped[m]} of {total} groups undefined, left out"
-            labels.append(wrap(text, 34))
+            labels.append(text)
         styles = model_styles(
             fig, models, labels, curve_kwargs, kwargs, func, {"drawstyle": "steps-mid"}
         )

@@ -158,16 +158,18 @@ class InterpolatedPrecisionRecallDisplay:
         pad = max(0.05 * (hi - lo), 0.02)
         title = None
         if self.prevalence is not None and self.prevalence == self.prevalence:
-            title = f"random ranking: {self.prevalence:.3f}"
+            text = f"random ranking (mean prevalence {self.prevalence:.3f})"
             if self.prevalence >= lo - 0.5 * (hi - lo + pad):
                 ax.axhline(
                     self.prevalence,
                     color="0.5",
                     linestyle="--",
                     linewidth=1,
-                    label="random ranking (mean prevalence)",
+                    label=text,
                 )
                 lo = min(lo, self.prevalence)
+            else:  # far below the curves: named, not drawn
+                title = text
         ax.set_ylim(max(lo - pad, -0.02), min(hi + pad, 1.02))
         self.legend_ = finish(ax, outside_legend(ax, title=title))
         if self.legend_ is not None and title is not None:

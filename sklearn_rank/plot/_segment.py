@@ -173,6 +173,7 @@ class SegmentDisplay:
         names = check_names(name, models, func)
         self.name = name
         label_of = dict(zip(models, names, strict=True))
+        self.figure_ = fig
         n_seg = self.segments.size
         x = np.arange(n_seg, dtype=np.float64)
         width = 0.8 / len(models)
@@ -266,6 +267,13 @@ class SegmentDisplay:
         title = f"{self.metric} per segment"
         if self.confidence_level is not None and self.ci_low is not None:
             title += f", {self.confidence_level:.0%} bootstrap CI"
+        small = (
+            self.figure_.get_figheight() < 3.6 if hasattr(self, "figure_") else False
+        )
+        if small and self.baseline is not None and self.p_adjusted:
+            # a small figure: the test and its adjustment, without the family
+            base = shorten(label_of.get(self.baseline, self.baseline), 16)
+            return f"{title}\np: {self.correction or ''} {self.test or ''} vs {base}"
         if self.baseline is not None and self.p_adjusted:
             test = f"paired {self.test} test" if self.test else "paired test"
             base = shorten(label_of.get(self.baseline, self.baseline), 24)
