@@ -17,9 +17,10 @@ Times are medians of ``--repeats`` runs after one warm-up run, in interleaved
 rounds. Run ``python benchmarks/bench_stats.py --help``; see docs/benchmarks.md.
 
 ``--calibration`` runs simulations instead and prints the calibration tables of
-docs/statistics.md: the rejection rate of every paired test under a true null
-and under a known effect, and the coverage of every interval method, at 10, 20,
-30 and 50 groups (``--sims`` runs each, seeded).
+docs/statistics.md: the rejection rate of every paired test under a true null on
+continuous, skewed and tied (RR, P@10) scores, the agreement of the default
+interval with the p-value, and the coverage of every interval method, at 5, 10,
+20 and 50 groups (``--sims`` runs each, seeded).
 """
 
 from __future__ import annotations
@@ -96,8 +97,9 @@ def ranx_items(y, s1, s2, groups, n_resamples):
     return run, mask
 
 
-CAL_TESTS = ("randomization", "bootstrap", "bootstrap-t", "t", "wilcoxon")
-CAL_CIS = ("percentile", "BCa", "bootstrap-t")
+CAL_TESTS = ("randomization", "bootstrap", "bootstrap-shift", "t", "wilcoxon")
+CAL_CIS = ("matched", "percentile", "BCa", "bootstrap-t")
+CAL_KINDS = ("continuous", "skewed", "RR (tied)", "P@10 (tied)")
 
 
 def _gs(values):
@@ -108,55 +110,92 @@ def _gs(values):
     )
 
 
-def calibration(sims: int, resamples: int, sizes=(10, 20, 30, 50), seed=0) -> None:
+def scores(kind: str, n: int, rng, shift: float = 0.0):
+    """Per-query scores of two models, exchangeable within each query (a true
+    null) plus ``shift`` on the first: continuous NDCG-like (a query difficulty
+    and model noise), skewed (Beta(0.5, 2)), and two tied, discrete metrics:
+    the reciprocal rank of a first relevant item in the top 10 and P@10."""
+    if kind == "continuous":
+        q = rng.beta(2, 2, n)
+        a, b = q + rng.normal(0, 0.12, (2, n))
+    elif kind == "skewed":
+        a, b = rng.beta(0.5, 2.0, (2, n))
+    elif kind == "RR (tied)":
+        p = rng.beta(1.0, 2.0, n)
+        rank = rng.geometric(np.broadcast_to(p, (2, n)))
+        a, b = np.where(rank <= 10, 1.0 / rank, 0.0)
+    else:
+        p = rng.beta(1.0, 3.0, n)
+        a, b = rng.binomial(10, np.broadcast_to(p, (2, n))) / 10
+    return a + shift, b
+
+
+def calibration(sims: int, resamples: int, sizes=(5, 10, 20, 50), seed=0) -> None:
     """Rejection rates and coverages by simulation (seeded), as Markdown tables.
 
-    Per-query scores of both models are Beta(0.5, 2) (skewed, many near 0), drawn
-    independently per group: a true null of equal means, exchangeable within each
-    group. The known effect adds 0.1 to the first model's scores. Intervals:
-    coverage of the true difference 0 under the null (paired) and of the true
-    mean 0.2 of one model's Beta(0.5, 2) scores (``bootstrap_ci``).
+    Tests: the rejection rate at alpha 0.05 (two-sided) under a true null on
+    each kind of scores, with the default interval (which inverts the test)
+    checked against the p-value in every run. Intervals: coverage of the true
+    difference 0.1 (the first model's scores shifted by 0.1) on continuous and
+    skewed scores, and of the mean 0.2 of Beta(0.5, 2) scores (``bootstrap_ci``).
     """
     from sklearn_rank.stats import bootstrap_ci, compare
 
     rng = np.random.default_rng(seed)
-    rej = {(t, n): [0, 0] for t in CAL_TESTS for n in sizes}
-    cov = {(m, n): [0, 0] for m in CAL_CIS for n in sizes}
-    kw = dict(n_resamples=resamples, random_state=rng)
+    rej = {(t, k, n): 0 for t in CAL_TESTS for k in CAL_KINDS for n in sizes}
+    cov = {(m, k, n): 0 for m in CAL_CIS for k in CAL_KINDS[:2] for n in sizes}
+    mean_cov = {(m, n): 0 for m in CAL_CIS[1:] for n in sizes}
+    rows = disagree = 0
+    kw = dict(n_resamples=resamples)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for n in sizes:
-            for _ in range(sims):
-                a, b = rng.beta(0.5, 2.0, n), rng.beta(0.5, 2.0, n)
-                for k, shift in enumerate((0.0, 0.1)):
-                    ys = {"a": _gs(a + shift), "b": _gs(b)}
+            for i in range(sims):
+                for kind in CAL_KINDS:
+                    a, b = scores(kind, n, rng)
+                    ys = {"a": _gs(a), "b": _gs(b)}
                     for test in CAL_TESTS:
-                        r = compare(None, ys, test=test, confidence_level=None, **kw)
-                        rej[test, n][k] += r.pairs[0].p_value <= 0.05
-                for m in CAL_CIS:
-                    p = compare(
-                        None, {"a": _gs(a), "b": _gs(b)}, ci_method=m,
-                        test="t", **kw,
-                    ).pairs[0]  # fmt: skip
-                    cov[m, n][0] += p.ci_low <= 0 <= p.ci_high
-                    c = bootstrap_ci(None, _gs(a), method=m, **kw)["m"]
-                    cov[m, n][1] += c.ci_low <= 0.2 <= c.ci_high
+                        level = None if test == "wilcoxon" else 0.95  # slow CI
+                        p = compare(
+                            None, ys, test=test, confidence_level=level,
+                            random_state=i, **kw,
+                        ).pairs[0]  # fmt: skip
+                        rej[test, kind, n] += p.p_value <= 0.05
+                        if level is not None:
+                            rows += 1
+                            disagree += (p.p_value <= 0.05) != (
+                                p.ci_low > 0 or p.ci_high < 0
+                            )
+                for kind in CAL_KINDS[:2]:
+                    a, b = scores(kind, n, rng, 0.1)
+                    ys = {"a": _gs(a), "b": _gs(b)}
+                    for m in CAL_CIS:
+                        p = compare(None, ys, ci_method=m, random_state=i, **kw).pairs[
+                            0
+                        ]
+                        cov[m, kind, n] += p.ci_low <= 0.1 <= p.ci_high
+                v = _gs(rng.beta(0.5, 2.0, n))
+                for m in CAL_CIS[1:]:
+                    c = bootstrap_ci(None, v, method=m, random_state=i, **kw)["m"]
+                    mean_cov[m, n] += c.ci_low <= 0.2 <= c.ci_high
     err = 2 * np.sqrt(0.05 * 0.95 / sims)
     cols = " | ".join(f"{n} groups" for n in sizes)
     print(f"\n# {sims} simulations per cell, {resamples} resamples, seed {seed}; "
           f"Monte Carlo error of a rate near 0.05: +-{err:.3f} (2 SE)")  # fmt: skip
-    print(f"\n| test (alpha 0.05) | {cols} |\n|---|" + "---:|" * len(sizes))
+    print(f"\n| test (alpha 0.05), null | {cols} |\n|---|" + "---:|" * len(sizes))
     for t in CAL_TESTS:
-        cells = " | ".join(
-            f"{rej[t, n][0] / sims:.3f} / {rej[t, n][1] / sims:.2f}" for n in sizes
-        )
-        print(f"| {t}: null / effect 0.1 | {cells} |")
+        for k in CAL_KINDS:
+            cells = " | ".join(f"{rej[t, k, n] / sims:.3f}" for n in sizes)
+            print(f"| {t}: {k} | {cells} |")
+    print(f"\nDefault interval vs p <= 0.05: {disagree} disagreements in {rows} rows.")
     print(f"\n| 95% interval | {cols} |\n|---|" + "---:|" * len(sizes))
     for m in CAL_CIS:
-        cells = " | ".join(
-            f"{cov[m, n][0] / sims:.3f} / {cov[m, n][1] / sims:.3f}" for n in sizes
-        )
-        print(f"| {m}: difference / skewed mean | {cells} |")
+        for k in CAL_KINDS[:2]:
+            cells = " | ".join(f"{cov[m, k, n] / sims:.3f}" for n in sizes)
+            print(f"| {m}: difference, {k} | {cells} |")
+    for m in CAL_CIS[1:]:
+        cells = " | ".join(f"{mean_cov[m, n] / sims:.3f}" for n in sizes)
+        print(f"| {m}: mean, skewed | {cells} |")
 
 
 def main(argv=None) -> int:
@@ -170,10 +209,10 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--calibration", action="store_true", help="simulations, not timings"
     )
-    parser.add_argument("--sims", type=int, default=2000)
+    parser.add_argument("--sims", type=int, default=400)
     args = parser.parse_args(argv)
     if args.calibration:
-        calibration(args.sims, min(args.resamples, 1999))
+        calibration(args.sims, min(args.resamples, 499))
         return 0
 
     import sklearn_rank

@@ -118,7 +118,7 @@ def test_a_table_with_two_score_columns(tmp_path, capsys):
     diff = ndcg_score(label, good, groups=qid, k=5) - ndcg_score(
         label, noise, groups=qid, k=5
     )
-    assert pair["mean_diff"] == pytest.approx(diff, rel=1e-12)
+    assert pair["mean_diff"] == pytest.approx(diff, rel=1e-9)  # rounded d
     assert (pair["model"], pair["baseline"], pair["n_groups"]) == ("good", "noise", 20)
 
 
@@ -204,7 +204,7 @@ def test_t_test_footer_names_no_resamples_and_names_are_unique(tmp_path, capsys)
     footer = out.strip().splitlines()[-1]
     # The t test draws no resamples; the bootstrap intervals do.
     assert footer.startswith("(p: paired t test, two-sided, unweighted; p adj")
-    assert "CI: BCa bootstrap over groups, 9999 resamples;" in footer
+    assert "CI: t interval (the shifts the test keeps); seed 0;" in footer
     assert row(out, f"{RUN} - {copy}").split()[-2] == "0/3/0"
 
 
@@ -241,3 +241,72 @@ def test_messages_in_the_command_words(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "a judgment has a grade of 4 above --max-grade 1" in err
     assert "y_true" not in err and "max_grade=" not in err
+
+
+def test_comparison_flags_reach_the_library(capsys):
+    """--test bootstrap-t, --correction-scope, --zero-method, --alternative and
+    --ci-method give the numbers of sklearn_rank.stats.compare with them."""
+    from sklearn_rank import evaluate_per_group
+    from sklearn_rank.io import load_trec
+    from sklearn_rank.stats import compare
+
+    argv = ["compare", "-c", "-m", "map", "-m", "P.5", QRELS, RUN, TRUNC]
+    flags = [
+        "--test", "wilcoxon", "--zero-method", "zsplit", "--correction-scope",
+        "all", "--alternative", "greater", "--ci-method", "percentile",
+        "--format", "json", "--resamples", "500",
+    ]  # fmt: skip
+    assert main([*argv, *flags]) == 0
+    out, err = capsys.readouterr()
+    got = {p["metric"]: p for p in json.loads(out)}
+    # 3 queries: the notes go to stderr (json on stdout stays clean)
+    assert "compare: note: percentile intervals on 3 groups" in err
+    assert "cannot reject" in err
+    assert set(got) == {"map", "precision@5"}
+    for p in got.values():
+        assert p["p_method"] in ("exact (8 sign flips)", "exact (4 sign flips)")
+    # the same test through the library, on trec_eval's per-query values
+    full, trunc = (
+        trec_eval_per_query(f, "map") for f in ("out.test.aq", "out.test.aqc")
+    )
+    d = np.round([full[q] - trunc[q] for q in sorted(full)], 10)
+    from scipy import stats
+
+    ref = stats.wilcoxon(d, zero_method="zsplit", alternative="greater").pvalue
+    assert got["map"]["p_value"] == pytest.approx(ref, abs=1e-4)
+    assert main([*argv, "--test", "bootstrap-t", "--format", "json"]) == 0
+    (p, _) = json.loads(capsys.readouterr().out)
+    assert p["p_method"] == "monte carlo"
+    del load_trec, evaluate_per_group, compare
+
+
+def test_systems_test_tukey_and_anova(capsys):
+    from sklearn_rank import GroupScores
+    from sklearn_rank.stats import tukey_hsd, two_way_anova
+
+    argv = ["compare", "-c", "-m", "map", QRELS, RUN, TRUNC, RUN]
+    assert main([*argv, "--systems-test", "tukey", "--resamples", "999"]) == 0
+    out = capsys.readouterr().out
+    assert "Randomised Tukey HSD (Carterette 2012): 3 systems x 3 groups" in out
+    assert main([*argv, "--systems-test", "tukey", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 3 and all("p_value" in r for r in rows)
+    # the library on trec_eval's per-query MAP gives the same numbers
+    full, trunc = (
+        trec_eval_per_query(f, "map") for f in ("out.test.aq", "out.test.aqc")
+    )
+    qs = sorted(full)
+    runs = {
+        name: GroupScores(np.array(qs), {"map": np.array([v[q] for q in qs])},
+                          {"map": np.ones(3)})
+        for name, v in (("a", full), ("b", trunc), ("c", full))
+    }  # fmt: skip
+    ref = tukey_hsd(None, runs, metric="map", random_state=0)
+    for row_, pair in zip(rows, ref.pairs, strict=True):
+        assert row_["mean_diff"] == pytest.approx(pair.mean_diff, abs=1e-4)
+    assert main([*argv, "--systems-test", "anova"]) == 0
+    out = capsys.readouterr().out
+    f = two_way_anova(None, runs, metric="map").statistic
+    # trec_eval prints 4 decimals: the F of its values agrees to that
+    assert float(row(out, "systems").split()[4]) == pytest.approx(f, rel=1e-3)
+    assert main([*argv, "--systems-test", "anova", "--baseline", RUN]) != 0

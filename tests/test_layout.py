@@ -85,44 +85,13 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 # Private imports across sub-packages still to be replaced by public seams
 # (module, imported name); the list only shrinks and must end empty.
 KNOWN_PRIVATE = {
-    ("sklearn_rank._cli._inputs", "_join"),
-    ("sklearn_rank._cli._inputs", "_parse_qrels"),
-    ("sklearn_rank._cli._inputs", "_parse_run"),
-    ("sklearn_rank._cli._inputs", "_tables"),
-    ("sklearn_rank._cli._inputs", "_trec_join"),
-    ("sklearn_rank._cli._inputs", "_trec_parse"),
-    ("sklearn_rank._cli._judgment_groups", "_join"),
-    ("sklearn_rank._cli._judgment_groups", "_parse_qrels"),
-    ("sklearn_rank._cli._judgment_groups", "_parse_run"),
-    ("sklearn_rank._cli._judgment_groups", "_text"),
-    ("sklearn_rank._cli._judgment_groups", "_trec_join"),
-    ("sklearn_rank._cli._judgment_groups", "_trec_parse"),
     ("sklearn_rank._cli._plotting", "_tables"),
-    ("sklearn_rank._cli._tables", "_ParsedQrels"),
-    ("sklearn_rank._cli._tables", "_ParsedRun"),
-    ("sklearn_rank._cli._tables", "_RowText"),
-    ("sklearn_rank._cli._tables", "_TextColumn"),
-    ("sklearn_rank._cli._tables", "_arrow_columns"),
-    ("sklearn_rank._cli._tables", "_check_unique"),
-    ("sklearn_rank._cli._tables", "_id_columns"),
-    ("sklearn_rank._cli._tables", "_join"),
-    ("sklearn_rank._cli._tables", "_parse_qrels"),
-    ("sklearn_rank._cli._tables", "_parse_run"),
-    ("sklearn_rank._cli._tables", "_tables"),
-    ("sklearn_rank._cli._tables", "_trec_join"),
-    ("sklearn_rank._cli._tables", "_trec_parse"),
-    ("sklearn_rank._cli._zscores", "_text"),
-    ("sklearn_rank._metrics.cutoff_curves", "_discount"),
-    ("sklearn_rank._metrics.cutoff_curves", "_gain_shift"),
-    ("sklearn_rank.online._agreement", "_inputs"),
-    ("sklearn_rank.online._interleave", "_inputs"),
-    ("sklearn_rank.online._interleave", "_to_1d"),
-    ("sklearn_rank.online._ips", "_bootstrap"),
-    ("sklearn_rank.online._ips", "_inputs"),
-    ("sklearn_rank.online._simulate", "_inputs"),
+    ("sklearn_rank.online._inputs", "_bootstrap"),
+    ("sklearn_rank.online._inputs", "_inputs"),
+    ("sklearn_rank.online._inputs", "_to_1d"),
 }
 # Module pairs that import each other (listed both ways); must end empty.
-KNOWN_CIRCLES = {("_cli._inputs", "_cli._tables")}
+KNOWN_CIRCLES: set = set()
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: _module_name(p))
@@ -185,3 +154,45 @@ def test_known_exceptions_are_still_real():
         for target, names in _imports(path):
             seen |= {(me, p) for p in _private_parts(target, names)}
     assert KNOWN_PRIVATE <= seen, sorted(KNOWN_PRIVATE - seen)
+
+
+def _code_lines(node) -> int:
+    """Lines of a function or class less the lines of every docstring in it."""
+    n = node.end_lineno - node.lineno + 1
+    for sub in ast.walk(node):
+        kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        if isinstance(sub, kinds) and ast.get_docstring(sub) is not None:
+            doc = sub.body[0]
+            n -= doc.end_lineno - doc.lineno + 1
+    return n
+
+
+# Over the size line today, to be split (the list only shrinks).
+KNOWN_LONG = {
+    "sklearn_rank._cli._scores.score",
+    "sklearn_rank._cli.evaluate.run",
+    "sklearn_rank.online._ips.ips_estimate",
+    "sklearn_rank.plot._segment.SegmentDisplay",
+    "sklearn_rank.plot._segment.from_predictions",
+}
+
+
+def _long_definitions():
+    for path in MODULES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                doc = ast.get_docstring(node) or ""
+                if _code_lines(node) > 200 and "over the size line" not in doc:
+                    yield f"{_module_name(path)}.{node.name}"
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if _code_lines(node) > 80:
+                    yield f"{_module_name(path)}.{node.name}"
+
+
+def test_functions_and_classes_stay_under_the_size_line():
+    # A function over 80 lines (docstrings not counted) is split; a class over 200
+    # says in its docstring why it is one class ("over the size line").
+    long = set(_long_definitions())
+    assert long <= KNOWN_LONG, sorted(long - KNOWN_LONG)
+    assert KNOWN_LONG <= long, f"fixed, remove from KNOWN_LONG: {KNOWN_LONG - long}"

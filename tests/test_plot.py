@@ -478,7 +478,8 @@ def test_group_scores_with_no_defined_group(kind):
 
 
 def test_docs_pictures_exist_for_every_link():
-    # docs/make_plots.py writes one PNG per picture link of docs/plots.md.
+    # examples/plot_displays.py draws one PNG per picture link of docs/plots.md
+    # (the docs build copies them to docs/images/plots, docs/conf.py).
     import re
     from pathlib import Path
 

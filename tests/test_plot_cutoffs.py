@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from sklearn_rank import evaluate, evaluate_per_group
-from sklearn_rank._metrics.cutoff_curves import _FAST, cutoff_curve
+from sklearn_rank._engine.cutoffs import RUNNING_FORMS as _FAST
+from sklearn_rank._metrics.cutoff_curves import cutoff_curve
 from sklearn_rank._metrics.registry import METRICS
 
 CUTOFF_METRICS = [m for m, s in METRICS.items() if s.takes_k and not s.pooled]

@@ -1,6 +1,7 @@
 """sklearn_rank.stats against brute force, hand definitions and scipy.stats."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -134,9 +135,16 @@ def test_t_and_wilcoxon_are_scipys(alternative):
     rng = np.random.default_rng(2)
     a, b = rng.random(40), rng.random(40)
     ys = {"a": _gs(a), "b": _gs(b)}
-    for test, ref in (("t", stats.ttest_rel), ("wilcoxon", stats.wilcoxon)):
+    d = np.round(a - b, 10)  # the one rounding rule
+    for test, ref in (("t", stats.ttest_1samp), ("wilcoxon", stats.wilcoxon)):
         r = compare(None, ys, test=test, alternative=alternative, confidence_level=None)
-        assert r.pairs[0].p_value == ref(a, b, alternative=alternative).pvalue
+        args = (d, 0.0) if test == "t" else (d,)
+        assert r.pairs[0].p_value == ref(*args, alternative=alternative).pvalue
+        # and within rounding of scipy on the raw scores
+        raw = (stats.ttest_rel if test == "t" else stats.wilcoxon)(
+            a, b, alternative=alternative
+        ).pvalue
+        assert r.pairs[0].p_value == pytest.approx(raw, rel=1e-8)
 
 
 @pytest.mark.parametrize("method", ["percentile", "BCa"])
@@ -160,7 +168,10 @@ def test_paired_difference_interval_agrees_with_scipy_bootstrap():
     rng = np.random.default_rng(6)
     a = rng.random(80)
     b = a - 0.05 + rng.normal(0, 0.1, 80)
-    r = compare(None, {"a": _gs(a), "b": _gs(b)}, n_resamples=8000, random_state=0)
+    r = compare(
+        None, {"a": _gs(a), "b": _gs(b)}, n_resamples=8000, random_state=0,
+        ci_method="BCa",
+    )  # fmt: skip
     ref = stats.bootstrap(
         (a, b),
         lambda x, y, axis: np.mean(x - y, axis=axis),
@@ -170,7 +181,7 @@ def test_paired_difference_interval_agrees_with_scipy_bootstrap():
     )
     p = r.pairs[0]
     se = ref.standard_error
-    assert p.mean_diff == pytest.approx(np.mean(a - b), rel=1e-12)
+    assert p.mean_diff == pytest.approx(np.mean(a - b), rel=1e-9)  # rounded d
     assert abs(p.ci_low - ref.confidence_interval.low) < 0.15 * se
     assert abs(p.ci_high - ref.confidence_interval.high) < 0.15 * se
 
@@ -323,7 +334,10 @@ def test_groups_undefined_for_either_model_are_dropped_and_counted():
     a = np.array([0.5, np.nan, 0.9, 0.2, np.nan, 0.7, 0.1, 0.3])
     b = np.array([0.4, 0.6, np.nan, 0.3, np.nan, 0.2, 0.1, 0.9])
     w = np.array([1.0, 2.0, 1.0, 3.0, 1.0, 1.0, 2.0, 1.0])
-    r = compare(None, {"a": _gs(a, w), "b": _gs(b, w)}, n_resamples=999, random_state=0)
+    with pytest.warns(RuntimeWarning, match="4 non-tied groups is 0.125 > alpha"):
+        r = compare(
+            None, {"a": _gs(a, w), "b": _gs(b, w)}, n_resamples=999, random_state=0
+        )
     p = r.pairs[0]
     keep = ~np.isnan(a) & ~np.isnan(b)
     d = (a - b)[keep]
@@ -339,11 +353,43 @@ def test_same_random_state_same_result_and_seed_types():
     kw = dict(groups=groups, metrics=["map"], n_resamples=300)
     r1 = compare(y, {"a": s1, "b": s2}, random_state=7, **kw)
     r2 = compare(y, {"a": s1, "b": s2}, random_state=7, **kw)
-    r3 = compare(y, {"a": s1, "b": s2}, random_state=np.random.default_rng(7), **kw)
-    r4 = compare(y, {"a": s1, "b": s2}, random_state=np.random.RandomState(7), **kw)
-    assert r1 == r2 == r3
-    assert r4.pairs[0].mean_diff == r1.pairs[0].mean_diff
+    assert r1 == r2 and r1.seed == 7 and "seed 7" in str(r1)
+    for seed in (np.random.default_rng(7), np.random.RandomState(7), None):
+        r = compare(y, {"a": s1, "b": s2}, random_state=seed, **kw)
+        # the int drawn from a Generator / RandomState / None is stored: a rerun
+        # with it repeats the report
+        assert isinstance(r.seed, int)
+        assert compare(y, {"a": s1, "b": s2}, random_state=r.seed, **kw) == r
     assert all(p.p_value > 0 for p in r1.pairs)
+
+
+def test_a_pairs_p_value_depends_on_its_data_and_the_seed_only():
+    # Same seed and data, with intervals on or off, another metric or another
+    # model added: the pair's p-value and interval are the same floats.
+    y, s1, s2, groups, _ = _ranking_data(3)
+    s3 = s2 + np.random.default_rng(1).normal(0, 0.5, s2.size)
+    kw = dict(groups=groups, n_resamples=999, random_state=3)
+    for test in ("randomization", "bootstrap", "bootstrap-shift"):
+        base = compare(y, {"a": s1, "b": s2}, metrics="mrr", test=test, **kw)
+        p0 = base.pair("mrr", "a", "b")
+        variants = [
+            compare(y, {"a": s1, "b": s2}, metrics="mrr", test=test,
+                    confidence_level=None, **kw),
+            compare(y, {"a": s1, "b": s2}, metrics=["map", "mrr"], test=test, **kw),
+            compare(y, {"a": s1, "b": s2, "c": s3}, metrics=["mrr", "ndcg@5"],
+                    test=test, **kw),
+            compare(y, {"a": s1, "b": s2}, metrics="mrr", test=test,
+                    ci_method="BCa", **kw),
+        ]  # fmt: skip
+        for r in variants:
+            assert r.pair("mrr", "a", "b").p_value == p0.p_value, test
+        assert variants[1].pair("mrr", "a", "b").ci_low == p0.ci_low
+        assert variants[2].pair("mrr", "a", "b").ci_high == p0.ci_high
+        # p_method says how it was computed
+        assert p0.p_method == "monte carlo"
+    small = compare(None, {"a": _gs([.9, .8, .7, .6, .5, .4, .3]),
+                           "b": _gs([.5, .6, .1, .4, .4, .1, .0])})  # fmt: skip
+    assert small.pairs[0].p_method == "exact (128 sign flips)"
 
 
 def test_rejection_rate_under_the_null_is_nominal():
@@ -357,14 +403,12 @@ def test_rejection_rate_under_the_null_is_nominal():
             r = compare(
                 None, {"a": _gs(a), "b": _gs(b)}, test=test, n_resamples=199,
                 confidence_level=None if test == "randomization" else 0.95,
-                ci_method="percentile", random_state=rng,
+                random_state=rng,
             )  # fmt: skip
             rejections += r.pairs[0].p_value <= 0.05
         rate = rejections / reps
         err = 3 * np.sqrt(0.05 * 0.95 / reps)
-        # the shifted-mean bootstrap test is liberal at small n (0.065 at 30
-        # groups in the calibration table; test="bootstrap-t" holds the level)
-        assert 0.05 - err < rate < 0.05 + err + (0.02 if test == "bootstrap" else 0)
+        assert 0.05 - err < rate < 0.05 + err
 
 
 def test_interval_coverage_of_a_known_mean_is_nominal():
@@ -425,7 +469,8 @@ def test_inputs_are_not_modified_and_weights_must_agree():
 def test_to_frame_without_pandas_names_the_extra(monkeypatch):
     import sys
 
-    r = compare(None, {"a": _gs([0.1, 0.5, 0.3]), "b": _gs([0.2, 0.1, 0.4])})
+    with pytest.warns(RuntimeWarning, match="cannot reject"):
+        r = compare(None, {"a": _gs([0.1, 0.5, 0.3]), "b": _gs([0.2, 0.1, 0.4])})
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(ImportError, match="optional dependency: pip install pandas"):
         r.to_frame()
@@ -434,10 +479,10 @@ def test_to_frame_without_pandas_names_the_extra(monkeypatch):
 # --- Studentized bootstrap (bootstrap-t) --------------------------------------
 
 
-def _loop_bootstrap_t(d, n_res, seed):
+def _loop_bootstrap_t(d, n_res, rng):
     """t* = (mean* - mean) / se* by a plain loop over the same resamples
     (groups drawn as compare draws them: one (n_res, n) matrix of indices)."""
-    idx = np.random.default_rng(seed).integers(0, d.size, size=(n_res, d.size))
+    idx = rng.integers(0, d.size, size=(n_res, d.size))
     t = np.empty(n_res)
     for i in range(n_res):
         s = d[idx[i]]
@@ -445,24 +490,53 @@ def _loop_bootstrap_t(d, n_res, seed):
     return t
 
 
-def test_bootstrap_t_test_and_interval_match_their_definitions():
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_bootstrap_t_test_and_interval_match_their_definitions(alternative):
+    from sklearn_rank.stats._inputs import stream
+
     rng = np.random.default_rng(3)
     a = rng.beta(0.5, 2.0, 30)
     b = a - 0.03 + rng.normal(0, 0.1, 30)
-    d = a - b
+    d = np.round(a - b, 10)
+    n_res, level = 2000, 0.9
     r = compare(
-        None, {"a": _gs(a), "b": _gs(b)}, test="bootstrap-t",
-        ci_method="bootstrap-t", n_resamples=2000, random_state=5,
+        None, {"a": _gs(a), "b": _gs(b)}, test="bootstrap-t", n_resamples=n_res,
+        random_state=5, alternative=alternative, confidence_level=level,
     ).pairs[0]  # fmt: skip
-    t_star = _loop_bootstrap_t(d, 2000, 5)
+    # the pair's own stream: seed 5, the test, the pair
+    pair_stream = stream(5, "test", "bootstrap-t", "m", "a", "b")
+    t_star = _loop_bootstrap_t(d, n_res, pair_stream)
     se = d.std(ddof=1) / np.sqrt(d.size)
     t_obs = d.mean() / se
-    ref_p = (np.sum(np.abs(t_star) >= abs(t_obs)) + 1) / 2001
-    assert 0.01 < ref_p < 0.5
-    assert r.p_value == ref_p
-    q_lo, q_hi = np.quantile(t_star, [0.975, 0.025])
-    assert r.ci_low == pytest.approx(d.mean() - q_lo * se, rel=1e-9)
-    assert r.ci_high == pytest.approx(d.mean() - q_hi * se, rel=1e-9)
+    if alternative == "two-sided":
+        ref_p = (np.sum(np.abs(t_star) >= abs(t_obs)) + 1) / (n_res + 1)
+    else:  # one-sided: the reference is t* and -t* (the paired null is symmetric)
+        ref = np.r_[t_star, -t_star]
+        hits = ref >= t_obs if alternative == "greater" else ref <= t_obs
+        ref_p = (hits.sum() + 1) / (2 * n_res + 1)
+    assert 0.01 < ref_p < 0.99
+    assert r.p_value == pytest.approx(ref_p, abs=1e-12)
+    # the interval inverts the test: the shifts delta whose p-value, recomputed
+    # by hand on d - delta with the same resamples, exceeds alpha
+    alpha = 1 - level
+
+    def p_at(delta):
+        t = (d.mean() - delta) / se
+        if alternative == "two-sided":
+            return (np.sum(np.abs(t_star) >= abs(t)) + 1) / (n_res + 1)
+        ref = np.r_[t_star, -t_star]
+        hits = ref >= t if alternative == "greater" else ref <= t
+        return (hits.sum() + 1) / (2 * n_res + 1)
+
+    eps = 1e-9
+    if alternative != "less":
+        assert p_at(r.ci_low + eps) > alpha >= p_at(r.ci_low - eps)
+    else:
+        assert r.ci_low == -np.inf
+    if alternative != "greater":
+        assert p_at(r.ci_high - eps) > alpha >= p_at(r.ci_high + eps)
+    else:
+        assert r.ci_high == np.inf
     ci = bootstrap_ci(None, _gs(a), method="bootstrap-t", n_resamples=4000)["m"]
     se_a = a.std(ddof=1) / np.sqrt(a.size)
     assert ci.ci_low < a.mean() < ci.ci_high
@@ -562,11 +636,14 @@ def test_float_noise_differences_are_ties_in_every_test():
     b[:3] = a[:3] - 0.2
     ys = {"a": _gs(a), "b": _gs(b)}
     for test in ("randomization", "bootstrap", "bootstrap-t", "t", "wilcoxon"):
-        p = compare(None, ys, test=test, n_resamples=999, random_state=0).pairs[0]
+        with warnings.catch_warnings():  # 3 non-tied groups: cannot reject
+            warnings.simplefilter("ignore", RuntimeWarning)
+            p = compare(None, ys, test=test, n_resamples=999, random_state=0).pairs[0]
         assert (p.wins, p.ties, p.losses) == (3, 27, 0), test
         d = np.r_[np.full(3, 0.2), np.zeros(27)]
         assert p.mean_diff == pytest.approx(d.mean())
-    r = compare(None, ys, exact=False, n_resamples=999, random_state=0).pairs[0]
+    with pytest.warns(RuntimeWarning, match="3 non-tied groups is 0.25"):
+        r = compare(None, ys, exact=False, n_resamples=999, random_state=0).pairs[0]
     # only the 3 real differences count: all of them positive is 1 sign pattern
     # in 2**3, two-sided 2 in 8
     assert abs(r.p_value - 0.25) < 4 * np.sqrt(0.25 * 0.75 / 1000)
@@ -605,13 +682,13 @@ def test_effect_size_is_d_z_with_ddof_one():
     a, b = rng.random(12), rng.random(12)
     p = compare(None, {"a": _gs(a), "b": _gs(b)}, confidence_level=None).pairs[0]
     d = a - b
-    assert p.effect_size == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+    assert p.effect_size == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-8)
     # unequal weights: the reliability-weight variance, ddof=1 for equal weights
     w = rng.integers(1, 4, 12).astype(float)
     p = compare(None, {"a": _gs(a, w), "b": _gs(b, w)}, confidence_level=None).pairs[0]
     m = np.dot(w, d) / w.sum()
     var = np.dot(w, (d - m) ** 2) / (w.sum() - np.dot(w, w) / w.sum())
-    assert p.effect_size == pytest.approx(m / np.sqrt(var), rel=1e-12)
+    assert p.effect_size == pytest.approx(m / np.sqrt(var), rel=1e-8)
 
 
 def test_calibration_benchmark_prints_the_docs_tables(capsys):
@@ -646,3 +723,148 @@ def test_a_pair_without_a_defined_group_warns_instead_of_a_silent_nan():
         report = compare(y, scores, groups=groups, metrics="map", n_resamples=99)
     row = report.to_frame().query("model == 'a' and baseline == 'b'")
     assert len(row) == 1 and np.isnan(row["mean_diff"].iloc[0])
+
+
+# --- One story per row: the interval inverts the test --------------------------
+
+
+def _flip_p(d, w, alternative):
+    """Exact sign-flip p by enumeration (brute force, no shared code)."""
+    return _brute_force_p(d, w, alternative)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_randomization_interval_is_the_set_of_shifts_not_rejected(alternative):
+    rng = np.random.default_rng(12)
+    a, b = rng.random(9), rng.random(9)
+    w = rng.integers(1, 3, 9).astype(float)
+    level = 0.9
+    r = compare(
+        None, {"a": _gs(a, w), "b": _gs(b, w)}, alternative=alternative,
+        confidence_level=level, exact=True,
+    ).pairs[0]  # fmt: skip
+    d = np.round(a - b, 10)
+    eps = 1e-7
+    alpha = 1 - level
+    if alternative != "less":
+        assert _flip_p(d - (r.ci_low + eps), w, alternative) > alpha
+        assert _flip_p(d - (r.ci_low - eps), w, alternative) <= alpha
+    if alternative != "greater":
+        assert _flip_p(d - (r.ci_high - eps), w, alternative) > alpha
+        assert _flip_p(d - (r.ci_high + eps), w, alternative) <= alpha
+
+
+def test_t_and_wilcoxon_intervals_invert_scipys_tests():
+    rng = np.random.default_rng(13)
+    a, b = rng.random(25), rng.random(25) - 0.1
+    d = np.round(a - b, 10)
+    ys = {"a": _gs(a), "b": _gs(b)}
+    r = compare(None, ys, test="t").pairs[0]
+    ci = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+    assert (r.ci_low, r.ci_high) == pytest.approx((ci.low, ci.high), rel=1e-12)
+    r = compare(None, ys, test="wilcoxon").pairs[0]
+    eps = 1e-6
+    for end, inside in ((r.ci_low, 1), (r.ci_high, -1)):
+        assert stats.wilcoxon(d - (end + inside * eps)).pvalue > 0.05
+        assert stats.wilcoxon(d - (end - inside * eps)).pvalue <= 0.05
+
+
+@pytest.mark.parametrize(
+    "test", ["randomization", "bootstrap", "bootstrap-shift", "t", "wilcoxon"]
+)
+def test_default_interval_and_p_value_agree_in_every_row(test):
+    # Tied, discrete and continuous scores, 5 to 40 groups, both sides: the
+    # interval excludes 0 exactly when p <= alpha.
+    rng = np.random.default_rng(14)
+    rows, n_rows = 0, 12 if test == "wilcoxon" else 40  # scipy's wilcoxon is slow
+    for i in range(n_rows):
+        n = int(rng.integers(5, 40))
+        kind = i % 3
+        if kind == 0:  # P@10-like
+            a, b = rng.binomial(10, 0.3, n) / 10, rng.binomial(10, 0.3, n) / 10
+        elif kind == 1:  # RR-like
+            a = 1 / rng.integers(1, 6, n) * rng.integers(0, 2, n)
+            b = 1 / rng.integers(1, 6, n) * rng.integers(0, 2, n)
+        else:
+            a, b = rng.random(n), rng.random(n) - 0.1
+        alt = ("two-sided", "greater", "less")[i % 3]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            r = compare(
+                None, {"a": _gs(a), "b": _gs(b)}, test=test, alternative=alt,
+                n_resamples=199, random_state=i,
+            )  # fmt: skip
+        p = r.pairs[0]
+        assert r.ci_matches_test and r.disagreements() == 0
+        assert (p.p_value <= 0.05) == (p.ci_low > 0 or p.ci_high < 0), (i, p)
+        rows += 1
+    assert rows == n_rows
+
+
+def test_a_mismatched_interval_says_so():
+    rng = np.random.default_rng(15)
+    a, b = rng.random(60), rng.random(60)
+    r = compare(None, {"a": _gs(a), "b": _gs(b)}, ci_method="BCa", random_state=0)
+    assert not r.ci_matches_test
+    assert "the BCa interval does not invert the randomization test" in str(r)
+    assert f"disagree in {r.disagreements()} of 1 rows" in str(r)
+    with pytest.warns(RuntimeWarning, match="percentile intervals on 20 groups"):
+        compare(None, {"a": _gs(a[:20]), "b": _gs(b[:20])}, ci_method="percentile")
+
+
+# --- One rounding rule, constant shifts, unattainable p-values -----------------
+
+
+def test_equal_differences_of_a_discrete_metric_are_equal():
+    # 0.3 - 0.2 and 0.4 - 0.3 are different floats; on the metric's grid they
+    # are the same difference, and the Wilcoxon test ranks them as tied.
+    rng = np.random.default_rng(16)
+    ka, kb = rng.integers(0, 11, 40), rng.integers(0, 11, 40)
+    a, b = ka / 10, kb / 10
+    assert len(set((a - b).tolist())) > len(set((ka - kb).tolist()))  # raw floats
+    exact = (ka - kb) / 10  # the differences on the grid, one float per value
+    for zm in ("wilcox", "pratt", "zsplit"):
+        r = compare(
+            None, {"a": _gs(a), "b": _gs(b)}, test="wilcoxon", zero_method=zm,
+            confidence_level=None,
+        ).pairs[0]  # fmt: skip
+        assert r.p_value == stats.wilcoxon(exact, zero_method=zm).pvalue
+    r = compare(None, {"a": _gs(a), "b": _gs(b)}, confidence_level=None).pairs[0]
+    assert (r.wins, r.ties, r.losses) == (
+        int((ka > kb).sum()),
+        int((ka == kb).sum()),
+        int((ka < kb).sum()),
+    )
+
+
+def test_a_constant_shift_gives_defined_answers():
+    rng = np.random.default_rng(17)
+    b = rng.integers(0, 10, 12) / 10
+    a = b + 0.1  # "+0.1 on every query"
+    ys = {"a": _gs(a), "b": _gs(b)}
+    with pytest.warns(RuntimeWarning, match=r"every paired difference .* \+0\.1"):
+        t = compare(None, ys, test="t").pairs[0]
+    assert t.mean_diff == pytest.approx(0.1, abs=1e-12)
+    assert np.isnan(t.effect_size)  # not 5.7e15
+    assert t.p_value == 0.0 and t.ci_low == t.ci_high == t.mean_diff
+    with pytest.warns(RuntimeWarning, match="constant shift"):
+        r = compare(None, ys, exact=True).pairs[0]
+    assert r.p_value == 2 / 2**12  # all + or all -: 2 of 4096 sign flips
+    assert r.ci_low > 0
+    for method in ("BCa", "percentile", "bootstrap-t"):
+        with pytest.warns(RuntimeWarning):
+            p = compare(None, ys, ci_method=method, random_state=0).pairs[0]
+        assert p.ci_low == pytest.approx(0.1) and p.ci_high == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("test", ["randomization", "wilcoxon"])
+def test_output_says_when_the_test_cannot_reject(test):
+    a = np.array([0.9, 0.8, 0.7, 0.9, 0.6])
+    b = np.array([0.5, 0.6, 0.6, 0.4, 0.5])
+    with pytest.warns(RuntimeWarning, match="5 non-tied groups is 0.0625 > alpha"):
+        r = compare(None, {"a": _gs(a), "b": _gs(b)}, test=test)
+    p = r.pairs[0]
+    assert p.min_p == 2 / 32 and p.p_value == 2 / 32 and p.n_needed == 6
+    assert "it needs at least 6 non-tied groups" in str(r)
+    six = compare(None, {"a": _gs(np.r_[a, 0.9]), "b": _gs(np.r_[b, 0.1])}, test=test)
+    assert six.pairs[0].p_value == 2 / 64 <= 0.05

@@ -206,3 +206,39 @@ def test_interpolated_precision_needs_a_recall_level():
         sklearn_rank.interpolated_precision_score(Y, S, groups=G, recall_level=1.5)
     with pytest.raises(ValueError, match=r"needs recall_level"):
         sklearn_rank.evaluate(Y, S, groups=G, metrics=["iprec"])
+
+
+def test_validate_params_declares_constraints_once():
+    import inspect
+    import numbers
+
+    from sklearn_rank._utils.params import (
+        Interval,
+        InvalidParameterError,
+        IsNone,
+        StrOptions,
+        validate_params,
+    )
+
+    @validate_params({"k": [Interval(numbers.Integral, 1, None), IsNone()]})
+    def top(y, *, k=None, how="a"):
+        return k
+
+    assert top([1], k=3) == 3
+    assert list(inspect.signature(top).parameters) == ["y", "k", "how"]
+    with pytest.raises(InvalidParameterError) as err:
+        top([1], k=0)
+    assert str(err.value) == (
+        "The 'k' parameter of test_validate_params_declares_constraints_once."
+        "<locals>.top must be an int in the range [1, inf) or None. Got 0 instead."
+    )
+    with pytest.raises(TypeError, match="has no parameter"):
+        validate_params({"kk": [IsNone()]})(top)
+
+    from sklearn_rank.datasets import load_lambdarank
+
+    with pytest.raises(ValueError, match="'subset' parameter of load_lambdarank"):
+        load_lambdarank(subset="validation")
+    with pytest.raises(TypeError, match="'as_frame' parameter of load_lambdarank"):
+        load_lambdarank(as_frame="yes")
+    assert StrOptions("a")("a")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from . import _dask_engine, _flags, _measures, _messages, _plotting
 from . import evaluate as _eval
@@ -29,8 +30,17 @@ DESCRIPTION = (
 )
 FORMATTER = argparse.RawDescriptionHelpFormatter
 
-TESTS = ("randomization", "bootstrap", "t", "wilcoxon")
+TESTS = (
+    "randomization",
+    "bootstrap",
+    "bootstrap-t",
+    "bootstrap-shift",
+    "t",
+    "wilcoxon",
+)
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+CI_METHODS = ("matched", "BCa", "percentile", "bootstrap-t")
+SYSTEMS_TESTS = ("pairs", "tukey", "anova")
 
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -68,8 +78,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="compare every run with this one (a run name as printed; default: "
         "all pairs)",
     )
-    stats.add_argument("--test", choices=TESTS, default="randomization")
+    stats.add_argument(
+        "--test",
+        choices=TESTS,
+        default="randomization",
+        help="paired test of each pair (bootstrap = bootstrap-t: studentized; "
+        "bootstrap-shift: the shifted-mean bootstrap test)",
+    )
+    stats.add_argument(
+        "--systems-test",
+        choices=SYSTEMS_TESTS,
+        default="pairs",
+        help="pairs: --test on each pair, adjusted by --correction; tukey: the "
+        "randomised Tukey HSD test over all runs at once (family-wise p-values); "
+        "anova: the two-way ANOVA F test over runs x queries",
+    )
     stats.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    stats.add_argument(
+        "--correction-scope",
+        choices=("metric", "all"),
+        default="metric",
+        help="the family of --correction: the pairs of each measure, or every "
+        "pair of every measure",
+    )
+    stats.add_argument(
+        "--zero-method",
+        choices=("wilcox", "pratt", "zsplit"),
+        default="wilcox",
+        help="zero differences in the Wilcoxon test (as scipy.stats.wilcoxon)",
+    )
+    stats.add_argument(
+        "--alternative", choices=("two-sided", "greater", "less"), default="two-sided"
+    )
+    stats.add_argument(
+        "--ci-method",
+        choices=CI_METHODS,
+        default="matched",
+        help="interval of the differences: matched (the interval that inverts "
+        "the test, default) or a bootstrap interval",
+    )
     stats.add_argument(
         "--resamples", type=_eval._positive_int, default=9999, metavar="N"
     )
@@ -232,16 +279,85 @@ def _compare(runs, measures, calls, keywords, options, args, progress):
                 "to score every judged query in every run"
             )
         per_run[r.name] = GroupScores(qids, result.values, result.weights)
+    if args.systems_test != "pairs":
+        return _systems(per_run, metrics, args, options, progress)
     progress.step(f"comparing: {args.test} test, {args.resamples} resamples")
-    return compare(
-        None,
-        per_run,
-        metrics=metrics,
-        baseline=args.baseline,
-        test=args.test,
-        correction=args.correction,
-        confidence_level=args.confidence,
-        n_resamples=args.resamples,
-        random_state=args.seed,
-        undefined=options.undefined,
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        report = compare(
+            None,
+            per_run,
+            metrics=metrics,
+            baseline=args.baseline,
+            test=args.test,
+            correction=args.correction,
+            correction_scope=args.correction_scope,
+            zero_method=args.zero_method,
+            alternative=args.alternative,
+            ci_method=args.ci_method,
+            confidence_level=args.confidence,
+            n_resamples=args.resamples,
+            random_state=args.seed,
+            undefined=options.undefined,
+        )
+    table = (args.format or "table") == "table"
+    for w in caught:  # one line each on stderr (the table prints its own notes)
+        text = str(w.message)
+        if table and "cannot reject" in text:
+            continue
+        if not issubclass(w.category, RuntimeWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            continue
+        print(f"sklearn-rank {text.replace('compare: ', 'compare: note: ', 1)}",
+              file=sys.stderr)  # fmt: skip
+    return report
+
+
+class SystemsReport:
+    """The per-measure reports of --systems-test tukey / anova, printed one
+    after the other; ``to_frame`` stacks their rows."""
+
+    def __init__(self, reports):
+        self.reports = reports
+
+    def __str__(self) -> str:
+        return "\n\n".join(str(r) for r in self.reports)
+
+    def to_frame(self):
+        import pandas as pd
+
+        frames = []
+        for r in self.reports:
+            frame = r.to_frame()
+            if not hasattr(r, "pairs"):  # ANOVA: one row per source
+                frame = frame.rename_axis("source").reset_index()
+                frame.insert(0, "metric", r.metric)
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True)
+
+
+def _systems(per_run, metrics, args, options, progress):
+    """--systems-test tukey / anova: every run at once, one report per measure."""
+    from ..stats import tukey_hsd, two_way_anova
+
+    if args.baseline is not None:
+        raise ValueError(
+            f"--baseline applies to --systems-test pairs, not {args.systems_test} "
+            "(which compares every run with every other at once)"
+        )
+    progress.step(f"comparing: {args.systems_test} over {len(per_run)} runs")
+    reports = []
+    for metric in metrics:
+        if args.systems_test == "tukey":
+            reports.append(
+                tukey_hsd(
+                    None, per_run, metric=metric, n_resamples=args.resamples,
+                    confidence_level=args.confidence, random_state=args.seed,
+                    undefined=options.undefined,
+                )
+            )  # fmt: skip
+        else:
+            reports.append(
+                two_way_anova(None, per_run, metric=metric, undefined=options.undefined)
+            )
+    return SystemsReport(reports)

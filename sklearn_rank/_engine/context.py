@@ -457,6 +457,12 @@ class RankingContext:
     (:class:`GroupTotals`). Build one with :meth:`from_inputs`; :meth:`head` and
     :meth:`pooled` build derived views through the same constructor.
 
+    Why one class over the size line: it is the one object every kernel reads;
+    its methods are small views and caches of the same arrays (head views, tie
+    block means, per-group sums, relevance masks) that share one cache and one
+    array namespace, and splitting them apart would hand kernels several objects
+    that must be kept in step.
+
     Parameters
     ----------
     totals : GroupTotals

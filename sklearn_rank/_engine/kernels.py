@@ -177,7 +177,7 @@ def _custom_gains(xp: Any, labels: np.ndarray, gain) -> np.ndarray:
 _UNSCALED_LABEL = 512
 
 
-def _gain_shift(ctx: RankingContext, gain: str) -> np.ndarray | None:
+def gain_shift(ctx: RankingContext, gain: str) -> np.ndarray | None:
     """Per group, the power of two that scales its exponential gains (None when
     every label is small enough, the usual case). NDCG is a ratio of sums scaled
     alike, so it is exact for every accepted label; DCG is scaled back."""
@@ -196,7 +196,7 @@ def _gain_shift(ctx: RankingContext, gain: str) -> np.ndarray | None:
     return ctx.totals.cached("gain_shift", compute)
 
 
-def _discount(rank: np.ndarray, discount="log2") -> np.ndarray:
+def position_discount(rank: np.ndarray, discount="log2") -> np.ndarray:
     """The discount of each 1-based position (see the ``discount`` keyword), in
     the namespace of ``rank``; a callable receives a float copy of it."""
     xp = _ns(rank)
@@ -226,7 +226,7 @@ def _position_discounts(ctx: RankingContext, k: int | None, discount) -> np.ndar
     positions, as documented."""
     xp, f, dev = ctx.xp, ctx.float, ctx.device
     if callable(discount):
-        disc = _discount(ctx.rank, discount)
+        disc = position_discount(ctx.rank, discount)
         if k is not None:
             disc[ctx.rank > k] = 0.0
         return disc
@@ -234,7 +234,7 @@ def _position_discounts(ctx: RankingContext, k: int | None, discount) -> np.ndar
     deepest = int(xp.max(ctx.length)) if ctx.n_groups else 0
     depth = deepest if k is None else min(k, deepest)
     table = xp.zeros(depth + 2, dtype=f, device=dev)  # 0 unused; depth + 1: beyond k
-    table[1 : depth + 1] = _discount(
+    table[1 : depth + 1] = position_discount(
         xp.arange(1, depth + 1, dtype=f, device=dev), discount
     )
     position = ctx.rank if depth == deepest else xp.minimum(ctx.rank, depth + 1)
@@ -251,7 +251,7 @@ def dcg_values(
     k = _positions(ctx, k)
     ctx = ctx.head(k)
     disc = ctx.block_mean(_position_discounts(ctx, k, discount))
-    shift = _gain_shift(ctx, gain)
+    shift = gain_shift(ctx, gain)
     disc *= gains(ctx.y, gain, None if shift is None else seg.take(shift, ctx.group))
     if rows == "judged" and ctx.judged is not None:
         disc = _times_mask(ctx.xp, disc, ctx.judged)
@@ -260,7 +260,7 @@ def dcg_values(
 
 # Integer labels with at most this many levels get the linear-time ideal DCG, as
 # long as the (group, level) count table stays within a few cells per row.
-_MAX_LEVELS = 16
+COUNTING_LEVELS = 16
 _LEVEL_CELLS_PER_ROW = 4
 # Up to this depth float64 prefix sums of discounts differ from exact by < 1e-15.
 _SHORT_PREFIX = 64
@@ -273,7 +273,7 @@ def _discount_prefix(ctx: RankingContext, n: int, discount="log2") -> np.ndarray
     difference of prefixes at depth p can lose ~p ulps of the prefix (about 1e-13
     relative at depth 1000 in float64)."""
     xp, f = ctx.xp, ctx.float
-    disc = _discount(xp.arange(1, n + 1, dtype=f, device=ctx.device), discount)
+    disc = position_discount(xp.arange(1, n + 1, dtype=f, device=ctx.device), discount)
     if xp is not np:
         return xp.cumulative_sum(disc, include_initial=True)
     prefix = np.zeros(n + 1, dtype=np.float64 if n <= _SHORT_PREFIX else np.longdouble)
@@ -312,7 +312,7 @@ def _ideal_dcg(
     dense = (top + 1) * n_groups <= _LEVEL_CELLS_PER_ROW * (y.shape[0] + 1024)
     if (
         not custom_gain(gain)
-        and top < _MAX_LEVELS
+        and top < COUNTING_LEVELS
         and dense
         and bool(xp.all(y == xp.floor(y)))
     ):
@@ -346,12 +346,12 @@ def _ideal_dcg(
     first = _prefix_sum(xp, size)[:-1]
     rank = xp.arange(1, y.shape[0] + 1, dtype=_index(xp), device=dev)
     rank -= seg.take(first, sorted_codes)
-    shift = _gain_shift(ctx, gain)
+    shift = gain_shift(ctx, gain)
     row_shift = None if shift is None else seg.take(shift, sorted_codes)
     ranked_gain = (
         gains(seg.take(y, order), gain, row_shift) if g is None else seg.take(g, order)
     )
-    contrib = ranked_gain * _discount(rank, discount)
+    contrib = ranked_gain * position_discount(rank, discount)
     if k is not None:
         contrib = xp.where(rank <= k, contrib, 0.0)
     return seg.segment_sum(sorted_codes, contrib, n_groups)
@@ -379,7 +379,7 @@ def _scale_back(xp: Any, values: Any, shift: Any) -> Any:
 def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     xp = ctx.xp
     values = dcg_values(ctx, k, opts.gain, opts.discount, opts.gain_rows)
-    shift = _gain_shift(ctx, opts.gain)
+    shift = gain_shift(ctx, opts.gain)
     if shift is not None:
         values = _scale_back(xp, values, shift)
         if not bool(xp.all(xp.isfinite(values))):  # a scalar sync (it raises)
@@ -396,7 +396,7 @@ def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
 
 
 def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    # DCG and ideal DCG are scaled alike per group (_gain_shift): the ratio is exact.
+    # DCG and ideal DCG are scaled alike per group (gain_shift): the ratio is exact.
     xp = ctx.xp
     rows = opts.gain_rows
     dcg_k = dcg_values(ctx, k, opts.gain, opts.discount, rows)
@@ -680,13 +680,7 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
         denom = _hits_in_top(ctx, k, opts)
         values = seg.divide(total, denom, denom > 0, 0.0)
         return _binary_result(ctx, values, opts)
-    n_rel = ctx.n_relevant(opts.relevance_threshold)
-    if opts.ap_denominator == "n_relevant_retrieved":
-        denom = _relevant_in_cutoff(ctx, k, rel)
-    elif k is None or opts.ap_denominator == "n_relevant":
-        denom = n_rel
-    else:
-        denom = xp.minimum(n_rel, k)
+    denom = _ap_denominator(ctx, k, opts, rel)
     # No relevant row within the cutoff: the sum is 0 too, and so is AP.
     values = total / _as(xp, xp.maximum(denom, 1), f)
     if straddling is not None and straddling.shape[0]:
@@ -700,6 +694,17 @@ def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> Grou
             ),
         )
     return _binary_result(ctx, values, opts)
+
+
+def _ap_denominator(ctx: RankingContext, k: int | None, opts: Options, rel):
+    """AP's denominator per group, as ``ap_denominator`` says (without tie blocks
+    across the cutoff, which :func:`average_precision` divides itself)."""
+    if opts.ap_denominator == "n_relevant_retrieved":
+        return _relevant_in_cutoff(ctx, k, rel)
+    n_rel = ctx.n_relevant(opts.relevance_threshold)
+    if k is None or opts.ap_denominator == "n_relevant":
+        return n_rel
+    return ctx.xp.minimum(n_rel, k)
 
 
 def _ap_straddling_block(rest, a, m, r, c, k, u, v) -> np.ndarray:

@@ -1,8 +1,29 @@
-"""From one value per group to one number: the undefined-group rule and weights."""
+"""From one value per group to one number: the one reduction module.
+
+Every front-end (``evaluate``, segments, statistics, the online module, the command
+line, Dask and Spark) reduces through these functions, so the undefined-group rule,
+the weighted mean over groups and the geometric mean are written once:
+
+- :func:`apply_undefined`: the ``undefined=`` rule on values with a mask of the
+  groups where the metric is defined ("raise", "skip" or a fill value);
+- :func:`fill_undefined`: the same rule on values that mark undefined groups NaN
+  (the form of per-group results);
+- :func:`weighted_average`: the one weighted mean of values over groups;
+- :func:`weighted_mean`: that mean over the included groups, NaN with a warning
+  when no group is included;
+- :func:`mean_over_groups`: the rule, then the mean (one call for a front-end);
+- :func:`weighted_means_at_cutoffs`: the mean over groups at many cutoffs at once
+  (the cutoff axis' table);
+- :func:`geometric_mean`: trec_eval's ``gm_*`` summary (the exponential of the
+  mean log of values floored at ``GEOMETRIC_FLOOR``);
+- :func:`group_counts`: per-group counts or sums of per-row values from group
+  codes (host numpy; the engine's ``segments`` for other namespaces).
+"""
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -41,13 +62,13 @@ def apply_undefined(
             )
             # For front ends that name the groups in their own terms (the command
             # line maps its integer codes back to query ids).
-            error.undefined_groups = (metric, bad_ids, n)
+            error.undefined_groups = (metric, bad_ids, n)  # type: ignore[attr-defined]
             raise error
         return values, defined
     return xp.where(defined, values, float(undefined)), xp.ones_like(defined)
 
 
-def _scalar(x: object) -> object:
+def _scalar(x: Any) -> object:
     """A Python number from a 0-d array of any namespace (or the value itself)."""
     if isinstance(x, (int, float, str, np.generic)):
         return x
@@ -95,7 +116,83 @@ def weighted_mean(
     total = w.sum()
     if total <= 0:
         raise _zero_weight(metric)
-    return float(np.dot(w, values) / total)
+    return weighted_average(values, w, total)
+
+
+def weighted_average(
+    values: np.ndarray, weights: np.ndarray, total: float | None = None
+) -> float:
+    """The weighted mean of per-group values, ``sum(w * v) / sum(w)``.
+
+    The one formula every mean over groups uses (the statistics' resamples too),
+    so that means computed by different front-ends agree to the last bit.
+    ``total`` is ``sum(w)`` when the caller has it.
+    """
+    if total is None:
+        total = weights.sum()
+    return float(np.dot(weights, values) / total)
+
+
+def mean_over_groups(
+    values: np.ndarray,
+    defined: np.ndarray,
+    weight: np.ndarray,
+    undefined: str | float,
+    metric: str,
+    group_ids: np.ndarray,
+) -> float:
+    """The undefined rule, then the weighted mean: one metric's value over groups."""
+    values, include = apply_undefined(values, defined, undefined, metric, group_ids)
+    return weighted_mean(values, include, weight, metric)
+
+
+def fill_undefined(
+    values: np.ndarray,
+    undefined: str | float,
+    metric: str,
+    group_ids: np.ndarray,
+) -> np.ndarray:
+    """The undefined rule on per-group values that are NaN where undefined.
+
+    Returns the values with undefined groups NaN (``"skip"``), filled with the
+    given float, or raises :func:`apply_undefined`'s error (``"raise"``).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    defined = ~np.isnan(values)
+    filled, include = apply_undefined(values, defined, undefined, metric, group_ids)
+    return np.where(include, filled, np.nan)
+
+
+# trec_eval's MIN_GEO_MEAN: a value below it counts as it in a geometric mean.
+GEOMETRIC_FLOOR = 1e-5
+
+
+def geometric_mean(
+    values: np.ndarray,
+    weights: np.ndarray | None = None,
+    floor: float = GEOMETRIC_FLOOR,
+) -> float:
+    """trec_eval's geometric mean: ``exp(mean(log(max(v, floor))))``.
+
+    ``values`` are the groups that enter the mean (after :func:`apply_undefined`);
+    with ``weights`` the mean of the logs is :func:`weighted_average`'s.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return float("nan")
+    logs = np.log(np.maximum(values, floor))
+    if weights is None:
+        return float(np.exp(logs.mean()))
+    return float(np.exp(weighted_average(logs, np.asarray(weights, np.float64))))
+
+
+def group_counts(
+    codes: np.ndarray, n_groups: int, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """Rows per group (or the sum of ``weights`` per group) from codes 0..G-1."""
+    if weights is None:
+        return np.bincount(codes, minlength=n_groups)
+    return np.bincount(codes, weights=weights, minlength=n_groups)
 
 
 def _zero_weight(metric: str) -> ValueError:
@@ -103,3 +200,46 @@ def _zero_weight(metric: str) -> ValueError:
         f"sample_weight sums to zero over the groups that enter {metric}; give "
         "at least one of them a positive weight."
     )
+
+
+def weighted_means_at_cutoffs(
+    table: np.ndarray,
+    rows: np.ndarray,
+    divisor: np.ndarray | None,
+    defined: np.ndarray,
+    weight: np.ndarray,
+    undefined: str | float,
+) -> np.ndarray | None:
+    """:func:`mean_over_groups` at every cutoff of a cutoff table at once.
+
+    ``table`` (n_rows, n_groups) holds per-group values, ``rows`` (n_k,) the row
+    each cutoff reads and ``divisor`` (n_k,) what it is divided by, if anything.
+    ``defined`` is (n_groups,) when groups are defined or not at every cutoff
+    alike (then ``table`` must be finite everywhere), else of ``table``'s shape.
+    Returns None where the rule raises or warns (``undefined="raise"``, a cutoff
+    with no included group or no positive weight): the caller then reduces cutoff
+    by cutoff through :func:`mean_over_groups`, which raises or warns.
+    """
+    if undefined == "raise":
+        return None
+    skip = undefined == "skip"
+    if defined.ndim == 1:
+        w = np.where(defined, weight, 0.0)
+        total = w.sum() if skip else weight.sum()
+        if not total > 0:
+            return None
+        # einsum, not BLAS's gemv: that one spawns threads that cost ten times
+        # more on a busy machine for a product this thin.
+        part = np.einsum("kg,g->k", table, w)[rows]
+        if divisor is not None:
+            part /= divisor
+        if not skip:
+            part += float(undefined) * weight[~defined].sum()
+        return part / total
+    values = table[rows] if divisor is None else table[rows] / divisor[:, None]
+    include = defined if skip else np.ones_like(defined)
+    total = include.astype(np.float64) @ weight
+    if not (total > 0).all():
+        return None
+    filled = np.where(defined, values, 0.0 if skip else float(undefined))
+    return (filled @ weight) / total

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 
 from .._engine.conventions import resolve_options
 from .._engine.group_codes import encode_groups
-from .._engine.reduce import apply_undefined, weighted_mean
+from .._engine.reduce import mean_over_groups
 from .._utils.array_api import reads_on_host
 from .._utils.params import param_error
 from .evaluate import DEFAULT_METRICS, GroupScores, evaluate, evaluate_per_group
@@ -398,14 +398,10 @@ def evaluate_by_segment(
             )
             continue
         for m in names:
-            v, include = apply_undefined(
-                res.values[m][keep],
-                ~np.isnan(res.values[m][keep]),
-                rule,
-                m,
-                res.group_ids[keep],
+            v = res.values[m][keep]
+            values[m][s] = mean_over_groups(
+                v, ~np.isnan(v), res.weights[m][keep], rule, m, res.group_ids[keep]
             )
-            values[m][s] = weighted_mean(v, include, res.weights[m][keep], m)
     return SegmentTable(
         labels, names, values, n_groups, res, index, n_undefined, n_used
     )

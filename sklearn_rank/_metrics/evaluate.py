@@ -11,15 +11,17 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine.context import RankingContext
-from .._engine.conventions import Options, resolve_options
+from .._engine.conventions import Options, given_options, resolve_options
+from .._engine.cutoffs import RUNNING_FORMS, values_at_cutoffs
 from .._engine.kernels import GroupValues
-from .._engine.reduce import apply_undefined, weighted_mean
+from .._engine.reduce import mean_over_groups, weighted_mean
 from .._engine.segments import array_namespace
 from .._utils.array_api import is_foreign, to_numpy
 from .._utils.params import check_k
 from .registry import METRICS
 from .validation import (
     MetricRequest,
+    ValidatedInputs,
     check_inputs,
     check_labels,
     check_metrics,
@@ -32,6 +34,45 @@ DEFAULT_METRICS = ("ndcg@10", "map", "mrr")
 #   resolve_options -> check_metrics / check_k -> rank_inputs (check_inputs,
 #   check_labels, RankingContext.from_inputs) -> group_values (the kernel) ->
 #   mean_value (undefined rule and weighted mean).
+
+
+def prepare_inputs(
+    func: str,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    groups: Any,
+    sample_weight: ArrayLike | None,
+    retrieved: ArrayLike | None,
+    requests: Sequence[MetricRequest],
+    opts: Options,
+    judged: ArrayLike | None = None,
+    in_pool: ArrayLike | None = None,
+    *,
+    host: bool = False,
+) -> ValidatedInputs:
+    """Every check of the per-row inputs, with the labels as the metrics read
+    them (``integer_grades``, ``judged_only``): the first half of
+    :func:`rank_inputs`, for front ends that validate rows without ranking
+    them (the distributed ones, before a shuffle)."""
+    inputs = check_inputs(
+        func,
+        y_true,
+        y_score,
+        groups,
+        sample_weight,
+        retrieved,
+        judged,
+        in_pool=in_pool,
+        groups_required=not all(r.spec.pooled for r in requests),
+        host=host,
+    )
+    if opts.integer_grades:  # trec_eval reads grades with atol: 1.5 is 1
+        xp = array_namespace(inputs.y_true)
+        inputs = dataclasses.replace(inputs, y_true=xp.trunc(inputs.y_true))
+    if opts.judged_only:
+        inputs = drop_unjudged(inputs, func)
+    check_labels(inputs.y_true, [r.spec for r in requests], opts, func)
+    return inputs
 
 
 def rank_inputs(
@@ -51,24 +92,19 @@ def rank_inputs(
     """Validate the per-row inputs and order them once; returns the ordered view
     and the group ids (aligned with group codes). ``host``: numpy arrays whatever
     the dispatch switch (front ends that draw or tabulate on the host)."""
-    inputs = check_inputs(
+    inputs = prepare_inputs(
         func,
         y_true,
         y_score,
         groups,
         sample_weight,
         retrieved,
+        requests,
+        opts,
         judged,
-        in_pool=in_pool,
-        groups_required=not all(r.spec.pooled for r in requests),
+        in_pool,
         host=host,
     )
-    if opts.integer_grades:  # trec_eval reads grades with atol: 1.5 is 1
-        xp = array_namespace(inputs.y_true)
-        inputs = dataclasses.replace(inputs, y_true=xp.trunc(inputs.y_true))
-    if opts.judged_only:
-        inputs = drop_unjudged(inputs, func)
-    check_labels(inputs.y_true, [r.spec for r in requests], opts, func)
     ctx = RankingContext.from_inputs(
         inputs.y_true,
         inputs.y_score,
@@ -100,10 +136,9 @@ def mean_value(
     """One metric reduced to a float: the undefined rule, then the weighted mean."""
     values, defined, weight = group_values(ctx, request, opts)
     group_ids = np.array(["<all rows>"], dtype=object) if request.spec.pooled else ids
-    values, include = apply_undefined(
-        values, defined, opts.undefined, request.label, group_ids
+    return mean_over_groups(
+        values, defined, weight, opts.undefined, request.label, group_ids
     )
-    return weighted_mean(values, include, weight, request.label)
 
 
 def score_metric(
@@ -229,25 +264,7 @@ see the metric functions
     opts = resolve_options(
         func,
         convention,
-        {
-            "ties": ties,
-            "gain": gain,
-            "discount": discount,
-            "gain_rows": gain_rows,
-            "relevance_threshold": relevance_threshold,
-            "undefined": undefined,
-            "precision_denominator": precision_denominator,
-            "ap_denominator": ap_denominator,
-            "recall_denominator": recall_denominator,
-            "max_grade": max_grade,
-            "weights": weights,
-            "group_weight": group_weight,
-            "persistence": persistence,
-            "recall_level": recall_level,
-            "r_multiple": r_multiple,
-            "integer_grades": integer_grades,
-            "judged_only": judged_only,
-        },
+        given_options(locals()),
     )
     requests = check_metrics(metrics, func)
     ctx, ids = rank_inputs(
@@ -262,7 +279,37 @@ see the metric functions
         judged,
         in_pool,
     )
-    return {r.label: mean_value(ctx, ids, r, opts) for r in requests}
+    return mean_values(ctx, ids, requests, opts)
+
+
+# A metric asked for at this many cutoffs or more is read off the cutoff axis.
+_AXIS_FROM = 3
+
+
+def mean_values(
+    ctx: RankingContext, ids: np.ndarray, requests: list[MetricRequest], opts: Options
+) -> dict[str, float]:
+    """Every request reduced to a float, in order. A metric requested at several
+    cutoffs (``ndcg@1`` ... ``ndcg@100``) is computed once on the engine's cutoff
+    axis (running sums over the head); the rest one kernel call each."""
+    by_metric: dict[str, list[MetricRequest]] = {}
+    for r in requests:
+        if r.k is not None and not r.options and r.spec.name in RUNNING_FORMS:
+            by_metric.setdefault(r.spec.name, []).append(r)
+    out: dict[str, float] = {}
+    for name, group in by_metric.items():
+        if len(group) < _AXIS_FROM:
+            continue
+        ks = np.unique(np.array([r.k for r in group], dtype=np.int64))
+        *_, means = values_at_cutoffs(ctx, name, group[0].spec.kernel, ks, opts)
+        if means is None:  # the rule raises or warns: per cutoff, as below
+            continue
+        for r in group:
+            out[r.label] = float(means[np.searchsorted(ks, r.k)])
+    return {
+        r.label: out[r.label] if r.label in out else mean_value(ctx, ids, r, opts)
+        for r in requests
+    }
 
 
 @dataclass(frozen=True)
@@ -361,24 +408,7 @@ def evaluate_per_group(
     opts = resolve_options(
         func,
         convention,
-        {
-            "ties": ties,
-            "gain": gain,
-            "discount": discount,
-            "gain_rows": gain_rows,
-            "relevance_threshold": relevance_threshold,
-            "precision_denominator": precision_denominator,
-            "ap_denominator": ap_denominator,
-            "recall_denominator": recall_denominator,
-            "max_grade": max_grade,
-            "weights": weights,
-            "group_weight": group_weight,
-            "persistence": persistence,
-            "recall_level": recall_level,
-            "r_multiple": r_multiple,
-            "integer_grades": integer_grades,
-            "judged_only": judged_only,
-        },
+        given_options(locals()),
     )
     requests = check_metrics(metrics, func, per_group=True)
     ctx, ids = rank_inputs(

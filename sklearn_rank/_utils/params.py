@@ -1,7 +1,9 @@
 """The parameter-constraint vocabulary and the one error format.
 
-Every public parameter is checked against a tuple of constraints (as scikit-learn's
-``validate_params``); a value that meets none raises::
+Every public parameter is checked against a tuple of constraints, declared once
+per function with :func:`validate_params` (as scikit-learn's decorator of that
+name) or, for the convention keywords, in ``_engine.conventions.OPTIONS``; a value
+that meets none raises::
 
     The 'k' parameter of ndcg_score must be an int in the range [1, inf) or None.
     Got 0 instead.
@@ -11,9 +13,11 @@ This module imports nothing from the package, so every layer can use it.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -101,30 +105,6 @@ class IsNone:
         return "None"
 
 
-class HasMethods:
-    """An object with every one of ``methods`` (e.g. an estimator)."""
-
-    def __init__(self, *methods: str, what: str = "an object") -> None:
-        self.methods, self.what = methods, what
-
-    def __call__(self, value: Any) -> bool:
-        return all(callable(getattr(value, m, None)) for m in self.methods)
-
-    def __str__(self) -> str:
-        return f"{self.what} with {' and '.join(self.methods)}"
-
-
-class InstanceOf:
-    def __init__(self, kind: type | tuple[type, ...], what: str) -> None:
-        self.kind, self.what = kind, what
-
-    def __call__(self, value: Any) -> bool:
-        return isinstance(value, self.kind) and not isinstance(value, bool)
-
-    def __str__(self) -> str:
-        return self.what
-
-
 class IsBool:
     """``True`` or ``False`` (NumPy's bool included); ints are not bools."""
 
@@ -192,3 +172,43 @@ def check_k(k: Any, func: str, name: str = "k") -> int | None:
 
 
 CUTOFF = (Interval(numbers.Integral, 1, None, closed="left"), IsNone())
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def validate_params(
+    constraints: Mapping[str, Sequence[Callable[[Any], bool]]],
+    *,
+    owner: str | None = None,
+) -> Callable[[F], F]:
+    """Declare the constraints of a function's parameters; checked on every call.
+
+    ``constraints`` maps a parameter name to the constraints one of which its value
+    must meet (``StrOptions``, ``Interval``, ``IsNone``, ...). A value that meets
+    none raises the one error format of :func:`param_error`, naming the parameter
+    and ``owner`` (default: the function's qualified name, e.g.
+    ``"MetricAtKDisplay.from_predictions"``). Parameters left at their default are
+    not checked (defaults are right by construction). Checks that depend on data
+    (lengths, labels) stay in the function body.
+    """
+
+    def decorate(func: F) -> F:
+        signature = inspect.signature(func)
+        unknown = set(constraints) - set(signature.parameters)
+        if unknown:  # a typo in a declaration must not silently check nothing
+            raise TypeError(f"{func.__qualname__} has no parameter {sorted(unknown)}")
+        name = owner or func.__qualname__
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            given = signature.bind(*args, **kwargs).arguments
+            for param, allowed in constraints.items():
+                if param in given:
+                    check_param(given[param], param, name, allowed)
+            return func(*args, **kwargs)
+
+        wrapper.__parameter_constraints__ = dict(constraints)  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

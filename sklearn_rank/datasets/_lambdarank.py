@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 from sklearn.utils import Bunch
 
-from .._utils.params import StrOptions, check_param
+from .._utils.params import IsBool, StrOptions, validate_params
 
 N_FEATURES = 300
 # Query ids are global over the two parts: train queries first, then test queries.
@@ -36,6 +36,14 @@ def _read_part(stem):
     return X.tocsr(), y.astype(np.int64), sizes
 
 
+@validate_params(
+    {
+        "subset": [StrOptions(*_SUBSETS)],
+        "return_X_y": [IsBool()],
+        "as_frame": [IsBool()],
+        "sparse": [IsBool()],
+    }
+)
 def load_lambdarank(*, subset="train", return_X_y=False, as_frame=False, sparse=False):
     """Load the LambdaRank learning-to-rank sample shipped with sklearn_rank.
 
@@ -98,7 +106,6 @@ def load_lambdarank(*, subset="train", return_X_y=False, as_frame=False, sparse=
     >>> test.data.shape, int(test.groups.min()), int(test.groups.max())
     ((768, 300), 201, 250)
     """
-    check_param(subset, "subset", "load_lambdarank", (StrOptions(*_SUBSETS),))
     names = ["train", "test"] if subset == "all" else [subset]
     parts = {name: _read_part(_PARTS[name]) for name in ("train", "test")}
     first_id = {"train": 0, "test": len(parts["train"][2])}

@@ -18,13 +18,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from .._engine.reduce import weighted_average
+
 # Bytes of float64 counts held at once (resamples x groups never at once).
 _COUNT_BUDGET = 1 << 25
 
 
-def weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
-    """The mean ``evaluate`` returns: same operations, so the same float."""
-    return float(np.dot(weights, values) / weights.sum())
+# The mean ``evaluate`` returns: the one formula, so the same float.
+weighted_mean = weighted_average
 
 
 def standard_error(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -88,17 +89,26 @@ def bootstrap_distribution(
     return out if se is None else (out, se)
 
 
-def studentized(theta_hat, se_hat, theta_star, se_star):
+def studentized(theta_hat, se_hat, theta_star, se_star, n=None):
     """Bootstrap-t statistics ``(theta* - theta) / se*`` per resample.
 
-    A resample whose values are all equal has ``se* = 0``: its statistic is 0
-    when its mean equals the estimate and +-inf otherwise (never NaN).
+    With ``n`` (the number of groups), ``se*`` is floored at ``se / sqrt(n)``:
+    on tied or discrete scores a resample that draws few distinct values has a
+    standard error near or at 0, and its t* near infinity would make the
+    interval's ends infinite (``[-0.015, inf)`` for a metric in [0, 1]) and
+    the quantiles erratic. The floor leaves t* unchanged wherever ``se*`` is
+    within ``sqrt(n)`` of ``se``, the usual case (docs/statistics.md,
+    Calibration). Without a floor, or when ``se`` is 0, a resample whose values
+    are all equal has ``se* = 0``: its statistic is 0 when its mean equals the
+    estimate and +-inf otherwise (never NaN).
     """
     delta = theta_star - theta_hat
+    if n is not None and se_hat > 0:
+        se_star = np.maximum(se_star, se_hat / np.sqrt(n))
     with np.errstate(invalid="ignore", divide="ignore"):
         t = delta / se_star
     zero = se_star == 0
-    t[zero] = np.where(delta[zero] == 0, 0.0, np.sign(delta[zero]) * np.inf)
+    t[zero] = np.where(delta[zero] == 0, 0.0, np.copysign(np.inf, delta[zero]))
     return t
 
 
@@ -175,7 +185,8 @@ def confidence_interval(
     high = np.where(open_hi, np.inf, np.nan)
     for j in range(n_cols):
         col = theta_star[:, j]
-        if np.all(col == theta_hat[j]):  # constant values: the interval is a point
+        if np.all(col == theta_hat[j]) or np.ptp(values[:, j]) == 0:
+            # constant values: the interval is a point
             low[j] = theta_hat[j] if np.isnan(low[j]) else low[j]
             high[j] = theta_hat[j] if np.isnan(high[j]) else high[j]
             continue
@@ -186,7 +197,9 @@ def confidence_interval(
             low[j] = high[j] = np.nan
             continue
         if method == "bootstrap-t":
-            t = studentized(theta_hat[j], se_hat[j], col, se_star[:, j])
+            t = studentized(
+                theta_hat[j], se_hat[j], col, se_star[:, j], values.shape[0]
+            )
             if not open_lo[j]:  # the low end comes from the upper quantile of t*
                 low[j] = theta_hat[j] - _quantile(t, 1 - p_lo[j]) * se_hat[j]
             if not open_hi[j]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -10,18 +11,84 @@ from typing import Any
 import numpy as np
 
 from .._engine.conventions import resolve_options
+from .._engine.reduce import fill_undefined
 from .._metrics.evaluate import DEFAULT_METRICS, GroupScores, evaluate_per_group
 from .._metrics.validation import param_error
 from .._utils.array_api import on_host
 
-TESTS = ("randomization", "bootstrap", "bootstrap-t", "t", "wilcoxon")
-CI_METHODS = ("BCa", "percentile", "bootstrap-t")
+TESTS = (
+    "randomization",
+    "bootstrap",
+    "bootstrap-t",
+    "bootstrap-shift",
+    "t",
+    "wilcoxon",
+)
+CI_METHODS = ("matched", "BCa", "percentile", "bootstrap-t")
 ALTERNATIVES = ("two-sided", "greater", "less")
 SCOPES = ("metric", "all")
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
-# The one zero rule: a per-group difference with |d| <= ZERO_TOL is 0 (a tie) in
-# every test, interval and in wins / ties / losses (float noise of equal scores).
-ZERO_TOL = 1e-12
+# The one rounding rule: per-group differences are rounded to DECIMALS decimals of
+# the metric's scale (the power of ten at or above its largest |value|: 1 for
+# metrics in [0, 1]) before every test, interval, rank, effect size and count of
+# wins / ties / losses. Equal differences of a discrete metric (0.3 - 0.2 and
+# 0.4 - 0.3 on P@10) are then equal floats, and float noise of equal scores is 0.
+DECIMALS = 10
+
+
+def metric_scale(*values: np.ndarray) -> float:
+    """The power of ten at or above the largest finite |value| (1 if none)."""
+    top = 0.0
+    for v in values:
+        finite = np.abs(v[np.isfinite(v)])
+        if finite.size:
+            top = max(top, float(finite.max()))
+    return 1.0 if top == 0 else float(10.0 ** np.ceil(np.log10(top)))
+
+
+def round_differences(d: np.ndarray, scale: float) -> np.ndarray:
+    """``d`` rounded to DECIMALS decimals of ``scale`` (the one rounding rule)."""
+    if scale == 1.0:
+        out = np.round(d, DECIMALS)
+    else:
+        out = np.round(d / scale, DECIMALS) * scale
+    out[out == 0] = 0.0  # no -0.0
+    return out
+
+
+def seed_entropy(seed: Any, func: str) -> int:
+    """The int from which every random stream of one call is derived.
+
+    An int is used as is; None, a RandomState or a Generator give one draw, so
+    that the report can store the int and a rerun with it repeats the result.
+    """
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if seed < 0:
+            raise param_error("random_state", func, "a non-negative int", seed)
+        return int(seed)
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63))
+    if seed is None or isinstance(seed, np.random.RandomState):
+        rs = np.random.mtrand._rand if seed is None else seed
+        return int(rs.randint(0, 2**63, dtype=np.int64))
+    raise param_error(
+        "random_state",
+        func,
+        "None, an int, a numpy.random.RandomState or a numpy.random.Generator",
+        seed,
+    )
+
+
+def stream(entropy: int, *key: str) -> np.random.Generator:
+    """An independent random stream for one (metric, models..., procedure).
+
+    ``SeedSequence(entropy, spawn_key=...)`` is what ``SeedSequence.spawn``
+    does, with the child's key taken from the names instead of a counter: a
+    pair's draws depend on the seed and on that pair alone, not on which other
+    pairs, metrics or intervals the call computes.
+    """
+    words = tuple(zlib.crc32(str(k).encode("utf-8")) for k in key)
+    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=words))
 
 
 @dataclass
@@ -89,19 +156,12 @@ def _undefined_rule(func: str, options: dict[str, Any]) -> str | float:
     return resolve_options(func, convention, {"undefined": undefined}).undefined
 
 
-def _apply_undefined(values, rule, metric, model, func):
-    if rule == "skip":
-        return values
-    missing = np.isnan(values)
-    if rule == "raise":
-        if missing.any():
-            raise ValueError(
-                f"{metric} of {model!r} in {func} is undefined for {missing.sum()} "
-                f"of {values.size} groups (no relevant item). Pass undefined='skip' "
-                "to leave them out or a float such as undefined=0.0 to score them."
-            )
-        return values
-    return np.where(missing, rule, values)
+def _apply_undefined(values, rule, metric, model, group_ids, func):
+    """The engine's undefined rule (one reduction module), naming the model."""
+    try:
+        return fill_undefined(values, rule, metric, group_ids)
+    except ValueError as exc:
+        raise ValueError(f"{func}, model {model!r}: {exc}") from None
 
 
 def _from_dask(value: Any) -> Any:
@@ -179,7 +239,10 @@ def collect(
             }
     group_ids = next(iter(results.values())).group_ids
     values = {
-        model: {m: _apply_undefined(res.values[m], rule, m, model, func) for m in names}
+        model: {
+            m: _apply_undefined(res.values[m], rule, m, model, group_ids, func)
+            for m in names
+        }
         for model, res in results.items()
     }
     weights = {

@@ -1,8 +1,16 @@
-"""The steps of compare: columns, p-values, adjusted p-values, report items."""
+"""The steps of compare: columns, p-values with their intervals, the report.
+
+Every pair (metric, model, baseline) is one unit: its differences rounded by
+the one rule (:func:`._inputs.round_differences`), its test and the interval
+that inverts it drawn from the pair's own random stream (:func:`._inputs.stream`,
+keyed by the seed, the pair and the procedure), so a pair's p-value depends on
+its data and the seed only.
+"""
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,67 +23,67 @@ from ._bootstrap import (
     weighted_mean,
 )
 from ._corrections import adjust
-from ._inputs import ZERO_TOL, PerGroup
+from ._inputs import PerGroup, metric_scale, round_differences, stream
+from ._inversion import (
+    pivot_interval,
+    randomization_interval,
+    reconcile,
+    walsh_interval,
+)
 from ._randomization import EXACT_MAX_GROUPS, sign_flip_exact, sign_flip_monte_carlo
 from ._report import ComparisonReport, MetricInterval, PairComparison
 
 _FUNC = "compare"
+# The interval that inverts each test (ci_method="matched"), by its name in
+# the report.
+MATCHED = {
+    "randomization": "randomization",
+    "bootstrap": "bootstrap-t symmetric",
+    "bootstrap-t": "bootstrap-t symmetric",
+    "bootstrap-shift": "shifted bootstrap",
+    "t": "t",
+    "wilcoxon": "wilcoxon",
+}
 
 
 def warn_nan(what: str, func: str) -> None:
-    warnings.warn(f"{func}: {what}", RuntimeWarning, stacklevel=4)
+    warnings.warn(f"{func}: {what}", RuntimeWarning, stacklevel=5)
 
 
-def intervals(columns, n_resamples, rng, level, method, *, alternatives=None,
-              keep_dist=False, studentize=False):  # fmt: skip
-    """Estimate, interval and standard error of weighted-mean columns.
+def intervals(columns, n_resamples, rngs, level, method, *, alternatives=None):
+    """Estimate, interval and bootstrap standard error of weighted-mean columns.
 
-    ``columns`` is a list of (mask, values, weights) over all groups; columns
-    with the same mask share their bootstrap draws (so differences are paired).
-    ``alternatives`` (one per column, default two-sided) makes intervals
-    one-sided. Returns arrays (estimate, low, high, standard error) and, by
-    column index, the bootstrap distribution: (means, standard errors or None),
-    drawn when ``level`` is set or ``keep_dist`` asks for it.
+    ``columns`` is a list of (mask, values, weights) over all groups, ``rngs``
+    one random stream per column. ``alternatives`` (one per column, default
+    two-sided) makes intervals one-sided. Returns arrays (estimate, low, high,
+    standard error).
     """
     n_cols = len(columns)
     est, low, high, se = (np.full(n_cols, np.nan) for _ in range(4))
-    alts = np.array(["two-sided"] * n_cols if alternatives is None else alternatives)
-    studentize = studentize or method == "bootstrap-t"
-    dists: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
-    by_mask: dict[bytes, list[int]] = {}
-    for j, (mask, _, _) in enumerate(columns):
-        by_mask.setdefault(np.packbits(mask).tobytes(), []).append(j)
-    for cols in by_mask.values():
-        mask = columns[cols[0]][0]
+    alts = ["two-sided"] * n_cols if alternatives is None else alternatives
+    for j, (mask, v, w) in enumerate(columns):
         if not mask.any():
             continue
-        vals = np.stack([columns[j][1][mask] for j in cols], axis=1)
-        wts = np.stack([columns[j][2][mask] for j in cols], axis=1)
-        # From contiguous 1-D arrays, as evaluate does, so the float is the same.
-        theta = np.array(
-            [weighted_mean(columns[j][1][mask], columns[j][2][mask]) for j in cols]
-        )
-        est[cols] = theta
-        if level is None and not keep_dist:
+        est[j] = weighted_mean(v[mask], w[mask])
+        if level is None:
             continue
-        star = bootstrap_distribution(vals, wts, n_resamples, rng, studentize)
+        vals, wts = v[mask][:, None], w[mask][:, None]
+        studentize = method == "bootstrap-t"
+        star = bootstrap_distribution(vals, wts, n_resamples, rngs[j], studentize)
         star, se_star = star if studentize else (star, None)
-        if level is not None:
-            lo, hi = confidence_interval(
-                theta, star, vals, wts, level, method, alts[cols], se_star
-            )
-            low[cols], high[cols] = lo, hi
-            se[cols] = star.std(axis=0, ddof=1) if n_resamples > 1 else np.nan
-        for i, j in enumerate(cols):
-            dists[j] = (star[:, i], None if se_star is None else se_star[:, i])
-    return est, low, high, se, dists
+        lo, hi = confidence_interval(
+            est[j : j + 1], star, vals, wts, level, method, alts[j], se_star
+        )
+        low[j], high[j] = lo[0], hi[0]
+        se[j] = star[:, 0].std(ddof=1) if n_resamples > 1 else np.nan
+    return est, low, high, se
 
 
-# --- Columns: model means, then pair differences -----------------------------
+# --- A pair's differences ------------------------------------------------------
 
 
 def pair_column(data: PerGroup, metric: str, a: str, b: str, func: str):
-    """(mask, difference, weights) of a pair; |differences| <= ZERO_TOL are 0."""
+    """(mask, rounded difference, weights) of a pair (the one rounding rule)."""
     va, vb = data.values[a][metric], data.values[b][metric]
     mask = ~np.isnan(va) & ~np.isnan(vb)
     if not mask.any():  # no silent NaN: say why the row is empty
@@ -94,134 +102,186 @@ def pair_column(data: PerGroup, metric: str, a: str, b: str, func: str):
             f"{func}; a paired comparison needs the same sample_weight for every "
             "model."
         )
-    d = np.where(mask, va - vb, 0.0)
-    d[np.abs(d) <= ZERO_TOL] = 0.0
+    scale = metric_scale(va[mask], vb[mask])
+    d = round_differences(np.where(mask, va - vb, 0.0), scale)
     return mask, d, wa
 
 
-def columns_of(data: PerGroup, models, pairs):
-    """One list of columns, so that columns on the same groups share draws."""
-    columns, keys = [], []
-    for m in data.metrics:
-        for model in models:
-            v = data.values[model][m]
-            columns.append((~np.isnan(v), v, data.weights[model][m]))
-            keys.append(("model", m, model))
-    for m in data.metrics:
-        for a, b in pairs:
-            columns.append(pair_column(data, m, a, b, _FUNC))
-            keys.append(("pair", m, a, b))
-    return columns, keys
+# --- One pair: test, matched interval, smallest attainable p --------------------
 
 
-# --- p-values ----------------------------------------------------------------
+@dataclass
+class PairResult:
+    p: float = np.nan
+    low: float = np.nan
+    high: float = np.nan
+    method: str = ""
+    min_p: float = np.nan
+    n_needed: int = 0
 
 
-def _randomization_p(pair_cols, n_resamples, exact, alternative, rng):
-    """Sign-flip p-values: exact enumeration or one shared Monte Carlo run."""
-    pvals, mc_keys, mc_x = {}, [], []
-    for key, (mask, d, w) in pair_cols.items():
-        n = int(mask.sum())
-        if n == 0:
-            pvals[key] = np.nan
-            continue
-        x = np.where(mask, w * d, 0.0) / w[mask].sum()
-        use_exact = 2**n <= n_resamples if exact is None else exact
-        if use_exact and n > EXACT_MAX_GROUPS:
-            raise param_error(
-                "exact",
-                _FUNC,
-                f"False or None when a pair has more than {EXACT_MAX_GROUPS} groups",
-                exact,
-                f"{key[0]} of {key[1]!r} vs {key[2]!r} has {n} paired groups.",
-            )
-        if use_exact:
-            pvals[key] = float(sign_flip_exact(x[mask][:, None], alternative)[0])
-        else:
-            mc_keys.append(key)
-            mc_x.append(x)
-    if mc_keys:
-        p = sign_flip_monte_carlo(np.stack(mc_x, axis=1), n_resamples, rng, alternative)
-        pvals.update(zip(mc_keys, p.tolist(), strict=True))
-    return pvals
+def _sign_flip_needed(alternative: str, alpha: float) -> int:
+    """Fewest non-tied groups whose exact sign-flip p can reach alpha."""
+    sides = 1 if alternative != "two-sided" else 2
+    return int(np.ceil(np.log2(sides / alpha) - 1e-12))
 
 
-def _count_p(stat_star: np.ndarray, stat: float, alternative: str) -> float:
-    """``(b + 1) / (n + 1)``, b the resamples at least as extreme as ``stat``."""
-    if alternative == "greater":
-        b = np.count_nonzero(stat_star >= stat)
-    elif alternative == "less":
-        b = np.count_nonzero(stat_star <= stat)
+def _randomization(d, w, m, opts, rng, alpha, want_ci):
+    n = d.size
+    big_w = w.sum()
+    x = np.stack([w * d / big_w, w / big_w], axis=1)
+    alt = opts["alternative"]
+    exact = opts["exact"]
+    use_exact = 2**n <= opts["n_resamples"] if exact is None else exact
+    if use_exact and n > EXACT_MAX_GROUPS:
+        raise param_error(
+            "exact",
+            _FUNC,
+            f"False or None when a pair has more than {EXACT_MAX_GROUPS} groups",
+            exact,
+            f"A pair has {n} paired groups.",
+        )
+    n_nz = int(np.count_nonzero(d))
+    sides = 1 if alt != "two-sided" else 2
+    exact_min = min(1.0, sides / 2.0**n_nz)
+    res = PairResult(n_needed=_sign_flip_needed(alt, alpha))
+    if use_exact:
+        p, null = sign_flip_exact(x, alt, return_null=True)
+        res.method, res.min_p, extra = f"exact ({2**n} sign flips)", exact_min, 0
     else:
-        b = np.count_nonzero(np.abs(stat_star) >= abs(stat))
-    return (b + 1.0) / (stat_star.size + 1.0)
+        p, null = sign_flip_monte_carlo(
+            x, opts["n_resamples"], rng, alt, return_null=True
+        )
+        floor = 1.0 / (opts["n_resamples"] + 1)
+        res.method, res.min_p, extra = "monte carlo", max(exact_min, floor), 1
+    res.p = float(p[0])
+    if want_ci:
+        res.low, res.high = randomization_interval(
+            null[:, 0], null[:, 1], m, alt, alpha, extra
+        )
+    return res
 
 
-def bootstrap_p(dist: np.ndarray, diff: float, alternative: str) -> float:
-    """Paired bootstrap test: the resampled mean shifted to the null (mean 0).
-
-    ``(b + 1) / (n + 1)`` with b the shifted resamples at least as extreme as the
-    observed mean difference (Efron & Tibshirani 1993, 16.4; Sakai 2006).
-    """
-    return _count_p(dist - diff, diff, alternative)
-
-
-def bootstrap_t_p(dist, se_dist, diff, d, w, alternative) -> float:
-    """Studentized paired bootstrap test (Efron & Tibshirani 1993, 16.4).
-
-    The observed ``t = diff / se`` against the resampled
-    ``t* = (diff* - diff) / se*``, ``(b + 1) / (n + 1)`` as above.
-    """
-    se = standard_error(d[:, None], w[:, None])[0]
+def _bootstrap(test, d, w, m, opts, rng, alpha, want_ci):
+    """Studentized (Sakai 2006; Efron & Tibshirani 1993, 16.4) or shifted test."""
+    alt, n_res = opts["alternative"], opts["n_resamples"]
+    star, se_star = bootstrap_distribution(
+        d[:, None], w[:, None], n_res, rng, studentized=True
+    )
+    if test == "bootstrap-shift":
+        se = 1.0
+        t_star = star[:, 0] - m
+    else:
+        se = float(standard_error(d[:, None], w[:, None])[0])
+        t_star = studentized(m, se, star[:, 0], se_star[:, 0], d.size)
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = 0.0 if diff == 0 else diff / se  # se = 0: all differences equal
-    return _count_p(studentized(diff, se, dist, se_dist), t, alternative)
+        t = 0.0 if m == 0 else (m / se if se > 0 else np.copysign(np.inf, m))
+    if alt != "two-sided" and test != "bootstrap-shift":
+        # Under the paired null the differences are symmetric about 0: the
+        # one-sided reference is t* and -t* (a one-sided test on the raw t*
+        # reads the sample's skew as signal: 0.07-0.08 at alpha 0.05 on P@10-
+        # and RR-like scores; docs/statistics.md, Calibration).
+        t_star = np.concatenate([t_star, -t_star])
+    if alt == "greater":
+        b = np.count_nonzero(t_star >= t)
+    elif alt == "less":
+        b = np.count_nonzero(t_star <= t)
+    else:
+        b = np.count_nonzero(np.abs(t_star) >= abs(t))
+    res = PairResult(p=(b + 1.0) / (t_star.size + 1.0), method="monte carlo")
+    res.min_p = 1.0 / (t_star.size + 1)
+    res.n_needed = 2  # any n > 1 can reach it, given the resamples
+    if want_ci:
+        res.low, res.high = pivot_interval(t_star, m, se, alt, alpha)
+    return res
 
 
-def _scipy_p(test, d, alternative, zero_method):
-    """Paired t or Wilcoxon signed-rank p-value from scipy.stats (unweighted)."""
+def _t_test(d, m, opts, alpha, want_ci):
     from scipy import stats
 
-    if not d.any():
-        return 1.0  # no difference anywhere: nothing to reject
-    if test == "t":  # ttest_rel(a, b) is ttest_1samp(a - b, 0)
-        return float(stats.ttest_1samp(d, 0.0, alternative=alternative).pvalue)
-    return float(
-        stats.wilcoxon(d, zero_method=zero_method, alternative=alternative).pvalue
-    )
+    alt = opts["alternative"]
+    res = PairResult(method="t distribution", min_p=0.0, n_needed=2)
+    if d.size < 2:
+        return res
+    if np.ptp(d) == 0:  # every difference equal: t is 0 or infinite
+        toward = alt == "two-sided" or (m > 0) == (alt == "greater")
+        res.p = 1.0 if m == 0 or not toward else 0.0
+        res.low = m if alt != "less" else -np.inf
+        res.high = m if alt != "greater" else np.inf
+        return res
+    r = stats.ttest_1samp(d, 0.0, alternative=alt)
+    res.p = float(r.pvalue)
+    if want_ci:
+        ci = r.confidence_interval(1 - alpha)
+        res.low, res.high = float(ci.low), float(ci.high)
+    return res
 
 
-def p_values(test, pair_cols, keys, est, dists, opts, rng):
-    """Raw p-value of every pair column, by (metric, model, baseline)."""
+def wilcoxon_method(d: np.ndarray, zero_method: str) -> str:
+    """What scipy.stats.wilcoxon's method='auto' runs on these differences."""
+    if d.size > 50:
+        return "normal approximation"
+    kept = d[d != 0] if zero_method == "wilcox" else d
+    _, counts = np.unique(np.abs(kept), return_counts=True)
+    if not (counts > 1).any() and not (d == 0).any():
+        return "exact"
+    if d.size <= 13:
+        return f"exact ({2**d.size} sign flips)"
+    return "normal approximation"
+
+
+def _wilcoxon(d, m, opts, alpha, want_ci):
+    from scipy import stats
+
+    alt, zm = opts["alternative"], opts["zero_method"]
+    scale = metric_scale(d)
+
+    def p_at(delta):
+        x = round_differences(d - delta, scale) if delta != 0 else d
+        if not x.any():
+            return 1.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return float(stats.wilcoxon(x, zero_method=zm, alternative=alt).pvalue)
+
+    res = PairResult(method=wilcoxon_method(d, zm), p=p_at(0.0))
+    n = d.size if zm != "wilcox" else int(np.count_nonzero(d))
+    extreme = np.r_[np.zeros(d.size - n), np.arange(1.0, n + 1)]
+    extreme = -extreme if alt == "less" else extreme
+    if n:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = stats.wilcoxon(extreme, zero_method=zm, alternative=alt)
+        res.min_p = float(r.pvalue)
+    else:
+        res.min_p = 1.0
+    res.n_needed = _sign_flip_needed(alt, alpha)
+    if want_ci:
+        res.low, res.high = walsh_interval(p_at, d, alt, alpha)
+    return res
+
+
+def test_pair(test, d, w, opts, rng, alpha, want_ci) -> tuple[float, PairResult]:
+    """The mean difference and the test (with its interval) of one pair."""
+    m = weighted_mean(d, w)
     if test == "randomization":
-        return _randomization_p(
-            pair_cols, opts["n_resamples"], opts["exact"], opts["alternative"], rng
-        )
-    pvals = {}
-    for key, (mask, d, w) in pair_cols.items():
-        if not mask.any():
-            pvals[key] = np.nan
-        elif test in ("bootstrap", "bootstrap-t"):
-            j = keys.index(("pair", *key))
-            dist, se_dist = dists[j]
-            pvals[key] = (
-                bootstrap_p(dist, est[j], opts["alternative"])
-                if test == "bootstrap"
-                else bootstrap_t_p(
-                    dist, se_dist, est[j], d[mask], w[mask], opts["alternative"]
-                )
+        res = _randomization(d, w, m, opts, rng, alpha, want_ci)
+    elif test in ("bootstrap", "bootstrap-t", "bootstrap-shift"):
+        res = _bootstrap(test, d, w, m, opts, rng, alpha, want_ci)
+    else:
+        if np.ptp(w) > 0:
+            warn_nan(
+                f"the {test} test ignores the group weights (they differ between "
+                "groups); mean_diff uses them.",
+                _FUNC,
             )
+        if test == "t":
+            res = _t_test(d, m, opts, alpha, want_ci)
         else:
-            if np.ptp(w[mask]) > 0:
-                warn_nan(
-                    f"the {test} test of {key[0]} ignores the group weights (they "
-                    "differ between groups); mean_diff and the interval use them.",
-                    _FUNC,
-                )
-            pvals[key] = _scipy_p(
-                test, d[mask], opts["alternative"], opts["zero_method"]
-            )
-    return pvals
+            res = _wilcoxon(d, m, opts, alpha, want_ci)
+    if want_ci:
+        res.low, res.high = reconcile(res.p, res.low, res.high, alpha, m)
+    return m, res
 
 
 # --- Adjusted p-values over the family ----------------------------------------
@@ -244,72 +304,116 @@ def adjusted(pvals, metrics, pairs, correction, scope):
 # --- Report items --------------------------------------------------------------
 
 
-def effect_size(d: np.ndarray, w: np.ndarray, mean: float) -> float:
+def effect_size(d: np.ndarray, w: np.ndarray, mean: float, label: str) -> float:
     """d_z: mean difference over the weighted SD of the differences (ddof=1).
 
     The variance is ``sum w (d - mean)**2 / (V1 - V2 / V1)`` with ``V1 = sum w``
-    and ``V2 = sum w**2``: with equal weights, ``np.var(d, ddof=1)``.
+    and ``V2 = sum w**2``: with equal weights, ``np.var(d, ddof=1)``. Every
+    difference equal (after the rounding rule): the SD is 0 and d_z is NaN,
+    with a warning that says why (a constant shift).
     """
     if d.size < 2:
+        return np.nan
+    if np.ptp(d) == 0:
+        if mean != 0:
+            warn_nan(
+                f"every paired difference of {label} equals {mean:+.6g} (a constant "
+                "shift): their standard deviation is 0, so the effect size d_z is "
+                "undefined (NaN) and a t statistic would be infinite.",
+                _FUNC,
+            )
         return np.nan
     v1, v2 = w.sum(), np.dot(w, w)
     var = np.dot(w, (d - mean) ** 2) / (v1 - v2 / v1)
     return float(mean / np.sqrt(var)) if var > 0 else np.nan
 
 
-def report_items(columns, keys, est, low, high, se, pvals, padj, n_total):
-    """MetricInterval of every model column, PairComparison of every pair."""
-    model_items, pair_items = [], []
-    for j, key in enumerate(keys):
-        mask, values, w = columns[j]
-        n_def = int(mask.sum())
-        if key[0] == "model":
-            model_items.append(
-                MetricInterval(
-                    key[1], key[2], est[j], low[j], high[j], se[j], n_def,
-                    n_total - n_def,
-                )
-            )  # fmt: skip
-            continue
-        d = values[mask]
-        pkey = key[1:]
-        pair_items.append(
-            PairComparison(
-                metric=key[1], model=key[2], baseline=key[3], mean_diff=est[j],
-                ci_low=low[j], ci_high=high[j], p_value=pvals[pkey],
-                p_adjusted=padj[pkey], effect_size=effect_size(d, w[mask], est[j]),
-                wins=int(np.count_nonzero(d > 0)),
-                ties=int(np.count_nonzero(d == 0)),
-                losses=int(np.count_nonzero(d < 0)),
-                n_groups=n_def, n_dropped=n_total - n_def,
-            )
-        )  # fmt: skip
-    return model_items, pair_items
+def _model_columns(data: PerGroup, models, entropy, method, level, n_resamples):
+    keys, columns = [], []
+    for m in data.metrics:
+        for model in models:
+            v = data.values[model][m]
+            columns.append((~np.isnan(v), v, data.weights[model][m]))
+            keys.append((m, model))
+    rngs = [stream(entropy, "mean", m, model, method) for m, model in keys]
+    est, low, high, se = intervals(columns, n_resamples, rngs, level, method)
+    n_total = data.group_ids.size
+    return [
+        MetricInterval(
+            m, model, est[j], low[j], high[j], se[j], int(columns[j][0].sum()),
+            n_total - int(columns[j][0].sum()),
+        )
+        for j, (m, model) in enumerate(keys)
+    ]  # fmt: skip
 
 
-def run_compare(data: PerGroup, models, pairs, opts, rng) -> ComparisonReport:
-    """compare after validation: columns, p-values, adjustment, report."""
+def run_compare(data: PerGroup, models, pairs, opts, entropy) -> ComparisonReport:
+    """compare after validation: per pair test and interval, adjustment, report."""
     test, level = opts["test"], opts["level"]
-    columns, keys = columns_of(data, models, pairs)
-    n_models = len(data.metrics) * len(models)
-    alts = ["two-sided"] * n_models + [opts["alternative"]] * (len(keys) - n_models)
-    est, low, high, se, dists = intervals(
-        columns, opts["n_resamples"], rng, level, opts["ci_method"],
-        alternatives=alts, keep_dist=test in ("bootstrap", "bootstrap-t"),
-        studentize=test == "bootstrap-t",
-    )  # fmt: skip
-    pair_cols = {k[1:]: columns[j] for j, k in enumerate(keys) if k[0] == "pair"}
-    pvals = p_values(test, pair_cols, keys, est, dists, opts, rng)
+    alpha = 0.05 if level is None else 1 - level
+    matched = opts["ci_method"] == "matched"
+    model_method = "bootstrap-t" if matched else opts["ci_method"]
+    model_items = _model_columns(
+        data, models, entropy, model_method, level, opts["n_resamples"]
+    )
+    n_total = data.group_ids.size
+    rows, pvals = [], {}
+    for metric in data.metrics:
+        for a, b in pairs:
+            mask, d_all, w_all = pair_column(data, metric, a, b, _FUNC)
+            d, w = d_all[mask], w_all[mask]
+            key = (metric, a, b)
+            if not mask.any():
+                rows.append((key, np.nan, PairResult(), d, w))
+                pvals[key] = np.nan
+                continue
+            rng = stream(entropy, "test", test, *key)
+            m, res = test_pair(
+                test, d, w, opts, rng, alpha, matched and level is not None
+            )
+            if not matched and level is not None:
+                ci_rng = stream(entropy, "ci", opts["ci_method"], *key)
+                _, lo, hi, _ = intervals(
+                    [(np.ones(d.size, bool), d, w)], opts["n_resamples"], [ci_rng],
+                    level, opts["ci_method"], alternatives=[opts["alternative"]],
+                )  # fmt: skip
+                res.low, res.high = float(lo[0]), float(hi[0])
+            rows.append((key, m, res, d, w))
+            pvals[key] = res.p
     padj, size = adjusted(
         pvals, data.metrics, pairs, opts["correction"], opts["correction_scope"]
     )
-    model_items, pair_items = report_items(
-        columns, keys, est, low, high, se, pvals, padj, data.group_ids.size
-    )
-    return ComparisonReport(
+    pair_items = []
+    for key, m, res, d, w in rows:
+        label = f"{key[0]} ({key[1]!r} - {key[2]!r})"
+        pair_items.append(
+            PairComparison(
+                metric=key[0], model=key[1], baseline=key[2], mean_diff=m,
+                ci_low=res.low, ci_high=res.high, p_value=res.p,
+                p_adjusted=padj[key],
+                effect_size=effect_size(d, w, m, label) if d.size else np.nan,
+                wins=int(np.count_nonzero(d > 0)),
+                ties=int(np.count_nonzero(d == 0)),
+                losses=int(np.count_nonzero(d < 0)),
+                n_groups=int(d.size), n_dropped=n_total - int(d.size),
+                min_p=res.min_p, p_method=res.method, n_needed=res.n_needed,
+            )
+        )  # fmt: skip
+    ci_name = MATCHED[test] if matched else opts["ci_method"]
+    report = ComparisonReport(
         tuple(model_items), tuple(pair_items), test, opts["correction"],
         opts["alternative"], np.nan if level is None else level,
-        opts["n_resamples"], opts["ci_method"],
+        opts["n_resamples"], ci_name,
         correction_scope=opts["correction_scope"], family_size=size,
-        zero_method=opts["zero_method"],
+        zero_method=opts["zero_method"], seed=entropy, ci_matches_test=matched,
+        alpha=alpha,
     )  # fmt: skip
+    _warn_unattainable(report)
+    return report
+
+
+def _warn_unattainable(report: ComparisonReport) -> None:
+    """A RuntimeWarning for the pairs whose test can never reach alpha."""
+    lines = report.unattainable_lines()
+    if lines:
+        warnings.warn("compare: " + " ".join(lines), RuntimeWarning, stacklevel=4)

@@ -58,11 +58,14 @@ def _margin(t_star, t_obs, alternative):
     return np.abs(np.abs(t_star) - np.abs(t_obs))
 
 
-def sign_flip_exact(x: np.ndarray, alternative: str = "two-sided") -> np.ndarray:
+def sign_flip_exact(
+    x: np.ndarray, alternative: str = "two-sided", return_null: bool = False
+):
     """Exact p-values by enumerating all 2**n sign vectors (column-wise).
 
     ``x`` has shape (n, n_columns) with n <= EXACT_MAX_GROUPS. The identity is one
-    of the 2**n vectors, so p = count / 2**n is never 0.
+    of the 2**n vectors, so p = count / 2**n is never 0. ``return_null`` also
+    returns the 2**n sums ``T*`` of every column, shape (2**n, n_columns).
     """
     n = x.shape[0]
     codes = np.arange(2**n, dtype=np.uint32)[:, None]
@@ -70,7 +73,7 @@ def sign_flip_exact(x: np.ndarray, alternative: str = "two-sided") -> np.ndarray
     t_star = signs @ x
     t_obs = x.sum(axis=0)
     count = _count_extreme(t_star, t_obs, _tolerance(x), alternative)
-    return count / 2.0**n
+    return (count / 2.0**n, t_star) if return_null else count / 2.0**n
 
 
 def sign_flip_monte_carlo(
@@ -78,12 +81,15 @@ def sign_flip_monte_carlo(
     n_resamples: int,
     rng: np.random.Generator,
     alternative: str = "two-sided",
-) -> np.ndarray:
+    return_null: bool = False,
+):
     """Monte Carlo p-values ``(b + 1) / (n_resamples + 1)`` for every column of x.
 
     ``x`` has shape (n, n_columns); zero rows (groups outside a column's pairs)
     contribute nothing whatever their sign, so columns with different pairs share
-    the same signs.
+    the same signs. ``return_null`` also returns every resample's ``T*``, shape
+    (n_resamples, n_columns): float64 within the float32 bound above, exactly
+    the float64 value where a resample was near the decision.
     """
     n, n_cols = x.shape
     n_blocks = -(-n // _BLOCK)
@@ -102,6 +108,7 @@ def sign_flip_monte_carlo(
     batch = int(max(1, min(n_resamples, _SIGN_BUDGET // (4 * width))))
     signs = np.empty((batch, width), dtype=np.float32)
     count = np.zeros(n_cols, dtype=np.int64)
+    null = np.empty((n_resamples, n_cols)) if return_null else None
     done = 0
     while done < n_resamples:
         b = min(batch, n_resamples - done)
@@ -115,5 +122,8 @@ def sign_flip_monte_carlo(
         if rows.size:  # decide these resamples in float64
             t_star[rows] = (1.0 - 2.0 * flipped[rows].astype(np.float64)) @ x_pad
         count += _count_extreme(t_star, t_obs, tol, alternative)
+        if null is not None:
+            null[done : done + b] = t_star
         done += b
-    return (count + 1.0) / (n_resamples + 1.0)
+    p = (count + 1.0) / (n_resamples + 1.0)
+    return (p, null) if return_null else p

@@ -112,13 +112,22 @@ class PairComparison(_Plain):
         differences with ddof=1 (Cohen's d for paired data, d_z); NaN if they
         are all equal or there is one group.
     wins, ties, losses : int
-        Paired groups where the model scores above, equal to (within 1e-12) or
-        below the baseline.
+        Paired groups where the model scores above, equal to or below the
+        baseline (differences rounded to 10 decimals of the metric's scale).
     n_groups : int
         Paired groups: defined for both models.
     n_dropped : int
         Groups dropped from the pair because the metric is undefined for either
         model (or both, e.g. a group without a relevant item).
+    min_p : float
+        The smallest p-value the test can give on this pair (its number of
+        non-tied groups, its resamples); above alpha, the test cannot reject.
+    p_method : str
+        How ``p_value`` was computed: ``"exact (N sign flips)"``, ``"monte
+        carlo"``, ``"t distribution"``, or for the Wilcoxon test scipy's
+        ``"exact"``, ``"exact (N sign flips)"`` or ``"normal approximation"``.
+    n_needed : int
+        Fewest non-tied groups with which this test can reach alpha.
     """
 
     metric: str
@@ -135,6 +144,9 @@ class PairComparison(_Plain):
     losses: int
     n_groups: int
     n_dropped: int
+    min_p: float = float("nan")
+    p_method: str = ""
+    n_needed: int = 0
 
 
 @dataclass(frozen=True)
@@ -156,6 +168,7 @@ class BootstrapReport:
     confidence_level: float
     n_resamples: int
     method: str
+    seed: int | None = None
 
     def __getitem__(self, metric: str) -> MetricInterval:
         for item in self.intervals:
@@ -184,7 +197,7 @@ class BootstrapReport:
             for i in self.intervals
         ]
         kind = self.method + ("" if self.method == "bootstrap-t" else " bootstrap")
-        note = f"{kind} over groups, {self.n_resamples} resamples"
+        note = f"{kind} over groups, {self.n_resamples} resamples, seed {self.seed}"
         return f"{_table(header, rows)}\n({note})"
 
     def to_frame(self):
@@ -225,6 +238,15 @@ class ComparisonReport:
     design : str
         What was compared, for reports of :func:`cross_val_compare` (empty for
         :func:`compare`).
+    seed : int or None
+        The int every random stream of the call was derived from: passing it
+        as ``random_state`` repeats the report.
+    ci_matches_test : bool
+        True when the intervals of the differences invert the test (the
+        default), so that "the interval excludes 0" and "p <= alpha" agree.
+    alpha : float
+        ``1 - confidence_level`` (0.05 without intervals): the level at which
+        the report checks that the test can reject.
     """
 
     models: tuple[MetricInterval, ...]
@@ -239,13 +261,48 @@ class ComparisonReport:
     family_size: int = 0
     zero_method: str = "wilcox"
     design: str = ""
+    seed: int | None = None
+    ci_matches_test: bool = False
+    alpha: float = 0.05
 
     @property
     def p_floor(self) -> float:
         """Smallest Monte Carlo p-value, ``1 / (n_resamples + 1)`` (0 if none)."""
-        if self.test in ("randomization", "bootstrap", "bootstrap-t"):
+        if self.test in ("randomization", "bootstrap", "bootstrap-t",
+                         "bootstrap-shift"):  # fmt: skip
             return 1.0 / (self.n_resamples + 1)
         return 0.0
+
+    def disagreements(self) -> int:
+        """Rows whose interval and p-value tell different stories at alpha.
+
+        0 whenever the intervals invert the test (``ci_matches_test``); with
+        another ``ci_method`` the report counts and prints them.
+        """
+        out = 0
+        for p in self.pairs:
+            if p.p_value != p.p_value or p.ci_low != p.ci_low:
+                continue
+            out += (p.p_value <= self.alpha) != (p.ci_low > 0 or p.ci_high < 0)
+        return out
+
+    def unattainable_lines(self) -> list[str]:
+        """One sentence per pair whose test can never reach alpha."""
+        lines = []
+        for p in self.pairs:
+            if not p.min_p > self.alpha or p.n_groups == p.ties:
+                continue  # all tied: nothing to test, p = 1 says it
+            lines.append(
+                f"{p.metric} {p.model} - {p.baseline}: the smallest p-value the "
+                f"{self.test} test can give on {p.n_groups - p.ties} non-tied groups "
+                f"is {p.min_p:.4g} > alpha {self.alpha:g}, so it cannot reject"
+                + (
+                    f" (it needs at least {p.n_needed} non-tied groups)."
+                    if p.n_needed > p.n_groups - p.ties
+                    else " (more resamples would lower it)."
+                )
+            )
+        return lines
 
     @property
     def family(self) -> str:
@@ -310,24 +367,37 @@ class ComparisonReport:
                 resamples += f", zero_method={self.zero_method}"
         else:
             resamples = f"{self.n_resamples} resamples"
-        if self.test == "randomization":  # small pairs are enumerated exactly
-            resamples += " (all 2**n sign flips where 2**n is fewer)"
         sided = "" if self.alternative == "two-sided" else f"one-sided {level} "
         kind = self.ci_method + (
             "" if self.ci_method == "bootstrap-t" else " bootstrap"
         )
         drawn = f", {self.n_resamples} resamples" if unit == "groups" else ""
-        ci = (
-            f"CI: {sided}{kind} over {unit}{drawn}"
-            if self.confidence_level == self.confidence_level
-            else "no CI"
-        )
+        ci = f"CI: {sided}{kind} over {unit}{drawn}"
+        if self.ci_matches_test:
+            ci = f"CI: {sided}{self.ci_method} interval (the shifts the test keeps)"
+        if self.confidence_level != self.confidence_level:
+            ci = "no CI"
+        methods = sorted({p.p_method for p in self.pairs if p.p_method})
+        shown = self.test in ("randomization", "wilcoxon") and methods
+        how = f" ({', '.join(methods)})" if shown else ""
+        seed = "" if self.seed is None else f"; seed {self.seed}"
         note = (
-            f"(p: paired {self.test} test, {self.alternative}, {resamples}; p adj: "
-            f"{self.correction} over {self.family}; {ci}; a difference within "
-            "1e-12 is a tie)"
+            f"(p: paired {self.test} test{how}, {self.alternative}, {resamples}; "
+            f"p adj: {self.correction} over {self.family}; {ci}{seed}; differences "
+            "rounded to 10 decimals of the metric's scale)"
         )
         parts = [*blocks, note]
+        if self.confidence_level == self.confidence_level and not (
+            self.ci_matches_test or unit == "splits"
+        ):
+            k = self.disagreements()
+            parts.append(
+                f"Note: the {self.ci_method} interval does not invert the "
+                f'{self.test} test; "CI excludes 0" and "p <= {self.alpha:g}" '
+                f"disagree in {k} of {len(self.pairs)} rows. ci_method='matched' "
+                "(the default) gives the interval of the test."
+            )
+        parts.extend(f"Note: {line}" for line in self.unattainable_lines())
         if self.design:
             parts.insert(0, self.design)
         return "\n\n".join(parts)

@@ -18,7 +18,13 @@ import numpy as np
 
 from .._metrics.validation import param_error
 from ._corrections import CORRECTIONS, adjust
-from ._inputs import ALTERNATIVES, ZERO_TOL, check_choice, check_level
+from ._inputs import (
+    ALTERNATIVES,
+    check_choice,
+    check_level,
+    metric_scale,
+    round_differences,
+)
 from ._report import ComparisonReport, MetricInterval, PairComparison
 from ._search import params_text, top_indices
 
@@ -105,8 +111,9 @@ def selection_fold_report(search, splits, groups, top, rank_by, func, options):
     rows = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            d = scores[a] - scores[b]
-            d[np.abs(d) <= ZERO_TOL] = 0.0
+            d = round_differences(
+                scores[a] - scores[b], metric_scale(scores[a], scores[b])
+            )
             p, lo, hi = corrected_t(d, ratio, alt, level)
             sd = d.std(ddof=1) if k > 1 else np.nan
             rows.append((a, b, d, p, lo, hi, d.mean() / sd if sd > 0 else np.nan))

@@ -23,7 +23,34 @@ def top_indices(search, top: int, rank_by: str | None, func: str):
             k[len("rank_test_") :] for k in results if k.startswith("rank_test_")
         )
         raise param_error("rank_by", func, f"None or one of {ranks}", rank_by)
+    check_inner_scores(search, rank_by, func)
     return np.argsort(np.asarray(results[key]), kind="stable")[:top], rank_by
+
+
+def check_inner_scores(search, rank_by: str, func: str) -> None:
+    """Refuse to select on NaN inner scores (a scorer that failed in every fold).
+
+    scikit-learn ranks NaN mean scores last, in grid order, and only warns: the
+    "best" candidate would then be the first of the grid, and a test on it would
+    be a test of grid order.
+    """
+    mean = np.asarray(search.cv_results_[f"mean_test_{rank_by}"], dtype=float)
+    if not np.isnan(mean).any():
+        return
+    scoring = search.scoring
+    if isinstance(scoring, Mapping):
+        scoring = scoring.get(rank_by, scoring)
+    bad = int(np.isnan(mean).sum())
+    raise ValueError(
+        f"{func} cannot rank the candidates of the search by {rank_by!r}: its inner "
+        f"cross-validation score is NaN for {bad} of {mean.size} candidates (the "
+        f"scorer {scoring!r} failed on the inner folds; scikit-learn then ranks "
+        "them in grid order). A ranking scorer needs the query ids: build it with "
+        "group_column= (a column of X holding them), or turn on metadata routing "
+        "(sklearn.set_config(enable_metadata_routing=True)) and request them with "
+        "scorer.set_score_request(groups=True). Its error is in the search's "
+        "warnings (error_score='raise' shows it)."
+    )
 
 
 def params_text(params: Mapping[str, Any]) -> str:

@@ -1,0 +1,108 @@
+"""The engine's cutoff axis against the kernels, driven from the registry.
+
+Every metric of the registry that takes a cutoff, under every value of every
+option it reads (drawn from ``strategies.OPTION_STRATEGIES``) and every tie rule:
+its values on the cutoff axis (``cutoff_curve``, ``evaluate`` with many cutoffs)
+equal the kernel's at each cutoff (``evaluate_per_group`` / ``evaluate`` with one
+metric), so a kernel broken on purpose fails here as well as in the reference
+tests, and a new option is drawn here without an edit.
+"""
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import OPTION_STRATEGIES, ranking_cases
+
+import sklearn_rank as sr
+from sklearn_rank._engine.cutoffs import RUNNING_FORMS
+from sklearn_rank._metrics.cutoff_curves import cutoff_curve
+from sklearn_rank._metrics.registry import METRICS
+
+AXIS_METRICS = sorted(n for n, s in METRICS.items() if s.takes_k and not s.pooled)
+KS = [1, 2, 3, 5, 8, 13]
+SETTINGS = settings(
+    max_examples=int(os.environ.get("SKLEARN_RANK_REFERENCE_EXAMPLES", "25")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+def test_running_forms_are_registry_cutoff_metrics():
+    assert set(RUNNING_FORMS) <= set(AXIS_METRICS)
+
+
+def _options(data, metric, case):
+    names = {"ties", "relevance_threshold", "undefined", *METRICS[metric].options}
+    opts = {n: data.draw(OPTION_STRATEGIES[n](case), label=n) for n in sorted(names)}
+    if opts["undefined"] == "raise":  # raising cases: compared below all the same
+        opts["undefined"] = data.draw(st.sampled_from(["raise", "skip", 0.0]))
+    return opts
+
+
+def _call(func, *args, **kw):
+    """(result, None) or (None, the ValueError's type) with warnings silenced."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return func(*args, **kw), None
+    except ValueError as exc:
+        return None, type(exc)
+
+
+@pytest.mark.parametrize("metric", AXIS_METRICS)
+@SETTINGS
+@given(case=ranking_cases(max_groups=5, max_rows=9), data=st.data())
+def test_cutoff_axis_equals_the_kernel_at_every_cutoff(metric, case, data):
+    opts = _options(data, metric, case)
+    inputs = {
+        "groups": case.groups,
+        "sample_weight": case.sample_weight,
+        "retrieved": case.retrieved,
+        "judged": case.judged,
+    }
+    names = [f"{metric}@{k}" for k in KS]
+    per_k, err = _call(
+        sr.evaluate_per_group,
+        case.y_true,
+        case.y_score,
+        metrics=names,
+        **inputs,
+        **{k: v for k, v in opts.items() if k != "undefined"},
+    )
+    curve, curve_err = _call(
+        cutoff_curve,
+        "test",
+        case.y_true,
+        case.y_score,
+        metric=metric,
+        ks=KS,
+        **inputs,
+        **opts,
+    )
+    if err is not None:  # invalid inputs for this metric: both refuse
+        assert curve_err is err
+        return
+    singles = {}
+    for name in names:
+        singles[name], _ = _call(
+            sr.evaluate, case.y_true, case.y_score, metrics=[name], **inputs, **opts
+        )
+    many, many_err = _call(
+        sr.evaluate, case.y_true, case.y_score, metrics=names, **inputs, **opts
+    )
+    if curve_err is not None or many_err is not None:
+        assert curve_err is ValueError
+        assert many_err is ValueError
+        assert any(v is None for v in singles.values())
+        return
+    for i, name in enumerate(names):
+        np.testing.assert_allclose(
+            curve.at(i), per_k.values[name], rtol=1e-12, atol=1e-12, err_msg=name
+        )
+        expected = singles[name][name]
+        for got in (curve.means[i], many[name]):
+            assert got == pytest.approx(expected, rel=1e-12, abs=1e-12, nan_ok=True)
