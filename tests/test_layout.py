@@ -172,8 +172,6 @@ KNOWN_LONG = {
     "sklearn_rank._cli._scores.score",
     "sklearn_rank._cli.evaluate.run",
     "sklearn_rank.online._ips.ips_estimate",
-    "sklearn_rank.plot._segment.SegmentDisplay",
-    "sklearn_rank.plot._segment.from_predictions",
 }
 
 

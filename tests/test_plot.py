@@ -94,6 +94,7 @@ def test_metric_at_k_pandas_inputs_and_one_array_with_a_name():
 
 
 # precision@k divides each k's hits by k on the way out, past the longest list too.
+@pytest.mark.filterwarnings("ignore:bootstrap_ci. BCa intervals:RuntimeWarning")
 @pytest.mark.parametrize(("metric", "k_max"), [("ndcg", 6), ("precision", 30)])
 def test_metric_at_k_bands_are_bootstrap_ci_of_each_k(metric, k_max):
     y, scores, groups = _data(2)
@@ -436,6 +437,7 @@ def test_bad_kind_and_bad_recall_levels():
         PrecisionRecallDisplay.from_predictions(y, scores, groups=groups, ax="axes")
 
 
+@pytest.mark.filterwarnings("ignore:bootstrap_ci. BCa intervals:RuntimeWarning")
 def test_inputs_are_not_modified():
     y, scores, groups = _data(17)
     copies = (y.copy(), {m: s.copy() for m, s in scores.items()}, groups.copy())

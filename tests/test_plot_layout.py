@@ -153,7 +153,7 @@ def _legend_covers_nothing(ax, legend, where):
                     assert not inside.any(), f"{where}: the legend covers a band"
 
 
-def _data(n_models, names, seed=0, n_groups=40):
+def _data(n_models, names, seed=0, n_groups=60):
     rng = np.random.default_rng(seed)
     groups = np.repeat(np.arange(n_groups), 12)
     y = rng.integers(0, 3, groups.size) * (rng.random(groups.size) < 0.5)

@@ -37,6 +37,10 @@ class GroupScoreDisplay:
     Groups where the metric is undefined (no relevant row) are not drawn; the
     legend (the tick labels of a box plot) counts them for each model.
 
+
+    One class over the size line: scikit-learn's Display API puts every
+    constructor (``from_predictions``, ``from_estimator``, from precomputed
+    data) and the drawing on the display class.
     Parameters
     ----------
     values : mapping of str to array-like of shape (n_groups,)

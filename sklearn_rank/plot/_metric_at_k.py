@@ -30,6 +30,10 @@ class MetricAtKDisplay:
     Build it with :meth:`from_predictions` or :meth:`from_estimator`; the
     constructor takes values already computed.
 
+
+    One class over the size line: scikit-learn's Display API puts every
+    constructor (``from_predictions``, ``from_estimator``, from precomputed
+    data) and the drawing on the display class.
     Parameters
     ----------
     ks : array-like of int of shape (n_k,)

@@ -57,6 +57,10 @@ class PairedDifferenceDisplay:
     The title counts wins, ties (within 1e-12) and losses; the largest wins and
     losses are labelled with group ids.
 
+
+    One class over the size line: scikit-learn's Display API puts every
+    constructor (``from_predictions``, ``from_estimator``, from precomputed
+    data) and the drawing on the display class.
     Parameters
     ----------
     differences : mapping of str to array-like

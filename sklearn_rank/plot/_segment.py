@@ -35,6 +35,10 @@ class SegmentDisplay:
     confidence intervals and, against a baseline, the adjusted p-value of the
     paired test in each segment (:func:`sklearn_rank.stats.compare_by_segment`).
 
+
+    One class over the size line: scikit-learn's Display API puts every
+    constructor (``from_predictions``, ``from_estimator``, from precomputed
+    data) and the drawing on the display class.
     Parameters
     ----------
     segments : array-like of shape (n_segments,)
@@ -187,18 +191,7 @@ class SegmentDisplay:
             func,
             {"capsize": 2, "error_kw": {"ecolor": edge, "elinewidth": 1}},
         )
-        self.bars_, centers = {}, {}
-        for i, (m, style) in enumerate(zip(models, styles, strict=True)):
-            h = self.values[m]
-            yerr = None
-            if self.ci_low is not None and self.ci_high is not None:
-                lo = np.nan_to_num(h - self.ci_low[m])
-                hi = np.nan_to_num(self.ci_high[m] - h)
-                yerr = np.vstack([np.fmax(lo, 0), np.fmax(hi, 0)])
-            centers[m] = x + (i - (len(models) - 1) / 2) * width
-            self.bars_[m] = ax.bar(
-                centers[m], np.nan_to_num(h), width, yerr=yerr, **style
-            )
+        centers = self._bars(ax, x, width, models, styles)
         finite = [t for m in models for t in self._tops(m).tolist() if t == t]
         top = max(finite) if finite else 1.0
         bottom = min(0.0, *(v for m in models for v in self.values[m] if v == v))
@@ -221,22 +214,7 @@ class SegmentDisplay:
         tested = [m for m in (self.p_adjusted or {}) if m in centers]
         headroom = 0.3 if tested else 0.08
         ax.set_ylim(bottom, top + headroom * span)
-        for m in tested:
-            for s in range(n_seg):
-                p = self.p_adjusted[m][s]
-                if p != p:
-                    continue
-                self.texts_.append(
-                    ax.text(
-                        centers[m][s],
-                        self._tops(m)[s] + 0.02 * span,
-                        f"p {self._p_text(m, s)}",
-                        rotation=90,
-                        ha="center",
-                        va="bottom",
-                        fontsize="x-small",
-                    )
-                )
+        self._p_labels(ax, tested, centers, span)
         ticks = [wrap(str(v), 14) for v in self.segments.tolist()]
         if self.n_groups is not None:
             ticks = [
@@ -253,6 +231,40 @@ class SegmentDisplay:
         self._fit(ax, tested, centers, span, undefined, handles, labels)
         self.legend_ = finish(ax, self.legend_, self._title(label_of))
         return self
+
+    def _bars(self, ax, x, width, models, styles) -> dict:
+        """One bar per model and segment, with its interval; the bar centres."""
+        self.bars_, centers = {}, {}
+        for i, (m, style) in enumerate(zip(models, styles, strict=True)):
+            h = self.values[m]
+            yerr = None
+            if self.ci_low is not None and self.ci_high is not None:
+                lo = np.nan_to_num(h - self.ci_low[m])
+                hi = np.nan_to_num(self.ci_high[m] - h)
+                yerr = np.vstack([np.fmax(lo, 0), np.fmax(hi, 0)])
+            centers[m] = x + (i - (len(models) - 1) / 2) * width
+            self.bars_[m] = ax.bar(
+                centers[m], np.nan_to_num(h), width, yerr=yerr, **style
+            )
+        return centers
+
+    def _p_labels(self, ax, tested, centers, span) -> None:
+        """The adjusted p-value of each tested bar, rotated, above its interval."""
+        for m in tested:
+            for s in range(self.segments.size):
+                if self.p_adjusted[m][s] != self.p_adjusted[m][s]:
+                    continue
+                self.texts_.append(
+                    ax.text(
+                        centers[m][s],
+                        self._tops(m)[s] + 0.02 * span,
+                        f"p {self._p_text(m, s)}",
+                        rotation=90,
+                        ha="center",
+                        va="bottom",
+                        fontsize="x-small",
+                    )
+                )
 
     def _p_text(self, m: str, s: int) -> str:
         p = self.p_adjusted[m][s]
