@@ -362,7 +362,7 @@ def wrap(text: str, width: int) -> str:
     import textwrap
 
     return "\n".join(
-        textwrap.fill(line, width, break_long_words=True, break_on_hyphens=False)
+        textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False)
         if line
         else line
         for line in text.split("\n")

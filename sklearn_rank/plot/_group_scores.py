@@ -215,7 +215,14 @@ class GroupScoreDisplay:
         own = check_curve_kwargs(curve_kwargs, models, func)
         # No tick_labels / labels keyword (renamed in matplotlib 3.9): the
         # ticks are set afterwards, on every version the extra allows.
-        out = ax.boxplot([defined[m] for m in models], patch_artist=True, **kwargs)
+        import matplotlib as mpl
+
+        style = {
+            "patch_artist": True,
+            "medianprops": {"color": mpl.rcParams["text.color"]},
+            **kwargs,
+        }
+        out = ax.boxplot([defined[m] for m in models], **style)
         for i, m in enumerate(models):
             c = own[i].get("color", colors[m])
             out["boxes"][i].set_facecolor(c)
