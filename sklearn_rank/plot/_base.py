@@ -442,7 +442,8 @@ def drop_overlaps(texts: list, ax: Any) -> list:
     fig = ax.figure
     quiet_draw(fig)
     box = ax.get_window_extent()
-    kept, boxes = [], []
+    kept: list[Any] = []
+    boxes: list[Any] = []
     for t in texts:
         b = t.get_window_extent()
         inside = (

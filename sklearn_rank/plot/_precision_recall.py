@@ -152,7 +152,9 @@ class InterpolatedPrecisionRecallDisplay:
         ax.set_xlim(-0.02, 1.02)
         # The curves set the y range (not [0, 1]: realistic curves would be
         # squeezed); the random-ranking line joins them when it is near.
-        values = np.concatenate([p for p in self.precision.values()] or [[0.0]])
+        values = np.concatenate(
+            [np.asarray(p) for p in self.precision.values()] or [np.zeros(1)]
+        )
         values = values[np.isfinite(values)]
         lo, hi = (values.min(), values.max()) if values.size else (0.0, 1.0)
         pad = max(0.05 * (hi - lo), 0.02)

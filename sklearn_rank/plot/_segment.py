@@ -196,7 +196,8 @@ class SegmentDisplay:
         top = max(finite) if finite else 1.0
         bottom = min(0.0, *(v for m in models for v in self.values[m] if v == v))
         span = (top - bottom) or 1.0
-        self.texts_, self.markers_ = [], []
+        self.texts_: list[Any] = []
+        self.markers_: list[Any] = []
         undefined = [
             ax.text(
                 x[s],
@@ -267,7 +268,7 @@ class SegmentDisplay:
                 )
 
     def _p_text(self, m: str, s: int) -> str:
-        p = self.p_adjusted[m][s]
+        p = float(np.asarray(self.p_adjusted[m])[s])
         raw = None if self.p_values is None else self.p_values[m][s]
         text = f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
         floor = 1.0 / (self.n_resamples + 1) if self.n_resamples else 0.0
