@@ -160,9 +160,10 @@ def test_display_bars_tests_and_adjustment():
         ).values["ndcg@5"]
         keep = ~np.isnan(a) & ~np.isnan(b)
         raw.append(ttest_rel(a[keep], b[keep]).pvalue)
-    np.testing.assert_allclose(disp.p_values["good"], raw, rtol=1e-10)
+    # compare rounds differences to 10 decimals (docs/statistics.md): rtol 1e-8
+    np.testing.assert_allclose(disp.p_values["good"], raw, rtol=1e-8)
     holm = multipletests(raw, method="holm")[1]
-    np.testing.assert_allclose(disp.p_adjusted["good"], holm, rtol=1e-10)
+    np.testing.assert_allclose(disp.p_adjusted["good"], holm, rtol=1e-8)
     ticks = [t.get_text() for t in ax.get_xticklabels()]
     assert ticks == [
         f"{s}\n({n} groups)" for s, n in zip(labels, disp.n_groups, strict=True)

@@ -342,14 +342,20 @@ class ComparisonReport:
             for p in self.pairs:
                 if p.metric == metric:
                     ci = f"[{_fmt(p.ci_low)}, {_fmt(p.ci_high)}]"
-                    # adjusted from a floor p-value: a bound as well
-                    at_floor = floor > 0 and p.p_value <= floor * (1 + 1e-9)
+                    # the pair's own Monte Carlo floor (one-sided bootstrap tests
+                    # reach 1 / (2 n + 1)); adjusted from it: a bound as well
+                    pf = floor
+                    if p.p_method == "monte carlo" and p.min_p == p.min_p:
+                        pf = p.min_p
+                    elif p.p_method.startswith("exact"):
+                        pf = 0.0
+                    at_floor = pf > 0 and p.p_value <= pf * (1 + 1e-9)
                     rows.append(
                         [
                             f"{p.model} - {p.baseline}",
                             f"{p.mean_diff:+.4f}",
                             ci,
-                            _fmt_p(p.p_value, floor),
+                            _fmt_p(p.p_value, pf),
                             _fmt_p(p.p_adjusted, p.p_adjusted if at_floor else 0),
                             f"{p.wins}/{p.ties}/{p.losses}",
                             str(p.n_groups),
