@@ -404,6 +404,14 @@ class ComparisonReport:
                 "(the default) gives the interval of the test."
             )
         parts.extend(f"Note: {line}" for line in self.unattainable_lines())
+        small = [p.n_groups - p.ties for p in self.pairs if p.n_groups > p.ties]
+        if self.test in ("bootstrap", "bootstrap-t") and small and min(small) < 20:
+            parts.append(
+                f"Note: on {min(small)} non-tied groups the studentized bootstrap test "
+                "is conservative (it rejects 0.02 to 0.04 of true nulls at alpha "
+                "0.05 on 10 groups; docs/statistics.md, Calibration); on continuous "
+                "scores the randomization test holds its level there."
+            )
         if self.design:
             parts.insert(0, self.design)
         return "\n\n".join(parts)
