@@ -870,3 +870,15 @@ def test_output_says_when_the_test_cannot_reject(test):
     assert "it needs at least 6 non-tied groups" in str(r)
     six = compare(None, {"a": _gs(np.r_[a, 0.9]), "b": _gs(np.r_[b, 0.1])}, test=test)
     assert six.pairs[0].p_value == 2 / 64 <= 0.05
+
+
+def test_many_groups_smallest_p_does_not_overflow():
+    # 2.0 ** 1100 overflows a float; the smallest attainable p is then the
+    # Monte Carlo floor
+    rng = np.random.default_rng(18)
+    a, b = rng.random(1100), rng.random(1100)
+    p = compare(None, {"a": _gs(a), "b": _gs(b)}, n_resamples=99, random_state=0).pairs[
+        0
+    ]
+    assert p.min_p == 1 / 100 and p.p_method == "monte carlo"
+    assert (p.p_value <= 0.05) == (p.ci_low > 0 or p.ci_high < 0)

@@ -9,6 +9,7 @@ its data and the seed only.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -143,7 +144,7 @@ def _randomization(d, w, m, opts, rng, alpha, want_ci):
         )
     n_nz = int(np.count_nonzero(d))
     sides = 1 if alt != "two-sided" else 2
-    exact_min = min(1.0, sides / 2.0**n_nz)
+    exact_min = min(1.0, math.ldexp(sides, -n_nz))  # 0.0 past float range
     res = PairResult(n_needed=_sign_flip_needed(alt, alpha))
     if use_exact:
         p, null = sign_flip_exact(x, alt, return_null=True)
