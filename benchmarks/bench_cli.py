@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -254,6 +255,46 @@ def reading(qrels: Path, run: Path, repeat: int) -> dict[str, float]:
     return {k: statistics.median(v) for k, v in times.items()}
 
 
+def small_file(trec_eval, repeat: int, pycache: str) -> None:
+    """trec_eval's own test pair (1,500 run lines): what a script evaluating
+    hundreds of small runs feels. Wall and CPU seconds (user + system, less
+    sensitive to a loaded machine) of each command, interleaved rounds."""
+    data = REPO / "tests" / "data" / "trec_eval"
+    files = [str(data / "qrels.test"), str(data / "results.test")]
+    commands = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "python -c 'import numpy'": [sys.executable, "-c", "import numpy"],
+        "sklearn-rank eval": _ours(*files),
+    }
+    if trec_eval:
+        commands["trec_eval"] = [trec_eval, *files]
+    env = _env(REPO, pycache)
+    wall = {k: [] for k in commands}
+    cpu = {k: [] for k in commands}
+    for round_ in range(repeat + 1):  # the first round warms up
+        for name, cmd in commands.items():
+            start = time.perf_counter()
+            proc = subprocess.run(cmd, capture_output=True, env=env, check=True)
+            seconds = time.perf_counter() - start
+            del proc
+            usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+            total = usage.ru_utime + usage.ru_stime
+            if round_:
+                wall[name].append(seconds)
+                cpu[name].append(total - cpu.get("_last", 0.0))
+            cpu["_last"] = total
+    cpu.pop("_last")
+    print("| trec_eval's test pair (1,500 lines) | wall (s) | CPU (s) |")
+    print("|---|---:|---:|")
+    for name in commands:
+        w, c = statistics.median(wall[name]), statistics.median(cpu[name])
+        print(f"| {name} | {w:.3f} | {c:.3f} |")
+    print(
+        f"\n(target: sklearn-rank eval <= 0.15 s wall; load average after: "
+        f"{os.getloadavg()[0]:.2f})\n"
+    )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
@@ -274,6 +315,11 @@ def main(argv=None) -> int:
         action="store_true",
         help="time the baseline on the 10 MB field too (minutes before 0.2)",
     )
+    parser.add_argument(
+        "--small-only",
+        action="store_true",
+        help="only the small-file rows (trec_eval's test pair): start-up cost",
+    )
     args = parser.parse_args(argv)
     trec_eval = args.trec_eval
     if not trec_eval or not os.access(trec_eval, os.X_OK):
@@ -283,6 +329,9 @@ def main(argv=None) -> int:
         )
         trec_eval = None
     with tempfile.TemporaryDirectory() as tmp:
+        small_file(trec_eval, args.repeat, os.path.join(tmp, "pycache"))
+        if args.small_only:
+            return 0
         qrels, run = make_files(Path(tmp), args.lines, args.queries, args.qrels)
         size = run.stat().st_size
         print(

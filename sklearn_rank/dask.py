@@ -11,11 +11,14 @@ Needs the ``dask`` extra: ``pip install "sklearn-rank[dask]"``.
 
 from __future__ import annotations
 
+import itertools
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from ._distributed import frontend as front
 from ._distributed import partitions as parts
 from ._metrics.evaluate import DEFAULT_METRICS, GroupScores
 from ._utils.params import param_error
@@ -33,75 +36,67 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in tests
 
 __all__ = ["evaluate", "evaluate_per_group", "to_group_scores"]
 
-_ROW_COLUMNS = {
+_ROW_COLUMNS = {arg: arg for arg in front.ROW_ARGS} | {
     "y_true": "label",
     "y_score": "score",
     "groups": "qid",
-    "sample_weight": "sample_weight",
-    "retrieved": "retrieved",
-    "judged": "judged",
 }
 
 
 def _from_arrays(func: str, arrays: dict[str, Any]) -> dd.DataFrame:
     """Dask arrays (or array-likes) as one Dask DataFrame, chunked like y_true."""
-    first = arrays["y_true"]
-    if not isinstance(first, da.Array):
-        first = da.from_array(np.asarray(first))
-    if first.ndim != 1:
-        raise ValueError(f"y_true in {func} must be 1-D; got shape {first.shape}.")
-    columns = []
+    converted = {}
     for name, value in arrays.items():
         if value is None:
             continue
         arr = value if isinstance(value, da.Array) else da.from_array(np.asarray(value))
-        if arr.ndim != 1 or arr.shape[0] != first.shape[0]:
+        if arr.ndim != 1:
+            raise ValueError(f"{name} in {func} must be 1-D; got shape {arr.shape}.")
+        if np.isnan(arr.shape[0]):
+            raise ValueError(
+                f"{name} in {func} is a Dask array of unknown length (chunk sizes "
+                "nan, as after boolean indexing). Call .compute_chunk_sizes() on "
+                "it first, or pass the columns as one Dask DataFrame."
+            )
+        converted[name] = arr
+    first = converted["y_true"]
+    for name, arr in converted.items():
+        if arr.shape[0] != first.shape[0]:
             raise ValueError(
                 f"Inconsistent numbers of rows in {func}: y_true={first.shape[0]}, "
-                f"{name}={arr.shape}. Every per-row input must have one entry per "
-                "row."
+                f"{name}={arr.shape[0]}. Every per-row input must have one entry "
+                "per row."
             )
-        arr = arr.rechunk(first.chunks)
-        columns.append(dd.from_dask_array(arr, columns=_ROW_COLUMNS[name]))
+    columns = [
+        dd.from_dask_array(arr.rechunk(first.chunks), columns=_ROW_COLUMNS[name])
+        for name, arr in converted.items()
+    ]
     return dd.concat(columns, axis=1)
 
 
-def _inputs(func, data, y_score, y_true, groups, sample_weight, retrieved, judged):
-    """The Dask DataFrame and the column name of each per-row input."""
+def _inputs(func, data, y_score, names):
+    """The Dask DataFrame, the column of each per-row input and the score
+    columns (one argument shape: column names of a frame, a Parquet path, or
+    arrays)."""
+    if isinstance(data, (str, os.PathLike)):  # a Parquet file, directory or glob
+        data = dd.read_parquet(os.fspath(data))
     if isinstance(data, dd.DataFrame):
-        names = {
-            "y_true": y_true,
-            "y_score": y_score,
-            "groups": groups,
-            "sample_weight": sample_weight,
-            "retrieved": retrieved,
-            "judged": judged,
-        }
-        present = {*data.columns, data.index.name}
-        for arg, name in names.items():
-            if name is None and arg in ("sample_weight", "retrieved", "judged"):
-                continue
-            if not isinstance(name, str) or name not in present:
-                raise param_error(
-                    arg,
-                    func,
-                    f"the name of a column of data ({list(data.columns)})",
-                    name,
-                )
-        return data, names
-    if isinstance(data, (dd.Series, dd.Index)) or not hasattr(data, "__len__"):
-        if not isinstance(data, da.Array):
-            raise param_error(
-                "data", func, "a dask DataFrame or a dask Array of labels", data
-            )
-    arrays = {
-        "y_true": data,
-        "y_score": y_score,
-        "groups": groups,
-        "sample_weight": sample_weight,
-        "retrieved": retrieved,
-        "judged": judged,
-    }
+        columns = front.score_columns(y_score, func)
+        present = [*data.columns, data.index.name]
+        front.check_columns(func, {**names, "y_score": columns[0]}, present, "data")
+        for column in columns[1:]:
+            front.check_columns(func, {"y_score": column}, present, "data")
+        return data, names, columns
+    if not isinstance(data, da.Array) and (
+        isinstance(data, (dd.Series, dd.Index)) or not hasattr(data, "__len__")
+    ):
+        raise param_error(
+            "data",
+            func,
+            "a dask DataFrame, a Parquet path or a dask Array of labels",
+            data,
+        )
+    arrays = {**names, "y_true": data, "y_score": y_score}
     for arg in ("y_score", "groups"):
         if arrays[arg] is None or isinstance(arrays[arg], str):
             raise param_error(
@@ -111,7 +106,45 @@ def _inputs(func, data, y_score, y_true, groups, sample_weight, retrieved, judge
     names = {
         arg: _ROW_COLUMNS[arg] if v is not None else None for arg, v in arrays.items()
     }
-    return frame, names
+    return frame, names, [names["y_score"]]
+
+
+def _kinds(frame: dd.DataFrame) -> dict[str, str]:
+    """numpy kind of every column (and of the index), from the frame's meta."""
+    meta = frame._meta
+    kinds = {c: _kind(meta[c].dtype) for c in meta.columns}
+    if meta.index.name is not None:
+        kinds[meta.index.name] = _kind(meta.index.dtype)
+    return kinds
+
+
+def _kind(dtype: Any) -> str:
+    try:
+        return np.dtype(dtype).kind
+    except TypeError:  # pandas extension types: nullable ints, Arrow strings
+        numpy_type = getattr(dtype, "numpy_dtype", None)
+        return "O" if numpy_type is None else np.dtype(numpy_type).kind
+
+
+def _check_pandas_ids(frame: dd.DataFrame, groups: str, func: str) -> None:
+    """Ids of mixed types (1 and "1") in a frame made by ``dd.from_pandas``, on
+    the client where they still are: Dask turns object columns into text, which
+    would merge the two groups; the in-memory engine refuses them."""
+    expr = getattr(frame, "expr", None)
+    for node in expr.walk() if expr is not None else ():
+        original = getattr(getattr(node, "frame", None), "_data", None)
+        if not isinstance(original, pd.DataFrame):
+            continue
+        column = (
+            original[groups]
+            if groups in original.columns
+            else original.index
+            if original.index.name == groups
+            else None
+        )
+        if column is not None and column.dtype == object:
+            ids = column.to_numpy()
+            parts.check_id_types(parts.id_types(ids), func)
 
 
 def _with_row_keys(pdf: pd.DataFrame, partition_info=None) -> pd.DataFrame:
@@ -125,23 +158,59 @@ def _with_row_keys(pdf: pd.DataFrame, partition_info=None) -> pd.DataFrame:
     )
 
 
-def _by_group(frame: dd.DataFrame, plan: parts.Plan, partitioned_by_group: bool):
-    """The frame with every group inside one partition: as it is when the index
-    is the group column with known divisions or when the caller promises it,
-    otherwise shuffled on the group column. Returns (frame, shuffled)."""
-    keep = [c for c in plan.columns if c in frame.columns]
-    frame = frame[keep]
+def _checked(pdf: pd.DataFrame, plans, partition_info=None) -> pd.DataFrame:
+    """The input partition unchanged after the in-memory row checks (before the
+    shuffle: a bad row fails the call before rows move)."""
+    number = None if partition_info is None else partition_info["number"]
+    for plan in plans:
+        front.run_located(number, parts.check_rows, pdf, plan)
+    return pdf
+
+
+def _layout(frame: dd.DataFrame, plan: parts.Plan, partitioned_by_group: bool):
+    """How the rows reach whole-group partitions: "promise" (the caller's),
+    "divisions" (a group index with known divisions) or "shuffle"."""
     index_groups = frame.index.name == plan.groups and plan.groups not in frame.columns
-    if partitioned_by_group or (index_groups and frame.known_divisions):
-        return frame, False
-    if index_groups:
+    if partitioned_by_group:
+        return "promise"
+    if index_groups and frame.known_divisions:
+        return "divisions"
+    return "shuffle"
+
+
+def _by_group(frame, plans, layout: str, npartitions: int | None):
+    """The frame with every group inside one partition: as it is (checked later
+    on the per-group ids), or shuffled on the group column after the row checks."""
+    plan = plans[0]
+    keep = list(
+        dict.fromkeys(c for p in plans for c in p.columns if c in frame.columns)
+    )
+    frame = frame[keep]
+    if layout != "shuffle":
+        return frame
+    if frame.index.name == plan.groups and plan.groups not in frame.columns:
         frame = frame.reset_index()
+    frame = frame.map_partitions(_checked, plans, meta=frame._meta)
     if plan.needs_order:
         meta = _with_row_keys(frame._meta)
         frame = frame.map_partitions(_with_row_keys, meta=meta)
-    return frame.shuffle(on=plan.groups), True
+    return frame.shuffle(on=plan.groups, npartitions=npartitions)
 
 
+def _group_frame(pdf, plan, fill, located: bool, partition_info=None):
+    number = None if partition_info is None or not located else partition_info["number"]
+    return front.run_located(number, parts.group_frame, pdf, plan, fill)
+
+
+def _fill_chunk(pdf, plan):
+    return pd.DataFrame({"s": [parts.fill_parts(pdf, plan)]})
+
+
+def _fill_total(frame):
+    return parts.fill_value(np.sum(np.stack(list(frame["s"])), axis=0))
+
+
+# -- the checks of a layout without a shuffle, on the per-group ids -----------------
 def _ids(values: Any) -> pd.DataFrame:
     return pd.DataFrame({"id": np.asarray(values).ravel()})
 
@@ -168,73 +237,193 @@ def _count_ids(ids: pd.DataFrame, groups: str) -> int:
     return len(_merge_ids(ids, groups))
 
 
-def _after_check(frame: pd.DataFrame, n_groups: int) -> pd.DataFrame:
+def _bounds(index: pd.Series) -> pd.DataFrame:
+    """A partition's first and last group id (its ids are sorted)."""
+    values = index.to_numpy()
+    if values.size == 0:
+        return pd.DataFrame({"b": []}, dtype=object)
+    return pd.DataFrame({"b": [(values.min(), values.max(), values.size)]})
+
+
+def _stack(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _plan_and_groups(
+def _check_bounds(frame: pd.DataFrame, groups: str) -> int:
+    """Known divisions, verified: no group id on both sides of a partition
+    boundary (Parquet statistics give divisions that allow it)."""
+    spans = sorted(frame["b"], key=lambda b: (b[0], b[1]))
+    for (_, hi, _), (lo, _, _) in itertools.pairwise(spans):
+        if not hi < lo:
+            raise ValueError(
+                f"The index {groups!r} has known divisions, but group {lo!r} has "
+                "rows in two partitions (divisions computed from Parquet "
+                "statistics allow an id on both sides of a file boundary). Call "
+                "data.clear_divisions() to shuffle the rows by group, or write "
+                "each group's rows in one file."
+            )
+    return int(sum(b[2] for b in spans))
+
+
+def _after_check(frame: pd.DataFrame, n_groups: int, func: str) -> pd.DataFrame:
+    if n_groups == 0:  # as the in-memory check
+        raise ValueError(f"{func} got empty inputs (0 rows); pass at least one row.")
+    return frame
+
+
+def _n_groups(per_group: dd.DataFrame, layout: str, groups: str):
+    """The number of groups, after the check of a layout without a shuffle."""
+    index = per_group.index.to_series()
+    if layout == "promise":
+        # A tree reduction of sorted id sets that raises on an id seen in two
+        # partitions (one id per group moves, never rows).
+        return index.reduction(
+            chunk=_partition_ids,
+            combine=_merge_ids,
+            aggregate=_count_ids,
+            combine_kwargs={"groups": groups},
+            aggregate_kwargs={"groups": groups},
+            split_every=8,
+            meta=("n_groups", "i8"),
+        )
+    if layout == "divisions":  # two ids per partition
+        return index.reduction(
+            chunk=_bounds,
+            combine=_stack,
+            aggregate=_check_bounds,
+            aggregate_kwargs={"groups": groups},
+            split_every=8,
+            meta=("n_groups", "i8"),
+        )
+    return index.reduction(
+        chunk=_count,
+        combine=_total,
+        aggregate=_total_int,
+        split_every=8,
+        meta=("n_groups", "i8"),
+    )
+
+
+def _count(index: pd.Series) -> pd.DataFrame:
+    return _wrap(len(index))
+
+
+def _total(counts: pd.DataFrame) -> pd.DataFrame:
+    return _wrap(_total_int(counts))
+
+
+def _total_int(counts: pd.DataFrame) -> int:
+    return int(sum(counts["p"]))
+
+
+class _Prepared:
+    """Everything one call builds: the frame, the plans (one per score column),
+    the layout and each plan's lazy per-group frame."""
+
+    def __init__(self, frame, plans, layout, per_group, n_groups, names):
+        self.frame, self.plans, self.layout = frame, plans, layout
+        self.per_group, self.n_groups, self.names = per_group, n_groups, names
+
+
+def _prepare(
     func,
     data,
     y_score,
-    y_true,
-    groups,
-    sample_weight,
-    retrieved,
-    judged,
+    names,
     metrics,
     convention,
     options,
-    partitioned_by_group,
+    *,
     per_group,
-):
-    frame, names = _inputs(
-        func, data, y_score, y_true, groups, sample_weight, retrieved, judged
-    )
+    partitioned_by_group,
+    npartitions,
+) -> _Prepared:
     if not isinstance(partitioned_by_group, bool):
         raise param_error(
             "partitioned_by_group", func, "a bool (True or False)", partitioned_by_group
         )
-    plan = parts.make_plan(
-        func,
-        **names,
-        metrics=metrics,
-        convention=convention,
-        options=options,
-        per_group=per_group,
-    )
-    grouped, _ = _by_group(frame, plan, partitioned_by_group)
-    fill = None
-    if plan.needs_fill:
-        sums = grouped.map_partitions(
-            lambda pdf: pd.DataFrame([parts.fill_parts(pdf, plan)], columns=["s", "n"]),
-            meta=pd.DataFrame({"s": [0.0], "n": [0.0]}).iloc[:0],
-        ).sum()
-        fill = dask.delayed(parts.fill_value)(sums)
+    npartitions = front.check_count(npartitions, "npartitions", func)
+    frame, names, columns = _inputs(func, data, y_score, names)
+    plans = [
+        front.make_plan(
+            func, {**names, "y_score": c}, metrics, convention, options, per_group
+        )
+        for c in columns
+    ]
+    plan = plans[0]
+    kinds = _kinds(frame)
+    for p in plans:
+        front.check_schema(func, {**names, "y_score": p.y_score}, kinds)
+    _check_pandas_ids(frame, plan.groups, func)
+    layout = _layout(frame, plan, partitioned_by_group)
+    grouped = _by_group(frame, plans, layout, npartitions)
     group_dtype = (
         frame.index.dtype
         if plan.groups not in frame.columns
         else frame[plan.groups].dtype
     )
-    meta = plan.meta(group_dtype)
-    per_group_frame = grouped.map_partitions(
-        parts.group_frame, plan, fill, meta=meta, align_dataframes=False
-    )
-    if partitioned_by_group:
-        # The promise, checked on the per-group ids: a tree reduction of sorted id
-        # sets that raises on an id seen in two partitions (no shuffle).
-        n_groups = per_group_frame.index.to_series().reduction(
-            chunk=_partition_ids,
-            combine=_merge_ids,
-            aggregate=_count_ids,
-            combine_kwargs={"groups": plan.groups},
-            aggregate_kwargs={"groups": plan.groups},
-            split_every=8,
-            meta=("n_groups", "i8"),
+    frames = {}
+    n_groups = None
+    for p in plans:
+        fill = None
+        if p.needs_fill:
+            fill = grouped.reduction(
+                chunk=_fill_chunk,
+                chunk_kwargs={"plan": p},
+                combine=_stack,
+                aggregate=_fill_total,
+                split_every=8,
+                meta=("fill", "f8"),
+            )
+        meta = p.meta(group_dtype)
+        frames[p.y_score] = grouped.map_partitions(
+            _group_frame,
+            p,
+            fill,
+            layout != "shuffle",
+            meta=meta,
+            align_dataframes=False,
         )
-        per_group_frame = per_group_frame.map_partitions(
-            _after_check, n_groups, meta=meta
-        )
-    return frame, plan, per_group_frame
+        if n_groups is None:
+            n_groups = _n_groups(frames[p.y_score], layout, p.groups)
+    return _Prepared(frame, plans, layout, frames, n_groups, names)
+
+
+def _run(func, lazy, client, progress: bool, frame: dd.DataFrame):
+    """Compute ``lazy`` (a tuple) in one pass, on ``client`` if given (with
+    Dask's progress bar), with its errors in the terms of the input ``frame``
+    (a row number counted from the first row of ``frame``)."""
+    try:
+        if client is not None:
+            futures = client.compute(list(lazy))
+            if progress:
+                from distributed import progress as show
+
+                show(futures)
+            return tuple(client.gather(futures))
+        if progress:
+            from dask.diagnostics import ProgressBar
+
+            with ProgressBar():
+                return dask.compute(*lazy)
+        return dask.compute(*lazy)
+    except (ValueError, TypeError) as exc:
+        number = getattr(exc, front.PARTITION_ATTR, None)
+        if number is None:
+            raise
+        offset = 0
+        if number > 0:  # the rows before: counted only now, on an error
+            lengths = frame.partitions[:number].map_partitions(len)
+            offset = int(np.sum(lengths.compute()))
+        raise front.relocate(exc, offset) from None
+
+
+def _check_client(client, func):
+    if client is None:
+        return None
+    if not hasattr(client, "compute") or not hasattr(client, "gather"):
+        raise param_error("client", func, "a distributed.Client or None", client)
+    return client
 
 
 def evaluate(
@@ -247,7 +436,11 @@ def evaluate(
     sample_weight: Any = None,
     retrieved: Any = None,
     judged: Any = None,
+    in_pool: Any = None,
     partitioned_by_group: bool = False,
+    npartitions: int | None = None,
+    client: Any = None,
+    progress: bool = False,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -277,18 +470,22 @@ def evaluate(
 
     Parameters
     ----------
-    data : dask.dataframe.DataFrame or dask.array.Array
-        A DataFrame with one row per (group, item), or the labels as a 1-D Dask
-        array (then ``y_score`` and ``groups`` are arrays of the same length).
-    y_score : str or array, default="score"
-        The score column of ``data``, or the array of scores.
+    data : dask.dataframe.DataFrame, str or dask.array.Array
+        A DataFrame with one row per (group, item), the path of a Parquet file,
+        directory or glob (read with ``dd.read_parquet``), or the labels as a
+        1-D Dask array (then ``y_score`` and ``groups`` are arrays of the same
+        length).
+    y_score : str, list of str or array, default="score"
+        The score column of ``data``, several (one result per column, keyed by
+        its name; the rows are read and shuffled once for all), or the array of
+        scores.
     y_true : str, default="label"
         The label column (DataFrame input only).
     groups : str or array, default="qid"
         The group column (or the name of the index), or the array of group ids.
     metrics : str or sequence of str, default=("ndcg@10", "map", "mrr")
         Names from :func:`sklearn_rank.get_metric_names`, with ``"@k"``.
-    sample_weight, retrieved, judged : str or array, default=None
+    sample_weight, retrieved, judged, in_pool : str or array, default=None
         Columns (or arrays) with the per-row inputs of
         :func:`sklearn_rank.evaluate`.
     partitioned_by_group : bool, default=False
@@ -297,12 +494,21 @@ def evaluate(
         checked on the per-group result (one id per group, counted once): a
         broken promise raises instead of giving a wrong number. Without it, rows
         are shuffled by group unless the index is the group column with known
-        divisions.
+        divisions (verified too: two ids per partition; a group on both sides
+        of a partition boundary raises).
+    npartitions : int, default=None
+        Partitions after the shuffle by group; None keeps the input's number.
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
 ap_denominator, recall_denominator, max_grade, weights, group_weight, \
 persistence, recall_level, r_multiple, integer_grades, judged_only, gain_rows, \
 convention : see :func:`sklearn_rank.evaluate`
         Conventions; None takes the value of ``convention``.
+    client : distributed.Client, default=None
+        The cluster to compute on; None is Dask's current scheduler (the last
+        ``Client`` made, or the local one).
+    progress : bool, default=False
+        Show a progress bar while the work runs (Dask's ``progress`` on a
+        client, its ``ProgressBar`` on a local scheduler).
     compute : bool, default=True
         False returns a ``dask.delayed`` object instead, whose ``compute()``
         gives the dict: pass several to one ``dask.compute`` call to read the
@@ -327,41 +533,100 @@ convention : see :func:`sklearn_rank.evaluate`
     """
     func = "evaluate"
     options = parts.option_values(locals())
-    frame, plan, per_group = _plan_and_groups(
+    names = front.row_names(y_true, groups, sample_weight, retrieved, judged, in_pool)
+    client = _check_client(client, func)
+    prep = _prepare(
         func,
         data,
         y_score,
-        y_true,
-        groups,
-        sample_weight,
-        retrieved,
-        judged,
+        names,
         metrics,
         convention,
         options,
-        partitioned_by_group,
-        False,
+        per_group=False,
+        partitioned_by_group=partitioned_by_group,
+        npartitions=npartitions,
     )
-    meta = pd.DataFrame({c: [0.0] for c in parts.sum_columns(plan)}).iloc[:0]
-    sums = hist = None
-    if plan.requests:
-        sums = per_group.map_partitions(parts.partial_sums, plan, meta=meta).sum()
-    if plan.pooled:
-        hist_meta = pd.DataFrame({c: [0.0] for c in parts.HISTOGRAM}).iloc[:0]
-        rows = frame[[c for c in plan.columns if c in frame.columns]]
-        hist = rows.map_partitions(parts.auc_histogram, plan, meta=hist_meta)
-        hist = hist.groupby(["score", "positive"]).weight.sum()
+    lazy = [prep.n_groups]
+    for plan in prep.plans:
+        lazy += _reductions(prep, plan)
     if not compute:
-        return dask.delayed(_finish, pure=True)(sums, hist, plan)
-    sums, hist = dask.compute(sums, hist)
-    return _finish(sums, hist, plan)  # on the client: its warnings reach the caller
+        return dask.delayed(_finish_lazy, pure=True)(prep.plans, _many(y_score), *lazy)
+    found = _run(func, tuple(lazy), client, progress, prep.frame)
+    # On the client: its warnings reach the caller.
+    return _finish(found, prep.plans, _many(y_score))
 
 
-def _finish(sums, hist, plan: parts.Plan) -> dict[str, float]:
-    """The dict of means from the reduced sums and the pooled-AUC histogram."""
-    sums = {} if sums is None else sums.to_dict()
-    auc = {} if hist is None else parts.auc_from_histogram(hist.reset_index(), plan)
-    return parts.finish(sums, auc, plan)
+def _many(y_score: Any) -> bool:
+    return isinstance(y_score, (list, tuple))
+
+
+def _wrap(value: Any) -> pd.DataFrame:
+    return pd.DataFrame({"p": [value]})
+
+
+def _chunk(pdf: pd.DataFrame, work, plan: parts.Plan) -> pd.DataFrame:
+    return _wrap(work(pdf, plan))
+
+
+def _combine(frame: pd.DataFrame, merge) -> pd.DataFrame:
+    return _wrap(merge(list(frame["p"])))
+
+
+def _aggregate(frame: pd.DataFrame, merge) -> Any:
+    return merge(list(frame["p"]))
+
+
+def _tree(frame: dd.DataFrame, work, merge, plan: parts.Plan, name: str):
+    """``work(partition, plan)`` on every partition, merged by ``merge`` (exact
+    and associative) in a tree: the one result, lazy."""
+    return frame.reduction(
+        chunk=_chunk,
+        chunk_kwargs={"work": work, "plan": plan},
+        combine=_combine,
+        combine_kwargs={"merge": merge},
+        aggregate=_aggregate,
+        aggregate_kwargs={"merge": merge},
+        split_every=8,
+        meta=(name, object),
+    )
+
+
+def _reductions(prep: _Prepared, plan: parts.Plan) -> list:
+    """(merged partial, merged pooled-AUC histogram) of one score column: tree
+    reductions of exact merges (None where not asked)."""
+    merged = hist = None
+    if plan.requests:
+        merged = _tree(
+            prep.per_group[plan.y_score],
+            parts.partial,
+            parts.merge_partials,
+            plan,
+            "partial",
+        )
+    if plan.pooled:  # on the input partitions: the pooled AUC needs no shuffle
+        rows = prep.frame[[c for c in plan.columns if c in prep.frame.columns]]
+        hist = _tree(
+            rows, parts.auc_histogram, parts.merge_histograms, plan, "histogram"
+        )
+    return [merged, hist]
+
+
+def _finish_lazy(plans, many: bool, *found):
+    return _finish(found, plans, many)
+
+
+def _finish(found, plans, many: bool):
+    """The dict of means of every score column (one dict per column when
+    several were given)."""
+    rest = found[1:]  # found[0]: the number of groups, after the layout checks
+    out = {}
+    for i, plan in enumerate(plans):
+        merged, hist = rest[2 * i], rest[2 * i + 1]
+        auc = {} if hist is None else parts.auc_from_histogram(hist, plan)
+        merged = parts.Partial() if merged is None else merged
+        out[plan.y_score] = parts.finish(merged, auc, plan)
+    return out if many else out[plans[0].y_score]
 
 
 def evaluate_per_group(
@@ -374,7 +639,9 @@ def evaluate_per_group(
     sample_weight: Any = None,
     retrieved: Any = None,
     judged: Any = None,
+    in_pool: Any = None,
     partitioned_by_group: bool = False,
+    npartitions: int | None = None,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -424,22 +691,26 @@ def evaluate_per_group(
     """
     func = "evaluate_per_group"
     options = parts.option_values(locals())
-    _, _, per_group = _plan_and_groups(
+    names = front.row_names(y_true, groups, sample_weight, retrieved, judged, in_pool)
+    prep = _prepare(
         func,
         data,
         y_score,
-        y_true,
-        groups,
-        sample_weight,
-        retrieved,
-        judged,
+        names,
         metrics,
         convention,
         options,
-        partitioned_by_group,
-        True,
+        per_group=True,
+        partitioned_by_group=partitioned_by_group,
+        npartitions=npartitions,
     )
-    return per_group
+    out = {
+        column: frame.map_partitions(
+            _after_check, prep.n_groups, func, meta=frame._meta
+        )
+        for column, frame in prep.per_group.items()
+    }
+    return out if _many(y_score) else out[prep.plans[0].y_score]
 
 
 def to_group_scores(per_group: Any) -> GroupScores:

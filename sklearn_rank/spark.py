@@ -11,16 +11,24 @@ Needs the ``spark`` extra: ``pip install "sklearn-rank[spark]"`` (and Java).
 
 from __future__ import annotations
 
+import os
+import pickle
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from ._distributed import frontend as front
 from ._distributed import partitions as parts
 from ._metrics.evaluate import DEFAULT_METRICS
 from ._utils.params import param_error
 
 try:
     import pandas as pd
-    from pyspark.sql import DataFrame
+    from pyspark import keyword_only
+    from pyspark.ml.evaluation import Evaluator
+    from pyspark.ml.param import Param, Params, TypeConverters
+    from pyspark.ml.param.shared import HasLabelCol, HasPredictionCol
+    from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 except ImportError as exc:  # pragma: no cover - the extra is installed in tests
@@ -28,95 +36,204 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in tests
         'sklearn_rank.spark needs PySpark: pip install "sklearn-rank[spark]"'
     ) from exc
 
-__all__ = ["evaluate", "evaluate_per_group"]
+__all__ = ["RankingEvaluator", "evaluate", "evaluate_per_group", "ranked_lists_to_rows"]
+
+# Spark's Python workers run PYSPARK_PYTHON, else "python3" from PATH: another
+# interpreter than this one (an unactivated virtual environment lacks this
+# package). A session started after this import uses this interpreter unless
+# the variable says otherwise.
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 
-def _doubles(names: Sequence[str]) -> T.StructType:
+def _doubles(names: Sequence[Any]) -> T.StructType:
     """A schema of double columns named c0, c1, ... (metric names such as
     "ndcg@10" stay out of Spark's column names)."""
     return T.StructType([T.StructField(f"c{i}", T.DoubleType()) for i in names])
 
 
-def _whole(batches: Iterator[pd.DataFrame]) -> pd.DataFrame:
+_BLOB = T.StructType([T.StructField("p", T.BinaryType())])
+
+
+def _whole(batches: Iterator[pd.DataFrame]) -> pd.DataFrame | None:
     """A partition's Arrow batches as one pandas DataFrame (groups may span
-    batches, never partitions)."""
-    return pd.concat(list(batches), ignore_index=True)
+    batches, never partitions); None for an empty partition (a shuffle leaves
+    some when there are fewer groups than partitions)."""
+    frames = list(batches)
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+def _kind(dtype: T.DataType) -> str:
+    if isinstance(dtype, T.BooleanType):
+        return "b"
+    if isinstance(dtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
+        return "i"
+    if isinstance(dtype, (T.FloatType, T.DoubleType, T.DecimalType)):
+        return "f"
+    return "O"
+
+
+def _frame(data: Any, func: str) -> DataFrame:
+    """A Spark DataFrame, or a Parquet path read by the active session."""
+    if isinstance(data, (str, os.PathLike)):
+        session = SparkSession.getActiveSession()
+        if session is None:
+            raise ValueError(
+                f"data in {func} is a path, and no Spark session is active: start "
+                "one (SparkSession.builder.getOrCreate()) or pass a DataFrame."
+            )
+        return session.read.parquet(os.fspath(data))
+    if not isinstance(data, DataFrame):
+        raise param_error(
+            "data", func, "a pyspark.sql.DataFrame or a Parquet path", data
+        )
+    return data
+
+
+def _collect(call):
+    """``call()`` (a Spark action), with an error of the library raised on a
+    worker re-raised here as itself (not Spark's PythonException)."""
+    try:
+        return call()
+    except Exception as exc:
+        if type(exc).__name__ != "PythonException":
+            raise
+        mine = front.worker_error(str(exc))
+        if mine is None:
+            raise
+        raise mine from None
+
+
+def _check_nulls(rows: DataFrame, plan: parts.Plan) -> None:
+    """Null group ids, labels or scores, found by one cheap reduction before the
+    shuffle (Spark SQL, no Python worker)."""
+    names = {"groups": plan.groups, "y_true": plan.y_true, "y_score": plan.y_score}
+    counts = rows.agg(
+        F.count(F.lit(1)).alias("n"),
+        *(F.sum(F.col(c).isNull().cast("long")).alias(a) for a, c in names.items()),
+    ).collect()[0]
+    for arg, column in names.items():
+        bad = counts[arg] or 0
+        if bad:
+            raise ValueError(
+                f"{arg} in {plan.func} has {bad} null value(s) in column "
+                f"{column!r} (of {counts['n']} rows); every row needs one. Drop or "
+                "fill them first (df.dropna(subset=[...]))."
+            )
 
 
 def _prepare(
-    df,
-    func,
-    y_true,
-    y_score,
-    groups,
-    sample_weight,
-    retrieved,
-    judged,
-    metrics,
-    convention,
-    options,
-    per_group,
-    num_partitions,
+    data, func, y_score, names, metrics, convention, options, per_group, npartitions
 ):
-    if not isinstance(df, DataFrame):
-        raise param_error("df", func, "a pyspark.sql.DataFrame", df)
-    names = {
-        "y_true": y_true,
-        "y_score": y_score,
-        "groups": groups,
-        "sample_weight": sample_weight,
-        "retrieved": retrieved,
-        "judged": judged,
-    }
-    for arg, name in names.items():
-        if name is None and arg in ("sample_weight", "retrieved", "judged"):
-            continue
-        if not isinstance(name, str) or name not in df.columns:
-            raise param_error(
-                arg, func, f"the name of a column of df ({df.columns})", name
-            )
-    plan = parts.make_plan(
-        func,
-        **names,
-        metrics=metrics,
-        convention=convention,
-        options=options,
-        per_group=per_group,
-    )
-    rows = df.select(*plan.columns)
+    df = _frame(data, func)
+    columns = front.score_columns(y_score, func, "data")
+    for column in columns:
+        front.check_columns(func, {**names, "y_score": column}, df.columns, "data")
+    npartitions = front.check_count(npartitions, "npartitions", func)
+    plans = [
+        front.make_plan(
+            func, {**names, "y_score": c}, metrics, convention, options, per_group
+        )
+        for c in columns
+    ]
+    kinds = {f.name: _kind(f.dataType) for f in df.schema.fields}
+    for plan in plans:
+        front.check_schema(func, {**names, "y_score": plan.y_score}, kinds)
+    plan = plans[0]
+    keep = list(dict.fromkeys(c for p in plans for c in p.columns))
+    rows = df.select(*keep)
+    for p in plans:
+        _check_nulls(rows, p)
     grouped = rows
     if plan.needs_order:  # the input order, which the shuffle does not keep
         grouped = grouped.withColumn(
             parts.ROW_KEYS[0], F.spark_partition_id().cast("long")
         ).withColumn(parts.ROW_KEYS[1], F.monotonically_increasing_id())
-    if num_partitions is None:
-        grouped = grouped.repartition(F.col(groups))
+    if npartitions is None:
+        grouped = grouped.repartition(F.col(plan.groups))
     else:
-        grouped = grouped.repartition(int(num_partitions), F.col(groups))
-    fill = None
-    if plan.needs_fill:
+        grouped = grouped.repartition(npartitions, F.col(plan.groups))
+    fills = {}
+    for p in plans:
+        fills[p.y_score] = _fill(grouped, p) if p.needs_fill else None
+    return df, plans, rows, grouped, fills
 
-        def fill_parts(batches):
-            yield pd.DataFrame([parts.fill_parts(_whole(batches), plan)])
 
-        row = grouped.mapInPandas(fill_parts, _doubles([0, 1])).agg(
-            F.sum("c0"), F.sum("c1")
-        )
-        fill = parts.fill_value([v or 0.0 for v in row.collect()[0]])
-    return plan, rows, grouped, fill
+def _fill(grouped: DataFrame, plan: parts.Plan) -> float:
+    def fill_parts(batches):
+        pdf = _whole(batches)
+        if pdf is not None:
+            yield pd.DataFrame([parts.fill_parts(pdf, plan)])
+
+    total = grouped.mapInPandas(fill_parts, _doubles([0, 1])).agg(
+        F.sum("c0"), F.sum("c1")
+    )
+    row = _collect(total.collect)[0]
+    return parts.fill_value([v or 0.0 for v in row])
+
+
+def _partials(grouped: DataFrame, plans, fills) -> list[parts.Partial]:
+    """The merged partial of every plan: one pass over the shuffled rows, one
+    small pickled partial per partition and plan, merged on the driver."""
+    wanted = [p for p in plans if p.requests]
+
+    def partials(batches):
+        pdf = _whole(batches)
+        if pdf is None:
+            return
+        found = [
+            parts.partial(parts.group_frame(pdf, p, fills[p.y_score]), p)
+            for p in wanted
+        ]
+        yield pd.DataFrame({"p": [pickle.dumps(found)]})
+
+    if not wanted:
+        return [parts.Partial() for _ in plans]
+    blobs = _collect(grouped.mapInPandas(partials, _BLOB).collect)
+    merged = [
+        parts.merge_partials([pickle.loads(b["p"])[i] for b in blobs])
+        for i in range(len(wanted))
+    ]
+    out = dict(zip((p.y_score for p in wanted), merged, strict=True))
+    return [out.get(p.y_score, parts.Partial()) for p in plans]
+
+
+def _auc(rows: DataFrame, plan: parts.Plan) -> dict[str, float]:
+    """The pooled AUC: per-partition histograms of the input partitions (no
+    shuffle), summed by Spark per (score, class)."""
+    if not plan.pooled:
+        return {}
+
+    def histogram(batches):
+        pdf = _whole(batches)
+        if pdf is not None:
+            hist = parts.auc_histogram(pdf, plan)
+            hist.columns = ["c0", "c1", "c2"]
+            yield hist
+
+    merged = (
+        rows.mapInPandas(histogram, _doubles([0, 1, 2]))
+        .groupBy("c0", "c1")
+        .agg(F.sum("c2").alias("c2"))
+    )
+    found = _collect(merged.collect)  # one row per (score, class)
+    frame = pd.DataFrame(
+        [tuple(r) for r in found], columns=list(parts.HISTOGRAM), dtype=float
+    )
+    return parts.auc_from_histogram(parts.merge_histograms([frame]), plan)
 
 
 def evaluate(
-    df: Any,
+    data: Any,
+    y_score: str | Sequence[str] = "score",
     *,
     y_true: str = "label",
-    y_score: str = "score",
     groups: str = "qid",
     metrics: str | Sequence[str] = DEFAULT_METRICS,
     sample_weight: str | None = None,
     retrieved: str | None = None,
     judged: str | None = None,
-    num_partitions: int | None = None,
+    in_pool: str | None = None,
+    npartitions: int | None = None,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -140,15 +257,19 @@ def evaluate(
 
     Parameters
     ----------
-    df : pyspark.sql.DataFrame
-        One row per (group, item).
-    y_true, y_score, groups : str, default="label", "score", "qid"
-        Column names of the labels, the scores and the group ids.
+    data : pyspark.sql.DataFrame or str
+        One row per (group, item), or the path of a Parquet file or directory
+        (read by the active session).
+    y_score : str or list of str, default="score"
+        The score column, or several (one result per column, each keyed by
+        its name; the rows are shuffled once for all).
+    y_true, groups : str, default="label", "qid"
+        Column names of the labels and the group ids.
     metrics : str or sequence of str, default=("ndcg@10", "map", "mrr")
         Names from :func:`sklearn_rank.get_metric_names`.
-    sample_weight, retrieved, judged : str, default=None
+    sample_weight, retrieved, judged, in_pool : str, default=None
         Columns with the per-row inputs of :func:`sklearn_rank.evaluate`.
-    num_partitions : int, default=None
+    npartitions : int, default=None
         Partitions of the repartition by group; None is Spark's
         ``spark.sql.shuffle.partitions``.
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
@@ -160,7 +281,15 @@ convention : see :func:`sklearn_rank.evaluate`
     Returns
     -------
     scores : dict of str to float
-        One entry per name in ``metrics``, in that order.
+        One entry per name in ``metrics``, in that order (with several score
+        columns: a dict of such dicts, keyed by column).
+
+    Raises
+    ------
+    ValueError, TypeError
+        The in-memory errors: a bad row raised on a worker reaches the caller as
+        the library's own exception and message. Null ids, labels or scores are
+        found before the shuffle.
 
     Examples
     --------
@@ -176,70 +305,30 @@ convention : see :func:`sklearn_rank.evaluate`
     """
     func = "evaluate"
     options = parts.option_values(locals())
-    plan, rows, grouped, fill = _prepare(
-        df,
-        func,
-        y_true,
-        y_score,
-        groups,
-        sample_weight,
-        retrieved,
-        judged,
-        metrics,
-        convention,
-        options,
-        False,
-        num_partitions,
+    names = front.row_names(y_true, groups, sample_weight, retrieved, judged, in_pool)
+    _, plans, rows, grouped, fills = _prepare(
+        data, func, y_score, names, metrics, convention, options, False, npartitions
     )
-    sums: dict[str, float] = {}
-    if plan.requests:
-        columns = parts.sum_columns(plan)
-
-        def partial_sums(batches):
-            frame = parts.group_frame(_whole(batches), plan, fill)
-            out = parts.partial_sums(frame, plan)
-            out.columns = [f"c{i}" for i in range(len(columns))]
-            yield out
-
-        schema = _doubles(range(len(columns)))
-        total = grouped.mapInPandas(partial_sums, schema).agg(
-            *(F.sum(f"c{i}") for i in range(len(columns)))
-        )
-        values = total.collect()[0]
-        sums = {c: float(v or 0.0) for c, v in zip(columns, values, strict=True)}
-    auc: dict[str, float] = {}
-    if plan.pooled:
-
-        def histogram(batches):
-            hist = parts.auc_histogram(_whole(batches), plan)
-            hist.columns = ["c0", "c1", "c2"]
-            yield hist
-
-        merged = (
-            rows.mapInPandas(histogram, _doubles([0, 1, 2]))
-            .groupBy("c0", "c1")
-            .agg(F.sum("c2").alias("c2"))
-            .collect()  # one row per (score, class), not per input row
-        )
-        merged = pd.DataFrame(
-            [tuple(r) for r in merged], columns=list(parts.HISTOGRAM), dtype=float
-        )
-        merged = merged.sort_values(["score", "positive"], kind="stable")
-        auc = parts.auc_from_histogram(merged.reset_index(drop=True), plan)
-    return parts.finish(sums, auc, plan)
+    merged = _partials(grouped, plans, fills)
+    out = {
+        p.y_score: parts.finish(m, _auc(rows, p), p)
+        for p, m in zip(plans, merged, strict=True)
+    }
+    return out if isinstance(y_score, (list, tuple)) else out[plans[0].y_score]
 
 
 def evaluate_per_group(
-    df: Any,
+    data: Any,
+    y_score: str | Sequence[str] = "score",
     *,
     y_true: str = "label",
-    y_score: str = "score",
     groups: str = "qid",
     metrics: str | Sequence[str] = DEFAULT_METRICS,
     sample_weight: str | None = None,
     retrieved: str | None = None,
     judged: str | None = None,
-    num_partitions: int | None = None,
+    in_pool: str | None = None,
+    npartitions: int | None = None,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -271,22 +360,17 @@ def evaluate_per_group(
     """
     func = "evaluate_per_group"
     options = parts.option_values(locals())
-    plan, _, grouped, fill = _prepare(
-        df,
-        func,
-        y_true,
-        y_score,
-        groups,
-        sample_weight,
-        retrieved,
-        judged,
-        metrics,
-        convention,
-        options,
-        True,
-        num_partitions,
+    names = front.row_names(y_true, groups, sample_weight, retrieved, judged, in_pool)
+    df, plans, _, grouped, fills = _prepare(
+        data, func, y_score, names, metrics, convention, options, True, npartitions
     )
+    out = {p.y_score: _per_group(df, grouped, p, fills[p.y_score]) for p in plans}
+    return out if isinstance(y_score, (list, tuple)) else out[plans[0].y_score]
+
+
+def _per_group(df: DataFrame, grouped: DataFrame, plan: parts.Plan, fill):
     columns = plan.output_columns()
+    groups = plan.groups
     schema = T.StructType(
         [
             T.StructField(groups, df.schema[groups].dataType),
@@ -295,9 +379,197 @@ def evaluate_per_group(
     )
 
     def per_group(batches):
-        frame = parts.group_frame(_whole(batches), plan, fill).reset_index()
+        pdf = _whole(batches)
+        if pdf is None:
+            return
+        frame = parts.group_frame(pdf, plan, fill).reset_index()
         frame.columns = [groups, *(f"c{i}" for i in range(len(columns)))]
         yield frame
 
     out = grouped.mapInPandas(per_group, schema)
     return out.select(groups, *(F.col(f"c{i}").alias(c) for i, c in enumerate(columns)))
+
+
+# -- Spark ML -------------------------------------------------------------------------
+# MLlib's RankingEvaluator metric names, as the library's.
+_MLLIB_NAMES = {
+    "meanAveragePrecision": ("map", False),
+    "meanAveragePrecisionAtK": ("map", True),
+    "precisionAtK": ("precision", True),
+    "ndcgAtK": ("ndcg", True),
+    "recallAtK": ("recall", True),
+}
+
+
+def _metric_name(name: str, k: int | None) -> str:
+    """The library's metric name of an evaluator's ``metricName`` and ``k``."""
+    from ._metrics.registry import METRICS
+
+    if name in _MLLIB_NAMES:
+        base, at_k = _MLLIB_NAMES[name]
+        return f"{base}@{k}" if at_k and k is not None else base
+    if "@" in name or k is None:
+        return name
+    spec = METRICS.get(name)
+    return f"{name}@{k}" if spec is not None and spec.takes_k else name
+
+
+def ranked_lists_to_rows(
+    data: DataFrame,
+    prediction_col: str = "prediction",
+    label_col: str = "label",
+    group_col: str = "qid",
+) -> DataFrame:
+    """Ranked-list input, as MLlib's ``RankingMetrics`` takes it, as rows.
+
+    Each row of ``data`` holds a ranked list of predicted items (an array
+    column) and the set of relevant items (an array column). The result has
+    one row per (list, item): ``group_col`` (the list's number), ``label``
+    (1.0 for a relevant item), ``score`` (minus the position: the first item
+    ranks first) and ``retrieved`` (False for a relevant item that the list
+    leaves out: it counts for recall and the ideal DCG, as in MLlib).
+    """
+    lists = data.select(
+        F.col(prediction_col).alias("__pred"), F.col(label_col).alias("__rel")
+    ).withColumn(group_col, F.monotonically_increasing_id())
+    shown = lists.select(
+        group_col,
+        F.posexplode("__pred").alias("__pos", "__item"),
+        "__rel",
+    ).select(
+        group_col,
+        F.array_contains("__rel", F.col("__item")).cast("double").alias("label"),
+        (-F.col("__pos")).cast("double").alias("score"),
+        F.lit(True).alias("retrieved"),
+    )
+    missed = lists.select(
+        group_col, F.explode(F.array_except("__rel", "__pred")).alias("__item")
+    ).select(
+        group_col,
+        F.lit(1.0).alias("label"),
+        F.lit(0.0).alias("score"),
+        F.lit(False).alias("retrieved"),
+    )
+    return shown.unionByName(missed)
+
+
+class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
+    """A ``pyspark.ml.evaluation.Evaluator`` of grouped ranking metrics, for
+    ``CrossValidator`` and ``TrainValidationSplit``.
+
+    Parameters
+    ----------
+    metricName : str, default="ndcg"
+        A name from :func:`sklearn_rank.get_metric_names` (``"@k"`` allowed), or
+        one of MLlib's ``RankingEvaluator`` names (``"meanAveragePrecision"``,
+        ``"meanAveragePrecisionAtK"``, ``"precisionAtK"``, ``"ndcgAtK"``,
+        ``"recallAtK"``).
+    k : int, default=10
+        The cutoff of a metric that takes one and has none in its name; 0 for
+        none.
+    labelCol, predictionCol : str, default="label", "prediction"
+        Labels and scores, one row per item; or, as MLlib's
+        ``RankingEvaluator`` takes them, array columns: the relevant items and
+        the ranked list of predicted items (:func:`ranked_lists_to_rows`).
+    groupCol : str, default="qid"
+        The group (query) column of row input.
+    options : dict, default=None
+        Convention keywords of :func:`sklearn_rank.evaluate`.
+
+    Every metric of the library is larger-is-better.
+
+    Examples
+    --------
+    >>> from pyspark.ml.tuning import CrossValidator  # doctest: +SKIP
+    >>> evaluator = RankingEvaluator(metricName="ndcg", k=5)  # doctest: +SKIP
+    >>> cv = CrossValidator(estimator=pipeline, estimatorParamMaps=grid,
+    ...                     evaluator=evaluator)  # doctest: +SKIP
+    """
+
+    metricName = Param(
+        Params._dummy(),
+        "metricName",
+        "metric name (sklearn_rank or MLlib RankingEvaluator)",
+        typeConverter=TypeConverters.toString,
+    )
+    k = Param(
+        Params._dummy(), "k", "cutoff (0: none)", typeConverter=TypeConverters.toInt
+    )
+    groupCol = Param(
+        Params._dummy(),
+        "groupCol",
+        "group column",
+        typeConverter=TypeConverters.toString,
+    )
+
+    @keyword_only
+    def __init__(
+        self,
+        *,
+        metricName: str = "ndcg",
+        k: int = 10,
+        labelCol: str = "label",
+        predictionCol: str = "prediction",
+        groupCol: str = "qid",
+        options: dict | None = None,
+    ):
+        super().__init__()
+        self._setDefault(
+            metricName="ndcg",
+            k=10,
+            labelCol="label",
+            predictionCol="prediction",
+            groupCol="qid",
+        )
+        kwargs = dict(self._input_kwargs)
+        self.options = dict(kwargs.pop("options", None) or {})
+        self._set(**kwargs)
+
+    def getMetricName(self) -> str:
+        return self.getOrDefault(self.metricName)
+
+    def getK(self) -> int:
+        return self.getOrDefault(self.k)
+
+    def getGroupCol(self) -> str:
+        return self.getOrDefault(self.groupCol)
+
+    def setMetricName(self, value: str) -> RankingEvaluator:
+        return self._set(metricName=value)
+
+    def setK(self, value: int) -> RankingEvaluator:
+        return self._set(k=value)
+
+    def setGroupCol(self, value: str) -> RankingEvaluator:
+        return self._set(groupCol=value)
+
+    def metric(self) -> str:
+        """The library's name of the metric computed."""
+        return _metric_name(self.getMetricName(), self.getK() or None)
+
+    def _evaluate(self, dataset: DataFrame) -> float:
+        name = self.metric()
+        label, pred = self.getLabelCol(), self.getPredictionCol()
+        if isinstance(dataset.schema[pred].dataType, T.ArrayType):
+            rows = ranked_lists_to_rows(dataset, pred, label, "qid")
+            found = evaluate(
+                rows, metrics=[name], retrieved="retrieved", **self.options
+            )
+        else:
+            found = evaluate(
+                dataset,
+                pred,
+                y_true=label,
+                groups=self.getGroupCol(),
+                metrics=[name],
+                **self.options,
+            )
+        return float(found[name])
+
+    def isLargerBetter(self) -> bool:
+        return True
+
+    def copy(self, extra=None) -> RankingEvaluator:
+        new = super().copy(extra)
+        new.options = dict(self.options)
+        return new

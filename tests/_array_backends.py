@@ -4,7 +4,9 @@ cannot read, standing for a GPU) and the test-side copy back to numpy."""
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip(
+    "torch", reason="needs PyTorch: the test extra installs it (CPU wheel: README)"
+)
 xps = pytest.importorskip("array_api_strict")
 pytest.importorskip("array_api_compat")
 

@@ -1,14 +1,38 @@
-"""Shared pytest configuration for the test suite."""
+"""Shared pytest configuration for the test suite.
+
+Hypothesis profiles (``--hypothesis-profile NAME`` overrides the default):
+
+- ``ci`` (the default when the ``CI`` environment variable is set): derandomized,
+  so a red build replays the same examples; each test keeps its own
+  ``max_examples``.
+- ``dev`` (the default otherwise): random examples on every run, the same counts.
+- ``nightly``: random examples and ten times every test's ``max_examples``
+  (``SKLEARN_RANK_HYPOTHESIS_SCALE`` changes the factor), for a long run on a
+  quiet machine: ``python -m pytest -n auto --hypothesis-profile nightly``.
+
+No profile has a deadline: no test depends on wall time.
+
+Under pytest-xdist (``-n``), the tests of the modules that start a Dask cluster
+or a Spark session run on one worker each (``--dist loadgroup``, set here), so a
+run starts one cluster and one session whatever the number of workers.
+"""
 
 import os
 
+import pytest
 from hypothesis import settings
 
-# Deterministic examples on CI so that a red build can be reproduced; locally
-# hypothesis keeps exploring new inputs on every run.
+NIGHTLY_SCALE = int(os.environ.get("SKLEARN_RANK_HYPOTHESIS_SCALE", "10"))
+
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None)
+settings.register_profile(
+    "nightly", deadline=None, max_examples=100 * NIGHTLY_SCALE, print_blob=True
+)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# Modules whose session fixture starts a service: one xdist worker each.
+SHARED_SERVICE_MODULES = {"test_dask.py": "dask-cluster", "test_spark.py": "spark"}
 
 
 def pytest_configure(config):
@@ -18,4 +42,47 @@ def pytest_configure(config):
     config.addinivalue_line(
         "filterwarnings",
         "ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning",
+    )
+    # registered here too, so that --strict-markers accepts it without xdist
+    config.addinivalue_line(
+        "markers", "xdist_group(name): run these tests on one xdist worker"
+    )
+    # `-n N` alone means --dist load; make it loadgroup, on the controller (which
+    # schedules) and on each worker (which tags the grouped tests' ids; it
+    # parsed the command line itself, before xdist turned -n into a mode).
+    distributed = getattr(config.option, "numprocesses", None) or hasattr(
+        config, "workerinput"
+    )
+    if distributed and getattr(config.option, "dist", "no") in ("no", "load"):
+        config.option.dist = "loadgroup"
+        config.option.loadgroup = True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    scale_examples = _profile_name(config) == "nightly"
+    for item in items:
+        group = SHARED_SERVICE_MODULES.get(item.path.name)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+        if scale_examples:
+            _scale_max_examples(item)
+
+
+def _profile_name(config):
+    current = getattr(settings, "get_current_profile_name", None)
+    if current is not None:
+        return current()
+    return config.getoption("hypothesis_profile", None)
+
+
+def _scale_max_examples(item):
+    """Nightly profile: NIGHTLY_SCALE times a test's own ``@settings`` count."""
+    test = getattr(item, "obj", None)
+    test = getattr(test, "__func__", test)  # a method's function
+    own = getattr(test, "_hypothesis_internal_use_settings", None)
+    if own is None or own.max_examples == settings().max_examples:
+        return  # not a hypothesis test, or it has the profile's count already
+    test._hypothesis_internal_use_settings = settings(
+        own, max_examples=own.max_examples * NIGHTLY_SCALE
     )

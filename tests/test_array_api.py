@@ -23,7 +23,9 @@ from strategies import OPTION_STRATEGIES, cutoffs, ranking_cases
 import sklearn_rank as sr
 from sklearn_rank._metrics.registry import METRICS
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip(
+    "torch", reason="needs PyTorch: the test extra installs it (CPU wheel: README)"
+)
 xps = pytest.importorskip("array_api_strict")
 pytest.importorskip("array_api_compat")
 

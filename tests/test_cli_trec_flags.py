@@ -166,7 +166,14 @@ def test_rel_info_and_results_formats(capsys):
 def test_obsolete_o_and_collection_size_are_accepted(capsys):
     default = _eval(["-m", "map,P.5", QRELS, RUN], capsys)
     assert _eval(["-o", "-N", "1000", "-m", "map,P.5", QRELS, RUN], capsys) == default
-    assert "non-negative integer" in _usage_error(["-N", "x", QRELS, RUN], capsys)
+    assert "must be an integer" in _usage_error(["-N", "x", QRELS, RUN], capsys)
+    # trec_eval reads -N and -M with atol: 1e3 is 1, 3.7 is 3.
+    assert _eval(["-N", "1e3", "-m", "utility", QRELS, RUN], capsys) == _eval(
+        ["-N", "1", "-m", "utility", QRELS, RUN], capsys
+    )
+    assert _eval(["-M", "3.7", "-m", "map", QRELS, RUN], capsys) == _eval(
+        ["-M", "3", "-m", "map", QRELS, RUN], capsys
+    )
 
 
 def test_dash_reads_the_run_from_standard_input(monkeypatch, capsys):

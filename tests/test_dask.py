@@ -608,3 +608,261 @@ def test_every_option_is_a_keyword_of_the_distributed_front_ends():
         wanted = set(OPTIONS) & set(inspect.signature(in_memory_func).parameters)
         missing = wanted - set(inspect.signature(func).parameters)
         assert not missing, (func.__module__, func.__name__, missing)
+
+
+# -- the reproductions of issue 34 ----------------------------------------------
+AUC_ROWS = pd.DataFrame(
+    {
+        "label": [0.5, 0.0, 1.0, 0.5, 1.0, 0.0],
+        "score": [0.9, 0.1, 0.5, 0.8, 0.3, 0.2],
+        "qid": [1, 1, 1, 2, 2, 2],
+    }
+)
+
+
+def test_pooled_auc_reads_integer_grades():
+    expected = sklearn_rank.evaluate(
+        AUC_ROWS["label"].to_numpy(),
+        AUC_ROWS["score"].to_numpy(),
+        groups=AUC_ROWS["qid"].to_numpy(),
+        metrics=["auc"],
+        integer_grades=True,
+    )
+    assert expected == {"auc": 0.5}
+    frame = dd.from_pandas(AUC_ROWS, npartitions=2)
+    with dask.config.set(SYNC):
+        assert srd.evaluate(frame, metrics=["auc"], integer_grades=True) == expected
+
+
+def _boundary_dataset(tmp_path):
+    """Two Parquet files sorted by query, q2 in both (as another tool writes a
+    dataset cut by row count)."""
+    rows = pd.DataFrame(
+        {
+            "qid": ["q1", "q1", "q2", "q2", "q2", "q3", "q3"],
+            "label": [0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0],
+            "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3],
+        }
+    )
+    (tmp_path / "cut").mkdir()
+    rows.iloc[:4].to_parquet(tmp_path / "cut" / "a.parquet", index=False)
+    rows.iloc[4:].to_parquet(tmp_path / "cut" / "b.parquet", index=False)
+    return rows, tmp_path / "cut"
+
+
+# dask's own read_parquet(index=...) calls set_index(inplace=True) (pandas 3.1
+# deprecates it): not this library's warning.
+@pytest.mark.filterwarnings("ignore:.*inplace keyword")
+def test_known_divisions_are_verified(tmp_path):
+    rows, path = _boundary_dataset(tmp_path)
+    frame = dd.read_parquet(path, index="qid", calculate_divisions=True)
+    assert frame.known_divisions
+    with dask.config.set(SYNC):
+        with pytest.raises(ValueError, match=r"known divisions.*'q2'"):
+            srd.evaluate(frame, metrics=["mrr"])
+        with pytest.raises(ValueError, match="known divisions"):
+            srd.evaluate_per_group(frame, metrics=["mrr"]).compute()
+        # The fix the message gives: the in-memory answer.
+        found = srd.evaluate(frame.clear_divisions(), metrics=["mrr"])
+        # and the Parquet path straight in
+        assert srd.evaluate(str(path), metrics=["mrr"]) == found
+    expected = sklearn_rank.evaluate(
+        rows["label"], rows["score"], groups=rows["qid"], metrics=["mrr"]
+    )
+    assert_close(found, expected)
+
+
+def test_mixed_type_ids_are_refused_as_in_memory():
+    rows = pd.DataFrame(
+        {
+            "qid": pd.Series([1, 1, "1", "1"], dtype=object),
+            "label": [1.0, 0.0, 0.0, 1.0],
+            "score": [0.9, 0.8, 0.7, 0.6],
+        }
+    )
+    with pytest.raises(TypeError, match="mixes id types") as memory:
+        sklearn_rank.evaluate(
+            rows["label"], rows["score"], groups=rows["qid"], metrics=["mrr"]
+        )
+    with pytest.raises(TypeError) as found:
+        srd.evaluate(dd.from_pandas(rows, npartitions=2), metrics=["mrr"])
+    assert str(found.value) == str(memory.value)
+
+
+def test_unknown_chunk_sizes_are_named():
+    y = da.from_array(np.array([1.0, 0.0, 1.0, 0.0]), chunks=2)
+    keep = y >= 0
+    with pytest.raises(ValueError, match=r"y_true in evaluate .*compute_chunk_sizes"):
+        srd.evaluate(y[keep], y[keep], groups=np.array([1, 1, 2, 2]))
+
+
+NAN_ROWS = pd.DataFrame(
+    {
+        "qid": np.repeat(np.arange(20), 10),
+        "label": np.tile([1.0] + [0.0] * 9, 20),
+        "score": np.random.default_rng(0).random(200),
+    }
+)
+
+
+@pytest.mark.parametrize("promise", [False, True], ids=["shuffled", "promised"])
+def test_errors_name_input_rows(promise):
+    rows = NAN_ROWS.copy()
+    rows.loc[150, "score"] = np.nan
+    with pytest.raises(ValueError, match="row 150") as memory:
+        sklearn_rank.evaluate(
+            rows["label"], rows["score"], groups=rows["qid"], metrics=["mrr"]
+        )
+    frame = dd.from_pandas(rows, npartitions=4)
+    with dask.config.set(SYNC), pytest.raises(ValueError) as found:
+        srd.evaluate(frame, metrics=["mrr"], partitioned_by_group=promise)
+    assert str(found.value) == str(memory.value)
+
+
+def test_undefined_raise_counts_every_group():
+    rows = NAN_ROWS.assign(label=np.where(NAN_ROWS["qid"] >= 5, 0.0, NAN_ROWS["label"]))
+    with pytest.raises(ValueError, match="15 of 20 groups") as memory:
+        sklearn_rank.evaluate(
+            rows["label"],
+            rows["score"],
+            groups=rows["qid"],
+            metrics=["mrr"],
+            undefined="raise",
+        )
+    frame = dd.from_pandas(rows, npartitions=4)
+    with dask.config.set(SYNC), pytest.raises(ValueError) as found:
+        srd.evaluate(frame, metrics=["mrr"], undefined="raise")
+    assert str(found.value) == str(memory.value)
+
+
+def test_bad_labels_fail_before_the_shuffle():
+    rows = NAN_ROWS.assign(label=NAN_ROWS["label"].astype(str))
+    with pytest.raises(TypeError, match="y_true in evaluate must be numbers"):
+        srd.evaluate(dd.from_pandas(rows, npartitions=2), metrics=["mrr"])
+    bad = NAN_ROWS.copy()
+    bad.loc[3, "label"] = -1.0
+    frame = dd.from_pandas(bad, npartitions=2)
+    calls = []
+
+    def no_shuffle(*args, **kwargs):  # pragma: no cover - must not run
+        calls.append(args)
+        raise AssertionError("a group frame ran before the row checks failed")
+
+    with dask.config.set(SYNC), pytest.raises(ValueError, match="negative labels"):
+        import unittest.mock
+
+        with unittest.mock.patch.object(srd.parts, "group_frame", no_shuffle):
+            srd.evaluate(frame, metrics=["ndcg@3"])
+    assert not calls
+
+
+def test_empty_per_group_is_refused_as_in_memory():
+    frame = dd.from_pandas(ROWS.iloc[:0], npartitions=1)
+    with dask.config.set(SYNC), pytest.raises(ValueError, match="empty inputs"):
+        srd.evaluate_per_group(frame, metrics=["mrr"]).compute()
+
+
+def test_in_pool_reaches_the_partitions():
+    rng = np.random.default_rng(3)
+    rows = ROWS.assign(in_pool=ROWS["judged"] | (rng.random(len(ROWS)) < 0.5))
+    want = sklearn_rank.evaluate(
+        rows["label"].to_numpy(),
+        rows["score"].to_numpy(),
+        groups=rows["qid"].to_numpy(),
+        judged=rows["judged"].to_numpy(),
+        in_pool=rows["in_pool"].to_numpy(),
+        metrics=["infap"],
+        ties="stable",
+    )
+    without = sklearn_rank.evaluate(
+        rows["label"].to_numpy(),
+        rows["score"].to_numpy(),
+        groups=rows["qid"].to_numpy(),
+        judged=rows["judged"].to_numpy(),
+        metrics=["infap"],
+        ties="stable",
+    )
+    assert want != without  # in_pool changes the value: the test can fail
+    frame = dd.from_pandas(rows, npartitions=3, sort=False)
+    with dask.config.set(SYNC):
+        got = srd.evaluate(
+            frame, metrics=["infap"], judged="judged", in_pool="in_pool", ties="stable"
+        )
+    assert_close(got, want)
+
+
+def test_npartitions_and_several_score_columns():
+    rows = ROWS.assign(other=-ROWS["score"])
+    frame = dd.from_pandas(rows, npartitions=3, sort=False)
+    with dask.config.set(SYNC):
+        per_group = srd.evaluate_per_group(
+            frame, ["score", "other"], metrics=["map"], npartitions=7
+        )
+        assert per_group["score"].npartitions == 7
+        found = srd.evaluate(frame, ["score", "other"], metrics=["map"], npartitions=7)
+    for col in ("score", "other"):
+        expected = sklearn_rank.evaluate(
+            rows["label"].to_numpy(),
+            rows[col].to_numpy(),
+            groups=rows["qid"].to_numpy(),
+            metrics=["map"],
+        )
+        assert_close(found[col], expected)
+    with pytest.raises(ValueError, match="'npartitions'"):
+        srd.evaluate(frame, npartitions=0)
+
+
+def test_client_and_progress(client, capsys):
+    frame = dd.from_pandas(ROWS, npartitions=3, sort=False)
+    expected, _ = in_memory(ROWS, ["map"], {})
+    found = srd.evaluate(
+        frame, metrics=["map"], **COLUMNS, client=client, progress=True
+    )
+    assert_close(found, expected)
+    with pytest.raises(ValueError, match="'client'"):
+        srd.evaluate(frame, client="tcp://nowhere")
+
+
+@pytest.mark.parametrize(
+    "extra", [["-D", "0.{qid}"], ["-Z", "{z}"], ["-Z", "{z}", "-q"]], ids=str
+)
+def test_cli_engine_dask_debug_query_and_zscores(client, tmp_path, capsys, extra):
+    directory, single = _parquet_dataset(tmp_path)
+    qid = str(ROWS.loc[ROWS["label"] > 0, "qid"].iloc[0])
+    z = tmp_path / "z.txt"
+    z.write_text("".join(f"{q} map 0.3 0.2\n" for q in ROWS["qid"].unique()))
+    extra = [e.format(qid=qid, z=z) for e in extra]
+    common = ["-m", "map", "--quiet", "--undefined", "0", *extra]
+    status, memory, _ = _cli(["eval", str(single), *common], capsys)
+    assert status == 0
+    address = client.scheduler.address
+    status, found, err = _cli(
+        ["eval", str(directory), "--engine", "dask", "--scheduler", address, *common],
+        capsys,
+    )
+    assert status == 0, err
+    assert found == memory
+
+
+def test_cli_engine_dask_reads_and_shuffles_once(client, tmp_path, monkeypatch):
+    from sklearn_rank._cli import _dask_engine
+
+    directory, _ = _parquet_dataset(tmp_path)
+    calls = []
+    real = dask.compute
+    monkeypatch.setattr(
+        dask, "compute", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    import argparse
+
+    args = argparse.Namespace(
+        files=[str(directory)],
+        score_col=["score", "other"],
+        query_col="qid",
+        label_col="label",
+        debug=None,
+        partitioned_by_query=False,
+    )
+    found = _dask_engine.per_run(args, ["map"], {"undefined": 0.0})
+    assert len(calls) == 1
+    assert set(found) == {"score", "other"}

@@ -9,7 +9,9 @@ import pytest
 
 from sklearn_rank._engine.context import RankingContext
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip(
+    "torch", reason="needs PyTorch: the test extra installs it (CPU wheel: README)"
+)
 xps = pytest.importorskip("array_api_strict")
 pytest.importorskip("array_api_compat")
 

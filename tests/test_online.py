@@ -45,8 +45,11 @@ def test_online_metrics_match_a_loop_over_groups():
     rng = np.random.default_rng(0)
     n = 300
     groups = rng.integers(0, 40, n)
-    position = rng.integers(0, 6, n)
-    clicks = np.where(position > 0, rng.integers(0, 3, n) * (rng.random(n) < 0.4), 0)
+    position = np.zeros(n, dtype=int)
+    for rows in by_group(groups).values():  # one row per position, some unshown
+        position[rows] = rng.permutation(len(rows)) + 1
+    position[rng.random(n) < 0.15] = 0
+    clicks = np.where(position > 0, rng.random(n) < 0.4, 0).astype(int)
     weight = rng.uniform(0.5, 2, n)
     got = online_metrics_per_group(
         clicks, groups=groups, position=position, sample_weight=weight
@@ -99,13 +102,13 @@ def test_online_metrics_take_pandas_and_feed_the_bootstrap():
 
 def test_ctr_by_position_matches_counts():
     rng = np.random.default_rng(2)
-    position = rng.integers(0, 5, 200)
-    clicks = (rng.random(200) < 0.3) * (position > 0)
+    position = rng.integers(1, 6, 200)
+    clicks = (rng.random(200) < 0.3).astype(int)
     got = ctr_by_position(clicks, position=position)
     for p, ctr, imp in zip(got.position, got.ctr, got.impressions, strict=True):
         assert imp == (position == p).sum()
         assert ctr == pytest.approx(clicks[position == p].mean())
-    assert 0 not in got.position
+    np.testing.assert_array_equal(got.position, [1, 2, 3, 4, 5])
 
 
 @pytest.mark.parametrize(
@@ -114,7 +117,11 @@ def test_ctr_by_position_matches_counts():
         ({"metrics": "ndcg"}, "'metrics' parameter of online_metrics_per_group"),
         ({"position": [1, -1, 2]}, "position in online_metrics_per_group"),
         ({"position": [0, 1, 2], "clicks": [1, 0, 0]}, "position is 0"),
-        ({"clicks": [0, -1, 0]}, "clicks in online_metrics_per_group must be >= 0"),
+        ({"clicks": [0, -1, 0]}, "must be 0 or 1 .*got -1 at row 1"),
+        ({"clicks": [0, 0.5, 0]}, "must be 0 or 1 .*got 0.5 at row 1"),
+        ({"clicks": [0, 2, 0]}, r"got 2 at row 1\. .*np\.minimum\(clicks, 1\)"),
+        ({"position": [1, 1.5, 1]}, "whole numbers >= 0 .*got 1.5 at row 1"),
+        ({"position": [1, 1, 1]}, "repeats position 1 in group 0 \\(rows 0 and 1\\)"),
         ({"position": [0, 0, 0], "clicks": [0, 0, 0]}, "0 on every row"),
     ],
 )
@@ -184,12 +191,13 @@ def lam(metric, r, discount=None):
         return 0.0
     if discount is not None:
         return discount[r - 1]
-    return {"clicks": 1.0, "dcg": 1 / math.log2(r + 1), "rr": 1 / r}[name]
+    return {"clicks": 1.0, "dcg": 1 / math.log2(r + 1), "rr_sum": 1 / r}[name]
 
 
 def new_ranks(rows, score, position):
-    """1-based rank in the new ranking: descending score, ties by logged position."""
-    ordered = sorted(rows, key=lambda i: (-score[i], position[i]))
+    """1-based rank in the new ranking: descending score, ties by logged position
+    among shown rows, unshown rows (position 0) after them in row order."""
+    ordered = sorted(rows, key=lambda i: (-score[i], position[i] or math.inf, i))
     return {i: r for r, i in enumerate(ordered, start=1)}
 
 
@@ -217,7 +225,9 @@ def ips_oracle(clicks, groups, position, score, rho, metric, estimator, clip, di
     return per_group, np.dot(per_group[ok], weights[ok]) / weights[ok].sum()
 
 
-@pytest.mark.parametrize("metric", ["clicks@3", "dcg@5", "rr", "dcg", "clicks@1"])
+@pytest.mark.parametrize(
+    "metric", ["clicks@3", "dcg@5", "rr_sum", "rr_sum@2", "dcg", "clicks@1"]
+)
 @pytest.mark.parametrize(
     ("estimator", "clip"), [("ips", None), ("clipped_ips", 0.3), ("snips", None)]
 )
@@ -233,7 +243,7 @@ def test_ips_estimate_matches_a_loop_over_groups(metric, estimator, clip, discou
     clicks = (rng.random(n) < 0.4) * (position > 0)
     score = rng.integers(0, 4, n).astype(float)  # ties resolved by logged position
     rho = np.linspace(1, 0.2, position.max())
-    if discount == "propensity" and metric in ("rr", "dcg"):
+    if discount == "propensity" and metric in ("rr_sum", "dcg"):
         metric = "clicks@4"  # the discount table must cover the ranks used
     disc = discount
     if discount == "propensity":
@@ -389,9 +399,21 @@ def test_snips_ignores_the_scale_of_the_propensities():
         ({"estimator": "dr"}, ValueError, "'estimator' parameter of ips_estimate"),
         ({"estimator": "clipped_ips"}, ValueError, "clip=0.1"),
         ({"clip": 0.1}, ValueError, 'estimator="clipped_ips"'),
-        ({"propensity": [1.0, 0.0]}, ValueError, "'propensity' parameter"),
+        ({"propensity": [1.0, 0.0]}, ValueError, "got 0.0 for position 2"),
+        ({"propensity": [1.0, 1.2, 0.5]}, ValueError, "got 1.2 for position 2"),
         ({"propensity": [1.0]}, ValueError, "one propensity per position"),
-        ({"clicks": [1, 0, 1], "position": [1, 2, 0]}, ValueError, "position 0"),
+        ({"clicks": [1, 0, 1], "position": [1, 2, 0]}, ValueError, "row 2, whose po"),
+        ({"clicks": [1, 0, 0.5]}, ValueError, "0 or 1 .*got 0.5 at row 2"),
+        ({"position": [1, 2, 2]}, ValueError, "repeats position 2 in group 0"),
+        ({"position": [1, 2.5, 3]}, ValueError, "got 2.5 at row 1"),
+        ({"metric": "rr"}, ValueError, 'now "rr_sum"'),
+        ({"estimator": "direct"}, ValueError, "'predicted_attraction' parameter"),
+        ({"predicted_attraction": [0.1] * 3}, ValueError, "None with estimator"),
+        (
+            {"estimator": "direct", "predicted_attraction": [0.1, 2.0, 0.0]},
+            ValueError,
+            "got 2.0 at row 1",
+        ),
         ({"random_state": "x"}, ValueError, "'random_state' parameter"),
     ],
 )
@@ -474,8 +496,32 @@ def test_offline_online_agreement_matches_scipy_and_the_definitions():
     assert got.sign_agreement == agree / 39
     ci = stats.binomtest(agree, 39).proportion_ci(0.9)
     assert got.sign_agreement_ci == pytest.approx((ci.low, ci.high))
+    tau = stats.kendalltau(off, on).statistic
+    assert got.kendall == pytest.approx(tau)
+    z, half = math.atanh(tau), 1.6448536269514722 * math.sqrt(0.437 / 36)
+    assert got.kendall_ci == pytest.approx((math.tanh(z - half), math.tanh(z + half)))
     with pytest.raises(ValueError, match="at least 4 experiments"):
         offline_online_agreement([1, 2, 3], [1, 2, 3])
+
+
+def test_agreement_intervals_stay_inside_and_are_honest_at_the_boundary():
+    got = offline_online_agreement([1, 2, 3, 4, 5], [1.0, 2.5, 3, 4, 7])
+    assert got.spearman == pytest.approx(1.0) and got.kendall == pytest.approx(1.0)
+    for low, high in (got.pearson_ci, got.spearman_ci, got.kendall_ci):
+        assert -1 < low < 0.5 and 0.95 < high < 1  # wide, never a point at 1
+    # Coverage of the population correlations (bivariate normal, rho = 0.97:
+    # Spearman 6/pi asin(rho/2), Kendall 2/pi asin(rho)) with 5 experiments,
+    # where half the samples have a perfect rank agreement.
+    rng = np.random.default_rng(17)
+    rho = 0.97
+    truth = [rho, 6 / math.pi * math.asin(rho / 2), 2 / math.pi * math.asin(rho)]
+    hits, reps = np.zeros(3), 300
+    for _ in range(reps):
+        xy = rng.multivariate_normal([0, 0], [[1, rho], [rho, 1]], 5)
+        a = offline_online_agreement(xy[:, 0], xy[:, 1])
+        for j, (low, high) in enumerate((a.pearson_ci, a.spearman_ci, a.kendall_ci)):
+            hits[j] += low <= truth[j] <= high
+    assert np.all(hits / reps >= 0.95 - 2 * math.sqrt(0.95 * 0.05 / reps)), hits
 
 
 def test_pandas_inputs_give_the_numpy_results_and_inputs_stay_unchanged():

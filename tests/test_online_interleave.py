@@ -10,7 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from sklearn_rank.online import interleave, interleaving_outcome, simulate_clicks
+from sklearn_rank.online import (
+    interleave,
+    interleave_ids,
+    interleaving_outcome,
+    multileave,
+    multileaving_outcome,
+    simulate_clicks,
+)
 
 
 @st.composite
@@ -278,7 +285,7 @@ def test_team_draft_needs_fewer_groups_than_an_ab_test():
 
 def test_interleave_errors():
     with pytest.raises(ValueError, match="'method' parameter of interleave"):
-        interleave([1, 2], [2, 1], groups=[0, 0], method="probabilistic")
+        interleave([1, 2], [2, 1], groups=[0, 0], method="optimized")
     with pytest.raises(ValueError, match="'k' parameter of interleave"):
         interleave([1, 2], [2, 1], groups=[0, 0], k=0)
     with pytest.raises(ValueError, match="in neither ranking"):
@@ -290,3 +297,133 @@ def test_interleave_errors():
         interleaving_outcome([0, 0], r, groups=[0, 1])
     with pytest.raises(TypeError, match="'interleaved' parameter"):
         interleaving_outcome([0, 0], {"position": [1, 2]}, groups=[0, 0])
+
+
+# -- probabilistic interleaving, multileaving, interleaving from document ids ------
+def probabilistic_law(rank_a, rank_b, tau=3.0):
+    """Exact probability of each full interleaved list (brute force)."""
+    import itertools
+
+    n = len(rank_a)
+    law = {}
+    for perm in itertools.permutations(range(n)):
+        p, left = 1.0, set(range(n))
+        for item in perm:
+            step = 0.0
+            for rank in (rank_a, rank_b):
+                w = {i: rank[i] ** -tau for i in left}
+                step += 0.5 * w[item] / sum(w.values())
+            p *= step
+            left.remove(item)
+        position = [0] * n
+        for pos, item in enumerate(perm, start=1):
+            position[item] = pos
+        law[tuple(position)] = p
+    return law
+
+
+def test_probabilistic_interleaving_follows_its_law():
+    a, b = np.array([3.0, 2, 1]), np.array([1.0, 3, 2])
+    law = probabilistic_law([1, 2, 3], [3, 1, 2])
+    reps = 3000
+    groups = np.repeat(np.arange(reps), 3)
+    r = interleave(np.tile(a, reps), np.tile(b, reps), groups=groups,
+                   method="probabilistic", random_state=0)  # fmt: skip
+    seen = Counter(map(tuple, r.position.reshape(reps, 3).tolist()))
+    keys = sorted(law)
+    observed = np.array([seen[k] for k in keys])
+    expected = np.array([law[k] for k in keys]) * reps
+    assert stats.chisquare(observed, expected).pvalue > 0.001
+    assert set(r.team.tolist()) == {"a", "b"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(two_rankings(), st.integers(0, 2**32 - 1))
+def test_probabilistic_gives_valid_lists(data, seed):
+    groups, a, b, k = data
+    r = interleave(a, b, groups=groups, k=k, method="probabilistic", random_state=seed)
+    for g in np.unique(groups):
+        rows = np.flatnonzero(groups == g)
+        pos = r.position[rows]
+        want = len(rows) if k is None else min(k, len(rows))
+        assert sorted(pos[pos > 0].tolist()) == list(range(1, want + 1))
+        for i in rows[pos > 0]:  # the team's ranking holds the item
+            assert not np.isnan(a[i] if r.team[i] == "a" else b[i])
+
+
+def replay_multileave(scores, groups, r):
+    """Check every pick: in each round of m picks each ranker picks once, its
+    best item (by score; ties any) not yet in the list."""
+    m = scores.shape[1]
+    for g in np.unique(groups):
+        rows = np.flatnonzero(groups == g)
+        shown = rows[np.argsort(r.position[rows])][(np.sort(r.position[rows]) > 0)]
+        used = set()
+        for t, row in enumerate(shown):
+            if t % m == 0:
+                round_teams = set()
+            j = r.team[row]
+            assert j not in round_teams
+            round_teams.add(j)
+            best = max(scores[i, j] for i in rows if i not in used)
+            assert scores[row, j] == best
+            used.add(row)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(1, 7), min_size=1, max_size=5),
+    st.integers(2, 4),
+    st.one_of(st.none(), st.integers(1, 8)),
+    st.integers(0, 2**32 - 1),
+)
+def test_multileave_gives_valid_lists(sizes, m, k, seed):
+    rng = np.random.default_rng(seed)
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    scores = rng.integers(0, 3, (groups.size, m)).astype(float)  # ties occur
+    r = multileave(scores, groups=groups, k=k, random_state=seed)
+    for g, size in enumerate(sizes):
+        pos = r.position[groups == g]
+        want = size if k is None else min(k, size)
+        assert sorted(pos[pos > 0].tolist()) == list(range(1, want + 1))
+    replay_multileave(scores, groups, r)
+
+
+def test_multileaving_outcome_finds_the_best_ranker_and_holds_its_level():
+    rng = np.random.default_rng(7)
+    n_groups, size = 600, 6
+    groups = np.repeat(np.arange(n_groups), size)
+    y = rng.integers(0, 3, groups.size)
+    good = y + rng.normal(scale=0.3, size=y.size)
+    bad = rng.normal(size=y.size)
+    scores = np.column_stack([bad, good, bad.copy()])  # rankers 0 and 2 identical
+    r = multileave(scores, groups=groups, k=4, random_state=0)
+    clicks = simulate_clicks(y, groups=groups, position=r.position, random_state=1)
+    out = multileaving_outcome(clicks, r, groups=groups)
+    assert out.p_value[1, 0] < 1e-6 and out.p_value[1, 2] < 1e-6
+    assert out.preference[1, 0] > 0.7 and out.preference[1, 2] > 0.7
+    assert out.p_value[0, 2] > 0.001  # identical rankers
+    np.testing.assert_array_equal(out.credit.sum(axis=1), np.bincount(groups, clicks))
+    # by hand: wins[i, j] counts groups where i's team got more clicks
+    team_clicks = np.zeros((n_groups, 3))
+    np.add.at(team_clicks, (groups[r.team >= 0], r.team[r.team >= 0]),
+              clicks[r.team >= 0])  # fmt: skip
+    assert out.wins[1, 0] == (team_clicks[:, 1] > team_clicks[:, 0]).sum()
+
+
+def test_interleave_ids_is_interleave_on_the_ranks():
+    docs_a = ["x", "y", "z", "p", "q"]
+    groups_a = ["q1", "q1", "q1", "q2", "q2"]
+    docs_b = ["q", "r", "z", "w"]
+    groups_b = ["q2", "q2", "q1", "q1"]
+    r = interleave_ids(docs_a, docs_b, groups_a=groups_a, groups_b=groups_b,
+                       random_state=3)  # fmt: skip
+    assert r.groups.tolist() == ["q1"] * 4 + ["q2"] * 3
+    assert r.doc_id.tolist() == ["x", "y", "z", "w", "p", "q", "r"]
+    a = np.array([-0.0, -1, -2, np.nan, -0, -1, np.nan])
+    b = np.array([np.nan, np.nan, -0.0, -1, np.nan, -0, -1])
+    want = interleave(a, b, groups=r.groups, random_state=3)
+    np.testing.assert_array_equal(r.interleaved.position, want.position)
+    np.testing.assert_array_equal(r.interleaved.team, want.team)
+    with pytest.raises(ValueError, match="lists document 'x' twice in group 'q1'"):
+        interleave_ids(["x", "x"], ["y"], groups_a=["q1", "q1"], groups_b=["q1"])

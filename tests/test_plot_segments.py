@@ -87,10 +87,10 @@ def test_mapping_pandas_and_frame():
     )
     np.testing.assert_array_equal(a.values["mrr"], b.values["mrr"])
     frame = a.to_frame()
-    assert list(frame.columns) == ["n_groups", "mrr"]
+    assert list(frame.columns) == ["n_groups", "mrr", "mrr n", "mrr undefined"]
     assert frame.index.tolist() == ["long", "mid", "short"]
     text = str(a).splitlines()
-    assert text[0].split() == ["segment", "groups", "mrr"]
+    assert text[0].split()[:3] == ["segment", "groups", "mrr"]
     assert text[1].split()[:2] == ["long", str(a.n_groups[0])]
 
 
@@ -170,7 +170,9 @@ def test_display_bars_tests_and_adjustment():
     ]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["good", "noise"]
     assert len(disp.texts_) == len(labels)
-    assert "against noise, adjusted over segments" in ax.get_title()
+    title = ax.get_title().replace("\n", " ")
+    assert "paired t test against noise, holm-adjusted over 3 tests" in title
+    assert "(segments x models)" in title and "95% bootstrap intervals" in title
 
 
 def test_display_one_model_and_from_estimator():

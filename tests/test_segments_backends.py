@@ -11,7 +11,9 @@ import pytest
 
 from sklearn_rank._engine import segments as seg
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip(
+    "torch", reason="needs PyTorch: the test extra installs it (CPU wheel: README)"
+)
 xps = pytest.importorskip("array_api_strict")
 pytest.importorskip("array_api_compat")
 

@@ -107,7 +107,7 @@ def test_every_metric_equals_in_memory(frame, options):
 def test_per_group_equals_in_memory(frame):
     metrics = ["ndcg@3", "map", "gauc", "err@3"]
     result = srs.evaluate_per_group(
-        frame, metrics=metrics, **COLUMNS, max_grade=3.0, num_partitions=3
+        frame, metrics=metrics, **COLUMNS, max_grade=3.0, npartitions=3
     )
     rows = [tuple(r) for r in result.collect()]  # toPandas: pyspark vs pandas 3
     got = pd.DataFrame(rows, columns=result.columns).sort_values("qid")
@@ -129,3 +129,166 @@ def test_per_group_equals_in_memory(frame):
 def test_bad_column_names_the_argument(frame):
     with pytest.raises(ValueError, match="'y_score' parameter of evaluate"):
         srs.evaluate(frame, y_score="nope")
+
+
+# -- the reproductions of issue 34 ----------------------------------------------
+def test_pooled_auc_reads_integer_grades(spark):
+    rows = pd.DataFrame(
+        {
+            "label": [0.5, 0.0, 1.0, 0.5, 1.0, 0.0],
+            "score": [0.9, 0.1, 0.5, 0.8, 0.3, 0.2],
+            "qid": [1, 1, 1, 2, 2, 2],
+        }
+    )
+    found = srs.evaluate(
+        spark.createDataFrame(rows), metrics=["auc"], integer_grades=True
+    )
+    assert found == {"auc": 0.5}  # the in-memory value (1.0 before the fix)
+
+
+def test_more_partitions_than_groups(frame):
+    # Most shuffle partitions are empty: each yields nothing.
+    expected, _ = in_memory(ROWS, ["map", "ndcg@3"], {"max_grade": 3.0})
+    found = srs.evaluate(
+        frame, metrics=["map", "ndcg@3"], **COLUMNS, max_grade=3.0, npartitions=97
+    )
+    assert_close(found, expected)
+    per_group = srs.evaluate_per_group(frame, metrics=["map"], npartitions=97)
+    assert per_group.count() == ROWS["qid"].nunique()
+
+
+def test_worker_errors_are_the_library_errors(spark):
+    from sklearn_rank import evaluate
+
+    rows = ROWS[["qid", "label", "score"]].copy()
+    rows.loc[5, "label"] = -1.0
+    with pytest.raises(ValueError) as memory:
+        evaluate(rows["label"], rows["score"], groups=rows["qid"], metrics=["ndcg@3"])
+    with pytest.raises(ValueError) as found:
+        srs.evaluate(spark.createDataFrame(rows), metrics=["ndcg@3"])
+    assert str(found.value) == str(memory.value)
+    assert type(found.value) is ValueError  # not Spark's PythonException
+
+
+def test_nulls_and_types_are_found_before_the_shuffle(spark):
+    rows = ROWS[["qid", "label", "score"]].astype({"qid": object})
+    rows.loc[3, "qid"] = None
+    with pytest.raises(ValueError, match="groups in evaluate has 1 null"):
+        srs.evaluate(spark.createDataFrame(rows), metrics=["mrr"])
+    text = ROWS[["qid", "label", "score"]].astype({"label": str})
+    with pytest.raises(TypeError, match="y_true in evaluate must be numbers"):
+        srs.evaluate(spark.createDataFrame(text), metrics=["mrr"])
+
+
+def test_several_score_columns_in_pool_and_a_path(spark, tmp_path):
+    from sklearn_rank import evaluate
+
+    rows = ROWS.assign(other=-ROWS["score"], in_pool=True)
+    found = srs.evaluate(
+        spark.createDataFrame(rows),
+        ["score", "other"],
+        metrics=["map", "infap"],
+        judged="judged",
+        in_pool="in_pool",
+        ties="stable",
+    )
+    for col in ("score", "other"):
+        want = evaluate(
+            rows["label"].to_numpy(),
+            rows[col].to_numpy(),
+            groups=rows["qid"].to_numpy(),
+            judged=rows["judged"].to_numpy(),
+            in_pool=rows["in_pool"].to_numpy(),
+            metrics=["map", "infap"],
+            ties="stable",
+        )
+        assert_close(found[col], want)
+    path = tmp_path / "rows.parquet"
+    ROWS.to_parquet(path)
+    assert srs.evaluate(str(path), metrics=["map"]) == srs.evaluate(
+        spark.createDataFrame(ROWS), metrics=["map"]
+    )
+
+
+def test_workers_run_this_interpreter():
+    import os
+    import subprocess
+    import sys
+
+    code = "import os, sklearn_rank.spark; print(os.environ['PYSPARK_PYTHON'])"
+    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env
+    )
+    assert out.stdout.strip() == sys.executable, out.stderr
+
+
+# -- Spark ML ---------------------------------------------------------------------
+# pyspark's CrossValidator leaves its thread pool open (its own leak).
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.filterwarnings("ignore:unclosed running multiprocessing pool")
+def test_ranking_evaluator_in_cross_validator(spark):
+    from pyspark.ml import Pipeline
+    from pyspark.ml.feature import VectorAssembler
+    from pyspark.ml.regression import LinearRegression
+    from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
+
+    from sklearn_rank import evaluate
+
+    rng = np.random.default_rng(0)
+    rows = ROWS[["qid", "label"]].assign(
+        f1=ROWS["label"] + rng.normal(size=len(ROWS)), f2=rng.normal(size=len(ROWS))
+    )
+    df = spark.createDataFrame(rows)
+    assembler = VectorAssembler(inputCols=["f1", "f2"], outputCol="features")
+    lr = LinearRegression(featuresCol="features", labelCol="label")
+    pipeline = Pipeline(stages=[assembler, lr])
+    evaluator = srs.RankingEvaluator(metricName="ndcg", k=3, groupCol="qid")
+    assert evaluator.isLargerBetter() and evaluator.metric() == "ndcg@3"
+    grid = ParamGridBuilder().addGrid(lr.regParam, [0.0, 100.0]).build()
+    cv = CrossValidator(
+        estimator=pipeline,
+        estimatorParamMaps=grid,
+        evaluator=evaluator,
+        numFolds=2,
+        parallelism=2,
+    )
+    model = cv.fit(df)
+    assert len(model.avgMetrics) == 2 and np.isfinite(model.avgMetrics).all()
+    predictions = model.transform(df).select("qid", "label", "prediction")
+    got = evaluator.evaluate(predictions)
+    local = pd.DataFrame(
+        [tuple(r) for r in predictions.collect()], columns=predictions.columns
+    )
+    want = evaluate(
+        local["label"], local["prediction"], groups=local["qid"], metrics=["ndcg@3"]
+    )
+    assert got == pytest.approx(want["ndcg@3"], rel=1e-12)
+    # a param map overrides the metric, as Spark ML's evaluators do
+    mrr = evaluator.evaluate(predictions, {evaluator.metricName: "mrr"})
+    want = evaluate(
+        local["label"], local["prediction"], groups=local["qid"], metrics=["mrr"]
+    )
+    assert mrr == pytest.approx(want["mrr"], rel=1e-12)
+
+
+def test_ranked_lists_equal_mllib(spark):
+    from pyspark.ml.evaluation import RankingEvaluator as MLlibEvaluator
+
+    rng = np.random.default_rng(1)
+    data = []
+    for _ in range(25):
+        items = rng.permutation(30)
+        pred = [float(x) for x in items[: rng.integers(1, 12)]]
+        rel = [float(x) for x in rng.choice(30, size=rng.integers(1, 6), replace=False)]
+        data.append((pred, rel))
+    df = spark.createDataFrame(data, ["prediction", "label"])
+    for name, k in [
+        ("ndcgAtK", 5),
+        ("precisionAtK", 3),
+        ("recallAtK", 4),
+        ("meanAveragePrecision", 10),
+    ]:
+        want = MLlibEvaluator(metricName=name, k=k).evaluate(df)
+        got = srs.RankingEvaluator(metricName=name, k=k).evaluate(df)
+        assert got == pytest.approx(want, rel=1e-12), name

@@ -73,7 +73,11 @@ def test_no_trailing_newline_and_empty_file():
         (read_qrels, "q 0 a 1\nq 0 a 0\n", r"line 2: duplicate document 'a' .*line 1"),
         (read_run, "q Q0 a 1 1.0 r\nq Q0 b 2 r\n", r"line 2: expected at least 6"),
         (read_run, "q Q0 a 1 x r\n", r"line 1: the score field .*'x'"),
-        (read_run, "q Q0 a 1 nan r\n", r"line 1: the score field must be a finite"),
+        (
+            read_run,
+            "q Q0 a 1 nan r\n",
+            r"line 1: the score field must be a number \(inf allowed, not NaN\)",
+        ),
         (read_run, "q Q0 a 1.0 2.0 r\n", r"line 1: the rank field .*columns"),
         (read_run, "q Q0 a 1 1 r\np Q0 a 1 1 r\nq Q0 a 2 0 r\n", r"line 3: dup"),
     ],

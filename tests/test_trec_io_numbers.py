@@ -83,11 +83,11 @@ def _read_scores(fields: list[bytes]):
 
 @given(st.lists(_field, min_size=1, max_size=30))
 def test_scores_are_what_strtod_reads(fields):
-    """Each score is C's atof of its field; a field C reads only in part is
-    named in one warning; one C reads nothing of, or reads as inf / nan, is an
-    error naming its line."""
+    """Each score is C's atof of its field (inf included: trec_eval ranks it);
+    a field C reads only in part is named in one warning; one C reads nothing
+    of, or reads as nan, is an error naming its line."""
     expected = [c_strtod(f) for f in fields]
-    bad = [i for i, (v, used) in enumerate(expected) if used == 0 or not np.isfinite(v)]
+    bad = [i for i, (v, used) in enumerate(expected) if used == 0 or np.isnan(v)]
     if bad:
         with pytest.raises(ValueError, match=rf"line {bad[0] + 1}: the score field"):
             _read_scores(fields)
@@ -135,9 +135,12 @@ def test_python_only_syntax_is_not_python_s_number():
     assert scores.tolist() == [1.0, 2.0]
     (warning,) = caught
     assert "'1_000'" in str(warning.message) and "read as 1," in str(warning.message)
-    for field in (b"\xd9\xa1", b"\xef\xbc\x91", b"inf", b"nan", b"-", b"_1"):
+    for field in (b"\xd9\xa1", b"\xef\xbc\x91", b"nan", b"-", b"_1"):
         with pytest.raises(ValueError, match="line 1: the score field must be"):
             _read_scores([field])
+    # inf and 1e400 are C's infinities; trec_eval ranks them (issue 28).
+    scores, _ = _read_scores([b"inf", b"1e400", b"-INF"])
+    assert scores.tolist() == [np.inf, np.inf, -np.inf]
 
 
 @given(st.lists(_field, min_size=1, max_size=20))

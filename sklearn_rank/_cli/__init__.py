@@ -50,8 +50,10 @@ def get_parser() -> argparse.ArgumentParser:
     >>> args.command, args.files, args.measures
     ('eval', ['qrels.txt', 'run.txt'], ['P.5'])
     """
+    from ._usage import OneLineParser
+
     modules = _modules()
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=PROG,
         description=(
             "Grouped ranking metrics from the command line. Without a subcommand, "
@@ -100,10 +102,51 @@ def main(argv: Sequence[str] | None = None) -> int:
         names the file, the line and the fix). Usage errors exit with status 2
         (``SystemExit``), as argparse does.
     """
+    from . import _usage
+
     if argv is None:  # a command-line process of its own
         _keep_freed_memory()
-    args = get_parser().parse_args(None if argv is None else list(argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _usage.remember(argv)
+    parser = get_parser()
+    command = _subparsers(parser).get(argv[0]) if argv else None
+    if command is not None and argv[0] in ("eval", "compare"):
+        from ._flags import FLAGS
+
+        exact = {o for a in command._actions for o in a.option_strings}
+        argv = argv[:1] + _usage.expand_trec_abbreviations(argv[1:], FLAGS, exact)
+        if argv[0] == "eval" and _measure_help(argv[1:]):
+            return 0
+    args = parser.parse_args(argv)
     return int(args._module.run(args, args._parser))
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _measure_help(argv: list[str]) -> bool:
+    """``eval -h -m MEASURE``: that measure's help instead of the command's."""
+    argv = argv[: argv.index("--")] if "--" in argv else argv
+    if not ({"-h", "--help"} & set(argv)):
+        return False
+    names = []
+    for i, token in enumerate(argv):
+        if token in ("-m", "--measure") and i + 1 < len(argv):
+            names.append(argv[i + 1])
+        elif token.startswith("--measure="):
+            names.append(token.partition("=")[2])
+        elif token.startswith("-m") and len(token) > 2 and not token.startswith("--"):
+            names.append(token[2:])
+    if not names:
+        return False
+    from ._measures import measure_help
+
+    sys.stdout.write(measure_help(names))
+    return True
 
 
 def _keep_freed_memory() -> None:

@@ -30,6 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --engine dask: the address of a running distributed scheduler "
         "(tcp://host:8786); default: a local cluster for this command",
     )
+    scale.add_argument(
+        "--partitioned-by-query",
+        action="store_true",
+        help="with --engine dask: every query's rows are in one file (or row "
+        "group) of TABLE, so no shuffle is needed (checked: an id found in two "
+        "partitions is an error)",
+    )
 
 
 def check_input(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
@@ -37,6 +44,8 @@ def check_input(args: argparse.Namespace, parser: argparse.ArgumentParser) -> No
     read as Parquet."""
     if args.scheduler and args.engine != "dask":
         parser.error("--scheduler needs --engine dask")
+    if getattr(args, "partitioned_by_query", False) and args.engine != "dask":
+        parser.error("--partitioned-by-query needs --engine dask")
     if args.engine != "dask":
         return
     path = args.files[0]
@@ -92,41 +101,73 @@ def _frame(args: argparse.Namespace):
     )
     # Query ids as text, as the in-memory reader makes them (same order of output).
     query = frame[args.query_col].astype(str)
-    return frame.assign(**{args.query_col: query}), scores
+    frame = frame.assign(**{args.query_col: query})
+    qid = _debug_query(args)
+    if qid is not None:  # -D 0.QID: that query only
+        frame = frame[frame[args.query_col] == qid]
+    return frame, scores
+
+
+def _debug_query(args: argparse.Namespace) -> str | None:
+    """The query of -D 0.QID (validated by the usage checks), or None."""
+    debug = getattr(args, "debug", None)
+    return None if debug is None else (debug.partition(".")[2] or None)
 
 
 def per_run(args: argparse.Namespace, metrics: list[str], keywords: dict):
     """{score column: (means, per-group frame)} for every run, computed in one
-    pass over the data."""
+    pass over the data: one read, one shuffle (none with --partitioned-by-query)
+    for every score column; the means come from the per-group values through
+    the distributed front-end's own reduction."""
     import dask
 
     from .. import dask as srd
+    from .._distributed import frontend as front
+    from .._distributed import partitions as parts
 
     frame, scores = _frame(args)
+    per_group = {k: v for k, v in keywords.items() if k != "undefined"}
     common = {
         "y_true": args.label_col,
         "groups": args.query_col,
         "metrics": metrics,
-        **keywords,
+        "partitioned_by_group": bool(getattr(args, "partitioned_by_query", False)),
     }
-    per_group = {k: v for k, v in common.items() if k != "undefined"}
-    means = [srd.evaluate(frame, col, compute=False, **common) for col in scores]
-    groups = [srd.evaluate_per_group(frame, col, **per_group) for col in scores]
-    found_means = dask.compute(*means)
-    found_groups = dask.compute(*groups)
-    return {
-        col: (m, g.sort_index())
-        for col, m, g in zip(scores, found_means, found_groups, strict=True)
-    }
+    lazy = srd.evaluate_per_group(frame, list(scores), **common, **per_group)
+    found = dict(zip(lazy, dask.compute(*lazy.values()), strict=True))
+    qid = _debug_query(args)
+    out = {}
+    for col in scores:
+        groups = found[col].sort_index()
+        if qid is not None and len(groups) == 0:
+            raise ValueError(f"-D 0.{qid}: query {qid!r} is not in {args.files[0]}")
+        names = {"y_true": args.label_col, "y_score": col, "groups": args.query_col}
+        plan = front.make_plan(
+            "evaluate",
+            names,
+            metrics,
+            keywords.get("convention"),
+            {k: v for k, v in keywords.items() if k != "convention"},
+            False,
+        )
+        means = parts.finish(parts.partial(groups, plan), {}, plan)
+        out[col] = (means, groups)
+    return out
 
 
 def run_eval(args, measures, keywords, options):
-    """The RunResult of every score column, as the in-memory path prints them."""
+    """The RunResult of every score column, as the in-memory path prints them
+    (z-scores under -Z)."""
     import numpy as np
 
     from ._output import RunResult
 
     metrics = list(dict.fromkeys(m.metric for m in measures if m.metric))
+    zscores = None
+    if getattr(args, "zscores", None) is not None:
+        from ._zscores import read_zscores
+
+        zscores = read_zscores(args.zscores)
     with client(args.scheduler):
         found = per_run(args, metrics, keywords)
     results = []
@@ -140,7 +181,7 @@ def run_eval(args, measures, keywords, options):
             else:
                 summary[m.label] = col
         per_query: dict[str, dict[str, object]] = {}
-        if args.per_query:
+        if args.per_query or zscores is not None:
             fill = options.undefined
             for qid, row in groups.iterrows():
                 values = {}
@@ -152,7 +193,14 @@ def run_eval(args, measures, keywords, options):
                         value = fill
                     values[m.label] = value
                 per_query[str(qid)] = values
-        results.append(RunResult(name=col, summary=summary, per_query=per_query))
+        result = RunResult(name=col, summary=summary, per_query=per_query)
+        if zscores is not None:
+            from ._zscores import apply_zscores
+
+            result = apply_zscores(result, [m.label for m in measures], zscores)
+            if not args.per_query:
+                result.per_query = {}
+        results.append(result)
     return results
 
 

@@ -10,6 +10,7 @@ docs/cli.md (a test checks that the page holds it verbatim).
 from __future__ import annotations
 
 import argparse
+import re
 from dataclasses import dataclass, field
 
 # Where --help shows a flag: the argument groups of ``sklearn-rank eval``.
@@ -39,6 +40,58 @@ def _number_or_text(text: str) -> float | str:
         return float(text)
     except ValueError:
         return text
+
+
+class TrecLevel(float):
+    """A number given to ``-l``, with trec_eval's reading of its text beside it:
+    ``atol`` (``-l 2.5`` is level 2, ``-l 1e3`` level 1), which the ``trec_eval``
+    convention uses; other conventions read the number as written."""
+
+    atol: int
+
+    def __new__(cls, value: float, text: str):
+        self = super().__new__(cls, value)
+        self.atol = c_atol(text)
+        return self
+
+
+def c_atol(text: str) -> int:
+    """C's ``atol``: leading blanks, a sign, the digits that follow (else 0).
+
+    Examples
+    --------
+    >>> from sklearn_rank._cli._flags import c_atol
+    >>> c_atol("2.5"), c_atol("-1"), c_atol(" 1e3"), c_atol("x")
+    (2, -1, 1, 0)
+    """
+    match = re.match(r"[ \t\n\v\f\r]*([+-]?[0-9]+)", text)
+    return int(match.group(1)) if match else 0
+
+
+def level(text: str) -> float | str:
+    """``-l``'s value: a :class:`TrecLevel` for a number, else the text."""
+    value = _number_or_text(text)
+    return TrecLevel(value, text) if isinstance(value, float) else value
+
+
+def trec_count(text: str) -> int:
+    """``-N``: trec_eval reads it with ``atol`` (``1e3`` is 1, ``12.5`` 12)."""
+    if not re.match(r"\s*[+-]?[0-9]", text):
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}")
+    return c_atol(text)
+
+
+def trec_max_docs(text: str) -> int:
+    """``-M``: ``atol`` as trec_eval (``3.7`` is 3); below 1 refused: trec_eval
+    crashes on a negative value (a segmentation fault) and -M 0 leaves no
+    document to evaluate."""
+    value = trec_count(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive integer, got {text!r} (trec_eval crashes on a "
+            "negative -M, and -M 0 ranks no document)"
+        )
+    return value
 
 
 def positive_int(text: str) -> int:
@@ -139,11 +192,12 @@ FLAGS: tuple[Flag, ...] = (
         "-l",
         "--level_for_rel",
         "conventions",
-        "`relevance_threshold=N`",
+        "`relevance_threshold=N`; the `trec_eval` convention reads N with `atol`, as "
+        "trec_eval (`-l 2.5` is 2); 0 and below are refused (see below)",
         names=("--relevance-level", "--relevance-threshold"),
         kwargs={
             "dest": "relevance_threshold",
-            "type": _number_or_text,
+            "type": level,
             "metavar": "T",
             "help": "grade from which a document is relevant: a number (y >= T) "
             "or 'positive' (y > 0); default from the convention (trec_eval: 1)",
@@ -196,11 +250,12 @@ FLAGS: tuple[Flag, ...] = (
         "--Number_docs_in_coll",
         "conventions",
         "number of documents in the collection; `utility`'s fourth term (the "
-        "non-relevant documents not retrieved) reads it, as trec_eval's",
+        "non-relevant documents not retrieved) reads it, as trec_eval's; read "
+        "with `atol` (`1e3` is 1)",
         names=("--num-docs",),
         kwargs={
             "dest": "num_docs_in_coll",
-            "type": non_negative_int,
+            "type": trec_count,
             "default": 0,
             "metavar": "N",
             "help": "number of documents in the collection (utility's fourth "
@@ -212,11 +267,12 @@ FLAGS: tuple[Flag, ...] = (
         "-M",
         "--Max_retrieved_per_topic",
         "inputs",
-        "keeps the top N documents of each query",
+        "keeps the top N documents of each query; read with `atol` (`3.7` is 3); "
+        "below 1 refused (trec_eval crashes on a negative N)",
         names=("--max-docs",),
         kwargs={
             "dest": "max_docs",
-            "type": positive_int,
+            "type": trec_max_docs,
             "metavar": "N",
             "help": "keep only the top N documents of each query",
         },

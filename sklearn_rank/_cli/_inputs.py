@@ -10,10 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..io import _tables
-
-# The table readers' own suffix map: one list of what counts as a table.
-TABLE_SUFFIXES = _tables.SUFFIXES
+from ..io import table_format
 
 
 @dataclass
@@ -32,14 +29,15 @@ class RunInput:
     # the judgments there are, and its messages name file and row.
     origin: tuple[str, str] | None = None
     pooled: np.ndarray | None = None  # has a qrels line (TREC input only)
+    # (queries, relevant rows) before -D: what trec_eval's -c averages read
+    complete_totals: tuple[int, int] | None = None
 
 
 def file_format(path: str, forced: str | None) -> str:
     """``--input-format`` or the extension (``.gz`` looked through)."""
     if forced:
         return forced
-    name = os.fspath(path).lower().removesuffix(".gz")
-    return TABLE_SUFFIXES.get(os.path.splitext(name)[1], "trec")
+    return table_format(path) or "trec"
 
 
 def detect_layout(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
@@ -73,14 +71,14 @@ def _from_arrays(name, runid, y_true, y_score, groups, retrieved=None) -> RunInp
     )
 
 
-def check_not_empty(parsed, kind: str) -> None:
+def check_not_empty(columns, kind: str) -> None:
     """An empty qrels or run file is said to be empty (trec_eval refuses it)."""
-    if parsed.line.size == 0:
+    if len(columns) == 0:
         layout = (
             "qid iter docno rel" if kind == "qrels" else "qid Q0 docno rank score runid"
         )
         raise ValueError(
-            f"{parsed.source}: the {kind} file is empty (no line of the form "
+            f"{columns.source}: the {kind} file is empty (no line of the form "
             f"'{layout}')"
         )
 
@@ -106,122 +104,92 @@ def _names(paths: list[str], tags: list[str]) -> list[str]:
 
 def stdin_or_path(path: str):
     """``-`` is standard input (trec_eval reads its run from there), read once."""
-    import sys
 
     return sys.stdin.buffer if path == "-" else path
 
 
 def from_join(name: str, runid: str, joined) -> RunInput:
-    """A run joined with the judgments (``_trec_join._Joined``) as flat arrays."""
-    # Codes are in string order; renumber the present ones 0..G-1 (linear).
-    seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0
-    present = np.flatnonzero(seen)
+    """A run joined with the judgments (:class:`sklearn_rank.io.TrecColumns`)
+    as flat arrays."""
+    score = joined.y_score
+    if not np.isfinite(score).all():
+        # inf, -inf (trec_eval reads 1e400 as inf): the same order and ties in
+        # finite numbers, which the metrics take.
+        score = np.unique(score, return_inverse=True)[1].astype(np.float64)
     return RunInput(
         name=name,
         runid=runid,
         y_true=joined.y_true,
-        y_score=joined.y_score,
-        codes=(np.cumsum(seen) - 1)[joined.qcode],
-        qids=joined.qids[present].tolist(),
+        y_score=score,
+        codes=joined.query_codes,
+        qids=joined.query_ids,
         retrieved=joined.retrieved,
         judged=joined.judged,
         pooled=joined.pooled,
     )
 
 
+def byte_order_mark(args: argparse.Namespace) -> str:
+    """trec_eval reads a byte-order mark as part of the first query id: so
+    does the ``trec_eval`` convention (the default for TREC files), with a
+    note."""
+    if getattr(args, "convention", None) not in (None, "trec_eval"):
+        return "skip"
+    for path in args.files:
+        forced = getattr(args, "input_format", None)
+        if path == "-" or file_format(path, forced) != "trec":
+            continue
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(3)
+        except OSError:
+            continue  # the reader names the file
+        if head == b"\xef\xbb\xbf":
+            from ..io import TrecFormatWarning
+
+            warnings.warn(
+                f"{path} starts with a UTF-8 byte-order mark: read as part of "
+                "its first query id, as trec_eval reads it (--convention "
+                "sklearn_rank skips it)",
+                TrecFormatWarning,
+                stacklevel=2,
+            )
+    return "keep"
+
+
 def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
-    # The package's own readers, without the per-row strings of the public
-    # Qrels / Run objects: rows keep integer codes, text is decoded only for
+    # io's columnar path: rows keep integer codes, text is decoded only for
     # query ids and tied scores. Each run is read, joined and dropped before the
     # next one: only its flat arrays stay (peak memory: one run's text at a time).
-    from ..io._trec_join import _join
-    from ..io._trec_parse import _parse_qrels, _parse_run
+    from ..io import join_columns, read_qrels_columns, read_run_columns
 
     def reader(path):
         # Standard input has no size to show progress against.
         return None if progress is None or path == "-" else progress.reader(path)
 
-    qrels = _parse_qrels(stdin_or_path(args.files[0]), progress=reader(args.files[0]))
+    bom = byte_order_mark(args)
+    qrels = read_qrels_columns(
+        stdin_or_path(args.files[0]),
+        byte_order_mark=bom,
+        progress=reader(args.files[0]),
+    )
     check_not_empty(qrels, "qrels")
     out, tags = [], []
     for path in args.files[1:]:
-        run = _parse_run(stdin_or_path(path), ranks=False, progress=reader(path))
+        run = read_run_columns(
+            stdin_or_path(path), byte_order_mark=bom, progress=reader(path)
+        )
         check_not_empty(run, "run")
-        joined = _join(qrels, run, args.complete, args.max_docs)
+        joined = join_columns(
+            qrels, run, complete=args.complete, max_docs_per_query=args.max_docs
+        )
         check_overlap(joined, run.source, qrels.source, args.complete)
-        out.append(from_join(path, run.runid, joined))
-        tags.append(run.runid)
+        out.append(from_join(path, run.run_tag, joined))
+        tags.append(run.run_tag)
         del run, joined
     for item, name in zip(out, _names(args.files[1:], tags), strict=True):
         item.name = name
     return out
-
-
-def load(
-    layout: str, args: argparse.Namespace, measures=None, progress=None
-) -> list[RunInput]:
-    """Every run of the command line, as flat arrays.
-
-    A number field read as trec_eval reads it but not as it looks
-    (:class:`~sklearn_rank.io.TrecFormatWarning`) becomes one note on stderr.
-    """
-    from ..io import TrecFormatWarning
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", TrecFormatWarning)
-        if layout == "trec":
-            runs = _load_trec(args, progress)
-        else:
-            from . import _tables
-
-            runs = _tables.load(layout, args, progress)
-    for w in caught:
-        if w.category is not TrecFormatWarning:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        elif not getattr(args, "quiet", False):
-            print(f"sklearn-rank {_command(args)}: note: {w.message}", file=sys.stderr)
-    if measures is not None and not getattr(args, "quiet", False):
-        _note_partial_judgments(runs, measures, args)
-    return runs
-
-
-def _command(args: argparse.Namespace) -> str:
-    return getattr(args, "command", None) or "eval"
-
-
-# Library metrics whose value depends on every relevant document of a query
-# (their number, or the ideal ranking), and trec_eval's count of them: a
-# predictions table knows only the relevant rows it holds.
-_NEED_ALL_RELEVANT = {
-    "map",
-    "recall",
-    "r_precision",
-    "bpref",
-    "f1",
-    "iprec",
-    "iprec_11pt",
-    "ndcg",
-}
-
-
-def _note_partial_judgments(runs, measures, args) -> None:
-    """Say once that a predictions table's relevant rows are all it knows."""
-    if not any(r.origin is not None for r in runs):
-        return
-    names = [
-        m.label
-        for m in measures
-        if (m.metric or "").split("@")[0] in _NEED_ALL_RELEVANT or m.label == "num_rel"
-    ]
-    if names:
-        path = next(r.origin[0] for r in runs if r.origin is not None)
-        print(
-            f"sklearn-rank {_command(args)}: note: {path} holds predictions only: "
-            f"{', '.join(dict.fromkeys(names))} count the relevant rows of the "
-            "table alone (relevant documents it does not contain are unknown). "
-            "Give the judgments as a qrels file or table (QRELS RUN) to count them",
-            file=sys.stderr,
-        )
 
 
 def negative_label(run: RunInput) -> ValueError:

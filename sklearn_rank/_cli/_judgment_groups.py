@@ -70,7 +70,7 @@ def parse_measures(
 def split_groups(path: str) -> dict[str, io.BytesIO]:
     """One qrels stream per judgment group: the file with the other groups' lines
     blanked, so that line numbers in messages stay those of the file."""
-    from ..io._text import read_bytes
+    from ..io import read_bytes
 
     data, name = read_bytes(path)
     lines = data.splitlines(keepends=True)
@@ -92,36 +92,26 @@ def split_groups(path: str) -> dict[str, io.BytesIO]:
 def score_run(path, qrels_path, measures, bases, keywords, options, args, only=None):
     """The ``*_avgjg`` values of one run: per query, the mean over the judgment
     groups of that query of the base measure's value against that group."""
-    import numpy as np
 
-    from ..io._trec_join import _join
-    from ..io._trec_parse import _parse_qrels, _parse_run
-    from ._inputs import RunInput, check_overlap, stdin_or_path
+    from ..io import join_columns, read_qrels_columns, read_run_columns
+    from ._inputs import check_overlap, from_join, stdin_or_path
     from ._scores import score
 
-    run = _parse_run(stdin_or_path(path), ranks=False)
+    run = read_run_columns(stdin_or_path(path))
     base_measures = list({m.label: m for ms in bases.values() for m in ms}.values())
     sums: dict[str, dict[str, float]] = {}
     n_groups: dict[str, int] = {}
     any_overlap = False
     for stream in split_groups(qrels_path).values():
-        qrels = _parse_qrels(stream)
-        joined = _join(qrels, run, args.complete, args.max_docs)
+        qrels = read_qrels_columns(stream)
+        joined = join_columns(
+            qrels, run, complete=args.complete, max_docs_per_query=args.max_docs
+        )
         if not joined.retrieved.any():
             continue  # no query of this group is in the run
         any_overlap = True
-        seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0
-        present = np.flatnonzero(seen)
-        one = RunInput(
-            name=path,
-            runid=run.runid,
-            y_true=joined.y_true,
-            y_score=joined.y_score,
-            codes=(np.cumsum(seen) - 1)[joined.qcode],
-            qids=joined.qids[present].tolist(),
-            retrieved=joined.retrieved,
-            judged=joined.judged,
-        )
+        one = from_join(path, run.run_tag, joined)
+        one.pooled = None  # (as before: the judged rows only)
         result = score(one, base_measures, keywords, options, True)
         for qid, row in result.per_query.items():
             n_groups[qid] = n_groups.get(qid, 0) + 1
@@ -145,7 +135,7 @@ def score_run(path, qrels_path, measures, bases, keywords, options, args, only=N
     summary: dict[str, object] = {}
     for m in measures:
         if m.label == "runid":
-            summary[m.label] = run.runid
+            summary[m.label] = run.run_tag
         elif m.label == "num_q":
             summary[m.label] = len(qids)
         else:
@@ -153,4 +143,4 @@ def score_run(path, qrels_path, measures, bases, keywords, options, args, only=N
             for q in qids:  # trec_eval's order of additions
                 total += per_query[q][m.label]
             summary[m.label] = total / max(len(qids), 1)
-    return RunResult(name=run.runid or path, summary=summary, per_query=per_query)
+    return RunResult(name=run.run_tag or path, summary=summary, per_query=per_query)

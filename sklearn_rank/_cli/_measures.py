@@ -68,6 +68,7 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
     "binG": TrecMeasure("metric", "bing"),
     "G": TrecMeasure("metric", "g"),
     "dcg": TrecMeasure("metric", "dcg", "gains"),
+    "ideal_dcg": TrecMeasure("metric", "ideal_dcg", "gains"),  # _trec_gains
     "ndcg": TrecMeasure("metric", "ndcg", "gains"),
     "ndcg_rel": TrecMeasure("metric", "ndcg_rel"),
     "Rndcg": TrecMeasure("metric", "rndcg"),
@@ -87,6 +88,7 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
     "set_map": TrecMeasure("set"),
     "set_F": TrecMeasure("set", None, "numbers", (1.0,)),
     "num_nonrel_judged_ret": TrecMeasure("count"),
+    "yaap": TrecMeasure("yaap", "map"),  # read off AP and R (m_yaap.c)
     "rbp": TrecMeasure("metric", "rbp", "pairs", (), (("max_grade", 1.0),)),
     "rbp_resid": TrecMeasure("metric", "rbp_residual", "pairs"),
     "unj": TrecMeasure("metric", "unjudged", "cutoffs", (5, 10, 20)),
@@ -113,12 +115,14 @@ MEANINGS = {
     "set_map": "set precision times set recall",
     "set_F": "F-measure of set precision and recall (parameter beta)",
     "11pt_avg": "mean interpolated precision at the given recall levels",
+    "ideal_dcg": "DCG of the ideal ranking of the judged documents (trec_eval's "
+    "level order)",
+    "yaap": "yet another average precision: log((1 + S) / (1 + R - S)), S the "
+    "sum of the precisions at the relevant documents (AP x R)",
 }
 
 # trec_eval's nicknames (measures.c), less what is listed in NOT_IMPLEMENTED.
-NOT_IMPLEMENTED = {
-    "ideal_dcg": "not implemented",
-}
+NOT_IMPLEMENTED: dict[str, str] = {}
 _ALL_TREC = (
     "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
     "iprec_at_recall P relstring recall unj rbp rbp_resid infAP gm_bpref utility "
@@ -259,10 +263,14 @@ def _gain_keywords(name: str, params: str) -> tuple:
 
 
 def _persistence(name: str, params: str) -> tuple:
+    """``p=...``: in (0, 1), and for ``rbp`` also 0 and 1, which trec_eval
+    computes (1: every value 0; 0: the gain at rank 1)."""
     for key, value in _pairs(name, params):
-        if key != "p" or not 0 < value < 1:
+        low_ok = name == "rbp" and value in (0.0, 1.0)
+        if key != "p" or not (0 < value < 1 or low_ok):
+            bound = "[0, 1]" if name == "rbp" else "(0, 1)"
             raise MeasureError(
-                f"measure {name}.{params}: the only parameter is p in (0, 1), as in "
+                f"measure {name}.{params}: the only parameter is p in {bound}, as in "
                 f"'-m {name}.p=0.5'"
             )
     return (("persistence", value),)
@@ -287,6 +295,11 @@ def _trec(name: str, params: str | None) -> list[Measure]:
         return [Measure(label, metric, (position, 0), keywords, kind)]
     if spec.params == "pairs":
         keywords = spec.keywords + _persistence(name, params)
+        p = dict(keywords)["persistence"]
+        if metric == "rbp" and p == 1.0:  # (1 - p) * sum: 0 (m_rbp.c)
+            return [Measure(label, None, (position, 0), (), "zero")]
+        if metric == "rbp" and p == 0.0:  # the gain at rank 1: DCG@1
+            return [Measure(label, "dcg@1", (position, 0), (), kind, (0.0,))]
         return [Measure(label, metric, (position, 0), keywords, kind)]
     if spec.params == "numbers":
         numbers = _numbers(name, params, -1e300, 1e300, "a number")
@@ -302,15 +315,25 @@ def _trec(name: str, params: str | None) -> list[Measure]:
         levels = sorted(_numbers(name, params, 0.0, 1.0, "a recall level in [0, 1]"))
         return [Measure(label, "iprec", (position, 0), (), kind, (), tuple(levels))]
     if spec.params == "levels":
-        levels = _numbers(name, params, 0.0, 1.0, "a recall level in [0, 1]")
+        levels = _numbers(name, params, 0.0, 1e300, "a recall level >= 0")
         levels = levels if params else list(spec.defaults)
+        # Above 1 (m_iprec_at_recall.c): the cutoff lround(r * R) is past every
+        # relevant document (value 0) unless it rounds to R (the value at 1).
         return [
-            Measure(f"{name}_{r:.2f}", f"{metric}@{r!r}", (position, r)) for r in levels
+            Measure(f"{name}_{r:.2f}", f"{metric}@{r!r}", (position, r))
+            if r <= 1
+            else Measure(
+                f"{name}_{r:.2f}", f"{metric}@1.0", (position, r), (), "beyond", (r,)
+            )
+            for r in levels
         ]
     if spec.params == "multiples":
-        multiples = _numbers(name, params, 0.0, 1e300, "a number > 0")
+        multiples = _numbers(name, params, 0.0, 1e300, "a number >= 0")
+        # A multiple 0 cuts at no document: trec_eval's value stays 0.
         return [
             Measure(f"{name}_{m:.2f}", f"{metric}@{m!r}", (position, m))
+            if m > 0
+            else Measure(f"{name}_{m:.2f}", None, (position, m), (), "zero")
             for m in multiples
         ]
     cutoffs = _cutoffs(name, params)
@@ -338,18 +361,15 @@ def _library(name: str, known: set[str], position: int) -> Measure:
     trec_base = base.partition(".")[0]
     if trec_base in NOT_IMPLEMENTED and base not in known:  # a library name wins
         raise MeasureError(
-            f"the trec_eval measure {trec_base!r} is not implemented "
-            f"({NOT_IMPLEMENTED[trec_base]}); trec_eval measures available: "
-            f"{', '.join(TREC_MEASURES)}"
+            f"the trec_eval measure {trec_base!r} is not available: "
+            f"{NOT_IMPLEMENTED[trec_base]}"
         )
     level = f"{base}@r" in known or f"{base}@m" in known  # the name sets an option
     if base not in known or (cut and f"{base}@k" not in known and not level):
-        valid = ", ".join(sorted(known))
-        trec = ", ".join(TREC_MEASURES)
+        raise MeasureError(unknown_measure(name, known))
+    if "@" in name and not cut:
         raise MeasureError(
-            f"unknown measure {name!r}. Library names: {valid} (with @k for a "
-            f"cutoff, @r for a recall level); trec_eval names: {trec} (with "
-            f".k,k,... for cutoffs); nicknames: {', '.join(NICKNAMES)}"
+            f"measure {name!r}: a cutoff must follow '@', as in '{base}@10'"
         )
     if cut and level:
         recall = f"{base}@r" in known  # a recall level in [0, 1]; else a multiple
@@ -369,6 +389,86 @@ def _library(name: str, known: set[str], position: int) -> Measure:
             f"the cutoff in {name!r} must be a positive integer, as in '{base}@10'"
         )
     return Measure(name, name, (len(TREC_MEASURES), position))
+
+
+def _names(known) -> list[str]:
+    """Every measure name a user can type: the library's (without @k), trec_eval's
+    and the nicknames."""
+    library = {k.partition("@")[0] for k in known}
+    return sorted(library | set(TREC_MEASURES) | set(NICKNAMES))
+
+
+def unknown_measure(name: str, known) -> str:
+    """One line for a name no table knows, with the closest names (difflib).
+
+    Examples
+    --------
+    >>> from sklearn_rank._cli._measures import unknown_measure
+    >>> unknown_measure("MAP", {"map", "mrr"})
+    "unknown measure 'MAP'; did you mean 'map'? (--list-measures lists every measure)"
+    """
+    import difflib
+
+    names = _names(known)
+    base = name.partition("@")[0].partition(".")[0]
+    lower = {n.lower(): n for n in names}
+    close = [lower[base.lower()]] if base.lower() in lower else []
+    glued = re.match(r"^([A-Za-z_]+?)_?(\d+)$", base)  # P5 -> P.5
+    if glued and glued.group(1) in TREC_MEASURES:
+        close.append(f"{glued.group(1)}.{glued.group(2)}")
+    close += difflib.get_close_matches(base, names, n=3, cutoff=0.6)
+    close = list(dict.fromkeys(close))[:3]
+    hint = ""
+    if close:
+        hint = "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return f"unknown measure {name!r}{hint} (--list-measures lists every measure)"
+
+
+def measure_help(names: list[str]) -> str:
+    """``eval -h -m NAME``: what each named measure computes and its parameters."""
+    from .._metrics.registry import METRICS
+
+    known = list(METRICS) + [f"{n}@k" for n in METRICS]
+    out = []
+    for text in names:
+        for item in filter(None, (p.strip() for p in text.split(","))):
+            base = item.partition("@")[0].partition(".")[0]
+            if base in TREC_MEASURES:
+                spec = TREC_MEASURES[base]
+                library = spec.metric if spec.metric in METRICS else None
+                meaning = MEANINGS.get(base) or (
+                    METRICS[library].summary if library else ""
+                )
+                params = {
+                    "cutoffs": f"cutoffs, as in {base}.5,10 (default "
+                    + ",".join(f"{v:g}" for v in spec.defaults)
+                    + ")",
+                    "levels": f"recall levels in [0, 1], as in {base}.0.1,0.5",
+                    "multiples": f"multiples of R, as in {base}.0.5,2",
+                    "gains": f"gains per relevance level, as in {base}.1=3,2=9 "
+                    "(trec_eval's ideal order; -1: unjudged documents)",
+                    "pairs": f"the persistence, as in {base}.p=0.8",
+                    "numbers": f"numbers, as in {base}."
+                    + ",".join(f"{v:g}" for v in spec.defaults),
+                }.get(spec.params or "", "none")
+                out.append(
+                    f"{base} (trec_eval measure)\n  {meaning}\n"
+                    f"  library metric: {library or '-'}\n  parameters: {params}\n"
+                )
+            elif base in NICKNAMES:
+                out.append(f"{base} (nickname): {' '.join(NICKNAMES[base])}\n")
+            elif base in METRICS:
+                spec = METRICS[base]
+                cut = f"{base}@k" in METRICS or any(
+                    f"{base}@{x}" in METRICS for x in "krm"
+                )
+                out.append(
+                    f"{base} (library metric)\n  {spec.summary}\n"
+                    + (f"  cutoff: {base}@10\n" if cut else "")
+                )
+            else:
+                out.append(unknown_measure(item, known) + "\n")
+    return "".join(out)
 
 
 def parse_measures(specs: list[str], known: list[str]) -> tuple[list[Measure], list]:
@@ -399,6 +499,12 @@ def parse_measures(specs: list[str], known: list[str]) -> tuple[list[Measure], l
     trec: dict[str, str | None] = {}
     named: set[str] = set()  # trec measures named on their own
     position = 0
+    for text in specs:
+        if not text.strip() or any(not p.strip() for p in text.split(",")):
+            raise MeasureError(
+                f"-m {text!r}: an empty measure name (trec_eval: illegal "
+                f"measure {text!r}); give one, as in -m map or -m P.5,10"
+            )
     for spec in (item for s in specs for item in split_list(s, known_set)):
         name, dot, params = spec.partition(".")
         match = _OUTPUT_NAME.match(spec)

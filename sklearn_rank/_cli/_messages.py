@@ -20,6 +20,7 @@ COMPARE_FLAGS = {
     "baseline": "--baseline",
     "test": "--test",
     "correction": "--correction",
+    "convention": "--convention",
 }
 
 

@@ -27,7 +27,8 @@ class RunResult:
 
 def _trec_value(value: object) -> str:
     if type(value) is float:  # the common case first
-        return f"{value:6.4f}"
+        # 0.0 / 0.0 is -nan in C on x86-64 (sign bit set): trec_eval's bytes.
+        return f"{value:6.4f}" if value == value else "  -nan"
     if isinstance(value, str):
         return value
     if isinstance(value, int):
@@ -75,7 +76,10 @@ def format_trec(
                 )
             args = [qid] * (2 * len(row))  # (qid, value) pairs, interleaved
             args[1::2] = row
-            parts.append(template % tuple(args))
+            text = template % tuple(args)
+            if "\t   nan\n" in text:  # C prints 0.0 / 0.0 as -nan (x86-64)
+                text = text.replace("\t   nan\n", "\t  -nan\n")
+            parts.append(text)
         if summary:
             for label in labels:
                 value = result.summary[label]

@@ -1,10 +1,13 @@
 """The command line's pictures and segment tables: ``--plot FILE`` (eval, compare,
 the main job) and ``--segment-col COL`` (eval, compare).
 
-Runs read from files may hold different rows (each TREC run is joined with the
-qrels on its own), so the displays are built from each run's own numbers through
-their constructors; the main job's models share one test set and use
-``from_predictions``.
+Every panel of a figure shows one measure: ``--plot-metric``, else the first
+measure given with ``-m`` (in the order given, not the printing order). Runs
+read from files may hold different rows (each TREC run is joined with the qrels
+on its own), so each run is scored on its own (``evaluate_per_group``) and the
+displays are drawn from those per-query values through their public
+``from_group_scores`` constructors; the segment statistics come from
+:func:`sklearn_rank.stats.compare_by_segment`.
 """
 
 from __future__ import annotations
@@ -13,21 +16,29 @@ import argparse
 import os
 import sys
 
-# The cutoffs drawn when the first measure has none (or a small one).
+# The cutoffs drawn when the plotted measure has none (or a small one).
 _DEFAULT_K = 20
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+_PANEL = (6.0, 4.6)  # inches per panel
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--segment-col`` and ``--plot`` of eval and compare."""
+    """``--segment-col``, ``--plot`` and its options, of eval and compare."""
     group = parser.add_argument_group("segments and pictures")
     group.add_argument(
         "--segment-col",
         metavar="COL",
-        help="table input: print the measures per segment of the queries (a "
-        "column constant within each query: query length bucket, user cohort)",
+        help="table input: the measures per segment of the queries (a column "
+        "constant within each query: query length bucket, user cohort), with "
+        "bootstrap intervals and tests; with --plot, a panel of them",
     )
     add_plot_argument(group)
+    group.add_argument(
+        "--plot-metric",
+        metavar="METRIC",
+        help="the measure every panel of --plot shows (a library metric name "
+        "such as ndcg@10); default: the first measure given with -m",
+    )
 
 
 def add_plot_argument(parser) -> None:
@@ -37,13 +48,45 @@ def add_plot_argument(parser) -> None:
         help="save a figure (PNG, SVG or PDF, by the extension); needs matplotlib: "
         'pip install "sklearn-rank[plot]"',
     )
+    parser.add_argument(
+        "--figsize",
+        metavar="W,H",
+        help="size of the --plot figure in inches (default: 6 x 4.6 per panel)",
+    )
+    parser.add_argument(
+        "--dpi", type=float, metavar="DPI", help="resolution of a --plot PNG"
+    )
 
 
 def check_args(args: argparse.Namespace, parser, layout: str | None = None) -> None:
-    """Usage errors (exit 2) before any work."""
+    """Usage errors (exit 2) before any work: the figure's path and options."""
     plot = getattr(args, "plot", None)
-    if plot is not None and not plot.lower().endswith(PLOT_SUFFIXES):
-        parser.error(f"--plot FILE must end in {', '.join(PLOT_SUFFIXES)}; got {plot}")
+    if plot is not None:
+        if not plot.lower().endswith(PLOT_SUFFIXES):
+            parser.error(
+                f"--plot FILE must end in {', '.join(PLOT_SUFFIXES)}; got {plot}"
+            )
+        folder = os.path.dirname(os.path.abspath(plot))
+        if not os.path.isdir(folder):
+            parser.error(f"--plot {plot}: no directory {folder}")
+        if not os.access(folder, os.W_OK):
+            parser.error(f"--plot {plot}: directory {folder} is not writable")
+    elif getattr(args, "plot_metric", None) is not None:
+        parser.error("--plot-metric chooses the measure of --plot; add --plot FILE")
+    if getattr(args, "figsize", None) is not None:
+        args.figsize = _figsize(args.figsize, parser)
+    dpi = getattr(args, "dpi", None)
+    if dpi is not None and not dpi > 0:
+        parser.error(f"--dpi must be positive; got {dpi:g}")
+    if getattr(args, "plot_metric", None) is not None:
+        from .._metrics.validation import check_metrics
+
+        try:
+            check_metrics([args.plot_metric], "--plot-metric", per_group=True)
+        except (TypeError, ValueError) as exc:
+            parser.error(
+                f"--plot-metric {args.plot_metric}: {' '.join(str(exc).split())}"
+            )
     if getattr(args, "segment_col", None) is not None and layout in ("trec", "ranked"):
         parser.error(
             "--segment-col needs table input (a predictions table, or a "
@@ -58,8 +101,20 @@ def check_args(args: argparse.Namespace, parser, layout: str | None = None) -> N
         )
 
 
+def _figsize(text: str, parser) -> tuple[float, float]:
+    try:
+        w, h = (float(x) for x in text.replace("x", ",").split(","))
+    except ValueError:
+        parser.error(f"--figsize takes W,H in inches (e.g. 12,5); got {text}")
+    if not (w > 0 and h > 0):
+        parser.error(f"--figsize takes positive W,H; got {text}")
+    return w, h
+
+
 def _segments_by_query(args: argparse.Namespace) -> dict[str, object]:
-    """Query id -> segment, from the predictions table or the qrels table."""
+    """Query id -> segment, from the predictions table or the qrels table. An
+    empty cell is a missing segment (an error naming the query), not a segment
+    named ``""``."""
     import numpy as np
 
     from ..io import _tables
@@ -72,12 +127,25 @@ def _segments_by_query(args: argparse.Namespace) -> dict[str, object]:
     qids = np.array([str(q) for q in np.asarray(qids, dtype=object)], dtype=object)
     out: dict[str, object] = {}
     for q, s in zip(qids.tolist(), segs.tolist(), strict=True):
+        if _missing(s):
+            raise ValueError(
+                f"{path}: column {args.segment_col!r} is empty for query {q!r}; "
+                "give every query a segment"
+            )
         if out.setdefault(q, s) != s:
             raise ValueError(
                 f"{path}: column {args.segment_col!r} must be constant within each "
                 f"query; query {q!r} has {out[q]!r} and {s!r}"
             )
     return out
+
+
+def _missing(value: object) -> bool:
+    if value is None or (isinstance(value, float) and value != value):
+        return True
+    if isinstance(value, str) and not value.strip():
+        return True
+    return type(value).__name__ in ("NAType", "NaTType")
 
 
 def segment_tables(args, runs, metrics: list[str], keywords: dict):
@@ -104,59 +172,46 @@ def segment_tables(args, runs, metrics: list[str], keywords: dict):
     return out
 
 
-def print_segment_tables(tables) -> None:
-    for name, table in tables.items():
-        sys.stdout.write(f"\nper segment: {name}\n{table}\n")
+def segment_report(args, tables, keywords: dict, *, compare: bool):
+    """The statistics of the segment tables: intervals and the test between
+    segments of every run; with compare, the paired test against the baseline
+    within each segment."""
+    from ..stats import compare_by_segment
 
-
-def _cutoff_metric(metrics: list[str]) -> tuple[str, int]:
-    """The first metric with a cutoff (NDCG@20 when none has one)."""
-    from .._metrics.validation import parse_metric
-
-    for m in metrics:
-        r = parse_metric(m)
-        if r.k is not None and r.spec.takes_k and not r.spec.pooled:
-            return r.spec.name, max(r.k, _DEFAULT_K)
-    return "ndcg", _DEFAULT_K
-
-
-def _curve_display(runs, metrics, keywords, level=None, seed=0):
-    import numpy as np
-
-    from .._metrics.cutoff_curves import cutoff_curve
-    from ..plot import MetricAtKDisplay
-    from ..plot._metric_at_k import _bands
-
-    metric, k_max = _cutoff_metric(metrics)
-    ks = np.arange(1, k_max + 1)
-    values, low, high = {}, {}, {}
-    for r in runs:
-        curve = cutoff_curve(
-            "sklearn-rank --plot",
-            r.y_true,
-            r.y_score,
-            groups=r.codes,
-            metric=metric,
-            ks=ks,
-            retrieved=r.retrieved,
-            judged=r.judged,
-            **keywords,
-        )
-        values[r.name] = curve.means
-        if level is not None:
-            low[r.name], high[r.name] = _bands(curve, level, 999, seed, keywords)
-    return MetricAtKDisplay(
-        ks=ks,
-        values=values,
-        metric=metric,
-        ci_low=low or None,
-        ci_high=high or None,
-        confidence_level=level,
+    undefined = {"undefined": keywords["undefined"]} if "undefined" in keywords else {}
+    return compare_by_segment(
+        None,
+        tables,
+        baseline=args.baseline if compare else None,
+        test=args.test if compare else None,
+        segment_test="permutation",
+        correction=getattr(args, "correction", "holm"),
+        confidence_level=getattr(args, "confidence", 0.95),
+        n_resamples=min(getattr(args, "resamples", 999), 9999),
+        random_state=getattr(args, "seed", 0),
+        **undefined,
     )
 
 
-def _per_query(runs, metric, keywords):
-    """Run name -> (query ids, values of ``metric`` per query)."""
+def print_segment_report(args, report) -> None:
+    sys.stdout.write(f"\nper segment of {args.segment_col}:\n{report}\n")
+
+
+def _cutoff(metric: str):
+    """(family, k) of a metric with a cutoff, or None."""
+    from .._metrics.validation import parse_metric
+
+    r = parse_metric(metric)
+    if r.k is not None and r.spec.takes_k and not r.spec.pooled:
+        return r.spec.name, r.k
+    return None
+
+
+def _per_group(runs, metrics: list[str], keywords: dict):
+    """Run name -> GroupScores of ``metrics`` with the query ids as group ids
+    (the runs may hold different queries)."""
+    import dataclasses
+
     import numpy as np
 
     from .._metrics.evaluate import evaluate_per_group
@@ -168,90 +223,104 @@ def _per_query(runs, metric, keywords):
             r.y_true,
             r.y_score,
             groups=r.codes,
-            metrics=[metric],
+            metrics=metrics,
             retrieved=r.retrieved,
             judged=r.judged,
             **common,
         )
-        out[r.name] = (
-            np.asarray(r.qids, dtype=object)[res.group_ids],
-            res.values[metric],
-        )
+        qids = np.asarray(r.qids, dtype=object)[res.group_ids]
+        out[r.name] = dataclasses.replace(res, group_ids=qids)
     return out
 
 
-def _figure(n_panels: int):
+def _figure(args, n_panels: int):
     # A bare Figure: no pyplot, so no backend or global figure state is touched.
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(6.0 * n_panels, 4.6), layout="constrained")
+    size = getattr(args, "figsize", None) or (_PANEL[0] * n_panels, _PANEL[1])
+    fig = Figure(figsize=size, layout="constrained")
     return fig, [fig.add_subplot(1, n_panels, i + 1) for i in range(n_panels)]
 
 
+def _save(fig, args) -> None:
+    dpi = getattr(args, "dpi", None)
+    fig.savefig(args.plot, **({"dpi": dpi} if dpi else {}))
+
+
 def _check_matplotlib() -> None:
-    from ..plot._base import check_matplotlib
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "--plot draws with matplotlib, which is not installed. Install it "
+            'with the plot extra: pip install "sklearn-rank[plot]"'
+        ) from None
 
-    check_matplotlib("--plot")
+
+def plot_metric(args, metrics: list[str]) -> str:
+    """The measure of every panel: --plot-metric, else the first given."""
+    given = getattr(args, "plot_metric", None)
+    if given is not None:
+        return given
+    return metrics[0]
 
 
-def save_eval_figure(path: str, runs, metrics: list[str], keywords: dict) -> None:
-    """The metric@k curves of every run and the distribution of the first
-    metric over queries."""
-    from ..plot import GroupScoreDisplay
+def save_figure(args, runs, metrics, keywords, report, *, compare: bool) -> None:
+    """The figure of eval or compare, every panel on one measure: its cutoff
+    curve (or distribution over queries, without a cutoff), the paired
+    differences against the baseline (compare) or the ECDF over queries (eval),
+    and, with --segment-col, the measure per segment."""
+    from ..plot import (
+        GroupScoreDisplay,
+        MetricAtKDisplay,
+        PairedDifferenceDisplay,
+        SegmentDisplay,
+    )
 
     _check_matplotlib()
-    fig, (left, right) = _figure(2)
-    _curve_display(runs, metrics, keywords).plot(ax=left)
-    first = metrics[0]
-    per_query = _per_query(runs, first, keywords)
-    GroupScoreDisplay(
-        values={n: v for n, (_, v) in per_query.items()}, metric=first
-    ).plot(ax=right, kind="ecdf")
-    fig.savefig(path)
-
-
-def save_compare_figure(
-    path: str,
-    runs,
-    metrics: list[str],
-    keywords: dict,
-    baseline: str | None,
-    level: float | None,
-    seed: int,
-) -> None:
-    """The metric@k curves with bootstrap bands, and the per-query differences of
-    the first metric against the baseline (the last run when none is given)."""
-    _check_matplotlib()
-    fig, (left, right) = _figure(2)
-    _curve_display(runs, metrics, keywords, level=level, seed=seed).plot(ax=left)
-    paired_display(_per_query(runs, metrics[0], keywords), metrics[0], baseline).plot(
-        ax=right
-    )
-    fig.savefig(path)
-
-
-def paired_display(per_query, metric: str, baseline: str | None):
-    """Differences of every run against ``baseline``, matched by query id."""
-    import numpy as np
-
-    from ..plot import PairedDifferenceDisplay
-
-    names = list(per_query)
-    baseline = names[-1] if baseline is None else baseline
-    base_ids, base_values = per_query[baseline]
-    where = {q: i for i, q in enumerate(base_ids.tolist())}
-    diffs, ids = {}, {}
-    for name, (qids, values) in per_query.items():
-        if name == baseline:
-            continue
-        idx = np.array([where.get(q, -1) for q in qids.tolist()], dtype=np.intp)
-        d = np.where(idx >= 0, values - base_values[np.maximum(idx, 0)], np.nan)
-        keep = ~np.isnan(d)
-        order = np.argsort(-d[keep], kind="stable")
-        diffs[name], ids[name] = d[keep][order], qids[keep][order]
-    return PairedDifferenceDisplay(
-        differences=diffs, group_ids=ids, metric=metric, baseline=baseline
-    )
+    metric = plot_metric(args, metrics)
+    level = getattr(args, "confidence", None) if compare else None
+    undefined = keywords.get("undefined")
+    cut = _cutoff(metric)
+    n_panels = 2 + (report is not None)
+    fig, axes = _figure(args, n_panels)
+    values = _per_group(runs, [metric], keywords)
+    if cut is not None:
+        family, k = cut
+        ks = list(range(1, max(k, _DEFAULT_K) + 1))
+        curves = _per_group(runs, [f"{family}@{j}" for j in ks], keywords)
+        MetricAtKDisplay.from_group_scores(
+            curves,
+            metric=family,
+            confidence_level=level,
+            n_resamples=999,
+            random_state=getattr(args, "seed", 0),
+            undefined=undefined,
+            ax=axes[0],
+        )
+        axes[0].axvline(k, color="0.5", linewidth=0.8, linestyle=":")
+        axes[0].set_title(f"{metric}: the curve over k", fontsize="medium")
+    else:
+        GroupScoreDisplay.from_group_scores(
+            values, metric=metric, kind="box", ax=axes[0]
+        )
+        axes[0].set_title(f"{metric} over queries", fontsize="medium")
+    if compare:
+        PairedDifferenceDisplay.from_group_scores(
+            values,
+            metric=metric,
+            baseline=args.baseline,
+            undefined=undefined,
+            ax=axes[1],
+        )
+    else:
+        GroupScoreDisplay.from_group_scores(
+            values, metric=metric, kind="ecdf", ax=axes[1]
+        )
+        axes[1].set_title(f"{metric}: distribution over queries", fontsize="medium")
+    if report is not None:
+        SegmentDisplay.from_comparison(report, metric=metric, ax=axes[2])
+    _save(fig, args)
 
 
 def eval_extras(args, runs, measures, keywords: dict, command: str) -> int:
@@ -267,24 +336,39 @@ def compare_extras(args, runs, metrics: list[str], keywords: dict) -> int:
     return _extras(args, runs, metrics, keywords, "compare", compare=True)
 
 
+def in_given_order(specs, metrics: list[str]) -> list[str]:
+    """``metrics`` in the order the ``-m`` values name them (the printed tables
+    follow trec_eval's order instead)."""
+    from .._metrics.registry import get_metric_names
+    from ._measures import MeasureError, parse_measures, split_list
+
+    known = get_metric_names()
+    rank: dict[str, int] = {}
+    for item in (x for s in specs or [] for x in split_list(s, set(known))):
+        try:
+            found, _ = parse_measures([item], known)
+        except MeasureError:  # pragma: no cover - parsed before, as a whole
+            continue
+        for m in found:
+            if m.metric:
+                rank.setdefault(m.metric, len(rank))
+    return sorted(metrics, key=lambda m: rank.get(m, len(rank)))
+
+
 def _extras(args, runs, metrics, keywords, command, *, compare) -> int:
+    metrics = [m for m in in_given_order(args.measures, metrics) if not _pooled(m)]
     try:
+        report = None
         if args.segment_col is not None and metrics:
-            per_metric = [m for m in metrics if not _pooled(m)]
-            print_segment_tables(segment_tables(args, runs, per_metric, keywords))
+            wanted = list(metrics)
+            chosen = getattr(args, "plot_metric", None)
+            if chosen is not None and chosen not in wanted:
+                wanted.append(chosen)
+            tables = segment_tables(args, runs, wanted, keywords)
+            report = segment_report(args, tables, keywords, compare=compare)
+            print_segment_report(args, report)
         if args.plot is not None and metrics:
-            if compare:
-                save_compare_figure(
-                    args.plot,
-                    runs,
-                    metrics,
-                    keywords,
-                    args.baseline,
-                    args.confidence,
-                    args.seed,
-                )
-            else:
-                save_eval_figure(args.plot, runs, metrics, keywords)
+            save_figure(args, runs, metrics, keywords, report, compare=compare)
             if not getattr(args, "quiet", False):
                 print(
                     f"sklearn-rank {command}: figure saved to {os.fspath(args.plot)}",
@@ -303,10 +387,12 @@ def _pooled(metric: str) -> bool:
     return parse_metric(metric).spec.pooled
 
 
-def save_demo_figure(path: str, results, random_scores, test) -> None:
+def save_demo_figure(args, results, random_scores, test) -> str:
     """The main job's figure: NDCG@k curves with 95% bands for each model on the
-    held-out queries, and the per-query NDCG@10 difference of the two tuned
-    models (of the tuned model against random scores when only one was tuned)."""
+    held-out queries, and the per-query NDCG@10 difference of the two best tuned
+    models on the held-out NDCG@10 (of the tuned model against random scores
+    when only one was tuned). Returns the path written."""
+    from .._metrics.evaluate import evaluate
     from ..plot import MetricAtKDisplay, PairedDifferenceDisplay
 
     _check_matplotlib()
@@ -314,7 +400,7 @@ def save_demo_figure(path: str, results, random_scores, test) -> None:
         label: search.best_estimator_.predict(test.data) for label, search, _ in results
     }
     curves = {**scores, "random scores (baseline)": random_scores}
-    fig, (left, right) = _figure(2)
+    fig, (left, right) = _figure(args, 2)
     MetricAtKDisplay.from_predictions(
         test.target,
         curves,
@@ -325,8 +411,15 @@ def save_demo_figure(path: str, results, random_scores, test) -> None:
         random_state=0,
         ax=left,
     )
-    pair = dict(list(scores.items())[:2]) if len(scores) > 1 else curves
+    held_out = {
+        m: evaluate(test.target, s, groups=test.groups, metrics=["ndcg@10"])["ndcg@10"]
+        for m, s in scores.items()
+    }
+    best = sorted(scores, key=lambda m: -held_out[m])[:2]
+    # The better of the two is compared with the runner-up (the baseline).
+    pair = {m: scores[m] for m in best} if len(best) > 1 else curves
     PairedDifferenceDisplay.from_predictions(
         test.target, pair, groups=test.groups, metric="ndcg@10", ax=right
     )
-    fig.savefig(path)
+    _save(fig, args)
+    return os.fspath(args.plot)

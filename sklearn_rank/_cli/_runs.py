@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 
 from . import _flags, _output
 from ._judgment_groups import AVGJG
@@ -101,9 +103,8 @@ def load_runs(
     progress=None,
 ):
     """Every run of the command line, with unique names (-D: one query)."""
-    from . import _inputs
 
-    runs = _inputs.load(layout, args, measures, progress)
+    runs = load(layout, args, measures, progress)
     names = _output.unique_names(
         [r.name for r in runs], run_sources(layout, args, len(runs))
     )
@@ -116,11 +117,14 @@ def load_runs(
     return runs
 
 
-def complete_summary(result, labels: list[str], totals, n_evaluated: int) -> None:
+def complete_summary(
+    result, labels: list[str], totals, n_evaluated: int, geometric=()
+) -> None:
     """trec_eval's ``-c`` summary (``meas_avg.c``, ``m_num_q.c``,
     ``m_num_rel.c``): means over every judged query (with ``-D 0.QID`` too, the
     others count 0), ``num_q`` every judged query, and ``num_rel`` every qrels
-    line with a grade above 0 (whatever ``-l`` says)."""
+    line with a grade above 0 (whatever ``-l`` says). The ``geometric`` labels
+    (``gm_map``, ``gm_bpref``) were taken over every judged query already."""
     n_queries, n_positive = totals
     for label in labels:
         value = result.summary[label]
@@ -128,5 +132,74 @@ def complete_summary(result, labels: list[str], totals, n_evaluated: int) -> Non
             result.summary[label] = type(value)(n_queries)
         elif label == "num_rel":
             result.summary[label] = type(value)(n_positive)
+        elif label in geometric:
+            continue
         elif isinstance(value, float) and n_evaluated != n_queries:
             result.summary[label] = value * n_evaluated / n_queries
+
+
+def load(layout: str, args: argparse.Namespace, measures=None, progress=None) -> list:
+    """Every run of the command line, as flat arrays.
+
+    A number field read as trec_eval reads it but not as it looks
+    (:class:`~sklearn_rank.io.TrecFormatWarning`) becomes one note on stderr.
+    """
+    from ..io import TrecFormatWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TrecFormatWarning)
+        if layout == "trec":
+            from ._inputs import _load_trec
+
+            runs = _load_trec(args, progress)
+        else:
+            from . import _tables
+
+            runs = _tables.load(layout, args, progress)
+    for w in caught:
+        if w.category is not TrecFormatWarning:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        elif not getattr(args, "quiet", False):
+            print(f"sklearn-rank {_command(args)}: note: {w.message}", file=sys.stderr)
+    if measures is not None and not getattr(args, "quiet", False):
+        _note_partial_judgments(runs, measures, args)
+    return runs
+
+
+def _command(args: argparse.Namespace) -> str:
+    return getattr(args, "command", None) or "eval"
+
+
+# Library metrics whose value depends on every relevant document of a query
+# (their number, or the ideal ranking), and trec_eval's count of them: a
+# predictions table knows only the relevant rows it holds.
+_NEED_ALL_RELEVANT = {
+    "map",
+    "recall",
+    "r_precision",
+    "bpref",
+    "f1",
+    "iprec",
+    "iprec_11pt",
+    "ndcg",
+}
+
+
+def _note_partial_judgments(runs, measures, args) -> None:
+    """Say once that a predictions table's relevant rows are all it knows."""
+    if not any(r.origin is not None for r in runs):
+        return
+    names = [
+        m.label
+        for m in measures
+        if (m.metric or "").split("@")[0] in _NEED_ALL_RELEVANT or m.label == "num_rel"
+    ]
+    if names:
+        path = next(r.origin[0] for r in runs if r.origin is not None)
+        print(
+            f"sklearn-rank {_command(args)}: note: {path} holds predictions only: "
+            f"{', '.join(dict.fromkeys(names))} count the relevant rows of the "
+            "table alone (relevant documents it does not contain are unknown). "
+            "Give the judgments as a qrels file or table (QRELS RUN) to count them",
+            file=sys.stderr,
+        )

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .._engine.reduce import geometric_mean
 from ._inputs import RunInput
 from ._measures import Measure
 from ._output import RunResult
@@ -109,9 +110,12 @@ def score(
     per_query: bool,
     notes: list[str] | None = None,
     num_docs_in_coll: int = 0,
+    n_total: int | None = None,
 ) -> RunResult:
     """The summary (and per-query) value of every measure for one run
-    (``num_docs_in_coll``: trec_eval's ``-N``, read by ``utility``)."""
+    (``num_docs_in_coll``: trec_eval's ``-N``, read by ``utility``;
+    ``n_total``: ``-c``'s number of judged queries, over which the geometric
+    means are taken)."""
     from .. import evaluate, evaluate_per_group
 
     fill = options.undefined
@@ -128,7 +132,10 @@ def score(
     }
     # Library metrics, one call per set of measure keywords.
     calls: dict[tuple, list[str]] = {}
+    trec_gains = keywords.get("convention") == "trec_eval"
     for m in measures:
+        if _trec_gain_pairs(m, trec_gains) is not None:
+            continue  # trec_eval's own ideal ranking (_trec_gains)
         if m.kind == "levels":
             for r in m.levels:
                 calls.setdefault((), []).append(f"iprec@{r!r}")
@@ -137,7 +144,9 @@ def score(
     means: dict[tuple, float] = {}
     per: dict[tuple, np.ndarray] = {}
     need_per_query = (
-        per_query or in_order or any(m.kind in ("gm", "levels") for m in measures)
+        per_query
+        or in_order
+        or any(m.kind in ("gm", "levels", "yaap", "beyond") for m in measures)
     )
     for extra, names in calls.items():
         names = list(dict.fromkeys(names))
@@ -155,7 +164,18 @@ def score(
         if not in_order:
             found = evaluate(run.y_true, run.y_score, metrics=names, **kw)
             means.update({(extra, n): v for n, v in found.items()})
+    for m in measures:
+        pairs = _trec_gain_pairs(m, trec_gains)
+        if pairs is not None:
+            from ._trec_gains import trec_gain_values
+
+            key = (m.keywords, m.metric)
+            per[key] = trec_gain_values(run, m.metric, pairs, keywords)
+            means[key] = _in_order_mean(per[key])
     c = counts(run, options.relevance_threshold, options.judged_only)
+    if trec_gains and in_order:
+        _empty_rankings(measures, per, means, c, run, notes)
+        _stand_in_residual(measures, per, means, c)
     summary: dict[str, object] = {}
     rows: dict[str, np.ndarray] = {}  # per-query values of every printed measure
     for m in measures:
@@ -173,12 +193,33 @@ def score(
             summary[m.label] = _in_order_mean(rows[m.label])
         elif m.kind == "gm":
             values = per[key] if in_order else np.nan_to_num(per[key])
-            logs = np.log(np.maximum(values, MIN_GEO_MEAN))
-            summary[m.label] = math.exp(_in_order_mean(logs))
+            # -c: the judged queries left out (-D 0.QID) count at the floor
+            # (meas_avg.c, te_calc_avg_meas_s_gm).
+            if n_total is not None and n_total > values.size:
+                missing = np.full(n_total - values.size, MIN_GEO_MEAN)
+                values = np.concatenate([values, missing])
+            summary[m.label] = geometric_mean(values, floor=MIN_GEO_MEAN)
+        elif m.kind == "beyond":  # a recall level above 1 (see _measures)
+            (r,) = m.numbers
+            past = np.floor(r * c["num_rel"] + 0.5) > c["num_rel"]
+            rows[m.label] = np.where(past, 0.0, np.nan_to_num(per[key]))
+            summary[m.label] = _in_order_mean(rows[m.label])
+        elif m.kind == "zero":  # trec_eval's value is 0 (Rprec_mult.0, rbp.p=1)
+            rows[m.label] = np.zeros(len(run.qids))
+            summary[m.label] = 0.0
+        elif m.kind == "yaap":  # m_yaap.c: S = sum of precisions = AP x R
+            rel = c["num_rel"]
+            s = np.nan_to_num(per[key]) * rel
+            rows[m.label] = np.log((1.0 + s) / (1.0 + rel - s))
+            summary[m.label] = _in_order_mean(rows[m.label])
         elif m.kind == "string":
             summary[m.label] = None  # printed per query only
             if per_query:
                 rows[m.label] = relstrings(run, int(m.numbers[0]), options)
+                # The stand-in document (no qrels line); trec_eval.c clears
+                # the value printed as plain "relstring" only.
+                if m.numbers[0] >= 1 and m.label != "relstring":
+                    rows[m.label][c["stand_in"] > 0] = "'-'"
         elif m.kind == "set":
             rows[m.label] = set_values(m, c, num_docs_in_coll)
             summary[m.label] = _in_order_mean(rows[m.label])
@@ -199,6 +240,66 @@ def score(
         for qid, *cells in zip(run.qids, *columns, strict=True):
             per_query_values[qid] = dict(zip(labels, cells, strict=True))
     return RunResult(name=run.name, summary=summary, per_query=per_query_values)
+
+
+def _stand_in_residual(measures, per, means, c) -> None:
+    """-c: trec_eval ranks one stand-in document, outside the judgments, for a
+    query the run lacks; ``rbp_resid`` of that ranking is ``p + (1 - p) = 1``
+    (m_rbp_resid.c), whatever p; trec_eval.c clears the value printed as
+    plain ``rbp_resid`` (it clears values by their printed name)."""
+    stand_in = c["stand_in"] > 0
+    if not stand_in.any():
+        return
+    for m in measures:
+        if m.metric == "rbp_residual" and m.label != "rbp_resid":
+            key = (m.keywords, m.metric)
+            per[key] = np.where(stand_in, 1.0, per[key])
+            means[key] = _in_order_mean(per[key])
+
+
+def _empty_rankings(measures, per, means, c, run, notes) -> None:
+    """trec_eval's interpolated precision of a query that ranks no document
+    (``-J`` removed them all): ``0 / 0`` is NaN at every recall level whose
+    cutoff ``lround(level * num_rel)`` is 0 (m_iprec_at_recall.c,
+    m_11pt_avg.c), and the mean over queries is NaN too (printed ``-nan``)."""
+    empty = (c["num_ret"] + c["stand_in"]) == 0
+    if not empty.any():
+        return
+    named = []
+    for m in measures:
+        if m.kind == "levels":
+            levels, keys = m.levels, [((), f"iprec@{r!r}") for r in m.levels]
+        elif m.metric == "iprec_11pt":  # the default levels, 0.0 among them
+            levels, keys = [0.0], [(m.keywords, m.metric)]
+        elif (m.metric or "").startswith("iprec@"):
+            levels, keys = [float(m.metric.partition("@")[2])], [(m.keywords, m.metric)]
+        else:
+            continue
+        for r, key in zip(levels, keys, strict=True):
+            nan = empty & (np.floor(r * c["num_rel"] + 0.5) == 0)
+            if nan.any():
+                per[key] = np.where(nan, np.nan, per[key])
+                means[key] = _in_order_mean(per[key])
+                named.append(m.label)
+    if named and notes is not None:
+        shown = ", ".join(run.qids[i] for i in np.flatnonzero(empty)[:5])
+        notes.append(
+            f"run {run.name!r}: query {shown} ranks no document, so "
+            f"{', '.join(dict.fromkeys(named))} divide 0 by 0 there: NaN (-nan), "
+            "as trec_eval prints them"
+        )
+
+
+def _trec_gain_pairs(m: Measure, trec_convention: bool):
+    """The ``(level, gain)`` pairs of trec_eval's ``ndcg.L=G`` / ``dcg.L=G``
+    under its convention, and of ``ideal_dcg`` (no library metric) always;
+    None for every other measure."""
+    if m.metric not in ("ndcg", "dcg", "ideal_dcg"):
+        return None
+    pairs = getattr(dict(m.keywords).get("gain"), "pairs", None)
+    if m.metric == "ideal_dcg":
+        return pairs or ()
+    return pairs if trec_convention else None
 
 
 def relstrings(run: RunInput, length: int, options) -> np.ndarray:
@@ -232,7 +333,11 @@ def _refuse_graded_rbp(
     """trec_eval's rbp rescales graded gains with two uninitialised variables
     (m_rbp.c): its value on graded judgments is undefined behaviour. Named
     explicitly, it is an error; from ``all_trec``, it is left out with a note."""
-    rbp = [m for m in measures if m.metric == "rbp" and m.keywords]
+    rbp = [
+        m
+        for m in measures
+        if m.label.startswith("rbp_p=") or (m.metric == "rbp" and m.keywords)
+    ]
     if not rbp or not (y > 1).any():
         return measures
     if notes is None or not all(m.nickname for m in rbp):

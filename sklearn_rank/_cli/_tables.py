@@ -11,44 +11,30 @@ import os
 
 import numpy as np
 
-from ..io import _tables
-from ..io._id_columns import _check_unique, _RowText, _TextColumn
-from ..io._trec_join import _join
-from ..io._trec_parse import _ParsedQrels, _ParsedRun
+from .. import io as _io
 from ._inputs import RunInput, _from_arrays, _names, check_overlap
 
 
 def _read(path: str, columns: list[str], args: argparse.Namespace):
     fmt = args.input_format if args.input_format != "trec" else None
-    return _tables.read_table(path, columns, input_format=fmt)
+    return _io.read_table(path, columns, input_format=fmt)
 
 
 def _columns(path, columns, text, args, progress=None):
     """Arrow columns of one table (ids as strings), bytes read reported."""
-    from ..io._arrow_columns import read_columns
-
     fmt = args.input_format if args.input_format != "trec" else None
     report = None if progress is None else progress.reader(path)
-    return read_columns(path, columns, input_format=fmt, text=text, progress=report)
+    return _io.read_table_columns(
+        path, columns, input_format=fmt, text=text, progress=report
+    )
 
 
 def _score_cols(args: argparse.Namespace) -> list[str]:
     return args.score_col or ["score"]
 
 
-def _string_order(column: _TextColumn) -> tuple[np.ndarray, list[str]]:
-    """Codes renumbered so that they follow the ids' string order."""
-    names = np.array(column.text(), dtype=object)
-    order = np.argsort(names, kind="stable")
-    renumber = np.empty(order.size, np.int64)
-    renumber[order] = np.arange(order.size)
-    return renumber[column.codes], names[order].tolist()
-
-
 def _single(args: argparse.Namespace, progress=None) -> list[RunInput]:
     """One table: query, label and one or more score columns."""
-    from ..io._arrow_columns import arrow_numbers, arrow_spans
-
     path = args.files[0]
     scores = _score_cols(args)
     table = _columns(
@@ -58,15 +44,14 @@ def _single(args: argparse.Namespace, progress=None) -> list[RunInput]:
         args,
         progress,
     )
-    buf, starts, ends = arrow_spans(table[args.query_col], args.query_col, path)
-    codes, qids = _string_order(_TextColumn.from_spans(buf, starts, ends))
-    labels = arrow_numbers(table[args.label_col], args.label_col, path)
+    codes, qids = _io.table_query_codes(table, args.query_col, path)
+    labels = _io.table_numbers(table, args.label_col, path)
     return [
         RunInput(
             name=col,
             runid=col,
             y_true=labels,
-            y_score=arrow_numbers(table[col], col, path),
+            y_score=_io.table_numbers(table, col, path),
             codes=codes,
             qids=qids,
             origin=(path, args.label_col),
@@ -75,71 +60,57 @@ def _single(args: argparse.Namespace, progress=None) -> list[RunInput]:
     ]
 
 
-def _table_qrels(path: str, args: argparse.Namespace, progress=None) -> _ParsedQrels:
-    from ..io._arrow_columns import arrow_numbers, arrow_spans
+def _table_qrels(path: str, args: argparse.Namespace, progress=None):
+    from ..io import table_qrels_columns
 
     q, d, label = args.query_col, args.doc_col, args.label_col
     table = _columns(path, [q, d, label], [q, d], args, progress)
-    n = len(table[q])
-    source = f"{path} (row numbers)"
-    qrels = _ParsedQrels(
-        qid=_TextColumn.from_spans(*arrow_spans(table[q], q, path)),
-        docno=_RowText(*arrow_spans(table[d], d, path)),
-        relevance=arrow_numbers(table[label], label, path),
-        line=np.arange(1, n + 1),
-        source=source,
-    )
-    qrels.keys = _check_unique(qrels.qid, qrels.docno, qrels.line, source)
-    return qrels
+    return table_qrels_columns(table, q, d, label, path)
 
 
-def _table_runs(path: str, args: argparse.Namespace, progress=None) -> list[_ParsedRun]:
+def _table_runs(path: str, args: argparse.Namespace, progress=None) -> list:
     """One run per score column of a run table (the table read once)."""
-    from ..io._arrow_columns import arrow_numbers, arrow_spans
+    from ..io import table_run_columns
 
     q, d, scores = args.query_col, args.doc_col, _score_cols(args)
     table = _columns(path, [q, d, *scores], [q, d], args, progress)
-    n = len(table[q])
-    source = f"{path} (row numbers)"
-    qid = _TextColumn.from_spans(*arrow_spans(table[q], q, path))
-    docno = _RowText(*arrow_spans(table[d], d, path))
-    line = np.arange(1, n + 1)
-    keys = _check_unique(qid, docno, line, source)
-    return [
-        _ParsedRun(
-            qid, docno, arrow_numbers(table[s], s, path), None, s, line, source, keys
-        )
-        for s in scores
-    ]
+    return table_run_columns(table, q, d, scores, path)
 
 
 def _joined(args: argparse.Namespace, progress=None) -> list[RunInput]:
     """Qrels and runs, each a table or a TREC file, joined on query and
     document as trec_eval joins TREC files (same data, same numbers)."""
-    from ..io._trec_parse import _parse_qrels, _parse_run
-    from ._inputs import check_not_empty, file_format, from_join
+    from ..io import join_columns, read_qrels_columns, read_run_columns
+    from ._inputs import byte_order_mark, check_not_empty, file_format, from_join
 
     first = args.files[0]
+    bom = byte_order_mark(args)
     if file_format(first, args.input_format) == "trec":
-        qrels = _parse_qrels(first, progress=_reader(progress, first))
+        qrels = read_qrels_columns(
+            first, byte_order_mark=bom, progress=_reader(progress, first)
+        )
         check_not_empty(qrels, "qrels")
     else:
         qrels = _table_qrels(first, args, progress)
     runs, paths = [], []
     for path in args.files[1:]:
         if file_format(path, args.input_format) == "trec":
-            run = _parse_run(path, ranks=False, progress=_reader(progress, path))
+            run = read_run_columns(
+                path, byte_order_mark=bom, progress=_reader(progress, path)
+            )
             check_not_empty(run, "run")
             found = [run]
         else:
             found = _table_runs(path, args, progress)
         for run in found:
             runs.append(run)
-            paths.append(path if len(found) == 1 else f"{path}:{run.runid}")
+            paths.append(path if len(found) == 1 else f"{path}:{run.run_tag}")
     names = _names(paths, [os.path.basename(p) for p in paths])
     out = []
     for name, run in zip(names, runs, strict=True):
-        joined = _join(qrels, run, args.complete, args.max_docs)
+        joined = join_columns(
+            qrels, run, complete=args.complete, max_docs_per_query=args.max_docs
+        )
         check_overlap(joined, run.source, qrels.source, args.complete)
         out.append(from_join(name, name, joined))
     return out
@@ -156,9 +127,9 @@ def _ranked(args: argparse.Namespace) -> list[RunInput]:
     if args.grades_col:
         columns.append(args.grades_col)
     table = _read(path, columns, args)
-    groups = _tables.id_column(table[args.query_col], args.query_col, path)
+    groups = _ids(table[args.query_col], args.query_col, path)
     try:
-        arrays = _tables.ranked_list_arrays(
+        arrays = _io.ranked_list_arrays(
             table[args.items_col],
             table[args.relevant_col],
             grades=table[args.grades_col] if args.grades_col else None,
@@ -172,6 +143,18 @@ def _ranked(args: argparse.Namespace) -> list[RunInput]:
             name, name, arrays.y_true, arrays.y_score, arrays.groups, arrays.retrieved
         )
     ]
+
+
+def _ids(values, column: str, name: str) -> np.ndarray:
+    """Query ids as strings (an object array); a missing id is named."""
+    values = np.asarray(values, dtype=object)
+    for row, value in enumerate(values.tolist(), start=1):
+        if value is None or (isinstance(value, float) and value != value):
+            raise ValueError(
+                f"{name}, row {row}: column {column!r} has a missing id; every "
+                "row needs one"
+            )
+    return np.array([str(v) for v in values.tolist()], dtype=object)
 
 
 def load(layout: str, args: argparse.Namespace, progress=None) -> list[RunInput]:

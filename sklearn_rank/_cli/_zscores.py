@@ -24,7 +24,7 @@ def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
     Raises ValueError naming the file and line for a line that is not four
     whitespace-separated fields with numbers for the last two.
     """
-    from ..io._text import read_bytes
+    from ..io import read_bytes
 
     data, name = read_bytes(path)
     table = {}

@@ -270,7 +270,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     _print_results(results, baseline, folds, n_test_q, len(test.target))
     _print_comparison(results, random_scores, test)
     if args.plot is not None:
-        _plotting.save_demo_figure(args.plot, results, random_scores, test)
+        saved = _plotting.save_demo_figure(args, results, random_scores, test)
+        _say(f"figure saved to {saved}")
     _say(f"total time {time.perf_counter() - start:.1f}s")
     return 0
 

@@ -196,6 +196,10 @@ def _conventions(args: argparse.Namespace, trec_input: bool) -> dict:
     convention = args.convention
     if convention is None and trec_input:
         convention = "trec_eval"
+    level = given.get("relevance_threshold")
+    if convention == "trec_eval" and isinstance(level, _flags.TrecLevel):
+        # trec_eval reads -l with atol: -l 2.5 is level 2.
+        given["relevance_threshold"] = float(level.atol)
     return {
         "convention": convention,
         **{k: v for k, v in given.items() if v is not None},
@@ -260,7 +264,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         per_query = args.per_query or zscores is not None
         notes: list[str] = []
         if args.engine == "dask":  # partition by partition (docs/scale.md)
-            runs, results = [], _dask_engine.run_eval(args, measures, keywords, options)
+            runs: list = []
+            results = _dask_engine.run_eval(args, measures, keywords, options)
         elif groups:
             results = _group_results(
                 args, measures, bases, keywords, options, debug_qid, progress
@@ -274,8 +279,16 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             results = []
         for r in runs:
             progress.step(f"evaluating {r.name}")
+            n_total = r.complete_totals[0] if args.complete else None
             result = score_run(
-                r, measures, keywords, options, per_query, notes, args.num_docs_in_coll
+                r,
+                measures,
+                keywords,
+                options,
+                per_query,
+                notes,
+                args.num_docs_in_coll,
+                n_total,
             )
             n_evaluated = len(r.qids)
             # (a measure refused on this input, with a note, has no value)
@@ -289,7 +302,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 if not args.per_query:
                     result.per_query = {}
             if args.complete:
-                complete_summary(result, present, r.complete_totals, n_evaluated)
+                geometric = {m.label for m in measures if m.kind == "gm"}
+                complete_summary(
+                    result, present, r.complete_totals, n_evaluated, geometric
+                )
             results.append(result)
     except (ValueError, TypeError, OSError, ImportError) as exc:
         progress.done()
@@ -336,22 +352,39 @@ def _group_results(args, measures, bases, keywords, options, debug_qid, progress
 
 
 def score_run(
-    run, measures, keywords, options, per_query: bool, notes=None, num_docs_in_coll=0
+    run,
+    measures,
+    keywords,
+    options,
+    per_query: bool,
+    notes=None,
+    num_docs_in_coll=0,
+    n_total=None,
 ):
     """One run's values; the library's messages in the command's wording
-    (``num_docs_in_coll``: ``-N``, which trec_eval's utility reads)."""
+    (``num_docs_in_coll``: ``-N``, which trec_eval's utility reads;
+    ``n_total``: ``-c``'s number of judged queries)."""
     from . import _inputs, _scores
 
     try:
         return _scores.score(
-            run, measures, keywords, options, per_query, notes, num_docs_in_coll
+            run,
+            measures,
+            keywords,
+            options,
+            per_query,
+            notes,
+            num_docs_in_coll,
+            n_total,
         )
     except ValueError as exc:
         if run.origin is not None and "negative labels" in str(exc):
             raise _inputs.negative_label(run) from None  # names file and row
-        undefined = getattr(exc, "undefined_groups", None)
+        undefined: tuple | None = getattr(exc, "undefined_groups", None)
         if undefined is not None:  # --undefined raise: name the query ids
-            raise ValueError(_messages.undefined_queries(*undefined, run)) from None
+            metric, codes, n_groups = undefined
+            message = _messages.undefined_queries(metric, codes, n_groups, run)
+            raise ValueError(message) from None
         raise ValueError(_messages.command_wording(str(exc))) from None
 
 

@@ -1,1 +1,3 @@
-"""The per-partition work and exact merges shared by ``dask.py`` and ``spark.py``."""
+"""The distributed front-ends' shared layer: the per-partition work and exact
+merges (``partitions``) and what ``dask.py`` and ``spark.py`` do alike around it
+(``frontend``)."""

@@ -29,14 +29,15 @@ import numpy as np
 import pandas as pd
 
 from .._engine.conventions import OPTIONS, Options, resolve_options
+from .._engine.group_codes import encode_groups
 from .._engine.reduce import apply_undefined, weighted_mean
-from .._metrics.evaluate import GroupScores, group_values, rank_inputs
-from .._metrics.validation import (
-    MetricRequest,
-    check_inputs,
-    check_metrics,
-    drop_unjudged,
+from .._metrics.evaluate import (
+    GroupScores,
+    group_values,
+    prepare_inputs,
+    rank_inputs,
 )
+from .._metrics.validation import MetricRequest, check_metrics
 
 ROW_KEYS = ("__sklearn_rank_part", "__sklearn_rank_row")  # input order, for ties
 
@@ -63,6 +64,7 @@ class Plan:
     sample_weight: str | None
     retrieved: str | None
     judged: str | None
+    in_pool: str | None
     requests: tuple[MetricRequest, ...]  # per-group metrics
     pooled: tuple[MetricRequest, ...]  # the pooled "auc", if requested
     labels: tuple[str, ...]  # every requested name, in the order given
@@ -72,7 +74,7 @@ class Plan:
     def columns(self) -> list[str]:
         """The input columns a partition needs."""
         names = (self.y_true, self.y_score, self.groups)
-        extra = (self.sample_weight, self.retrieved, self.judged)
+        extra = (self.sample_weight, self.retrieved, self.judged, self.in_pool)
         return [*names, *(c for c in extra if c is not None)]
 
     @property
@@ -111,6 +113,7 @@ def make_plan(
     sample_weight: str | None,
     retrieved: str | None,
     judged: str | None,
+    in_pool: str | None = None,
     metrics: Any,
     convention: str | None,
     options: dict[str, Any],
@@ -136,6 +139,7 @@ def make_plan(
         sample_weight,
         retrieved,
         judged,
+        in_pool,
         grouped,
         pooled,
         tuple(r.label for r in requests),
@@ -175,7 +179,34 @@ def _context(pdf: pd.DataFrame, plan: Plan, requests: Sequence[MetricRequest]):
         requests,
         plan.opts,
         _column(pdf, plan.judged),
+        _column(pdf, plan.in_pool),
     )
+
+
+def check_rows(pdf: pd.DataFrame, plan: Plan) -> pd.DataFrame:
+    """``pdf`` unchanged, after the in-memory checks of its rows (labels, scores,
+    weights, masks, group ids): run on the input partitions before a shuffle, so
+    that a bad row fails the call before rows move, with its row number in the
+    partition (:mod:`sklearn_rank._distributed.frontend` maps it to the input)."""
+    rows = as_columns(pdf, plan)
+    if len(rows) == 0:
+        return pdf
+    opts = plan.opts
+    if _nothing_judged(rows, plan):  # its groups stay, empty (group_frame)
+        opts = dataclasses.replace(opts, judged_only=False)
+    prepare_inputs(
+        plan.func,
+        _column(rows, plan.y_true),
+        _column(rows, plan.y_score),
+        _column(rows, plan.groups) if plan.requests else None,
+        _column(rows, plan.sample_weight),
+        _column(rows, plan.retrieved),
+        (*plan.requests, *plan.pooled),
+        opts,
+        _column(rows, plan.judged),
+        _column(rows, plan.in_pool),
+    )
+    return pdf
 
 
 def _nothing_judged(pdf: pd.DataFrame, plan: Plan) -> bool:
@@ -265,55 +296,123 @@ def fill_value(parts: Any) -> float:
 
 
 # -- the mean over groups ---------------------------------------------------------
-def sum_columns(plan: Plan) -> list[str]:
-    """Columns of a partition's partial sums: Σ w·v, Σ w and the count of the
-    groups that enter each metric's mean; and the partition's number of groups."""
-    sums = [f"{part}:{r.label}" for r in plan.requests for part in ("num", "den", "n")]
-    return ["groups", *sums]
+_SHOWN = 5  # undefined ids a partial keeps: the ones the in-memory error shows
 
 
-def partial_sums(frame: pd.DataFrame, plan: Plan) -> pd.DataFrame:
-    """One row: the partial sums of a per-group frame, after the undefined rule
-    (:func:`~sklearn_rank._engine.reduce.apply_undefined`, the in-memory one)."""
-    out = {"groups": [float(len(frame))]}
+@dataclass
+class Partial:
+    """What a partition (or a merge of partitions) sends to the client for
+    :func:`finish`: per metric the sums of the groups that enter its mean
+    (Σ w·v, Σ w, count), the number and the smallest ids of the undefined groups
+    under ``undefined="raise"``; the number of groups, and one id per id type (a
+    mix of types that cannot be ordered is refused, as in memory)."""
+
+    groups: int = 0
+    sums: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    undefined: dict[str, int] = dataclasses.field(default_factory=dict)
+    shown: dict[str, list] = dataclasses.field(default_factory=dict)
+    id_types: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def id_types(ids: Any) -> dict[str, Any]:
+    """One id per Python type among object ids (numbers and strings of a typed
+    column are one type)."""
+    ids = np.asarray(ids)
+    if ids.dtype != object or ids.size == 0:
+        return {}
+    out: dict[str, Any] = {}
+    for value in ids:
+        out.setdefault(type(value).__name__, value)
+    return out
+
+
+def partial(frame: pd.DataFrame, plan: Plan) -> Partial:
+    """The :class:`Partial` of a per-group frame (:func:`group_frame`), after
+    the undefined rule of the reduction module (``"raise"`` counts here and
+    raises in :func:`finish`, with the counts of the whole input)."""
     ids = frame.index.to_numpy()
+    out = Partial(groups=len(frame), id_types=id_types(ids))
     for r in plan.requests:
         values = frame[r.label].to_numpy()
         weight = frame[weight_column(r.label)].to_numpy()
         defined = ~np.isnan(values)
-        values, include = apply_undefined(
-            values, defined, plan.opts.undefined, r.label, ids
-        )
+        if plan.opts.undefined == "raise":
+            include = defined
+            bad = np.flatnonzero(~defined)
+            out.undefined[r.label] = int(bad.size)
+            out.shown[r.label] = _smallest(ids[bad].tolist())
+        else:
+            values, include = apply_undefined(
+                values, defined, plan.opts.undefined, r.label, ids
+            )
         w = weight[include]
-        out[f"num:{r.label}"] = [float(np.dot(w, values[include]))]
-        out[f"den:{r.label}"] = [float(w.sum())]
-        out[f"n:{r.label}"] = [float(include.sum())]
-    return pd.DataFrame(out, columns=sum_columns(plan), dtype=np.float64)
+        out.sums[r.label] = np.array(
+            [float(np.dot(w, values[include])), float(w.sum()), float(include.sum())]
+        )
+    return out
 
 
-def finish(
-    sums: dict[str, float], auc: dict[str, float], plan: Plan
-) -> dict[str, float]:
-    """The dict evaluate returns, from the reduced sums (and the pooled AUC)."""
-    if plan.requests and sums.get("groups", 0.0) == 0:  # as the in-memory check
+def _smallest(ids: list) -> list:
+    try:
+        return sorted(ids)[:_SHOWN]
+    except TypeError:  # a mix of id types: refused by finish
+        return ids[:_SHOWN]
+
+
+def merge_partials(items: Sequence[Partial]) -> Partial:
+    """Several partials as one (the combine step of the tree; exact sums of
+    disjoint groups)."""
+    out = Partial()
+    for item in items:
+        out.groups += item.groups
+        for label, sums in item.sums.items():
+            out.sums[label] = out.sums.get(label, 0.0) + sums
+        for label, n in item.undefined.items():
+            out.undefined[label] = out.undefined.get(label, 0) + n
+            out.shown[label] = _smallest(
+                [*out.shown.get(label, []), *item.shown[label]]
+            )
+        for name, value in item.id_types.items():
+            out.id_types.setdefault(name, value)
+    return out
+
+
+def check_id_types(types: dict[str, Any], func: str) -> None:
+    """The in-memory refusal of ids of types that cannot be ordered (1 and "1"),
+    which a partition holding one type alone cannot see."""
+    if len(types) > 1:
+        sample = np.array(list(types.values()), dtype=object)
+        encode_groups(sample, sample.size, func)
+
+
+def finish(merged: Partial, auc: dict[str, float], plan: Plan) -> dict[str, float]:
+    """The dict evaluate returns, from the merged partial (and the pooled AUC);
+    the rules of the reduction module on the totals of the whole input."""
+    if plan.requests and merged.groups == 0:  # the in-memory check
         raise ValueError(
             f"{plan.func} got empty inputs (0 rows); pass at least one row."
         )
+    check_id_types(merged.id_types, plan.func)
+    for r in plan.requests:
+        n_bad = merged.undefined.get(r.label, 0)
+        if n_bad:  # the in-memory error, with the counts of every group
+            defined = np.ones(merged.groups, dtype=bool)
+            defined[:n_bad] = False
+            ids = np.empty(merged.groups, dtype=object)
+            shown = merged.shown[r.label]
+            ids[: len(shown)] = shown
+            apply_undefined(np.zeros(merged.groups), defined, "raise", r.label, ids)
     result = {}
     for label in plan.labels:
         if label in auc:
             result[label] = auc[label]
             continue
-        num, den, n = sums[f"num:{label}"], sums[f"den:{label}"], sums[f"n:{label}"]
+        num, den, n = merged.sums[label]
         # The in-memory rule (NaN with a warning if no group enters, an error if
-        # the weights sum to zero) on the reduced totals.
-        if n > 0 and den > 0:
-            result[label] = num / den
-        else:
-            value = np.zeros(1)
-            result[label] = weighted_mean(
-                value, np.array([n > 0]), np.array([den]), label
-            )
+        # the weights sum to zero) on the reduced totals: one "group" of weight
+        # Σ w whose value is the weighted mean.
+        value = np.array([num / den if den > 0 else 0.0])
+        result[label] = weighted_mean(value, np.array([n > 0]), np.array([den]), label)
     return result
 
 
@@ -328,18 +427,19 @@ def auc_histogram(pdf: pd.DataFrame, plan: Plan) -> pd.DataFrame:
     empty = pd.DataFrame({c: np.array([], dtype=np.float64) for c in HISTOGRAM})
     if len(pdf) == 0 or not plan.pooled or _nothing_judged(pdf, plan):
         return empty
-    inputs = check_inputs(
+    # The in-memory checks and label rules (integer_grades, judged_only).
+    inputs = prepare_inputs(
         plan.func,
         _column(pdf, plan.y_true),
         _column(pdf, plan.y_score),
         None,
         _column(pdf, plan.sample_weight),
         _column(pdf, plan.retrieved),
+        plan.pooled,
+        plan.opts,
         _column(pdf, plan.judged),
-        groups_required=False,
+        _column(pdf, plan.in_pool),
     )
-    if plan.opts.judged_only:
-        inputs = drop_unjudged(inputs, plan.func)
     n = inputs.y_true.shape[0]
     keep = np.ones(n, dtype=bool) if inputs.retrieved is None else inputs.retrieved
     y, score = inputs.y_true[keep], inputs.y_score[keep]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, make_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .._utils.params import (
     FiniteMapping,
@@ -363,9 +363,12 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 # The resolved, validated value of every convention keyword for one call. Built
 # from the table, so a new keyword needs no edit here.
-Options = make_dataclass("Options", [(name, Any) for name in OPTIONS], frozen=True)
-Options.__module__ = __name__
-Options.__doc__ = "Resolved convention values shared by every metric of one call."
+if TYPE_CHECKING:  # built at run time: its fields are the table's keywords
+    Options: TypeAlias = Any
+else:
+    Options = make_dataclass("Options", [(name, Any) for name in OPTIONS], frozen=True)
+    Options.__module__ = __name__
+    Options.__doc__ = "Resolved convention values shared by every metric of one call."
 
 
 def preset_values(name: str) -> dict[str, Any]:
@@ -378,6 +381,16 @@ def check_convention(convention: Any, func: str) -> str:
     if convention is None:
         return DEFAULT_CONVENTION
     return check_param(convention, "convention", func, (StrOptions(*PRESETS), IsNone()))
+
+
+def given_options(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The convention keywords among a function's arguments, by ``OPTIONS``.
+
+    Called as ``given_options(locals())`` first thing in a public function, it
+    passes every keyword of its signature that ``OPTIONS`` names, and nothing
+    else, so no function lists its keywords a second time by hand.
+    """
+    return {name: arguments[name] for name in OPTIONS if name in arguments}
 
 
 def resolve_options(

@@ -23,6 +23,7 @@ the weighted mean over groups and the geometric mean are written once:
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -61,13 +62,13 @@ def apply_undefined(
             )
             # For front ends that name the groups in their own terms (the command
             # line maps its integer codes back to query ids).
-            error.undefined_groups = (metric, bad_ids, n)
+            error.undefined_groups = (metric, bad_ids, n)  # type: ignore[attr-defined]
             raise error
         return values, defined
     return xp.where(defined, values, float(undefined)), xp.ones_like(defined)
 
 
-def _scalar(x: object) -> object:
+def _scalar(x: Any) -> object:
     """A Python number from a 0-d array of any namespace (or the value itself)."""
     if isinstance(x, (int, float, str, np.generic)):
         return x

@@ -14,6 +14,7 @@ from .._engine.conventions import resolve_options
 from .._engine.group_codes import encode_groups
 from .._engine.reduce import mean_over_groups
 from .._utils.array_api import reads_on_host
+from .._utils.params import param_error
 from .evaluate import DEFAULT_METRICS, GroupScores, evaluate, evaluate_per_group
 from .validation import check_metrics
 
@@ -27,18 +28,30 @@ class SegmentTable:
     Attributes
     ----------
     segments : ndarray of shape (n_segments,)
-        The segment labels, sorted.
+        The segment labels: sorted, or in the order of ``order=`` or of a pandas
+        categorical's categories.
     metrics : list of str
         The metric names.
     values : dict of str to ndarray of shape (n_segments,)
         Per metric, the value on each segment: ``evaluate`` on that segment's
         rows.
     n_groups : ndarray of int of shape (n_segments,)
-        Groups in each segment.
+        Groups in each segment, defined or not.
     per_group : GroupScores
         The values of every group (NaN where undefined).
     group_segment : ndarray of int of shape (n_groups,)
         The index in ``segments`` of each group of ``per_group``.
+    n_undefined : dict of str to ndarray of int of shape (n_segments,)
+        Per metric, the groups of each segment where it is undefined (no
+        relevant row).
+    n_used : dict of str to ndarray of int of shape (n_segments,)
+        Per metric, the groups of each segment that enter its value: the
+        defined ones under ``undefined="skip"``, all of them under a float.
+    ci_low, ci_high : dict of str to ndarray of shape (n_segments,) or None
+        Bootstrap interval ends per metric (filled by
+        :func:`sklearn_rank.stats.compare_by_segment`; None here).
+    confidence_level : float or None
+        The level of ``ci_low`` / ``ci_high``.
     """
 
     segments: np.ndarray
@@ -47,6 +60,18 @@ class SegmentTable:
     n_groups: np.ndarray
     per_group: GroupScores
     group_segment: np.ndarray
+    n_undefined: dict[str, np.ndarray] | None = None
+    n_used: dict[str, np.ndarray] | None = None
+    ci_low: dict[str, np.ndarray] | None = None
+    ci_high: dict[str, np.ndarray] | None = None
+    confidence_level: float | None = None
+
+    def used(self, metric: str) -> np.ndarray:
+        """Groups of each segment in the value of ``metric`` (``n_groups`` when
+        the table was built without per-metric counts)."""
+        if self.n_used is None:
+            return self.n_groups
+        return self.n_used[metric]
 
     def subset(self, segment_index: int) -> GroupScores:
         """The per-group values of one segment's groups."""
@@ -59,17 +84,49 @@ class SegmentTable:
         )
 
     def to_frame(self):
-        """A pandas DataFrame indexed by segment: ``n_groups`` and one column per
-        metric."""
+        """A pandas DataFrame indexed by segment: ``n_groups``, then per metric
+        its value, the groups in it (``<metric> n``), the undefined groups
+        (``<metric> undefined``) and, with intervals, ``<metric> ci_low`` /
+        ``<metric> ci_high``."""
         import pandas as pd  # optional dependency, only needed here
 
-        data = {"n_groups": self.n_groups, **self.values}
+        data: dict[str, Any] = {"n_groups": self.n_groups}
+        for m in self.metrics:
+            data[m] = self.values[m]
+            data[f"{m} n"] = self.used(m)
+            if self.n_undefined is not None:
+                data[f"{m} undefined"] = self.n_undefined[m]
+            if self.ci_low is not None and self.ci_high is not None:
+                data[f"{m} ci_low"] = self.ci_low[m]
+                data[f"{m} ci_high"] = self.ci_high[m]
         return pd.DataFrame(data, index=pd.Index(self.segments, name="segment"))
 
+    def _columns(self) -> list[tuple[str, list[str]]]:
+        """(header, cells) of every metric's columns: the value (with its
+        interval when there is one), then the groups in it when some group of
+        the segment is left out as undefined."""
+        out = []
+        with_ci = self.ci_low is not None and self.ci_high is not None
+        for m in self.metrics:
+            v = self.values[m]
+            if with_ci:
+                lo, hi = self.ci_low[m], self.ci_high[m]
+                cells = [
+                    f"{v[i]:.4f} [{lo[i]:.4f}, {hi[i]:.4f}]" for i in range(v.size)
+                ]
+            else:
+                cells = [f"{x:.4f}" for x in v.tolist()]
+            out.append((m, cells))
+            used = self.used(m)
+            if not np.array_equal(used, self.n_groups):
+                out.append((f"{m} n", [str(int(n)) for n in used.tolist()]))
+        return out
+
     def __str__(self) -> str:
-        header = ["segment", "groups", *self.metrics]
+        columns = self._columns()
+        header = ["segment", "groups", *(h for h, _ in columns)]
         rows = [
-            [str(s), str(int(n))] + [f"{self.values[m][i]:.4f}" for m in self.metrics]
+            [str(s), str(int(n))] + [cells[i] for _, cells in columns]
             for i, (s, n) in enumerate(zip(self.segments, self.n_groups, strict=True))
         ]
         widths = [max(len(r[j]) for r in [header, *rows]) for j in range(len(header))]
@@ -80,17 +137,35 @@ class SegmentTable:
             )
             for r in [header, *rows]
         ]
-        return "\n".join(lines)
+        notes = []
+        if any(h.endswith(" n") for h in header):
+            notes.append(
+                "<metric> n: the groups in its value ('groups' less those where it "
+                "is undefined)"
+            )
+        if self.confidence_level is not None and self.ci_low is not None:
+            notes.append(
+                f"[low, high]: {self.confidence_level:.0%} bootstrap interval over "
+                "the segment's groups"
+            )
+        return "\n".join(lines + notes)
 
 
 def segment_of_groups(
-    segments: Any, groups: Any, n_rows: int, group_ids: np.ndarray, func: str
+    segments: Any,
+    groups: Any,
+    n_rows: int,
+    group_ids: np.ndarray,
+    func: str,
+    order: Sequence[Any] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted segment labels and the index of each group's segment.
+    """Segment labels and the index of each group's segment.
 
     ``segments`` is per row (an array-like, constant within each group) or per
     group (a mapping group id -> label). A label that holds no group of the data
-    (a mapping value, an unused pandas category) is an error.
+    (a mapping value, an unused pandas category) is an error. The labels are
+    sorted, unless ``order`` lists them or ``segments`` is a pandas categorical
+    (then its categories' order).
     """
     if isinstance(segments, Mapping):
         missing = [g for g in group_ids.tolist() if g not in segments]
@@ -141,7 +216,35 @@ def segment_of_groups(
                 "group of the data; drop them (for a pandas categorical: "
                 ".cat.remove_unused_categories())."
             )
+    if order is None and not isinstance(segments, Mapping) and declared is not None:
+        order = declared  # a pandas categorical: its categories' order
+    if order is not None:
+        labels, index = _reorder(labels, index, order, func)
     return labels, index
+
+
+def _reorder(labels, index, order, func):
+    """``labels`` in the order given (every label once, no other)."""
+    if isinstance(order, (str, bytes)) or not hasattr(order, "__iter__"):
+        raise param_error(
+            "order", func, "None or a sequence of the segment labels", order
+        )
+    wanted = list(order)
+    where = {v: i for i, v in enumerate(labels.tolist())}
+    unknown = [v for v in wanted if v not in where]
+    if unknown or len(set(wanted)) != len(wanted) or len(wanted) != labels.size:
+        raise param_error(
+            "order",
+            func,
+            f"each of the {labels.size} segment labels once ({_show(labels.tolist())})",
+            wanted,
+        )
+    old = np.array([where[v] for v in wanted], dtype=np.intp)
+    new_of_old = np.empty_like(old)
+    new_of_old[old] = np.arange(old.size)
+    out = np.empty(old.size, dtype=labels.dtype)
+    out[:] = [labels[i] for i in old.tolist()]
+    return out, new_of_old[index]
 
 
 def _categories(segments: Any):
@@ -155,13 +258,12 @@ def _categories(segments: Any):
 
 def _labels(values: np.ndarray, func: str) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct labels and the index of each value among them."""
-    missing = np.array(
-        [v is None or (isinstance(v, float) and v != v) for v in values.tolist()]
-    )
+    missing = np.array([_is_missing(v) for v in values.tolist()], dtype=bool)
     if missing.any():
         raise ValueError(
-            f"segments in {func} contains missing values (None or NaN) at "
-            f"{int(missing.sum())} position(s); give every row or group a segment."
+            f"segments in {func} contains missing values (None, NaN or pandas' "
+            f"<NA>) at {int(missing.sum())} position(s); give every row or group "
+            "a segment."
         )
     try:
         labels, index = np.unique(values, return_inverse=True)
@@ -171,6 +273,13 @@ def _labels(values: np.ndarray, func: str) -> tuple[np.ndarray, np.ndarray]:
             f"(e.g. str and int); use one type: {values[:3].tolist()!r}."
         ) from None
     return labels, index.reshape(-1)
+
+
+def _is_missing(v: Any) -> bool:
+    """None, a float NaN, or pandas' ``NA`` / ``NaT`` (without importing pandas)."""
+    if v is None or (isinstance(v, float) and v != v):
+        return True
+    return type(v).__name__ in ("NAType", "NaTType")
 
 
 def _show(ids: list) -> str:
@@ -189,6 +298,7 @@ def evaluate_by_segment(
     sample_weight: ArrayLike | None = None,
     undefined: str | float | None = None,
     convention: str | None = None,
+    order: Sequence[Any] | None = None,
     **options: Any,
 ) -> SegmentTable:
     """Metrics on each segment of the groups, from one ordering of the rows.
@@ -210,6 +320,9 @@ def evaluate_by_segment(
         As in :func:`sklearn_rank.evaluate`.
     convention : str, default=None
         As in :func:`sklearn_rank.evaluate`.
+    order : sequence, default=None
+        The segment labels in the order of the table (each once). None sorts
+        them, except a pandas categorical, which keeps its categories' order.
     **options
         The other convention keywords of :func:`sklearn_rank.evaluate`
         (``ties``, ``gain``, ``retrieved``, ...).
@@ -217,8 +330,11 @@ def evaluate_by_segment(
     Returns
     -------
     table : SegmentTable
-        ``table.values[metric]`` per segment, ``table.n_groups``,
-        ``table.to_frame()``; ``print(table)`` shows it.
+        ``table.values[metric]`` per segment, ``table.n_groups``, per metric
+        ``table.n_used`` (the groups in the value: undefined ones are left out
+        under ``undefined="skip"``) and ``table.n_undefined``;
+        ``table.to_frame()``; ``print(table)`` shows it. For intervals and
+        tests, see :func:`sklearn_rank.stats.compare_by_segment`.
 
     Examples
     --------
@@ -248,9 +364,18 @@ def evaluate_by_segment(
         **options,
     )
     n_rows = len(y_true) if hasattr(y_true, "__len__") else np.asarray(y_true).size
-    labels, index = segment_of_groups(segments, groups, n_rows, res.group_ids, func)
+    labels, index = segment_of_groups(
+        segments, groups, n_rows, res.group_ids, func, order
+    )
     n_groups = np.bincount(index, minlength=labels.size)
     values = {m: np.empty(labels.size) for m in names}
+    n_undefined = {
+        m: np.bincount(index[np.isnan(res.values[m])], minlength=labels.size)
+        for m in names
+    }
+    # A float ``undefined`` scores undefined groups: they enter the value.
+    scored = rule not in ("skip", "raise")
+    n_used = {m: n_groups - (0 if scored else n_undefined[m]) for m in names}
     # The "relevant_mean" group weight of a group without a relevant row is the
     # mean over the other groups: it depends on the segment, so score its rows.
     opts = resolve_options(func, convention, _conventions_only(options))
@@ -277,7 +402,9 @@ def evaluate_by_segment(
             values[m][s] = mean_over_groups(
                 v, ~np.isnan(v), res.weights[m][keep], rule, m, res.group_ids[keep]
             )
-    return SegmentTable(labels, names, values, n_groups, res, index)
+    return SegmentTable(
+        labels, names, values, n_groups, res, index, n_undefined, n_used
+    )
 
 
 def _conventions_only(options: dict[str, Any]) -> dict[str, Any]:

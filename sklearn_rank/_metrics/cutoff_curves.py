@@ -1,28 +1,12 @@
 """A cutoff metric at many cutoffs ``k`` from one ordering: ``metric@k`` for every
 ``k`` of a list, the data of :class:`sklearn_rank.plot.MetricAtKDisplay`.
 
-The rows are validated, encoded and ordered once (:func:`rank_inputs`). For the
-metrics whose value at ``k`` is a running sum down the ranked list, every cutoff is
-read from one table of per-position running sums (one pass for all cutoffs), and
-the metric is computed once per *distinct* cutoff: past the longest group (all its
-rows, ranked or not) no running sum or denominator changes, so a cutoff beyond it
-reads the last one: the means come from a table of at most that many rows
-(precision with denominator ``k`` divides each ``k``'s row by ``k`` on the way
-out), and the (cutoffs, groups) array is expanded from it only when asked for
-(:attr:`CutoffCurve.values`):
-
-- DCG, NDCG, precision and recall under every tie rule: with tied blocks ordered
-  uniformly at random, the expected gain (or relevance) at position ``p`` is the
-  mean over ``p``'s tie block (:meth:`RankingContext.block_mean`), and the
-  expected DCG@k (hits@k) is the running sum of those expectations times the
-  discount (the same expectation the kernels take block by block);
-- AP, RR and hit rate when no tie block exists (their tie expectations are not
-  running sums).
-
-Every other case (tied AP / RR / hit rate, custom gains or discounts, exponential
-gains of labels above 512, ``precision_denominator="n_judged"``, the other cutoff
-metrics) calls the metric's kernel once per cutoff on the same ordered view. The
-tests compare both paths with :func:`sklearn_rank.evaluate` at every cutoff.
+The rows are validated, encoded and ordered once (:func:`rank_inputs`); the values
+come from the engine's cutoff axis (:mod:`sklearn_rank._engine.cutoffs`: running
+sums over the head where the metric has a running form, else its kernel once per
+cutoff) and the means from the reduction module. Cutoffs past the longest group
+read one row of the table: the (cutoffs, groups) array is expanded only when
+asked for (:attr:`CutoffCurve.values`).
 """
 
 from __future__ import annotations

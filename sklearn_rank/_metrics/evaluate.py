@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine.context import RankingContext
-from .._engine.conventions import Options, resolve_options
+from .._engine.conventions import Options, given_options, resolve_options
 from .._engine.cutoffs import RUNNING_FORMS, values_at_cutoffs
 from .._engine.kernels import GroupValues
 from .._engine.reduce import mean_over_groups, weighted_mean
@@ -21,6 +21,7 @@ from .._utils.params import check_k
 from .registry import METRICS
 from .validation import (
     MetricRequest,
+    ValidatedInputs,
     check_inputs,
     check_labels,
     check_metrics,
@@ -33,6 +34,45 @@ DEFAULT_METRICS = ("ndcg@10", "map", "mrr")
 #   resolve_options -> check_metrics / check_k -> rank_inputs (check_inputs,
 #   check_labels, RankingContext.from_inputs) -> group_values (the kernel) ->
 #   mean_value (undefined rule and weighted mean).
+
+
+def prepare_inputs(
+    func: str,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    groups: Any,
+    sample_weight: ArrayLike | None,
+    retrieved: ArrayLike | None,
+    requests: Sequence[MetricRequest],
+    opts: Options,
+    judged: ArrayLike | None = None,
+    in_pool: ArrayLike | None = None,
+    *,
+    host: bool = False,
+) -> ValidatedInputs:
+    """Every check of the per-row inputs, with the labels as the metrics read
+    them (``integer_grades``, ``judged_only``): the first half of
+    :func:`rank_inputs`, for front ends that validate rows without ranking
+    them (the distributed ones, before a shuffle)."""
+    inputs = check_inputs(
+        func,
+        y_true,
+        y_score,
+        groups,
+        sample_weight,
+        retrieved,
+        judged,
+        in_pool=in_pool,
+        groups_required=not all(r.spec.pooled for r in requests),
+        host=host,
+    )
+    if opts.integer_grades:  # trec_eval reads grades with atol: 1.5 is 1
+        xp = array_namespace(inputs.y_true)
+        inputs = dataclasses.replace(inputs, y_true=xp.trunc(inputs.y_true))
+    if opts.judged_only:
+        inputs = drop_unjudged(inputs, func)
+    check_labels(inputs.y_true, [r.spec for r in requests], opts, func)
+    return inputs
 
 
 def rank_inputs(
@@ -52,24 +92,19 @@ def rank_inputs(
     """Validate the per-row inputs and order them once; returns the ordered view
     and the group ids (aligned with group codes). ``host``: numpy arrays whatever
     the dispatch switch (front ends that draw or tabulate on the host)."""
-    inputs = check_inputs(
+    inputs = prepare_inputs(
         func,
         y_true,
         y_score,
         groups,
         sample_weight,
         retrieved,
+        requests,
+        opts,
         judged,
-        in_pool=in_pool,
-        groups_required=not all(r.spec.pooled for r in requests),
+        in_pool,
         host=host,
     )
-    if opts.integer_grades:  # trec_eval reads grades with atol: 1.5 is 1
-        xp = array_namespace(inputs.y_true)
-        inputs = dataclasses.replace(inputs, y_true=xp.trunc(inputs.y_true))
-    if opts.judged_only:
-        inputs = drop_unjudged(inputs, func)
-    check_labels(inputs.y_true, [r.spec for r in requests], opts, func)
     ctx = RankingContext.from_inputs(
         inputs.y_true,
         inputs.y_score,
@@ -229,25 +264,7 @@ see the metric functions
     opts = resolve_options(
         func,
         convention,
-        {
-            "ties": ties,
-            "gain": gain,
-            "discount": discount,
-            "gain_rows": gain_rows,
-            "relevance_threshold": relevance_threshold,
-            "undefined": undefined,
-            "precision_denominator": precision_denominator,
-            "ap_denominator": ap_denominator,
-            "recall_denominator": recall_denominator,
-            "max_grade": max_grade,
-            "weights": weights,
-            "group_weight": group_weight,
-            "persistence": persistence,
-            "recall_level": recall_level,
-            "r_multiple": r_multiple,
-            "integer_grades": integer_grades,
-            "judged_only": judged_only,
-        },
+        given_options(locals()),
     )
     requests = check_metrics(metrics, func)
     ctx, ids = rank_inputs(
@@ -391,24 +408,7 @@ def evaluate_per_group(
     opts = resolve_options(
         func,
         convention,
-        {
-            "ties": ties,
-            "gain": gain,
-            "discount": discount,
-            "gain_rows": gain_rows,
-            "relevance_threshold": relevance_threshold,
-            "precision_denominator": precision_denominator,
-            "ap_denominator": ap_denominator,
-            "recall_denominator": recall_denominator,
-            "max_grade": max_grade,
-            "weights": weights,
-            "group_weight": group_weight,
-            "persistence": persistence,
-            "recall_level": recall_level,
-            "r_multiple": r_multiple,
-            "integer_grades": integer_grades,
-            "judged_only": judged_only,
-        },
+        given_options(locals()),
     )
     requests = check_metrics(metrics, func, per_group=True)
     ctx, ids = rank_inputs(

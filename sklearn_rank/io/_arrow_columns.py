@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -50,7 +51,7 @@ def read_columns(
     columns: list[str],
     *,
     input_format: str | None = None,
-    text: list[str] = (),
+    text: Sequence[str] = (),
     progress: Any = None,
 ) -> dict[str, Any]:
     """The given columns of a table as pyarrow arrays, without Python objects

@@ -236,8 +236,11 @@ def parse_numbers(
     hint: str = "",
     *,
     reader: str | None = None,
+    infinite: bool = False,
 ) -> np.ndarray:
-    """Parse a column as finite float64 (or int64) as trec_eval reads it.
+    """Parse a column as finite float64 (or int64) as trec_eval reads it
+    (``infinite``: ``inf``, ``-inf`` and numbers past float64, ``1e400``, are
+    read as infinities, as C's ``atof`` reads them; NaN is still refused).
 
     ``reader`` is how trec_eval reads the field: ``"atof"`` (scores; the
     default for floats) or ``"atol"`` (grades); ``"integer"`` (the default for
@@ -284,7 +287,7 @@ def parse_numbers(
         fields, starts, ends, rest, out, what, kind, hint, reader
     )
     if kind is float:
-        finite = np.isfinite(out)
+        finite = ~np.isnan(out) if infinite else np.isfinite(out)
         if not finite.all():
             i = int(np.flatnonzero(~finite)[0])
             _refuse(fields, starts, ends, i, what, kind, hint)
@@ -329,12 +332,16 @@ def _parse_one_by_one(fields, starts, ends, rows, out, what, kind, hint, reader)
     return partial
 
 
+# Scores may be infinite (trec_eval's atof); NaN has no place in its order.
+_WANTED = {"score": "a number (inf allowed, not NaN)"}
+
+
 def _refuse(fields, starts, ends, i, what, kind, hint):
     text = bytes(fields.buf[starts[i] : ends[i]]).decode("utf-8", "replace")
     raise error(
         fields.name,
         int(fields.line[i]),
         f"the {what} field must be "
-        f"{'a finite number' if kind is float else 'an integer'}, "
+        f"{_WANTED.get(what, 'a finite number') if kind is float else 'an integer'}, "
         f"got {shown(text)}{hint}",
     )

@@ -31,8 +31,9 @@ BOM = b"\xef\xbb\xbf"
 _BLOCK_BYTES = 1 << 20  # lines are split a block at a time (bounded temporaries)
 
 
-def read_bytes(source: Any) -> tuple[bytes, str]:
-    """The whole content of a path or stream (gzip'd or not), without a BOM."""
+def read_bytes(source: Any, keep_bom: bool = False) -> tuple[bytes, str]:
+    """The whole content of a path or stream (gzip'd or not), without a BOM
+    (unless ``keep_bom``)."""
     if hasattr(source, "read"):
         name = str(getattr(source, "name", "<stream>"))
         data = source.read()
@@ -43,17 +44,17 @@ def read_bytes(source: Any) -> tuple[bytes, str]:
         name = os.fsdecode(path)
         with open(path, "rb") as handle:
             data = handle.read()
-    return _plain(data, name), name
+    return _plain(data, name, keep_bom), name
 
 
-def _plain(data: bytes, name: str) -> bytes:
-    """``data`` gunzipped when it is gzip'd, without a BOM."""
+def _plain(data: bytes, name: str, keep_bom: bool = False) -> bytes:
+    """``data`` gunzipped when it is gzip'd, without a BOM (unless kept)."""
     if data[:2] == b"\x1f\x8b":  # gzip magic, whatever the file is called
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
             raise ValueError(f"{name}: not a readable gzip file ({exc})") from None
-    if data.startswith(BOM):
+    if data.startswith(BOM) and not keep_bom:
         data = data[len(BOM) :]
     return data
 
@@ -99,8 +100,11 @@ PAD = 8
 _READ_BYTES = 8 << 20  # a regular file is read this much at a time
 
 
-def read_buffer(source: Any, progress: Any = None) -> tuple[np.ndarray, str]:
-    """The content of a path or stream (gzip'd or not, BOM stripped) as a uint8
+def read_buffer(
+    source: Any, progress: Any = None, keep_bom: bool = False
+) -> tuple[np.ndarray, str]:
+    """The content of a path or stream (gzip'd or not, BOM stripped unless
+    ``keep_bom``: trec_eval reads it as part of the first field) as a uint8
     array followed by :data:`PAD` zero bytes (``buf.size - PAD`` content bytes).
 
     A regular file that is not gzip'd is read straight into the array: no
@@ -108,14 +112,14 @@ def read_buffer(source: Any, progress: Any = None) -> tuple[np.ndarray, str]:
     each :data:`_READ_BYTES` read.
     """
     if hasattr(source, "read"):
-        data, name = read_bytes(source)
+        data, name = read_bytes(source, keep_bom)
     else:
         path = os.fspath(source)
         name = os.fsdecode(path)
         with open(path, "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):  # a pipe, /dev/stdin: no size
-                data = _plain(handle.read(), name)
+                data = _plain(handle.read(), name, keep_bom)
             else:
                 size = info.st_size
                 buf = np.empty(size + PAD, np.uint8)
@@ -123,10 +127,10 @@ def read_buffer(source: Any, progress: Any = None) -> tuple[np.ndarray, str]:
                 more = handle.read()  # a file that grew while being read
                 if got == size and not more and buf[:2].tobytes() != b"\x1f\x8b":
                     buf[size:] = 0
-                    if buf[:3].tobytes() == BOM:
+                    if buf[:3].tobytes() == BOM and not keep_bom:
                         buf = buf[len(BOM) :]
                     return buf, name
-                data = _plain(buf[:got].tobytes() + more, name)
+                data = _plain(buf[:got].tobytes() + more, name, keep_bom)
                 del buf
     buf = np.zeros(len(data) + PAD, np.uint8)
     buf[: len(data)] = np.frombuffer(data, np.uint8)

@@ -29,8 +29,15 @@ from typing import IO, Any
 import numpy as np
 
 from .._utils.params import CUTOFF, check_param
+from ._columns import (
+    TrecArrays,
+    _to_arrays,
+    join_columns,
+    read_qrels_columns,
+    read_run_columns,
+)
 from ._id_columns import _RowText, _TextColumn
-from ._trec_join import _join, _Joined
+from ._trec_join import _join
 from ._trec_parse import _parse_qrels, _parse_run, _ParsedQrels, _ParsedRun
 
 __all__ = [
@@ -103,51 +110,6 @@ class Run:
 
     def __len__(self) -> int:
         return int(self.qid.shape[0])
-
-
-@dataclass(frozen=True, eq=False)
-class TrecArrays:
-    """Flat per-row arrays joining a qrels and a run, ready for the metrics.
-
-    One row per (query, document) in the union of the judged and the retrieved
-    documents of the evaluated queries. Rows are grouped by query (queries in string
-    order); within a query the retrieved rows come first in trec_eval's order
-    (score descending, then docno descending), then the judged-but-not-retrieved
-    rows (docno ascending).
-
-    Attributes
-    ----------
-    y_true : ndarray of float64
-        The judged grade; unjudged documents and negative grades are 0.
-    y_score : ndarray of float64
-        The run's score; for rows that were not retrieved a finite value below every
-        score of the run, so that they sort last even if ``retrieved`` is ignored.
-    groups : ndarray of object (str)
-        The query id of each row.
-    retrieved : ndarray of bool
-        False for judged documents that the run did not return (they count in the
-        number of relevant documents and in the ideal DCG only).
-    docno : ndarray of object (str)
-        The document id of each row.
-    rank : ndarray of int64
-        trec_eval's rank (1-based) of retrieved rows; 0 for rows not retrieved.
-    judged : ndarray of bool
-        True for rows whose document has a qrels line with a grade >= 0 for the
-        query; False for retrieved documents without one and for negative grades
-        (trec_eval's ``form_res_rels.c``: both leave the ranking under ``-J``).
-        Pass it as ``judged=`` (with ``judged_only=True`` for ``-J``).
-    """
-
-    y_true: np.ndarray
-    y_score: np.ndarray
-    groups: np.ndarray
-    retrieved: np.ndarray
-    docno: np.ndarray
-    rank: np.ndarray
-    judged: np.ndarray
-
-    def __len__(self) -> int:
-        return int(self.y_true.shape[0])
 
 
 # --------------------------------------------------------------------------- readers
@@ -277,29 +239,6 @@ def _parsed_run(run: Run) -> _ParsedRun:
     )
 
 
-def _to_arrays(joined: _Joined) -> TrecArrays:
-    """Public arrays, grouped by query, not-retrieved rows by docno."""
-    n_run = int(joined.rank.size)
-    run_col, run_codes = joined.run_docs
-    qrels_col, qrels_codes = joined.qrels_docs
-    docno = np.array(
-        run_col.text(run_codes) + qrels_col.text(qrels_codes), dtype=object
-    )
-    _, text_rank = np.unique(docno[n_run:], return_inverse=True)
-    within = np.concatenate([joined.rank, n_run + 1 + text_rank.reshape(-1)])
-    final = np.lexsort((within, joined.qcode))
-    ranks = np.concatenate([joined.rank, np.zeros(docno.size - n_run, np.int64)])
-    return TrecArrays(
-        y_true=joined.y_true[final],
-        y_score=joined.y_score[final],
-        groups=joined.qids[joined.qcode][final],
-        retrieved=joined.retrieved[final],
-        docno=docno[final],
-        rank=ranks[final],
-        judged=joined.judged[final],
-    )
-
-
 def trec_arrays(
     qrels: Qrels,
     run: Run,
@@ -399,9 +338,12 @@ def load_trec(
     >>> t.groups.tolist(), t.docno.tolist(), t.y_true.tolist(), t.y_score.tolist()
     (['301', '301'], ['doc-b', 'doc-a'], [0.0, 1.0], [3.0, 2.0])
     """
-    return trec_arrays(
-        read_qrels(qrels),
-        read_run(run),
+    # The columnar path (no per-row strings until the result's own).
+    _check_max_docs(max_docs_per_query)
+    joined = join_columns(
+        read_qrels_columns(qrels),
+        read_run_columns(run),
         complete=complete,
         max_docs_per_query=max_docs_per_query,
     )
+    return joined.to_arrays()

@@ -21,8 +21,10 @@ _LAYOUT = {
 }
 
 
-def _parse(source: Any, kind: str, wanted: list[int], progress=None) -> _text.Fields:
-    buf, name = _text.read_buffer(source, progress)
+def _parse(
+    source: Any, kind: str, wanted: list[int], progress=None, keep_bom=False
+) -> _text.Fields:
+    buf, name = _text.read_buffer(source, progress, keep_bom)
     _text.check_utf8_buffer(buf, name)
     n_fields, exact = (4, True) if kind == "qrels" else (6, False)
     return _text.split_fields(
@@ -52,20 +54,25 @@ class _ParsedRun:
     keys: _KeyTable | None = None  # from _check_unique
 
 
-def _parse_qrels(source: Any, progress=None) -> _ParsedQrels:
-    """``progress(done, total)``: bytes read, then bytes split (optional)."""
-    fields = _parse(source, "qrels", [0, 2, 3], progress)
+def _parse_qrels(source: Any, progress=None, keep_bom=False) -> _ParsedQrels:
+    """``progress(done, total)``: bytes read, then bytes split (optional);
+    ``keep_bom``: a byte-order mark stays part of the first field (trec_eval)."""
+    fields = _parse(source, "qrels", [0, 2, 3], progress, keep_bom)
     relevance = _numbers.parse_numbers(fields, 2, "rel", float, reader="atol")
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
     keys = _check_unique(qid, docno, fields.line, fields.name)
     return _ParsedQrels(qid, docno, relevance, fields.line, fields.name, keys)
 
 
-def _parse_run(source: Any, ranks: bool = True, progress=None) -> _ParsedRun:
+def _parse_run(
+    source: Any, ranks: bool = True, progress=None, keep_bom=False
+) -> _ParsedRun:
     """``ranks=False`` skips the rank column, which trec_eval ignores too;
-    ``progress`` as for :func:`_parse_qrels`."""
-    fields = _parse(source, "run", [0, 2, 4, 3] if ranks else [0, 2, 4], progress)
-    score = _numbers.parse_numbers(fields, 2, "score", float)
+    ``progress`` and ``keep_bom`` as for :func:`_parse_qrels`."""
+    wanted = [0, 2, 4, 3] if ranks else [0, 2, 4]
+    fields = _parse(source, "run", wanted, progress, keep_bom)
+    # trec_eval reads scores with atof: 1e400 and inf are infinities.
+    score = _numbers.parse_numbers(fields, 2, "score", float, infinite=True)
     rank = None
     if ranks:
         hint = f" (are the columns in the order {_LAYOUT['run']}?)"

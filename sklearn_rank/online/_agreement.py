@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._metrics.validation import check_lengths, check_numeric
-from ..stats._inputs import check_level
+from ._inputs import check_level
 
 
 @dataclass(frozen=True)
@@ -19,12 +19,18 @@ class Agreement:
     ----------
     n : int
         Experiments.
-    pearson, spearman : float
-        Linear and rank correlation.
-    pearson_ci, spearman_ci : tuple of float
-        Confidence intervals: Fisher's z for Pearson (as
+    pearson, spearman, kendall : float
+        Linear correlation, Spearman's rank correlation and Kendall's tau-b.
+    pearson_ci, spearman_ci, kendall_ci : tuple of float
+        Confidence intervals, always inside (-1, 1): Fisher's z for Pearson (as
         ``scipy.stats.pearsonr(...).confidence_interval()``), Fisher's z with the
-        Bonett-Wright variance (1 + r²/2) / (n - 3) for Spearman.
+        Bonett-Wright variance (1 + r²/2) / (n - 3) for Spearman and the
+        Fieller-Hartley-Pearson variance 0.437 / (n - 4) for Kendall. A
+        correlation at ±1 has an infinite z: its interval is centred at the
+        nearest value the statistic can take below 1 in absolute value (Spearman:
+        one adjacent swap, 1 - 12 / (n(n² - 1)); Kendall: one discordant pair,
+        1 - 4 / (n(n - 1)); Pearson: the Spearman value), so that a perfect
+        agreement over few experiments gives a wide interval, not a point.
     sign_agreement : float
         Share of the experiments with both deltas non-zero whose signs agree.
     sign_agreement_ci : tuple of float
@@ -39,6 +45,8 @@ class Agreement:
     pearson_ci: tuple[float, float]
     spearman: float
     spearman_ci: tuple[float, float]
+    kendall: float
+    kendall_ci: tuple[float, float]
     sign_agreement: float
     sign_agreement_ci: tuple[float, float]
     n_signed: int
@@ -52,6 +60,14 @@ def offline_online_agreement(
     confidence_level: float = 0.95,
 ) -> Agreement:
     """Correlation of offline metric deltas with online deltas over experiments.
+
+    The intervals treat the experiments as independent pairs measured without
+    error. Two caveats the numbers cannot see: the online deltas are noisy
+    (sampling error attenuates every correlation towards 0: with online
+    standard errors s_i, Pearson's r is attenuated by about
+    sqrt(1 - mean(s_i²) / Var(online_delta))), and experiments that share a
+    control group share its noise, so they are not independent (use one
+    treatment per control, or average the treatments of a control first).
 
     Parameters
     ----------
@@ -90,11 +106,21 @@ def offline_online_agreement(
             "equal, so no correlation is defined."
         )
     pr = stats.pearsonr(x, y)
-    p_ci = pr.confidence_interval(level)
+    r = float(pr.statistic)
     rho = float(stats.spearmanr(x, y).statistic)
-    z = np.arctanh(np.clip(rho, -1 + 1e-15, 1 - 1e-15))
-    half = stats.norm.ppf(0.5 + level / 2) * np.sqrt((1 + rho**2 / 2) / (n - 3))
-    s_ci = (float(np.tanh(z - half)), float(np.tanh(z + half)))
+    tau = float(stats.kendalltau(x, y).statistic)
+    q = stats.norm.ppf(0.5 + level / 2)
+    top_s = 1 - 12 / (n * (n * n - 1))
+    top_k = 1 - 4 / (n * (n - 1))
+    if abs(r) < top_s:
+        p_ci = pr.confidence_interval(level)
+        p_ci = (float(p_ci.low), float(p_ci.high))
+    else:
+        p_ci = _fisher_ci(r, top_s, q / np.sqrt(n - 3))
+    s_ci = _fisher_ci(rho, top_s, q * np.sqrt((1 + rho**2 / 2) / (n - 3)))
+    k_ci = (float("nan"), float("nan"))
+    if n > 4:
+        k_ci = _fisher_ci(tau, top_k, q * np.sqrt(0.437 / (n - 4)))
     signed = (x != 0) & (y != 0)
     m = int(signed.sum())
     agree = int((np.sign(x[signed]) == np.sign(y[signed])).sum())
@@ -105,12 +131,20 @@ def offline_online_agreement(
         share, share_ci = float("nan"), (float("nan"), float("nan"))
     return Agreement(
         n,
-        float(pr.statistic),
-        (float(p_ci.low), float(p_ci.high)),
+        r,
+        p_ci,
         rho,
         s_ci,
+        tau,
+        k_ci,
         share,
         share_ci,
         m,
         level,
     )
+
+
+def _fisher_ci(r: float, top: float, half: float) -> tuple[float, float]:
+    """tanh(atanh(r) ± half), with |r| capped at ``top`` (< 1)."""
+    z = np.arctanh(np.clip(r, -top, top))
+    return float(np.tanh(z - half)), float(np.tanh(z + half))

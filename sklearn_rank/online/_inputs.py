@@ -2,21 +2,62 @@
 
 Rows are impressions: one row per item shown (or, for interleaving, per item of
 either ranking) with its group (query or session), its 1-based ``position`` (0 =
-not shown) and its ``clicks``. The group codes come from the engine's
-``encode_groups``, so every id kind the metrics accept works here too.
+not shown, where a function says so) and its 0/1 ``clicks``. The group codes come
+from the engine's ``encode_groups``, the group weights from its ``GroupTotals``
+and every per-group sum from its segment primitives, so every id kind the metrics
+accept works here too and no count is written twice.
+
+Every refusal names the argument, shows the offending value with its row, and
+says how to fix it.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._engine.context import order_rows
+from .._engine import segments as seg
+from .._engine.context import GroupTotals, order_rows
 from .._engine.group_codes import encode_groups
+from .._engine.reduce import group_counts
+from .._metrics.validation import _to_1d as to_1d
 from .._metrics.validation import check_lengths, check_numeric, check_sample_weight
-from .._utils.params import param_error
+
+# The statistics' checks and bootstrap, imported at this one place of online/
+# (they have no public seam yet; see tests/test_layout.py).
+from ..stats._bootstrap import bootstrap_distribution, confidence_interval
+from ..stats._inputs import (
+    CI_METHODS,
+    check_choice,
+    check_level,
+    check_random_state,
+    check_resamples,
+)
+
+__all__ = [
+    "CI_METHODS",
+    "Log",
+    "bootstrap_distribution",
+    "check_choice",
+    "check_clicks",
+    "check_level",
+    "check_log",
+    "check_no_unshown_clicks",
+    "check_position",
+    "check_propensity",
+    "check_random_state",
+    "check_resamples",
+    "check_same_length",
+    "check_unique_positions",
+    "confidence_interval",
+    "rank_within_groups",
+    "ranks_from_order",
+    "show_id",
+    "to_1d",
+]
 
 
 @dataclass(frozen=True)
@@ -32,38 +73,138 @@ class Log:
     def n_groups(self) -> int:
         return self.group_ids.shape[0]
 
+    def group_sum(self, values: np.ndarray, rows: np.ndarray | None = None) -> Any:
+        """Σ ``values`` per group (over ``rows`` only when given)."""
+        if rows is None:
+            return group_counts(self.codes, self.n_groups, values)
+        return group_counts(self.codes[rows], self.n_groups, values[rows])
+
+    def group_count(self, rows: np.ndarray | None = None) -> Any:
+        """Rows per group (``rows``: a boolean mask or positions to count)."""
+        codes = self.codes if rows is None else self.codes[rows]
+        return group_counts(codes, self.n_groups)
+
     def group_weight(self) -> np.ndarray:
-        """Mean sample weight of each group's rows (1 without weights), as in
+        """Mean sample weight of each group's rows (1 without weights): the
+        engine's :meth:`GroupTotals.group_weight`, as in
         :func:`sklearn_rank.evaluate` with ``group_weight="mean"``."""
-        if self.sample_weight is None:
-            return np.ones(self.n_groups)
-        total = np.bincount(self.codes, self.sample_weight, self.n_groups)
-        count = np.bincount(self.codes, minlength=self.n_groups)
-        return total / count
+        zeros = np.zeros(self.codes.size)
+        totals = GroupTotals(
+            zeros, zeros, self.codes, self.n_groups, "stable", self.sample_weight, None
+        )
+        return np.asarray(totals.group_weight(), dtype=np.float64)
 
 
-def check_position(x: Any, func: str, name: str = "position") -> np.ndarray:
-    """1-based positions as int64; 0 marks a row that was not shown."""
+def _first_bad(bad: np.ndarray) -> int:
+    return int(np.flatnonzero(bad)[0])
+
+
+def check_position(
+    x: Any, func: str, name: str = "position", *, unshown: bool = True
+) -> np.ndarray:
+    """1-based positions as int64; 0 marks a row that was not shown where the
+    function allows it (``unshown``), and is refused elsewhere."""
     arr = check_numeric(x, name, func)
-    if arr.size and (arr.min() < 0 or not np.array_equal(arr, np.trunc(arr))):
-        bad = np.flatnonzero((arr < 0) | (arr != np.trunc(arr)))[0]
+    low = 0 if unshown else 1
+    bad = (arr < low) | (arr != np.trunc(arr))
+    if arr.size and bad.any():
+        i = _first_bad(bad)
+        v = arr[i]
+        meaning = "1 = top of the list, 0 = not shown" if unshown else "1 = top"
+        if v == 0:
+            fix = (
+                "Positions are 1-based: add 1 to 0-based positions, and drop the "
+                "rows that were not shown."
+            )
+        elif v != np.trunc(v):
+            fix = "Pass each row's whole-number place in its shown list."
+        else:
+            fix = "Positions count from 1 at the top of the list."
         raise ValueError(
-            f"{name} in {func} must hold whole numbers >= 0 (1 = top of the list, "
-            f"0 = not shown); got {float(arr[bad])!r} at row {bad}."
+            f"{name} in {func} must hold whole numbers >= {low} ({meaning}); got "
+            f"{_show(v)} at row {i}. {fix}"
         )
     return arr.astype(np.int64)
 
 
 def check_clicks(x: Any, func: str, name: str = "clicks") -> np.ndarray:
-    """Clicks per row: numbers >= 0 (0/1 or counts)."""
+    """Clicks per row: 0 or 1 (a click indicator per impression)."""
     arr = check_numeric(x, name, func)
-    if arr.size and arr.min() < 0:
-        bad = np.flatnonzero(arr < 0)[0]
+    bad = (arr != 0) & (arr != 1)
+    if arr.size and bad.any():
+        i = _first_bad(bad)
         raise ValueError(
-            f"{name} in {func} must be >= 0 (0/1 or click counts); got "
-            f"{float(arr[bad])!r} at row {bad}."
+            f"{name} in {func} must be 0 or 1 (one click indicator per "
+            f"impression); got {_show(arr[i])} at row {i}. Turn click counts into "
+            "indicators with np.minimum(clicks, 1); other values are not clicks."
         )
     return arr
+
+
+def show_id(gid: Any) -> str:
+    """A group id as the user wrote it (a numpy scalar shown as a Python one)."""
+    return repr(gid.item() if isinstance(gid, np.generic) else gid)
+
+
+def _show(v: float) -> str:
+    return repr(int(v)) if v == np.trunc(v) else repr(float(v))
+
+
+def check_no_unshown_clicks(c: np.ndarray, pos: np.ndarray, func: str) -> None:
+    bad = (pos == 0) & (c > 0)
+    if bad.any():
+        i = _first_bad(bad)
+        raise ValueError(
+            f"clicks in {func} has a click on row {i}, whose position is 0 (not "
+            "shown). Give clicked rows their 1-based shown position (0-based "
+            "positions: add 1)."
+        )
+
+
+def check_unique_positions(log: Log, pos: np.ndarray, func: str) -> None:
+    """Refuse two shown rows of one group at the same position, and warn when
+    every group looks 0-based (exactly one row at 0, the others at 1..m-1)."""
+    shown = np.flatnonzero(pos > 0)
+    if shown.size > 1:
+        width = int(pos.max()) + 1
+        if log.n_groups * width <= 4 * pos.size:  # a linear count of the pairs
+            key = log.codes[shown] * width + pos[shown]
+            count = group_counts(key, log.n_groups * width)
+            dup = np.flatnonzero(count > 1)
+            if dup.size:
+                rows = shown[key == dup[0]][:2]
+                _duplicate(log, pos, int(rows[0]), int(rows[1]), func)
+        else:
+            order = shown[np.lexsort((pos[shown], log.codes[shown]))]
+            key_g, key_p = log.codes[order], pos[order]
+            same = (key_g[1:] == key_g[:-1]) & (key_p[1:] == key_p[:-1])
+            if same.any():
+                j = _first_bad(same)
+                _duplicate(log, pos, int(order[j]), int(order[j + 1]), func)
+    unshown = pos == 0
+    if unshown.any() and shown.size:
+        n_zero = log.group_count(unshown)
+        size = log.group_count()
+        top = seg.segment_max(log.codes, pos.astype(np.float64), log.n_groups, 0.0)
+        if np.all(n_zero == 1) and np.all(top == size - 1):
+            warnings.warn(
+                f"position in {func} looks 0-based: every group has exactly one row "
+                "at 0 and the others at 1..m-1. Position 0 means 'not shown' here; "
+                "add 1 to 0-based positions.",
+                UserWarning,
+                stacklevel=3,
+            )
+
+
+def _duplicate(log: Log, pos: np.ndarray, a: int, b: int, func: str) -> None:
+    a, b = sorted((a, b))
+    gid = show_id(log.group_ids[log.codes[a]])
+    raise ValueError(
+        f"position in {func} repeats position {int(pos[a])} in group {gid} (rows "
+        f"{a} and {b}); each shown row of a list needs its own position. Give each "
+        "impression of a query its own group id (e.g. a session or request id), or "
+        "drop duplicated rows."
+    )
 
 
 def check_log(
@@ -87,16 +228,22 @@ def check_same_length(func: str, **arrays: np.ndarray | None) -> int:
 
 
 def check_propensity(x: Any, func: str, max_position: int) -> np.ndarray:
-    """Examination probability per position: ``propensity[p - 1]`` in (0, 1]."""
-    arr = check_numeric(x, "propensity", func)
-    if arr.size == 0 or arr.min() <= 0 or arr.max() > 1:
-        raise param_error(
-            "propensity",
-            func,
-            "an array of examination probabilities in (0, 1], propensity[p - 1] "
-            "for position p",
-            x if np.size(x) < 8 else f"an array with min {arr.min():g}",
-            "Estimate them with propensity_from_swaps or propensity_regression_em.",
+    """Examination probability per position: ``propensity[p - 1]`` in (0, 1].
+
+    ``x`` may be a :class:`~sklearn_rank.online.PropensityEstimate` (its
+    ``.propensity``, clipped into (0, 1] by its estimator)."""
+    arr = check_numeric(getattr(x, "propensity", x), "propensity", func)
+    bad = ~((arr > 0) & (arr <= 1))
+    if arr.size == 0 or bad.any():
+        got = "an empty array" if arr.size == 0 else None
+        if got is None:
+            i = _first_bad(bad)
+            got = f"{float(arr[i])!r} for position {i + 1}"
+        raise ValueError(
+            f"propensity in {func} must hold examination probabilities in (0, 1], "
+            f"propensity[p - 1] for position p; got {got}. Pass the result of "
+            "propensity_from_swaps or propensity_regression_em (their estimates are "
+            "clipped into (0, 1]), or clip yours, e.g. np.clip(p, 0.01, 1)."
         )
     if arr.size < max_position:
         raise ValueError(
@@ -134,7 +281,7 @@ def rank_within_groups(
 
 def ranks_from_order(codes: np.ndarray, order: np.ndarray, n_groups: int) -> np.ndarray:
     """Per row, its 1-based place in ``order`` counted within its group."""
-    sizes = np.bincount(codes, minlength=n_groups)
+    sizes = seg.segment_count(codes, n_groups)
     starts = np.zeros(n_groups, dtype=np.int64)
     np.cumsum(sizes[:-1], out=starts[1:])
     rank = np.empty(order.size, dtype=np.int64)

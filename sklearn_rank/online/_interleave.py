@@ -14,12 +14,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._metrics.validation import _to_1d
+from .._engine import segments as seg
 from .._utils.params import Interval, IsNone, StrOptions, check_param
-from ..stats._inputs import check_random_state
-from ._inputs import check_log, check_same_length, rank_within_groups
+from ._inputs import (
+    check_log,
+    check_random_state,
+    check_same_length,
+    rank_within_groups,
+    to_1d,
+)
 
-METHODS = ("team_draft", "balanced")
+METHODS = ("team_draft", "balanced", "probabilistic")
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,7 @@ class Interleaving:
 
 def _ranking(score: Any, name: str, func: str, codes, n_groups):
     """Ranks (0 = absent) and the rows of each group's list, group-major."""
-    arr = _to_1d(score, name, func)
+    arr = to_1d(score, name, func)
     try:
         s = np.asarray(arr, dtype=np.float64)
     except (TypeError, ValueError):
@@ -69,7 +74,7 @@ def _ranking(score: Any, name: str, func: str, codes, n_groups):
     rank, order = rank_within_groups(codes, filled, n_groups)
     rank[absent] = 0
     order = order[~absent[order]]
-    length = np.bincount(codes[order], minlength=n_groups)
+    length = seg.segment_count(codes[order], n_groups)
     start = np.zeros(n_groups, dtype=np.int64)
     np.cumsum(length[:-1], out=start[1:])
     return rank, order, start, length
@@ -82,6 +87,7 @@ def interleave(
     groups: ArrayLike,
     method: str = "team_draft",
     k: int | None = None,
+    tau: float = 3.0,
     random_state: Any = None,
 ) -> Interleaving:
     """Interleave two rankings of every group into one list.
@@ -98,6 +104,13 @@ def interleave(
       coin flip per group deciding which list leads, take from A when i < j (or
       i == j and A leads), else from B; the item is appended unless already in
       the list, and the pointer moves on either way.
+    - ``"probabilistic"`` (Hofmann et al., 2011): each ranking becomes a
+      distribution over its items, P(d) ∝ 1 / rank(d)^``tau``; at each position a
+      coin flip picks a ranking, which draws an item not yet in the list from its
+      distribution renormalised over those items; the item joins that ranking's
+      team. Every item has a chance at every position, which gives the method its
+      fidelity where team-draft cannot tell two rankings apart. Credit (in
+      :func:`interleaving_outcome`) is by team, as team-draft's.
 
     Parameters
     ----------
@@ -105,9 +118,11 @@ def interleave(
         Scores of the two rankers (NaN = item not in that ranking).
     groups : array-like of shape (n_samples,)
         Query or session id of each row.
-    method : {"team_draft", "balanced"}, default="team_draft"
+    method : {"team_draft", "balanced", "probabilistic"}, default="team_draft"
     k : int, default=None
         Length of each interleaved list; None shows every item.
+    tau : float, default=3.0
+        The rank exponent of ``"probabilistic"`` (ignored otherwise).
     random_state : None, int, RandomState or Generator, default=None
         Seed of the coin flips.
 
@@ -132,8 +147,9 @@ def interleave(
     check_param(
         k, "k", func, (Interval(numbers.Integral, 1, None, closed="left"), IsNone())
     )
-    a = _to_1d(score_a, "score_a", func)
-    b = _to_1d(score_b, "score_b", func)
+    check_param(tau, "tau", func, (Interval(numbers.Real, 0, None, closed="left"),))
+    a = to_1d(score_a, "score_a", func)
+    b = to_1d(score_b, "score_b", func)
     n = check_same_length(func, score_a=a, score_b=b)
     log = check_log(func, groups, n=n)
     rng = check_random_state(random_state, func)
@@ -146,11 +162,15 @@ def interleave(
             f"Row {np.flatnonzero(neither)[0]} in {func} is in neither ranking (both "
             "scores NaN); drop the rows that neither ranker returns."
         )
-    items = np.bincount(codes, minlength=n_groups)
+    items = log.group_count()
     limit = items if k is None else np.minimum(items, int(k))
     lists = (order_a, start_a, len_a, order_b, start_b, len_b)
-    step = _team_draft if method == "team_draft" else _balanced
-    position, from_a = step(lists, limit, n, n_groups, rng)
+    if method == "probabilistic":
+        ranks = (rank_a, rank_b)
+        position, from_a = _probabilistic(ranks, codes, limit, n_groups, tau, rng)
+    else:
+        step = _team_draft if method == "team_draft" else _balanced
+        position, from_a = step(lists, limit, n, n_groups, rng)
     team = np.full(n, "", dtype="<U1")
     team[position > 0] = np.where(from_a[position > 0], "a", "b")
     return Interleaving(position, team, rank_a, rank_b, method, codes)
@@ -234,4 +254,46 @@ def _balanced(lists, limit, n, n_groups, rng):
         position[r] = placed[g]
         from_a[r] = take_a[new]
         act = act[placed[act] < limit[act]]
+    return position, from_a
+
+
+def _probabilistic(ranks, codes, limit, n_groups, tau, rng):
+    """Probabilistic interleaving: per position, a coin flip picks a ranking and a
+    Gumbel-max draw picks an unused item with probability ∝ rank^-tau among that
+    ranking's unused items (fresh noise per position, so each draw is from the
+    renormalised distribution)."""
+    n = codes.size
+    logw = []
+    for rank in ranks:
+        with np.errstate(divide="ignore"):
+            logw.append(np.where(rank > 0, -tau * np.log(np.maximum(rank, 1)), -np.inf))
+    position = np.zeros(n, dtype=np.int64)
+    from_a = np.zeros(n, dtype=bool)
+    placed = np.zeros(n_groups, dtype=np.int64)
+    left = [seg.segment_count(codes[rank > 0], n_groups) for rank in ranks]
+    active = limit > 0
+    rows = np.flatnonzero(active[codes])
+    step = 0
+    while rows.size:
+        step += 1
+        g = codes[rows]
+        coin = rng.random(n_groups) < 0.5
+        # a ranking with nothing left passes its turn to the other
+        pick_a = (coin & (left[0] > 0)) | (left[1] == 0)
+        key = np.where(pick_a[g], logw[0][rows], logw[1][rows])
+        key = key - np.log(-np.log(rng.random(rows.size)))  # + Gumbel noise
+        key[position[rows] > 0] = -np.inf
+        best = seg.segment_max(g, key, n_groups, -np.inf)
+        hit = (key == best[g]) & np.isfinite(key)
+        win = rows[hit]
+        _, first = np.unique(codes[win], return_index=True)  # one per group
+        win = win[first]
+        gw = codes[win]
+        placed[gw] += 1
+        position[win] = placed[gw]
+        from_a[win] = pick_a[gw]
+        for j, rank in enumerate(ranks):
+            left[j][gw] -= rank[win] > 0
+        done = placed >= limit
+        rows = rows[~done[codes[rows]] & (position[rows] == 0)]
     return position, from_a

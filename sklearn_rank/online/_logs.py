@@ -8,9 +8,17 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._engine import segments as seg
 from .._metrics.evaluate import GroupScores
 from .._utils.params import param_error
-from ._inputs import check_clicks, check_log, check_position, check_same_length
+from ._inputs import (
+    check_clicks,
+    check_log,
+    check_no_unshown_clicks,
+    check_position,
+    check_same_length,
+    check_unique_positions,
+)
 
 ONLINE_METRICS = (
     "ctr",
@@ -50,7 +58,7 @@ def online_metrics_per_group(
     Parameters
     ----------
     clicks : array-like of shape (n_samples,)
-        Clicks of each impression (0/1 or counts).
+        0/1 clicks of each impression.
     groups : array-like of shape (n_samples,)
         Query or session id of each row.
     position : array-like of shape (n_samples,)
@@ -81,14 +89,10 @@ def online_metrics_per_group(
     pos = check_position(position, func)
     n = check_same_length(func, clicks=c, position=pos)
     log = check_log(func, groups, n=n, position=pos, sample_weight=sample_weight)
-    g, n_groups = log.codes, log.n_groups
+    n_groups = log.n_groups
     shown = pos > 0
-    if (c[~shown] > 0).any():
-        bad = np.flatnonzero(~shown & (c > 0))[0]
-        raise ValueError(
-            f"clicks in {func} has a click on row {bad}, whose position is 0 (not "
-            "shown); give clicked rows their shown position."
-        )
+    check_no_unshown_clicks(c, pos, func)
+    check_unique_positions(log, pos, func)
     if not shown.any():
         raise ValueError(
             f"position in {func} is 0 on every row: no impression was shown, so no "
@@ -96,16 +100,16 @@ def online_metrics_per_group(
         )
     w = np.ones(n) if log.sample_weight is None else log.sample_weight
     w_shown = np.where(shown, w, 0.0)
-    impressions = np.bincount(g, w_shown, n_groups)
-    n_shown = np.bincount(g, shown, n_groups)
-    defined = n_shown > 0
-    clicked = np.bincount(g, c, n_groups)
+    impressions = log.group_sum(w_shown)
+    defined = log.group_count(shown) > 0
+    clicked = log.group_sum(c)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ctr = np.bincount(g, w_shown * c, n_groups) / impressions
-    first = np.full(n_groups, np.iinfo(np.int64).max)
+        ctr = log.group_sum(w_shown * c) / impressions
     hit = c > 0
-    np.minimum.at(first, g[hit], pos[hit])
-    rr = np.where(clicked > 0, 1.0 / np.minimum(first, np.iinfo(np.int32).max), 0.0)
+    first = seg.segment_min(
+        log.codes[hit], pos[hit].astype(np.float64), n_groups, np.inf
+    )
+    rr = seg.divide(np.ones(n_groups), first, clicked > 0, 0.0)
     success = (clicked > 0).astype(np.float64)
     values = {
         "ctr": ctr,
@@ -171,6 +175,21 @@ def ctr_by_position(
 ) -> PositionCTR:
     """Click-through rate at each position: Σ w c / Σ w over its impressions.
 
+    Parameters
+    ----------
+    clicks : array-like of shape (n_samples,)
+        0/1 clicks of each impression.
+    position : array-like of shape (n_samples,)
+        1-based shown position of each impression (0 is refused: drop the rows
+        that were not shown; add 1 to 0-based positions).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights.
+
+    Returns
+    -------
+    ctr : PositionCTR
+        ``.position`` (the positions seen), ``.ctr`` and ``.impressions``.
+
     Examples
     --------
     >>> from sklearn_rank.online import ctr_by_position
@@ -180,15 +199,14 @@ def ctr_by_position(
     """
     func = "ctr_by_position"
     c = check_clicks(clicks, func)
-    pos = check_position(position, func)
+    pos = check_position(position, func, unshown=False)
     n = check_same_length(func, clicks=c, position=pos)
-    log = check_log(func, np.zeros(n, dtype=np.int8), n=n, sample_weight=sample_weight)
+    log = check_log(func, pos - 1, n=n, sample_weight=sample_weight)
     w = np.ones(n) if log.sample_weight is None else log.sample_weight
-    shown = pos > 0
-    count = np.bincount(pos[shown], w[shown])
-    click = np.bincount(pos[shown], w[shown] * c[shown], minlength=count.size)
-    seen = np.flatnonzero(count > 0)
-    return PositionCTR(seen, click[seen] / count[seen], count[seen])
+    count = log.group_sum(w)
+    click = log.group_sum(w * c)
+    seen = count > 0
+    return PositionCTR(log.group_ids[seen] + 1, click[seen] / count[seen], count[seen])
 
 
 def _check_metrics(metrics, func: str) -> list[str]:

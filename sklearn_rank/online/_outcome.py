@@ -7,8 +7,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._engine import segments as seg
 from .._utils.params import param_error
-from ._inputs import check_clicks, check_log, check_same_length
+from ._inputs import (
+    check_clicks,
+    check_log,
+    check_no_unshown_clicks,
+    check_same_length,
+)
 from ._interleave import Interleaving
 
 
@@ -55,8 +61,10 @@ def interleaving_outcome(
 ) -> InterleavingOutcome:
     """Credit clicks on interleaved lists to the two rankings, per group and overall.
 
-    - team-draft: each ranking gets the clicks on its team's rows; the one with
-      more clicked rows wins the group (Radlinski et al., 2008);
+    - team-draft and probabilistic: each ranking gets the clicks on its team's
+      rows; the one with more clicked rows wins the group (Radlinski et al.,
+      2008; for probabilistic interleaving this is the credit of the observed
+      assignment, not Hofmann et al.'s marginalisation over assignments);
     - balanced: with l the lowest clicked position of the list and c the
       higher of the item's ranks in A and B, min(rank_a, rank_b), each ranking
       gets the clicks on its own top c items; more wins (Joachims, 2002).
@@ -64,7 +72,7 @@ def interleaving_outcome(
     Parameters
     ----------
     clicks : array-like of shape (n_samples,)
-        Clicks per row (0/1 or counts), e.g. from :func:`simulate_clicks` with
+        0/1 clicks per row, e.g. from :func:`simulate_clicks` with
         ``position=interleaved.position``.
     interleaved : Interleaving
         The result of :func:`interleave` on the same rows.
@@ -100,23 +108,20 @@ def interleaving_outcome(
             "same rows in the same order."
         )
     pos = interleaved.position
-    if (c[pos == 0] > 0).any():
-        raise ValueError(
-            f"clicks in {func} has clicks on rows that were not shown (position 0)."
-        )
+    check_no_unshown_clicks(c, pos, func)
     g, n_groups = log.codes, log.n_groups
     clicked = c > 0
-    if interleaved.method == "team_draft":
+    if interleaved.method in ("team_draft", "probabilistic"):
         team_a = interleaved.team == "a"
-        credit_a = np.bincount(g, c * team_a, n_groups)
-        credit_b = np.bincount(g, c * (~team_a & (pos > 0)), n_groups)
+        credit_a = log.group_sum(c * team_a)
+        credit_b = log.group_sum(c * (~team_a & (pos > 0)))
     else:
         credit_a, credit_b = _balanced_credit(clicked, interleaved, g, n_groups)
     per_group = np.sign(credit_a - credit_b).astype(np.int64)
     wins = int((per_group > 0).sum())
     losses = int((per_group < 0).sum())
     ties = n_groups - wins - losses
-    no_click = int((np.bincount(g, clicked, n_groups) == 0).sum())
+    no_click = int((log.group_count(clicked) == 0).sum())
     decided = wins + losses
     if decided:
         from scipy.stats import binomtest
@@ -142,11 +147,10 @@ def _balanced_credit(clicked, interleaved, g, n_groups):
     big = np.iinfo(np.int64).max
     ra = np.where(interleaved.rank_a > 0, interleaved.rank_a, big)
     rb = np.where(interleaved.rank_b > 0, interleaved.rank_b, big)
-    last = np.zeros(n_groups, dtype=np.int64)
-    np.maximum.at(last, g[clicked], pos[clicked])
+    last = seg.segment_max(g[clicked], pos[clicked], n_groups, 0.0).astype(np.int64)
     at_last = clicked & (pos == last[g])
     cut = np.zeros(n_groups, dtype=np.int64)
     cut[g[at_last]] = np.minimum(ra, rb)[at_last]
-    credit_a = np.bincount(g, clicked & (ra <= cut[g]), n_groups)
-    credit_b = np.bincount(g, clicked & (rb <= cut[g]), n_groups)
+    credit_a = seg.segment_sum(g, (clicked & (ra <= cut[g])).astype(float), n_groups)
+    credit_b = seg.segment_sum(g, (clicked & (rb <= cut[g])).astype(float), n_groups)
     return credit_a, credit_b

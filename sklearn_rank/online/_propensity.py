@@ -10,10 +10,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._engine import segments as seg
 from .._engine.group_codes import encode_groups
 from .._metrics.validation import check_numeric
 from .._utils.params import Interval, check_param
-from ._inputs import check_clicks, check_position, check_same_length
+from ._inputs import (
+    check_clicks,
+    check_position,
+    check_random_state,
+    check_same_length,
+)
 
 
 @dataclass(frozen=True)
@@ -31,12 +37,56 @@ class PropensityEstimate:
         Rows that informed each position.
     n_iter : int
         EM iterations (0 for swap interventions).
+    raw : ndarray of shape (n_positions,)
+        The estimate before clipping (equal to ``propensity`` where nothing was
+        clipped).
+    clipped : ndarray of bool of shape (n_positions,)
+        Where ``raw`` fell outside ``[floor, 1]`` and was clipped (a warning says
+        so): a relative propensity above 1, or 0 for a position that got no click.
+    clicks : ndarray of shape (n_positions,) or None
+        Swap interventions: clicks on the top results shown at each position, so
+        that :func:`ips_estimate` can resample the experiment; None for the EM.
+    identified : ndarray of bool of shape (n_positions,) or None
+        EM on ``item``: positions linked to position 1 by items shown at both
+        (directly or through other positions); NaN propensity elsewhere.
+    method : str
+        ``"swaps"`` or ``"em"``.
     """
 
     propensity: np.ndarray
     standard_error: np.ndarray
     impressions: np.ndarray
     n_iter: int = 0
+    raw: np.ndarray | None = None
+    clipped: np.ndarray | None = None
+    clicks: np.ndarray | None = None
+    identified: np.ndarray | None = None
+    method: str = "swaps"
+
+    def __repr__(self) -> str:
+        flagged = np.array([], dtype=int) if self.clipped is None else self.clipped
+        clipped = [int(i) + 1 for i in np.flatnonzero(flagged)]
+        return (
+            f"PropensityEstimate(method={self.method!r}, "
+            f"propensity={np.array2string(self.propensity, precision=4)}, "
+            f"standard_error={np.array2string(self.standard_error, precision=4)}, "
+            f"impressions={self.impressions.tolist()}, "
+            f"clipped_positions={clipped})"
+        )
+
+
+def swap_ratios(s: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Relative propensities CTR(k) / CTR(1) and the clipped ones.
+
+    A ratio is clipped into ``[floor_k, 1]`` with ``floor_k`` the ratio that half
+    a click at k would give (a position without a click still gets a positive
+    propensity), and 1 as position 1 is taken to be the most examined.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = s / n
+        ratio = mean / mean[..., :1]
+        floor = (0.5 / n) / mean[..., :1]
+    return ratio, np.clip(ratio, np.minimum(floor, 1.0), 1.0)
 
 
 def propensity_from_swaps(
@@ -61,7 +111,7 @@ def propensity_from_swaps(
     Parameters
     ----------
     clicks : array-like of shape (n_samples,)
-        Clicks of each row (0/1 or counts).
+        0/1 clicks of each row.
     position : array-like of shape (n_samples,)
         1-based position the row was shown at (after the swap).
     logged_position : array-like of shape (n_samples,)
@@ -84,33 +134,48 @@ def propensity_from_swaps(
     """
     func = "propensity_from_swaps"
     c = check_clicks(clicks, func)
-    pos = check_position(position, func)
-    logged = check_position(logged_position, func, "logged_position")
+    pos = check_position(position, func, unshown=False)
+    logged = check_position(logged_position, func, "logged_position", unshown=False)
     check_same_length(func, clicks=c, position=pos, logged_position=logged)
-    top = (logged == 1) & (pos > 0)
+    top = logged == 1
     if not (top & (pos == 1)).any():
         raise ValueError(
             f"{func} needs rows with logged_position == 1 shown at position 1 (the "
             "lists without a swap): they are the reference of every ratio."
         )
-    p, x = pos[top], c[top]
-    size = int(p.max())
-    n = np.bincount(p, minlength=size + 1)[1:]
-    s = np.bincount(p, x, size + 1)[1:]
-    ss = np.bincount(p, x * x, size + 1)[1:]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = s / n
-        var = np.where(n > 1, (ss - n * mean**2) / (n - 1), np.nan) / n
-        ratio = mean / mean[0]
-        rel_var = var / mean**2
-        se = np.abs(ratio) * np.sqrt(rel_var + rel_var[0])
-    if mean[0] == 0:
+    p, x = pos[top] - 1, c[top]
+    size = int(p.max()) + 1
+    n = seg.segment_count(p, size)
+    s = seg.segment_sum(p, x, size)
+    if s[0] == 0:
         raise ValueError(
             f"{func}: the top results shown at position 1 got no click, so no ratio "
             "to position 1 can be formed; collect more swap-intervention traffic."
         )
+    ratio, prop = swap_ratios(s, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = s / n
+        # binary clicks: the variance of a mean is p(1 - p) / (n - 1)
+        var = np.where(n > 1, mean * (1 - mean) / np.maximum(n - 1, 1), np.nan)
+        rel_var = var / mean**2
+        se = np.abs(ratio) * np.sqrt(rel_var + rel_var[0])
     se[0] = 0.0
-    return PropensityEstimate(ratio, se, n)
+    clipped = (prop != ratio) & ~np.isnan(ratio)
+    if clipped.any():
+        where = ", ".join(
+            f"position {k + 1}: {ratio[k]:.4g}" for k in np.flatnonzero(clipped)[:5]
+        )
+        warnings.warn(
+            f"{func} clipped {int(clipped.sum())} relative propensities into "
+            f"[half a click, 1] ({where}): a ratio above 1 or a position without a "
+            "click is sampling noise at this many lists. .raw keeps the unclipped "
+            "values; collect more swap traffic to shrink the noise.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return PropensityEstimate(
+        prop, se, n, 0, ratio, clipped, s.astype(np.float64), None, "swaps"
+    )
 
 
 def propensity_regression_em(
@@ -119,8 +184,11 @@ def propensity_regression_em(
     position: ArrayLike,
     item: ArrayLike | None = None,
     features: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     max_iter: int = 1000,
     tol: float = 1e-7,
+    n_bootstrap: int = 0,
+    random_state: Any = None,
 ) -> PropensityEstimate:
     """Relative propensities from ordinary click logs by (regression-)EM.
 
@@ -133,29 +201,45 @@ def propensity_regression_em(
 
     and the M-step sets θ(p) to the mean of c + (1-c)·P(E=1 | c=0) over the rows
     at p, and γ to the mean (``item``: per item) or the logistic regression on
-    ``features`` (the regression-EM) of c + (1-c)·P(R=1 | c=0). The same items
-    must appear at several positions (ranking changes over time, or different
-    rankers): otherwise θ and γ cannot be told apart.
+    ``features`` (the regression-EM) of c + (1-c)·P(R=1 | c=0).
+
+    **Identifiability.** θ and γ can only be told apart where the same items
+    appear at several positions (ranking changes over time, or different
+    rankers). With ``item``, a position is *identified* when items shown at it
+    and at position 1 link it to position 1 (directly or through other
+    positions); the propensity of any other position is NaN, with a warning (on
+    one fixed ranking no position but 1 is identified). A warning also says when
+    the items have few impressions each (median below 20): the EM is then biased
+    (docs/online.md has a table of how much data it needs). With ``features``
+    the regression must not be able to predict the position; no check is made.
 
     Parameters
     ----------
     clicks : array-like of shape (n_samples,)
         0/1 clicks.
     position : array-like of shape (n_samples,)
-        1-based shown position (rows at 0 are ignored).
+        1-based shown position (only shown rows: 0 is refused).
     item : array-like of shape (n_samples,), default=None
         Key of the relevance γ (e.g. the query-document pair id).
     features : array-like of shape (n_samples, n_features), default=None
         Features of the relevance regression (needs scikit-learn); exactly one of
         ``item`` and ``features`` is given.
+    groups : array-like of shape (n_samples,), default=None
+        Query or session id of each row: the unit the bootstrap resamples (None:
+        each row is its own unit).
     max_iter : int, default=1000
     tol : float, default=1e-7
         Stop when no θ(p) moves by more than this.
+    n_bootstrap : int, default=0
+        Bootstrap resamples (of ``groups``) for ``standard_error``; 0 leaves it
+        NaN. Each resample refits the EM from the fitted values (warm start).
+    random_state : None, int, RandomState or Generator, default=None
+        Seed of the bootstrap.
 
     Returns
     -------
     estimate : PropensityEstimate
-        ``.propensity`` = θ(p) / θ(1).
+        ``.propensity`` = θ(p) / θ(1), ``.identified``, ``.standard_error``.
 
     Examples
     --------
@@ -173,49 +257,137 @@ def propensity_regression_em(
     """
     func = "propensity_regression_em"
     c = check_clicks(clicks, func)
-    pos = check_position(position, func)
+    pos = check_position(position, func, unshown=False)
     n = check_same_length(func, clicks=c, position=pos)
     check_param(max_iter, "max_iter", func, (Interval(numbers.Integral, 1, None),))
     check_param(tol, "tol", func, (Interval(numbers.Real, 0, None, closed="neither"),))
+    check_param(
+        n_bootstrap, "n_bootstrap", func, (Interval(numbers.Integral, 0, None),)
+    )
     if (item is None) == (features is None):
         raise ValueError(
             f"{func} needs exactly one of item= (a relevance key per row) and "
             "features= (a feature matrix for the relevance regression)."
         )
-    if c.max() > 1:
-        raise ValueError(f"clicks in {func} must be 0/1 for the EM; got counts.")
-    shown = pos > 0
-    c, pos = c[shown], pos[shown]
+    rng = check_random_state(random_state, func)
+    unit = None if groups is None else encode_groups(groups, n, func)[0]
     size = int(pos.max())
-    n_at = np.bincount(pos, minlength=size + 1)[1:]
+    identified = None
     if item is not None:
         key, _ = encode_groups(item, n, func)
-        model = _KeyRelevance(key[shown])
+        identified = _identified(key, pos - 1, size, func)
+        fit = _EMFit(c, pos, size, _KeyRelevance(key), max_iter, tol)
     else:
-        model = _RegressionRelevance(np.asarray(features)[shown])
-    theta = np.full(size, 0.5)
-    gamma = model.init(c)
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is reported)
-        t = theta[pos - 1]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            denom = 1.0 - t * gamma
-            e_post = np.where(c > 0, 1.0, t * (1.0 - gamma) / denom)
-            r_post = np.where(c > 0, 1.0, (1.0 - t) * gamma / denom)
-        new_theta = np.bincount(pos, e_post, size + 1)[1:] / np.maximum(n_at, 1)
-        gamma = model.fit(r_post)
-        done = np.nanmax(np.abs(new_theta - theta)) <= tol
-        theta = np.clip(new_theta, 1e-12, 1.0 - 1e-12)
-        if done:
-            break
-    else:
+        fit = _EMFit(c, pos, size, _RegressionRelevance(features), max_iter, tol)
+    theta, gamma, n_iter, converged = fit.run(None, None)
+    if not converged:
         warnings.warn(
             f"{func} did not converge in {max_iter} iterations; raise max_iter.",
             RuntimeWarning,
             stacklevel=2,
         )
+    n_at = fit.n_at
     prop = np.where(n_at > 0, theta / theta[0], np.nan)
-    return PropensityEstimate(prop, np.full(size, np.nan), n_at, n_iter)
+    if identified is not None:
+        prop = np.where(identified, prop, np.nan)
+    se = np.full(size, np.nan)
+    if n_bootstrap:
+        se = fit.bootstrap_se(theta, gamma, unit, n_bootstrap, rng)
+        if identified is not None:
+            se = np.where(identified, se, np.nan)
+    no_clip = np.zeros(size, dtype=bool)
+    return PropensityEstimate(
+        prop, se, n_at, n_iter, prop.copy(), no_clip, None, identified, "em"
+    )
+
+
+def _identified(key: np.ndarray, p: np.ndarray, size: int, func: str) -> np.ndarray:
+    """Positions linked to position 1 through items shown at both, and warnings
+    for unlinked positions and thin items."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n_items = int(key.max()) + 1
+    pairs = np.unique(key * size + p)
+    k, q = pairs // size, pairs % size
+    # an item's positions are linked to its first one: a star per item
+    first = seg.segment_min(k, q.astype(np.float64), n_items, size).astype(np.int64)
+    graph = coo_matrix((np.ones(q.size), (first[k], q)), shape=(size, size))
+    _, label = connected_components(graph, directed=False)
+    seen = seg.segment_count(p, size) > 0
+    identified = seen & (label == label[0])
+    lost = np.flatnonzero(seen & ~identified)
+    if lost.size:
+        shown = ", ".join(str(i + 1) for i in lost[:8])
+        warnings.warn(
+            f"{func} cannot identify the propensity of position(s) {shown}"
+            f"{', ...' if lost.size > 8 else ''}: no item shown there was also shown "
+            "at a position linked to position 1, so examination and relevance cannot "
+            "be told apart (they are NaN). Log the same items at several positions "
+            "(e.g. randomise or swap), or use propensity_from_swaps.",
+            UserWarning,
+            stacklevel=3,
+        )
+    per_item = seg.segment_count(key, n_items)
+    median = float(np.median(per_item[per_item > 0]))
+    if median < 20:
+        warnings.warn(
+            f"{func}: the items have a median of {median:g} impressions each; below "
+            "about 20 the EM's propensities are biased (see the table in "
+            "docs/online.md). Pool rare items or use propensity_from_swaps.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return identified
+
+
+class _EMFit:
+    """The EM iterations on one log, and their bootstrap over units."""
+
+    def __init__(self, c, pos, size, model, max_iter, tol) -> None:
+        self.c, self.pos, self.size, self.model = c, pos, size, model
+        self.max_iter, self.tol = max_iter, tol
+        self.n_at = seg.segment_count(pos - 1, size)
+
+    def run(self, theta, gamma, rows=None, weight=None):
+        c = self.c if rows is None else self.c[rows]
+        pos = self.pos if rows is None else self.pos[rows]
+        w = np.ones(c.size) if weight is None else weight
+        n_at = seg.segment_sum(pos - 1, w, self.size)
+        theta = np.full(self.size, 0.5) if theta is None else theta.copy()
+        gamma = self.model.init(c) if gamma is None else gamma
+        n_iter, converged = 0, False
+        for n_iter in range(1, self.max_iter + 1):  # noqa: B007 (reported)
+            t = theta[pos - 1]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                denom = 1.0 - t * gamma
+                e_post = np.where(c > 0, 1.0, t * (1.0 - gamma) / denom)
+                r_post = np.where(c > 0, 1.0, (1.0 - t) * gamma / denom)
+            new_theta = seg.segment_sum(pos - 1, w * e_post, self.size) / np.maximum(
+                n_at, 1e-300
+            )
+            new_theta = np.where(n_at > 0, new_theta, theta)
+            gamma = self.model.fit(r_post, rows, w)
+            converged = np.nanmax(np.abs(new_theta - theta)) <= self.tol
+            theta = np.clip(new_theta, 1e-12, 1.0 - 1e-12)
+            if converged:
+                break
+        return theta, gamma, n_iter, converged
+
+    def bootstrap_se(self, theta, gamma, unit, n_boot, rng) -> np.ndarray:
+        """Standard deviation of θ(p)/θ(1) over resamples of the units (each
+        unit's rows get the count of its draws as weight)."""
+        n = self.c.size
+        unit = np.arange(n) if unit is None else unit
+        n_units = int(unit.max()) + 1
+        star = np.empty((n_boot, self.size))
+        for b in range(n_boot):
+            draws = seg.segment_count(rng.integers(0, n_units, n_units), n_units)
+            w = draws[unit].astype(np.float64)
+            rows = np.flatnonzero(w > 0)
+            t, _, _, _ = self.run(theta, gamma[rows], rows, w[rows])
+            star[b] = t / t[0]
+        return star.std(axis=0, ddof=1) if n_boot > 1 else np.full(self.size, np.nan)
 
 
 class _KeyRelevance:
@@ -223,14 +395,17 @@ class _KeyRelevance:
 
     def __init__(self, key: np.ndarray) -> None:
         self.key = key
-        self.count = np.maximum(np.bincount(key), 1)
+        self.n_keys = int(key.max()) + 1
 
     def init(self, c: np.ndarray) -> np.ndarray:
         return np.full(c.size, 0.5)
 
-    def fit(self, target: np.ndarray) -> np.ndarray:
-        gamma = np.bincount(self.key, target, self.count.size) / self.count
-        return np.clip(gamma, 1e-12, 1 - 1e-12)[self.key]
+    def fit(self, target: np.ndarray, rows=None, weight=None) -> np.ndarray:
+        key = self.key if rows is None else self.key[rows]
+        w = np.ones(target.size) if weight is None else weight
+        total = seg.segment_sum(key, w * target, self.n_keys)
+        count = np.maximum(seg.segment_sum(key, w, self.n_keys), 1e-300)
+        return np.clip(total / count, 1e-12, 1 - 1e-12)[key]
 
 
 class _RegressionRelevance:
@@ -244,16 +419,19 @@ class _RegressionRelevance:
             "features",
             "propensity_regression_em",
         ).reshape(len(features), -1)
-        self.x2 = np.concatenate([x, x])
+        self.x = x
         self.model = LogisticRegression(warm_start=True, max_iter=200)
 
     def init(self, c: np.ndarray) -> np.ndarray:
         return np.full(c.size, 0.5)
 
-    def fit(self, target: np.ndarray) -> np.ndarray:
+    def fit(self, target: np.ndarray, rows=None, weight=None) -> np.ndarray:
+        x = self.x if rows is None else self.x[rows]
+        w = np.ones(target.size) if weight is None else weight
         m = target.size
         y = np.r_[np.ones(m), np.zeros(m)]
-        w = np.r_[target, 1.0 - target]
-        self.model.fit(self.x2, y, sample_weight=w)
-        gamma = self.model.predict_proba(self.x2[:m])[:, 1]
+        self.model.fit(
+            np.concatenate([x, x]), y, sample_weight=np.r_[w * target, w * (1 - target)]
+        )
+        gamma = self.model.predict_proba(x)[:, 1]
         return np.clip(gamma, 1e-12, 1 - 1e-12)

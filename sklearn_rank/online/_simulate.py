@@ -10,8 +10,12 @@ from numpy.typing import ArrayLike
 from .._engine import segments as seg
 from .._metrics.validation import check_numeric
 from .._utils.params import StrOptions, check_param
-from ..stats._inputs import check_random_state
-from ._inputs import check_log, check_position, check_same_length
+from ._inputs import (
+    check_log,
+    check_position,
+    check_random_state,
+    check_same_length,
+)
 
 MODELS = ("position_based", "cascade")
 

@@ -8,11 +8,15 @@ imported only when it draws. See docs/plots.md.
 from ._group_scores import GroupScoreDisplay
 from ._metric_at_k import MetricAtKDisplay
 from ._paired import PairedDifferenceDisplay
-from ._precision_recall import PrecisionRecallDisplay
+from ._precision_recall import (
+    InterpolatedPrecisionRecallDisplay,
+    PrecisionRecallDisplay,
+)
 from ._segment import SegmentDisplay
 
 __all__ = [
     "GroupScoreDisplay",
+    "InterpolatedPrecisionRecallDisplay",
     "MetricAtKDisplay",
     "PairedDifferenceDisplay",
     "PrecisionRecallDisplay",

@@ -64,11 +64,20 @@ def model_scores(
     return out
 
 
+RESPONSE_METHODS = ("decision_function", "predict_proba", "predict")
+
+
 def estimator_scores(
     estimator: Any, X: Any, response_method: Any, func: str
 ) -> dict[str, np.ndarray]:
-    """Model name -> scores of one fitted estimator or a mapping of them."""
+    """Model name -> scores of one fitted estimator or a mapping of them.
+    ``response_method="auto"`` is scikit-learn's order: decision_function,
+    predict_proba, predict."""
     from .._sklearn.scorer import ranking_scores  # imports scikit-learn: only here
+
+    check_matplotlib(func)  # before any scoring
+    if isinstance(response_method, str) and response_method == "auto":
+        response_method = RESPONSE_METHODS
 
     if isinstance(estimator, Mapping):
         if not estimator:
@@ -150,3 +159,201 @@ def check_metric_name(metric: Any, func: str) -> str:
         raise param_error("metric", func, "a metric name such as 'ndcg@10'", metric)
     check_metrics([metric], func, per_group=True)
     return metric
+
+
+# --- drawing helpers shared by the displays ---------------------------------
+
+_PALETTE = "_sklearn_rank_colors"
+
+
+def model_colors(fig: Any, models: list[str]) -> dict[str, Any]:
+    """One colour per model name for the whole figure: a model keeps the colour
+    it got in the first display drawn on the figure; a new model takes the next
+    colour of the style's cycle not yet used there."""
+    import matplotlib as mpl
+
+    store = fig.__dict__.setdefault(_PALETTE, {})
+    cycle = [c["color"] for c in mpl.rcParams["axes.prop_cycle"] if "color" in c] or [
+        f"C{i}" for i in range(10)
+    ]
+    for m in models:
+        if m not in store:
+            used = set(store.values())
+            free = [c for c in cycle if c not in used]
+            store[m] = free[0] if free else cycle[len(store) % len(cycle)]
+    return {m: store[m] for m in models}
+
+
+def check_curve_kwargs(
+    curve_kwargs: Any, models: list[str], func: str
+) -> list[dict[str, Any]]:
+    """Per-model style keywords: one dict for every model, a list of dicts (one
+    per model) or a mapping model name -> dict."""
+    if curve_kwargs is None:
+        return [{} for _ in models]
+    if isinstance(curve_kwargs, Mapping):
+        if curve_kwargs and all(isinstance(v, Mapping) for v in curve_kwargs.values()):
+            unknown = [k for k in curve_kwargs if k not in models]
+            if unknown:
+                raise param_error(
+                    "curve_kwargs", func, f"a mapping with keys among {models}", unknown
+                )
+            return [dict(curve_kwargs.get(m, {})) for m in models]
+        return [dict(curve_kwargs) for _ in models]
+    items = list(curve_kwargs)
+    if len(items) != len(models) or not all(isinstance(d, Mapping) for d in items):
+        raise param_error(
+            "curve_kwargs",
+            func,
+            f"None, a dict, a list of {len(models)} dicts or a mapping model -> dict",
+            curve_kwargs,
+        )
+    return [dict(d) for d in items]
+
+
+def model_styles(
+    fig: Any,
+    models: list[str],
+    labels: list[str],
+    curve_kwargs: Any,
+    kwargs: dict[str, Any],
+    func: str,
+    defaults: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Style of each model: the defaults, the model's colour (from
+    :func:`model_colors`), ``**kwargs`` for every model, then its own
+    ``curve_kwargs``; the label is the model's name."""
+    import warnings
+
+    if "label" in kwargs:
+        raise param_error(
+            "label",
+            func,
+            "not given: the legend names are the model names; rename them with name=",
+            kwargs["label"],
+        )
+    if len(models) > 1 and ("color" in kwargs or "c" in kwargs):
+        warnings.warn(
+            f"{func}: a color for every model draws them alike and the legend "
+            "cannot tell them apart; pass per-model colors with curve_kwargs.",
+            UserWarning,
+            stacklevel=3,
+        )
+    colors = model_colors(fig, models)
+    own = check_curve_kwargs(curve_kwargs, models, func)
+    return [
+        {**(defaults or {}), "color": colors[m], **kwargs, **own[i], "label": labels[i]}
+        for i, m in enumerate(models)
+    ]
+
+
+def new_axes(ax: Any, func: str, figsize: Any = None):
+    """The axes and figure to draw on; a new figure uses constrained layout."""
+    check_matplotlib(func)
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=figsize, layout="constrained")
+        return ax, fig
+    return get_axes(ax, func)
+
+
+def outside_legend(ax: Any, handles=None, labels=None, **kw):
+    """The legend beside the axes (right, outside): it covers no data, and
+    constrained layout makes room for it."""
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    return ax.legend(
+        handles,
+        labels,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        borderaxespad=0.0,
+        fontsize="small",
+        **kw,
+    )
+
+
+def wrap(text: str, width: int) -> str:
+    """``text`` wrapped at ``width`` characters, line by line."""
+    import textwrap
+
+    return "\n".join(
+        textwrap.fill(line, width, break_long_words=True, break_on_hyphens=False)
+        if line
+        else line
+        for line in text.split("\n")
+    )
+
+
+def fit_title(ax: Any, text: str, fontsize: str = "medium") -> Any:
+    """Set the title, wrapped so that it is no wider than its axes (measured
+    after a draw without rendering, rewrapped narrower until it fits)."""
+    fig = ax.figure
+    from matplotlib.font_manager import FontProperties
+
+    size = FontProperties(size=fontsize).get_size_in_points() * fig.dpi / 72
+    width = ax.get_position().width * fig.get_figwidth() * fig.dpi
+    chars = max(16, int(width / (0.55 * size)))
+    title = ax.set_title(wrap(text, chars), fontsize=fontsize)
+    for _ in range(6):
+        fig.draw_without_rendering()
+        box, own = ax.get_window_extent(), title.get_window_extent()
+        if own.width <= max(box.width * 1.1, 1.0) or chars <= 16:
+            break
+        chars = max(16, int(chars * box.width / own.width * 0.95))
+        title.set_text(wrap(text, chars))
+    return title
+
+
+def drop_overlaps(texts: list, ax: Any) -> list:
+    """Remove each text that overlaps an earlier one or leaves the axes (after a
+    draw without rendering); return the texts kept."""
+    fig = ax.figure
+    fig.draw_without_rendering()
+    box = ax.get_window_extent()
+    kept, boxes = [], []
+    for t in texts:
+        b = t.get_window_extent()
+        inside = (
+            b.x0 >= box.x0 - 0.5
+            and b.x1 <= box.x1 + 0.5
+            and b.y0 >= box.y0 - 0.5
+            and b.y1 <= box.y1 + 0.5
+        )
+        if not inside or any(b.overlaps(o) for o in boxes):
+            t.remove()
+            continue
+        kept.append(t)
+        boxes.append(b)
+    return kept
+
+
+def check_values(name: str, values: Any, size: int, func: str) -> None:
+    """Every array of a mapping has ``size`` entries."""
+    if values is None:
+        return
+    for m, v in values.items():
+        n = np.asarray(v).shape[0] if np.ndim(v) else -1
+        if n != size:
+            raise ValueError(
+                f"{func}: {name}[{m!r}] has {n} entries where {size} are needed; "
+                f"give one per entry of the display's axis."
+            )
+
+
+def external_stacklevel() -> int:
+    """The ``stacklevel`` of a warning raised here that points at the first
+    caller outside the plot package (the user's line)."""
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+        here
+    ):
+        frame, level = frame.f_back, level + 1
+    return level

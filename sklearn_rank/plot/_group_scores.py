@@ -10,13 +10,19 @@ from numpy.typing import ArrayLike
 
 from .._utils.params import param_error
 from ._base import (
+    check_curve_kwargs,
+    check_matplotlib,
     check_metric_name,
     check_names,
     check_options,
     estimator_scores,
-    get_axes,
+    model_colors,
     model_scores,
+    model_styles,
+    new_axes,
+    outside_legend,
     per_group,
+    wrap,
 )
 
 KINDS = ("hist", "ecdf", "box")
@@ -64,24 +70,58 @@ class GroupScoreDisplay:
     'model (36 groups, 4 undefined)'
     """
 
-    def __init__(self, *, values: Mapping[str, ArrayLike], metric: str) -> None:
+    def __init__(
+        self,
+        *,
+        values: Mapping[str, ArrayLike],
+        metric: str,
+        group_ids: Mapping[str, ArrayLike] | None = None,
+        name: Any = None,
+    ) -> None:
         self.values = {m: np.asarray(v, dtype=np.float64) for m, v in values.items()}
+        for m, v in self.values.items():
+            if v.ndim != 1:
+                raise ValueError(
+                    f"GroupScoreDisplay: values[{m!r}] must be 1-D (one value per "
+                    f"group); got shape {v.shape}."
+                )
         self.metric = metric
+        self.group_ids = None
+        if group_ids is not None:
+            self.group_ids = {m: np.asarray(g) for m, g in group_ids.items()}
+            for m, g in self.group_ids.items():
+                if m not in self.values or g.shape != self.values[m].shape:
+                    raise ValueError(
+                        f"GroupScoreDisplay: group_ids[{m!r}] needs one id per "
+                        "value of the same model."
+                    )
+        self.name = name
         self.n_undefined = {m: int(np.isnan(v).sum()) for m, v in self.values.items()}
 
     def plot(
-        self, ax: Any = None, *, name: Any = None, kind: str = "hist", **kwargs: Any
+        self,
+        ax: Any = None,
+        *,
+        name: Any = None,
+        kind: str = "hist",
+        curve_kwargs: Any = None,
+        **kwargs: Any,
     ):
         """Draw the distribution of every model on ``ax``.
 
         Parameters
         ----------
         ax : matplotlib Axes, default=None
-            Where to draw; None makes a new figure.
+            Where to draw; None makes a new figure (constrained layout).
         name : str or list of str, default=None
-            Names per model; None uses the model names.
+            Names per model; None uses the constructor's, else the model names.
         kind : {"hist", "ecdf", "box"}, default="hist"
-            Histogram (shared bins, step outlines), empirical CDF, or box plot.
+            Histogram (shared bins over the metric's range, one bar per model
+            side by side), empirical CDF, or box plot.
+        curve_kwargs : dict, list of dict or mapping of str to dict, default=None
+            Per-model keywords of :meth:`~matplotlib.axes.Axes.ecdf` (``"ecdf"``)
+            or of the histogram's bars (``"hist"``); the box plot takes the
+            ``color`` of each model from it.
         **kwargs
             Passed to :meth:`~matplotlib.axes.Axes.hist` (``bins`` included),
             :meth:`~matplotlib.axes.Axes.ecdf` or
@@ -94,57 +134,123 @@ class GroupScoreDisplay:
         func = "GroupScoreDisplay.plot"
         if kind not in KINDS:
             raise param_error("kind", func, f"a str among {set(KINDS)}", kind)
-        ax, fig = get_axes(ax, func)
+        ax, fig = new_axes(ax, func)
         models = list(self.values)
+        name = self.name if name is None else name
         names = check_names(name, models, func)
+        self.name = name
         defined = {m: v[~np.isnan(v)] for m, v in self.values.items()}
         labels = [
-            f"{n} ({defined[m].size} groups, {self.n_undefined[m]} undefined)"
+            wrap(f"{n} ({defined[m].size} groups, {self.n_undefined[m]} undefined)", 30)
             for m, n in zip(models, names, strict=True)
         ]
         self.artists_ = {}
         if kind == "hist":
-            everything = np.concatenate([defined[m] for m in models])
-            bins = kwargs.pop("bins", 20)
-            lo, hi = (
-                (0.0, 1.0)
-                if everything.size == 0
-                else (float(everything.min()), float(everything.max()))
-            )
-            self.bin_edges_ = np.histogram_bin_edges(everything, bins, (lo, hi))
-            self.counts_ = {}
-            style = {"histtype": "step", "linewidth": 1.5, **kwargs}
-            for m, label in zip(models, labels, strict=True):
-                counts, _, patches = ax.hist(
-                    defined[m], bins=self.bin_edges_, label=label, **style
-                )
-                self.counts_[m], self.artists_[m] = counts, patches
-            from matplotlib.ticker import MaxNLocator
-
-            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-            ax.set_xlabel(self.metric)
-            ax.set_ylabel("groups")
-            ax.legend(loc="best")
+            self._hist(ax, fig, models, labels, defined, curve_kwargs, kwargs)
         elif kind == "ecdf":
-            for m, label in zip(models, labels, strict=True):
+            styles = model_styles(fig, models, labels, curve_kwargs, kwargs, func)
+            for m, style in zip(models, styles, strict=True):
                 if defined[m].size:
-                    self.artists_[m] = ax.ecdf(defined[m], label=label, **kwargs)
+                    self.artists_[m] = ax.ecdf(defined[m], **style)
                 else:  # no defined group: no curve, the legend still counts
-                    (self.artists_[m],) = ax.plot([], [], label=label, **kwargs)
+                    (self.artists_[m],) = ax.plot([], [], **style)
             ax.set_xlabel(self.metric)
             ax.set_ylabel("share of defined groups at or below")
-            ax.legend(loc="best")
+            self.legend_ = outside_legend(ax)
         else:
-            out = ax.boxplot([defined[m] for m in models], tick_labels=labels, **kwargs)
-            for i, m in enumerate(models):
-                self.artists_[m] = {
-                    key: lines[i]
-                    for key, lines in out.items()
-                    if len(lines) == len(models)
-                }
-            ax.set_ylabel(self.metric)
+            self._box(ax, fig, models, labels, defined, curve_kwargs, kwargs, func)
         self.ax_, self.figure_ = ax, fig
         return self
+
+    def _hist(self, ax, fig, models, labels, defined, curve_kwargs, kwargs):
+        func = "GroupScoreDisplay.plot"
+        everything = np.concatenate([defined[m] for m in models])
+        bins = kwargs.pop("bins", 20)
+        # The metric's own range [0, 1] (wider only if the data are).
+        lo = min(0.0, float(everything.min())) if everything.size else 0.0
+        hi = max(1.0, float(everything.max())) if everything.size else 1.0
+        self.bin_edges_ = np.histogram_bin_edges(everything, bins, (lo, hi))
+        styles = model_styles(fig, models, labels, curve_kwargs, kwargs, func)
+        colors = [st.pop("color") for st in styles]
+        names = [st.pop("label") for st in styles]
+        shared = (
+            {
+                k: v
+                for k, v in styles[0].items()
+                if all(k in st and st[k] == v for st in styles)
+            }
+            if styles
+            else {}
+        )
+        counts, _, patches = ax.hist(
+            [defined[m] for m in models],
+            bins=self.bin_edges_,
+            color=colors,
+            label=names,
+            histtype="bar",
+            **shared,
+        )
+        counts = counts if len(models) > 1 else [counts]
+        patches = patches if len(models) > 1 else [patches]
+        self.counts_ = {m: np.asarray(c) for m, c in zip(models, counts, strict=True)}
+        self.artists_ = dict(zip(models, patches, strict=True))
+        from matplotlib.ticker import MaxNLocator
+
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel(self.metric)
+        ax.set_ylabel("groups")
+        self.legend_ = outside_legend(ax)
+
+    def _box(self, ax, fig, models, labels, defined, curve_kwargs, kwargs, func):
+        colors = model_colors(fig, models)
+        own = check_curve_kwargs(curve_kwargs, models, func)
+        # No tick_labels / labels keyword (renamed in matplotlib 3.9): the
+        # ticks are set afterwards, on every version the extra allows.
+        out = ax.boxplot([defined[m] for m in models], patch_artist=True, **kwargs)
+        for i, m in enumerate(models):
+            c = own[i].get("color", colors[m])
+            out["boxes"][i].set_facecolor(c)
+            out["boxes"][i].set_alpha(0.6)
+            self.artists_[m] = {
+                key: lines[i] for key, lines in out.items() if len(lines) == len(models)
+            }
+        positions = np.arange(1, len(models) + 1)
+        ax.set_xticks(positions, [wrap(t, 16) for t in labels], fontsize="small")
+        ax.set_ylabel(self.metric)
+        self.legend_ = None
+
+    @classmethod
+    def from_group_scores(
+        cls,
+        per_group: Mapping[str, Any],
+        *,
+        metric: str,
+        ax: Any = None,
+        name: Any = None,
+        kind: str = "hist",
+        curve_kwargs: Any = None,
+        **kwargs: Any,
+    ) -> GroupScoreDisplay:
+        """Draw from per-group values already computed: model name ->
+        :func:`sklearn_rank.evaluate_per_group` results holding ``metric`` (the
+        models may cover different groups). ``ax``, ``name``, ``kind``,
+        ``curve_kwargs`` and ``**kwargs`` go to :meth:`plot`."""
+        func = "GroupScoreDisplay.from_group_scores"
+        check_matplotlib(func)
+        if not isinstance(per_group, Mapping) or not per_group:
+            raise param_error(
+                "per_group",
+                func,
+                "a non-empty mapping model -> GroupScores",
+                type(per_group).__name__,
+            )
+        disp = cls(
+            values={str(m): r.values[metric] for m, r in per_group.items()},
+            group_ids={str(m): r.group_ids for m, r in per_group.items()},
+            metric=metric,
+            name=name,
+        )
+        return disp.plot(ax=ax, kind=kind, curve_kwargs=curve_kwargs, **kwargs)
 
     @classmethod
     def from_predictions(
@@ -159,6 +265,7 @@ class GroupScoreDisplay:
         ax: Any = None,
         name: Any = None,
         kind: str = "hist",
+        curve_kwargs: Any = None,
         **kwargs: Any,
     ) -> GroupScoreDisplay:
         """Compute the metric per group for each model, then draw it.
@@ -173,7 +280,7 @@ class GroupScoreDisplay:
             A metric with a per-group value.
         metric_options : dict, default=None
             Other keywords of :func:`sklearn_rank.evaluate_per_group`.
-        ax, name, kind, **kwargs
+        ax, name, kind, curve_kwargs, **kwargs
             Passed to :meth:`plot`.
 
         Returns
@@ -181,14 +288,22 @@ class GroupScoreDisplay:
         display : GroupScoreDisplay
         """
         func = "GroupScoreDisplay.from_predictions"
+        check_matplotlib(func)  # before any work
         check_metric_name(metric, func)
         options = check_options(metric_options, func)
         scores = model_scores(
             y_score, func, name=name if isinstance(name, str) else None
         )
         res = per_group(y_true, scores, groups, [metric], sample_weight, options)
-        disp = cls(values={m: r.values[metric] for m, r in res.items()}, metric=metric)
-        return disp.plot(ax=ax, name=name, kind=kind, **kwargs)
+        return cls.from_group_scores(
+            res,
+            metric=metric,
+            ax=ax,
+            name=None if isinstance(name, str) else name,
+            kind=kind,
+            curve_kwargs=curve_kwargs,
+            **kwargs,
+        )
 
     @classmethod
     def from_estimator(
@@ -198,12 +313,50 @@ class GroupScoreDisplay:
         y: ArrayLike,
         *,
         groups: ArrayLike,
-        response_method: Any = ("decision_function", "predict_proba", "predict"),
+        response_method: Any = "auto",
+        metric: str = "ndcg@10",
+        sample_weight: ArrayLike | None = None,
+        metric_options: Mapping[str, Any] | None = None,
+        ax: Any = None,
+        name: Any = None,
+        kind: str = "hist",
+        curve_kwargs: Any = None,
         **kwargs: Any,
     ) -> GroupScoreDisplay:
         """Score ``X`` with a fitted estimator (or a mapping name -> estimator),
-        then :meth:`from_predictions` with the same keywords."""
+        then :meth:`from_predictions`.
+
+        Parameters
+        ----------
+        estimator : estimator or mapping of str to estimator
+        X : array-like
+        y, groups
+            Relevance labels and group ids of the rows.
+        response_method : "auto", str or tuple of str, default="auto"
+            The methods tried in order; "auto" is ``("decision_function",
+            "predict_proba", "predict")``.
+        metric, sample_weight, metric_options
+            As in :meth:`from_predictions`.
+        ax, name, kind, curve_kwargs, **kwargs
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : GroupScoreDisplay
+        """
         scores = estimator_scores(
             estimator, X, response_method, "GroupScoreDisplay.from_estimator"
         )
-        return cls.from_predictions(y, scores, groups=groups, **kwargs)
+        return cls.from_predictions(
+            y,
+            scores,
+            groups=groups,
+            metric=metric,
+            sample_weight=sample_weight,
+            metric_options=metric_options,
+            ax=ax,
+            name=name,
+            kind=kind,
+            curve_kwargs=curve_kwargs,
+            **kwargs,
+        )

@@ -11,11 +11,15 @@ from numpy.typing import ArrayLike
 from .._metrics.cutoff_curves import check_cutoff_metric, check_ks, cutoff_curve
 from .._utils.params import param_error
 from ._base import (
+    check_matplotlib,
     check_names,
     check_options,
+    check_values,
     estimator_scores,
-    get_axes,
     model_scores,
+    model_styles,
+    new_axes,
+    outside_legend,
 )
 
 
@@ -74,38 +78,78 @@ class MetricAtKDisplay:
         ci_low: Mapping[str, ArrayLike] | None = None,
         ci_high: Mapping[str, ArrayLike] | None = None,
         confidence_level: float | None = None,
+        name: Any = None,
+        band_label: str | None = None,
     ) -> None:
+        func = "MetricAtKDisplay"
         self.ks = np.asarray(ks)
         self.values = {m: np.asarray(v, dtype=np.float64) for m, v in values.items()}
         self.metric = metric
         self.ci_low = None if ci_low is None else dict(ci_low)
         self.ci_high = None if ci_high is None else dict(ci_high)
         self.confidence_level = confidence_level
+        self.name = name
+        self.band_label = band_label
+        if self.ks.ndim != 1:
+            raise param_error("ks", func, "a 1-D array of cutoffs", ks)
+        for what in ("values", "ci_low", "ci_high"):
+            check_values(what, getattr(self, what), self.ks.size, func)
+        for what in ("ci_low", "ci_high"):
+            given = getattr(self, what)
+            if given is not None and set(given) != set(self.values):
+                raise param_error(
+                    what,
+                    func,
+                    f"a mapping with the models {list(self.values)}",
+                    list(given),
+                )
 
-    def plot(self, ax: Any = None, *, name: Any = None, **kwargs: Any):
+    def plot(
+        self,
+        ax: Any = None,
+        *,
+        name: Any = None,
+        curve_kwargs: Any = None,
+        **kwargs: Any,
+    ):
         """Draw one line per model (and its band) on ``ax``.
 
         Parameters
         ----------
         ax : matplotlib Axes, default=None
-            Where to draw; None makes a new figure.
+            Where to draw; None makes a new figure (constrained layout).
         name : str or list of str, default=None
-            Legend names (one per model); None uses the model names.
+            Legend names (one per model); None uses the names given to the
+            constructor, else the model names.
+        curve_kwargs : dict, list of dict or mapping of str to dict, default=None
+            Keywords of :meth:`matplotlib.axes.Axes.plot` per model (one dict
+            for all, one per model, or model name -> dict).
         **kwargs
-            Passed to :meth:`matplotlib.axes.Axes.plot` for every line.
+            Keywords of :meth:`matplotlib.axes.Axes.plot` for every line
+            (``label`` is refused: use ``name``).
 
         Returns
         -------
         display : MetricAtKDisplay
         """
         func = "MetricAtKDisplay.plot"
-        ax, fig = get_axes(ax, func)
+        ax, fig = new_axes(ax, func)
         models = list(self.values)
+        name = self.name if name is None else name
         names = check_names(name, models, func)
+        self.name = name
+        styles = model_styles(
+            fig,
+            models,
+            names,
+            curve_kwargs,
+            kwargs,
+            func,
+            {"marker": "o", "markersize": 3},
+        )
         self.lines_, self.bands_ = {}, {}
-        for model, label in zip(models, names, strict=True):
-            style = {"marker": "o", "markersize": 3, **kwargs}
-            (line,) = ax.plot(self.ks, self.values[model], label=label, **style)
+        for model, style in zip(models, styles, strict=True):
+            (line,) = ax.plot(self.ks, self.values[model], **style)
             self.lines_[model] = line
             if self.ci_low is not None and self.ci_high is not None:
                 self.bands_[model] = ax.fill_between(
@@ -119,14 +163,214 @@ class MetricAtKDisplay:
         ax.set_xlabel("cutoff k")
         from matplotlib.ticker import MaxNLocator
 
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        level = ""
-        if self.bands_ and self.confidence_level is not None:
-            level = f" ({self.confidence_level:.0%} bootstrap bands)"
-        ax.set_ylabel(f"{self.metric}@k{level}")
-        ax.legend(loc="best")
+        if 0 < self.ks.size <= 12:  # the requested cutoffs themselves
+            ax.set_xticks(self.ks, [str(k) for k in self.ks.tolist()])
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel(f"{self.metric}@k")
+        handles, labels = ax.get_legend_handles_labels()
+        if self.bands_:
+            from matplotlib.patches import Patch
+
+            text = self.band_label
+            if text is None:
+                level = self.confidence_level
+                text = f"{level:.0%} bootstrap band" if level is not None else "band"
+            handles.append(Patch(facecolor="0.5", alpha=0.3, linewidth=0))
+            labels.append(text)
+        self.legend_ = outside_legend(ax, handles, labels)
         self.ax_, self.figure_ = ax, fig
         return self
+
+    @classmethod
+    def from_group_scores(
+        cls,
+        per_group: Mapping[str, Any],
+        *,
+        metric: str,
+        confidence_level: float | None = None,
+        n_resamples: int = 999,
+        random_state: Any = None,
+        undefined: str | float | None = None,
+        ax: Any = None,
+        name: Any = None,
+        curve_kwargs: Any = None,
+        **kwargs: Any,
+    ) -> MetricAtKDisplay:
+        """Draw from per-group values already computed.
+
+        Parameters
+        ----------
+        per_group : mapping of str to GroupScores
+            Model name -> :func:`sklearn_rank.evaluate_per_group` results holding
+            ``f"{metric}@{k}"`` for every cutoff (the same cutoffs for every
+            model; the models may cover different groups).
+        metric : str
+            The metric without its cutoff (``"ndcg"``).
+        confidence_level : float, default=None
+            Draw bootstrap bands of this level
+            (:func:`sklearn_rank.stats.bootstrap_ci` of each model).
+        n_resamples, random_state
+            Of the bootstrap.
+        undefined : {"skip"} or float, default=None
+            The rule of :func:`sklearn_rank.evaluate` for undefined groups.
+        ax, name, curve_kwargs, **kwargs
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : MetricAtKDisplay
+        """
+        from ..stats import bootstrap_ci
+
+        func = "MetricAtKDisplay.from_group_scores"
+        check_matplotlib(func)
+        if not isinstance(per_group, Mapping) or not per_group:
+            raise param_error(
+                "per_group",
+                func,
+                "a non-empty mapping model -> GroupScores",
+                type(per_group).__name__,
+            )
+        first = next(iter(per_group.values()))
+        prefix = f"{metric}@"
+        ks = sorted(int(k[len(prefix) :]) for k in first.values if k.startswith(prefix))
+        if not ks:
+            raise param_error(
+                "metric",
+                func,
+                f"a metric with '{prefix}k' entries in per_group",
+                metric,
+            )
+        keys = [f"{prefix}{k}" for k in ks]
+        values, low, high = {}, {}, {}
+        for model, res in per_group.items():
+            missing = [k for k in keys if k not in res.values]
+            if missing:
+                raise ValueError(
+                    f"{func}: the per-group values of {model!r} lack {missing}; "
+                    "score every model at the same cutoffs."
+                )
+            res = _with_rule(res, keys, undefined)
+            values[str(model)] = np.array([res.mean(k) for k in keys])
+            if confidence_level is not None:
+                report = bootstrap_ci(
+                    None,
+                    res,
+                    metrics=keys,
+                    confidence_level=confidence_level,
+                    n_resamples=n_resamples,
+                    random_state=random_state,
+                )
+                low[str(model)] = np.array([r.ci_low for r in report])
+                high[str(model)] = np.array([r.ci_high for r in report])
+        disp = cls(
+            ks=np.asarray(ks),
+            values=values,
+            metric=metric,
+            ci_low=low or None,
+            ci_high=high or None,
+            confidence_level=confidence_level,
+            name=name,
+        )
+        return disp.plot(ax=ax, curve_kwargs=curve_kwargs, **kwargs)
+
+    @classmethod
+    def from_cv_results(
+        cls,
+        cv_results: Mapping[str, Any],
+        *,
+        metric: str = "ndcg",
+        candidates: Any = None,
+        n_candidates: int = 5,
+        ax: Any = None,
+        name: Any = None,
+        curve_kwargs: Any = None,
+        **kwargs: Any,
+    ) -> MetricAtKDisplay:
+        """The cutoff curves of a search's candidates: mean +- one standard
+        deviation over the folds.
+
+        Parameters
+        ----------
+        cv_results : dict
+            ``search.cv_results_`` of a search scored with
+            :func:`sklearn_rank.make_ranking_scorer` on ``metric@k`` for several
+            ``k`` (``mean_test_ndcg@5``, ``std_test_ndcg@5``, ...).
+        metric : str, default="ndcg"
+            The metric without its cutoff.
+        candidates : sequence of int, default=None
+            Indices of the candidates to draw; None draws the ``n_candidates``
+            best by the mean at the largest cutoff.
+        n_candidates : int, default=5
+        ax, name, curve_kwargs, **kwargs
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : MetricAtKDisplay
+            The band is ``mean +- std`` over folds (``band_label`` says so).
+        """
+        func = "MetricAtKDisplay.from_cv_results"
+        check_matplotlib(func)
+        if not isinstance(cv_results, Mapping):
+            raise param_error(
+                "cv_results",
+                func,
+                "a search's cv_results_ dict",
+                type(cv_results).__name__,
+            )
+        prefix = f"mean_test_{metric}@"
+        ks = sorted(
+            int(k[len(prefix) :])
+            for k in cv_results
+            if k.startswith(prefix) and k[len(prefix) :].isdigit()
+        )
+        if not ks:
+            raise param_error(
+                "metric",
+                func,
+                f"a metric scored at cutoffs ('{prefix}k' keys in cv_results)",
+                metric,
+            )
+        mean = np.array([np.asarray(cv_results[f"{prefix}{k}"], float) for k in ks])
+        std = np.array(
+            [np.asarray(cv_results[f"std_test_{metric}@{k}"], float) for k in ks]
+        )
+        n = mean.shape[1]
+        if candidates is None:
+            if (
+                isinstance(n_candidates, bool)
+                or not isinstance(n_candidates, (int, np.integer))
+                or n_candidates < 1
+            ):
+                raise param_error(
+                    "n_candidates", func, "an int in the range [1, inf)", n_candidates
+                )
+            last = np.where(np.isnan(mean[-1]), -np.inf, mean[-1])
+            candidates = np.argsort(-last, kind="stable")[: int(n_candidates)]
+        idx = [int(i) for i in candidates]
+        if any(i < 0 or i >= n for i in idx):
+            raise param_error("candidates", func, f"indices in [0, {n})", candidates)
+        params = cv_results.get("params")
+        labels = [
+            ", ".join(f"{k}={v!r}" for k, v in params[i].items())
+            if params is not None and params[i]
+            else f"candidate {i}"
+            for i in idx
+        ]
+        labels = [_unique(lab, labels[:j]) for j, lab in enumerate(labels)]
+        pairs = list(zip(labels, idx, strict=True))
+        disp = cls(
+            ks=np.asarray(ks),
+            values={lab: mean[:, i] for lab, i in pairs},
+            metric=metric,
+            ci_low={lab: mean[:, i] - std[:, i] for lab, i in pairs},
+            ci_high={lab: mean[:, i] + std[:, i] for lab, i in pairs},
+            name=name,
+            band_label="mean +- 1 SD over folds",
+        )
+        return disp.plot(ax=ax, curve_kwargs=curve_kwargs, **kwargs)
 
     @classmethod
     def from_predictions(
@@ -145,6 +389,7 @@ class MetricAtKDisplay:
         metric_options: Mapping[str, Any] | None = None,
         ax: Any = None,
         name: Any = None,
+        curve_kwargs: Any = None,
         **kwargs: Any,
     ) -> MetricAtKDisplay:
         """Compute the metric at every cutoff from scores, then draw it.
@@ -177,7 +422,7 @@ class MetricAtKDisplay:
         metric_options : dict, default=None
             Other keywords of :func:`sklearn_rank.evaluate` (``convention``,
             ``ties``, ``undefined``, ...).
-        ax, name, **kwargs
+        ax, name, curve_kwargs, **kwargs
             Passed to :meth:`plot`.
 
         Returns
@@ -185,6 +430,7 @@ class MetricAtKDisplay:
         display : MetricAtKDisplay
         """
         func = "MetricAtKDisplay.from_predictions"
+        check_matplotlib(func)  # before any work
         check_cutoff_metric(metric, func)
         if ks is None:
             if isinstance(k_max, bool) or not isinstance(k_max, (int, np.integer)):
@@ -221,8 +467,9 @@ class MetricAtKDisplay:
             ci_low=low or None,
             ci_high=high or None,
             confidence_level=confidence_level,
+            name=None if isinstance(name, str) else name,
         )
-        return disp.plot(ax=ax, name=name, **kwargs)
+        return disp.plot(ax=ax, curve_kwargs=curve_kwargs, **kwargs)
 
     @classmethod
     def from_estimator(
@@ -232,15 +479,83 @@ class MetricAtKDisplay:
         y: ArrayLike,
         *,
         groups: ArrayLike,
-        response_method: Any = ("decision_function", "predict_proba", "predict"),
+        response_method: Any = "auto",
+        metric: str = "ndcg",
+        k_max: int = 20,
+        ks: Sequence[int] | None = None,
+        confidence_level: float | None = None,
+        n_resamples: int = 999,
+        random_state: Any = None,
+        sample_weight: ArrayLike | None = None,
+        metric_options: Mapping[str, Any] | None = None,
+        ax: Any = None,
+        name: Any = None,
+        curve_kwargs: Any = None,
         **kwargs: Any,
     ) -> MetricAtKDisplay:
         """Score ``X`` with a fitted estimator (or a mapping name -> estimator),
-        then :meth:`from_predictions` with the same keywords."""
+        then :meth:`from_predictions`.
+
+        Parameters
+        ----------
+        estimator : estimator or mapping of str to estimator
+            Fitted; a single one is named by its class.
+        X : array-like
+            The rows to score.
+        y, groups
+            Relevance labels and group ids of the rows.
+        response_method : "auto", str or tuple of str, default="auto"
+            The estimator's methods tried in order; "auto" is
+            ``("decision_function", "predict_proba", "predict")``.
+        metric, k_max, ks, confidence_level, n_resamples, random_state
+            As in :meth:`from_predictions`.
+        sample_weight, metric_options, ax, name, curve_kwargs, **kwargs
+            As in :meth:`from_predictions`.
+
+        Returns
+        -------
+        display : MetricAtKDisplay
+        """
         scores = estimator_scores(
             estimator, X, response_method, "MetricAtKDisplay.from_estimator"
         )
-        return cls.from_predictions(y, scores, groups=groups, **kwargs)
+        return cls.from_predictions(
+            y,
+            scores,
+            groups=groups,
+            metric=metric,
+            k_max=k_max,
+            ks=ks,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            random_state=random_state,
+            sample_weight=sample_weight,
+            metric_options=metric_options,
+            ax=ax,
+            name=name,
+            curve_kwargs=curve_kwargs,
+            **kwargs,
+        )
+
+
+def _unique(label: str, before: list[str]) -> str:
+    return label if label not in before else f"{label} ({len(before)})"
+
+
+def _with_rule(res: Any, keys: list[str], undefined: Any) -> Any:
+    """``res`` with undefined groups scored ``undefined`` when it is a float."""
+    if undefined is None or isinstance(undefined, str):
+        return res
+    from dataclasses import replace
+
+    return replace(
+        res,
+        values={
+            k: np.where(np.isnan(v), float(undefined), v)
+            for k, v in ((k, res.values[k]) for k in keys)
+        },
+        weights={k: res.weights[k] for k in keys},
+    )
 
 
 def _bands(curve, level, n_resamples, random_state, options):

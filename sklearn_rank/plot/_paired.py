@@ -11,13 +11,21 @@ from numpy.typing import ArrayLike
 
 from .._utils.params import param_error
 from ._base import (
+    check_matplotlib,
     check_metric_name,
     check_names,
     check_options,
+    drop_overlaps,
     estimator_scores,
-    get_axes,
+    external_stacklevel,
+    fit_title,
+    model_colors,
     model_scores,
+    model_styles,
+    new_axes,
+    outside_legend,
     per_group,
+    wrap,
 )
 
 # |difference| at or below this is a tie (as in sklearn_rank.stats.compare).
@@ -34,7 +42,7 @@ def _warn_all_undefined(func, metric, model, baseline, n_groups) -> None:
         f"{model!r} - {baseline!r} (no group has a relevant item for both); its "
         "plot is empty. Check y_true and relevance_threshold.",
         UndefinedMetricWarning,
-        stacklevel=3,
+        stacklevel=external_stacklevel(),
     )
 
 
@@ -85,7 +93,7 @@ class PairedDifferenceDisplay:
     ...     y_true, scores, groups=groups, metric="ndcg@5", baseline="old")
     >>> disp.wins["new"] + disp.ties["new"] + disp.losses["new"]
     30
-    >>> disp.ax_.get_title().startswith("ndcg@5, new - old:")
+    >>> disp.ax_.get_legend().get_texts()[0].get_text().startswith("new - old: ")
     True
     """
 
@@ -97,10 +105,34 @@ class PairedDifferenceDisplay:
         metric: str,
         baseline: str,
         n_labels: int = 3,
+        n_dropped: Mapping[str, int] | None = None,
+        name: Any = None,
+        baseline_name: str | None = None,
     ) -> None:
-        self.differences = {m: np.asarray(d, float) for m, d in differences.items()}
-        self.group_ids = {m: np.asarray(g) for m, g in group_ids.items()}
+        func = "PairedDifferenceDisplay"
+        self.differences, self.group_ids = {}, {}
+        if set(group_ids) != set(differences):
+            raise param_error(
+                "group_ids",
+                func,
+                f"a mapping with the models {list(differences)}",
+                list(group_ids),
+            )
+        for m, d in differences.items():
+            d = np.asarray(d, float)
+            ids = np.asarray(group_ids[m])
+            if d.ndim != 1 or ids.shape != d.shape:
+                raise ValueError(
+                    f"{func}: differences[{m!r}] and group_ids[{m!r}] need one id "
+                    f"per difference; got {d.shape} and {ids.shape}."
+                )
+            order = np.argsort(-d, kind="stable")  # largest win first
+            self.differences[m], self.group_ids[m] = d[order], ids[order]
         self.metric, self.baseline, self.n_labels = metric, baseline, n_labels
+        self.n_dropped = {m: 0 for m in self.differences}
+        if n_dropped is not None:
+            self.n_dropped.update({m: int(v) for m, v in n_dropped.items()})
+        self.name, self.baseline_name = name, baseline_name
         self.wins = {m: int((d > TIE).sum()) for m, d in self.differences.items()}
         self.losses = {m: int((d < -TIE).sum()) for m, d in self.differences.items()}
         self.ties = {
@@ -108,47 +140,73 @@ class PairedDifferenceDisplay:
             for m, d in self.differences.items()
         }
 
-    def plot(self, ax: Any = None, *, name: Any = None, **kwargs: Any):
+    def plot(
+        self,
+        ax: Any = None,
+        *,
+        name: Any = None,
+        baseline_name: str | None = None,
+        curve_kwargs: Any = None,
+        **kwargs: Any,
+    ):
         """Draw the sorted differences of every model on ``ax``.
 
         Parameters
         ----------
         ax : matplotlib Axes, default=None
-            Where to draw; None makes a new figure.
+            Where to draw; None makes a new figure (constrained layout).
         name : str or list of str, default=None
-            Names per model; None uses the model names.
+            Names per model; None uses the constructor's, else the model names.
+        baseline_name : str, default=None
+            The baseline's name in the picture; None uses the constructor's,
+            else ``baseline``.
+        curve_kwargs : dict, list of dict or mapping of str to dict, default=None
+            Keywords of :meth:`~matplotlib.axes.Axes.plot` per model.
         **kwargs
-            Passed to :meth:`~matplotlib.axes.Axes.plot` for every model.
+            Keywords of :meth:`~matplotlib.axes.Axes.plot` for every model.
 
         Returns
         -------
         display : PairedDifferenceDisplay
         """
         func = "PairedDifferenceDisplay.plot"
-        ax, fig = get_axes(ax, func)
+        ax, fig = new_axes(ax, func)
         models = list(self.differences)
+        name = self.name if name is None else name
         names = check_names(name, models, func)
+        base = baseline_name or self.baseline_name or self.baseline
+        self.name, self.baseline_name = name, base
+        model_colors(fig, [*models, self.baseline])  # the baseline keeps its own
+        labels = []
+        for m, n in zip(models, names, strict=True):
+            w, t, lo = self.wins[m], self.ties[m], self.losses[m]
+            text = f"{n} - {base}: {w} wins, {t} ties, {lo} losses"
+            if self.n_dropped[m]:
+                total = self.differences[m].size + self.n_dropped[m]
+                text += f"; {self.n_dropped[m]} of {total} groups undefined, left out"
+            labels.append(wrap(text, 34))
+        styles = model_styles(
+            fig, models, labels, curve_kwargs, kwargs, func, {"drawstyle": "steps-mid"}
+        )
         self.lines_, self.annotations_ = {}, {}
-        titles = []
-        for m, label in zip(models, names, strict=True):
+        for m, style in zip(models, styles, strict=True):
             d, ids = self.differences[m], self.group_ids[m]
             x = np.arange(1, d.size + 1)
-            style = {"drawstyle": "steps-mid", **kwargs}
-            (line,) = ax.plot(x, d, label=f"{label} - {self.baseline}", **style)
-            ax.fill_between(x, d, 0.0, step="mid", color=line.get_color(), alpha=0.25)
+            (line,) = ax.plot(x, d, **style)
+            ax.fill_between(x, d, 0.0, step="mid", color=line.get_color(), alpha=0.2)
             self.lines_[m] = line
             self.annotations_[m] = self._label_extremes(ax, x, d, ids, line)
-            titles.append(
-                f"{label} - {self.baseline}:\n{self.wins[m]} wins, "
-                f"{self.ties[m]} ties, {self.losses[m]} losses"
-            )
-        ax.axhline(0.0, color="0.3", linewidth=0.8)
+        ax.axhline(0.0, color=_edge(), linewidth=0.8)
         ax.set_xlabel("groups, sorted by difference")
         ax.set_ylabel(f"{self.metric} difference")
-        ax.set_title(f"{self.metric}, " + "\n".join(titles), fontsize="medium")
-        if len(models) > 1:
-            ax.legend(loc="best")
+        fit_title(ax, f"{self.metric} per group, model - {base}")
+        self.legend_ = outside_legend(ax)
         self.ax_, self.figure_ = ax, fig
+        every = [a for m in models for a in self.annotations_[m]]
+        kept = set(map(id, drop_overlaps(every, ax))) if every else set()
+        self.annotations_ = {
+            m: [a for a in self.annotations_[m] if id(a) in kept] for m in models
+        }
         return self
 
     def _label_extremes(self, ax, x, d, ids, line) -> list:
@@ -159,15 +217,18 @@ class PairedDifferenceDisplay:
         ]
         out = []
         for j, i in enumerate(wins + losses):
-            # Staggered to the right of the point, so that neighbours do not
-            # overlap: the j-th win (loss) label sits j lines lower (higher).
+            # Wins (left end) labelled to their right, losses (right end) to
+            # their left, staggered; labels that still overlap or leave the
+            # axes are dropped after drawing.
             step = j if j < len(wins) else j - len(wins)
+            win = d[i] > 0
             out.append(
                 ax.annotate(
                     str(ids[i]),
                     (x[i], d[i]),
                     textcoords="offset points",
-                    xytext=(6, -9 * step - 3 if d[i] > 0 else 9 * step - 3),
+                    xytext=(6, -9 * step - 3) if win else (-6, 9 * step - 3),
+                    ha="left" if win else "right",
                     arrowprops={
                         "arrowstyle": "-",
                         "linewidth": 0.5,
@@ -175,9 +236,96 @@ class PairedDifferenceDisplay:
                     },
                     fontsize="x-small",
                     color=line.get_color(),
+                    annotation_clip=True,
                 )
             )
         return out
+
+    @classmethod
+    def from_group_scores(
+        cls,
+        per_group: Mapping[str, Any],
+        *,
+        metric: str,
+        baseline: str | None = None,
+        n_labels: int = 3,
+        undefined: str | float | None = None,
+        ax: Any = None,
+        name: Any = None,
+        baseline_name: str | None = None,
+        curve_kwargs: Any = None,
+        **kwargs: Any,
+    ) -> PairedDifferenceDisplay:
+        """Draw from per-group values already computed, matched by group id.
+
+        Parameters
+        ----------
+        per_group : mapping of str to GroupScores
+            Model name -> :func:`sklearn_rank.evaluate_per_group` results
+            holding ``metric`` (at least two models). Groups are matched by id;
+            a group missing from the baseline, or undefined for either model, is
+            left out (and counted).
+        metric : str
+        baseline : str, default=None
+            None is the last model.
+        n_labels : int, default=3
+        undefined : {"skip"} or float, default=None
+            A float scores undefined groups (as in :func:`sklearn_rank.evaluate`)
+            instead of leaving them out.
+        ax, name, baseline_name, curve_kwargs, **kwargs
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : PairedDifferenceDisplay
+        """
+        func = "PairedDifferenceDisplay.from_group_scores"
+        check_matplotlib(func)
+        n_labels = _check_n_labels(n_labels, func)
+        if not isinstance(per_group, Mapping) or len(per_group) < 2:
+            raise param_error(
+                "per_group",
+                func,
+                "a mapping of at least two models",
+                type(per_group).__name__,
+            )
+        models = [str(m) for m in per_group]
+        per_group = {str(m): v for m, v in per_group.items()}
+        if baseline is None:
+            baseline = models[-1]
+        elif baseline not in per_group:
+            raise param_error("baseline", func, f"None or one of {models}", baseline)
+        fill = None if undefined is None or isinstance(undefined, str) else undefined
+
+        def values(m):
+            v = np.asarray(per_group[m].values[metric], float)
+            return v if fill is None else np.where(np.isnan(v), float(fill), v)
+
+        base_ids = np.asarray(per_group[baseline].group_ids)
+        where = {g: i for i, g in enumerate(base_ids.tolist())}
+        base = values(baseline)
+        diffs, ids, dropped = {}, {}, {}
+        for m in models:
+            if m == baseline:
+                continue
+            own = np.asarray(per_group[m].group_ids)
+            idx = np.array([where.get(g, -1) for g in own.tolist()], dtype=np.intp)
+            d = np.where(idx >= 0, values(m) - base[np.maximum(idx, 0)], np.nan)
+            keep = ~np.isnan(d)
+            if not keep.any():
+                _warn_all_undefined(func, metric, m, baseline, d.size)
+            diffs[m], ids[m], dropped[m] = d[keep], own[keep], int((~keep).sum())
+        disp = cls(
+            differences=diffs,
+            group_ids=ids,
+            metric=metric,
+            baseline=baseline,
+            n_labels=n_labels,
+            n_dropped=dropped,
+            name=name,
+            baseline_name=baseline_name,
+        )
+        return disp.plot(ax=ax, curve_kwargs=curve_kwargs, **kwargs)
 
     @classmethod
     def from_predictions(
@@ -193,6 +341,8 @@ class PairedDifferenceDisplay:
         metric_options: Mapping[str, Any] | None = None,
         ax: Any = None,
         name: Any = None,
+        baseline_name: str | None = None,
+        curve_kwargs: Any = None,
         **kwargs: Any,
     ) -> PairedDifferenceDisplay:
         """Compute the per-group differences against a baseline, then draw them.
@@ -212,7 +362,7 @@ class PairedDifferenceDisplay:
             Label this many of the largest wins and of the largest losses.
         metric_options : dict, default=None
             Other keywords of :func:`sklearn_rank.evaluate_per_group`.
-        ax, name, **kwargs
+        ax, name, baseline_name, curve_kwargs, **kwargs
             Passed to :meth:`plot`.
 
         Returns
@@ -220,47 +370,31 @@ class PairedDifferenceDisplay:
         display : PairedDifferenceDisplay
         """
         func = "PairedDifferenceDisplay.from_predictions"
+        check_matplotlib(func)  # before any work
         check_metric_name(metric, func)
-        if (
-            isinstance(n_labels, bool)
-            or not isinstance(n_labels, (int, np.integer))
-            or n_labels < 0
-        ):
-            raise param_error(
-                "n_labels", func, "an int in the range [0, inf)", n_labels
-            )
+        n_labels = _check_n_labels(n_labels, func)
         options = check_options(metric_options, func)
         scores = model_scores(y_score, func)
         if len(scores) < 2:
             raise param_error(
                 "y_score", func, "a mapping of at least two models", list(scores)
             )
-        models = list(scores)
-        if baseline is None:
-            baseline = models[-1]
-        elif baseline not in scores:
-            raise param_error("baseline", func, f"None or one of {models}", baseline)
+        if baseline is not None and baseline not in scores:
+            raise param_error(
+                "baseline", func, f"None or one of {list(scores)}", baseline
+            )
         res = per_group(y_true, scores, groups, [metric], sample_weight, options)
-        base = res[baseline].values[metric]
-        diffs, ids = {}, {}
-        for m in models:
-            if m == baseline:
-                continue
-            d = res[m].values[metric] - base
-            keep = ~np.isnan(d)
-            if not keep.any():
-                _warn_all_undefined(func, metric, m, baseline, d.size)
-            order = np.argsort(-d[keep], kind="stable")
-            diffs[m] = d[keep][order]
-            ids[m] = res[m].group_ids[keep][order]
-        disp = cls(
-            differences=diffs,
-            group_ids=ids,
+        return cls.from_group_scores(
+            res,
             metric=metric,
             baseline=baseline,
-            n_labels=int(n_labels),
+            n_labels=n_labels,
+            ax=ax,
+            name=name,
+            baseline_name=baseline_name,
+            curve_kwargs=curve_kwargs,
+            **kwargs,
         )
-        return disp.plot(ax=ax, name=name, **kwargs)
 
     @classmethod
     def from_estimator(
@@ -270,12 +404,70 @@ class PairedDifferenceDisplay:
         y: ArrayLike,
         *,
         groups: ArrayLike,
-        response_method: Any = ("decision_function", "predict_proba", "predict"),
+        response_method: Any = "auto",
+        baseline: str | None = None,
+        metric: str = "ndcg@10",
+        n_labels: int = 3,
+        sample_weight: ArrayLike | None = None,
+        metric_options: Mapping[str, Any] | None = None,
+        ax: Any = None,
+        name: Any = None,
+        baseline_name: str | None = None,
+        curve_kwargs: Any = None,
         **kwargs: Any,
     ) -> PairedDifferenceDisplay:
         """Score ``X`` with a mapping name -> fitted estimator (at least two),
-        then :meth:`from_predictions` with the same keywords."""
+        then :meth:`from_predictions`.
+
+        Parameters
+        ----------
+        estimator : mapping of str to estimator
+        X : array-like
+        y, groups
+            Relevance labels and group ids of the rows.
+        response_method : "auto", str or tuple of str, default="auto"
+            The methods tried in order; "auto" is ``("decision_function",
+            "predict_proba", "predict")``.
+        baseline, metric, n_labels, sample_weight, metric_options
+            As in :meth:`from_predictions`.
+        ax, name, baseline_name, curve_kwargs, **kwargs
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : PairedDifferenceDisplay
+        """
         scores = estimator_scores(
             estimator, X, response_method, "PairedDifferenceDisplay.from_estimator"
         )
-        return cls.from_predictions(y, scores, groups=groups, **kwargs)
+        return cls.from_predictions(
+            y,
+            scores,
+            groups=groups,
+            baseline=baseline,
+            metric=metric,
+            n_labels=n_labels,
+            sample_weight=sample_weight,
+            metric_options=metric_options,
+            ax=ax,
+            name=name,
+            baseline_name=baseline_name,
+            curve_kwargs=curve_kwargs,
+            **kwargs,
+        )
+
+
+def _check_n_labels(n_labels: Any, func: str) -> int:
+    if (
+        isinstance(n_labels, bool)
+        or not isinstance(n_labels, (int, np.integer))
+        or n_labels < 0
+    ):
+        raise param_error("n_labels", func, "an int in the range [0, inf)", n_labels)
+    return int(n_labels)
+
+
+def _edge():
+    import matplotlib as mpl
+
+    return mpl.rcParams["axes.edgecolor"]

@@ -10,11 +10,15 @@ from numpy.typing import ArrayLike
 
 from .._utils.params import param_error
 from ._base import (
+    check_matplotlib,
     check_names,
     check_options,
+    check_values,
     estimator_scores,
-    get_axes,
     model_scores,
+    model_styles,
+    new_axes,
+    outside_legend,
 )
 
 ELEVEN_POINTS = tuple(np.round(np.linspace(0.0, 1.0, 11), 1).tolist())
@@ -25,10 +29,15 @@ def iprec_names(levels: np.ndarray) -> list[str]:
     return [f"iprec@{r:g}" for r in levels.tolist()]
 
 
-class PrecisionRecallDisplay:
+class InterpolatedPrecisionRecallDisplay:
     """The ranked-retrieval precision-recall curve: interpolated precision at
     recall levels (trec_eval's ``iprec_at_recall``, the 11-point curve by
     default), averaged over groups, one line per model.
+
+    Not scikit-learn's :class:`~sklearn.metrics.PrecisionRecallDisplay` (one
+    binary classifier's curve over thresholds): here each point is a mean over
+    groups of a ranking's interpolated precision. ``PrecisionRecallDisplay`` is
+    this class's former name, kept as an alias.
 
     Parameters
     ----------
@@ -37,9 +46,19 @@ class PrecisionRecallDisplay:
     precision : mapping of str to array-like of shape (n_levels,)
         Model name -> mean interpolated precision at each level
         (``evaluate(..., metrics=["iprec@0", "iprec@0.1", ...])``).
+    prevalence : float, default=None
+        The mean over groups of the share of relevant rows: the precision of a
+        random ranking (drawn as a dashed line when it is near the curves, and
+        named in the legend's title).
+    name : str or list of str, default=None
+        Legend names per model.
 
     Attributes
     ----------
+    average_precision : dict of str to float
+        Per model, the mean interpolated precision over the levels (the
+        11-point average precision with the default levels), shown in the
+        legend.
     ax_ : matplotlib Axes
     figure_ : matplotlib Figure
     lines_ : dict of str to Line2D
@@ -47,53 +66,111 @@ class PrecisionRecallDisplay:
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_rank.plot import PrecisionRecallDisplay
+    >>> from sklearn_rank.plot import InterpolatedPrecisionRecallDisplay
     >>> rng = np.random.default_rng(0)
     >>> groups = np.repeat(np.arange(20), 15)
     >>> y_true = rng.integers(0, 2, 300)
-    >>> disp = PrecisionRecallDisplay.from_predictions(
+    >>> disp = InterpolatedPrecisionRecallDisplay.from_predictions(
     ...     y_true, {"good": y_true + rng.normal(size=300)}, groups=groups)
     >>> disp.recall.tolist()[:3], len(disp.precision["good"])
     ([0.0, 0.1, 0.2], 11)
     """
 
     def __init__(
-        self, *, recall: ArrayLike, precision: Mapping[str, ArrayLike]
+        self,
+        *,
+        recall: ArrayLike,
+        precision: Mapping[str, ArrayLike],
+        prevalence: float | None = None,
+        name: Any = None,
     ) -> None:
         self.recall = np.asarray(recall, dtype=np.float64)
         self.precision = {m: np.asarray(p, float) for m, p in precision.items()}
+        check_values("precision", self.precision, self.recall.size, type(self).__name__)
+        self.prevalence = prevalence
+        self.name = name
+        self.average_precision = {
+            m: float(np.mean(p)) if p.size else float("nan")
+            for m, p in self.precision.items()
+        }
 
-    def plot(self, ax: Any = None, *, name: Any = None, **kwargs: Any):
+    def plot(
+        self,
+        ax: Any = None,
+        *,
+        name: Any = None,
+        curve_kwargs: Any = None,
+        **kwargs: Any,
+    ):
         """Draw one curve per model on ``ax``.
 
         Parameters
         ----------
         ax : matplotlib Axes, default=None
-            Where to draw; None makes a new figure.
+            Where to draw; None makes a new figure (constrained layout).
         name : str or list of str, default=None
-            Legend names per model; None uses the model names.
+            Legend names per model; None uses the constructor's, else the model
+            names.
+        curve_kwargs : dict, list of dict or mapping of str to dict, default=None
+            Keywords of :meth:`~matplotlib.axes.Axes.plot` per model.
         **kwargs
             Passed to :meth:`~matplotlib.axes.Axes.plot` for every line.
 
         Returns
         -------
-        display : PrecisionRecallDisplay
+        display : InterpolatedPrecisionRecallDisplay
         """
-        func = "PrecisionRecallDisplay.plot"
-        ax, fig = get_axes(ax, func)
+        func = f"{type(self).__name__}.plot"
+        ax, fig = new_axes(ax, func)
         models = list(self.precision)
+        name = self.name if name is None else name
         names = check_names(name, models, func)
+        self.name = name
+        eleven = self.recall.size == 11 and np.allclose(
+            self.recall, np.linspace(0, 1, 11)
+        )
+        summary = "11-pt AP" if eleven else "mean iP"
+        labels = [
+            f"{n} ({summary} {self.average_precision[m]:.3f})"
+            for m, n in zip(models, names, strict=True)
+        ]
+        styles = model_styles(
+            fig,
+            models,
+            labels,
+            curve_kwargs,
+            kwargs,
+            func,
+            {"marker": "o", "markersize": 3},
+        )
         self.lines_ = {}
-        for m, label in zip(models, names, strict=True):
-            style = {"marker": "o", "markersize": 3, **kwargs}
-            (self.lines_[m],) = ax.plot(
-                self.recall, self.precision[m], label=label, **style
-            )
+        for m, style in zip(models, styles, strict=True):
+            (self.lines_[m],) = ax.plot(self.recall, self.precision[m], **style)
         ax.set_xlabel("recall")
         ax.set_ylabel("interpolated precision (mean over groups)")
         ax.set_xlim(-0.02, 1.02)
-        ax.set_ylim(-0.02, 1.02)
-        ax.legend(loc="best")
+        # The curves set the y range (not [0, 1]: realistic curves would be
+        # squeezed); the random-ranking line joins them when it is near.
+        values = np.concatenate([p for p in self.precision.values()] or [[0.0]])
+        values = values[np.isfinite(values)]
+        lo, hi = (values.min(), values.max()) if values.size else (0.0, 1.0)
+        pad = max(0.05 * (hi - lo), 0.02)
+        title = None
+        if self.prevalence is not None and self.prevalence == self.prevalence:
+            title = f"random ranking: {self.prevalence:.3f}"
+            if self.prevalence >= lo - 0.5 * (hi - lo + pad):
+                ax.axhline(
+                    self.prevalence,
+                    color="0.5",
+                    linestyle="--",
+                    linewidth=1,
+                    label="random ranking (mean prevalence)",
+                )
+                lo = min(lo, self.prevalence)
+        ax.set_ylim(max(lo - pad, -0.02), min(hi + pad, 1.02))
+        self.legend_ = outside_legend(ax, title=title)
+        if self.legend_ is not None and title is not None:
+            self.legend_.get_title().set_fontsize("small")
         self.ax_, self.figure_ = ax, fig
         return self
 
@@ -109,8 +186,9 @@ class PrecisionRecallDisplay:
         metric_options: Mapping[str, Any] | None = None,
         ax: Any = None,
         name: Any = None,
+        curve_kwargs: Any = None,
         **kwargs: Any,
-    ) -> PrecisionRecallDisplay:
+    ) -> InterpolatedPrecisionRecallDisplay:
         """Compute the mean interpolated precision at each recall level (one
         :func:`sklearn_rank.evaluate` call per model), then draw it.
 
@@ -124,16 +202,17 @@ class PrecisionRecallDisplay:
             Recall levels in [0, 1], increasing.
         metric_options : dict, default=None
             Other keywords of :func:`sklearn_rank.evaluate`.
-        ax, name, **kwargs
+        ax, name, curve_kwargs, **kwargs
             Passed to :meth:`plot`.
 
         Returns
         -------
-        display : PrecisionRecallDisplay
+        display : InterpolatedPrecisionRecallDisplay
         """
         from .._metrics.evaluate import evaluate
 
-        func = "PrecisionRecallDisplay.from_predictions"
+        func = f"{cls.__name__}.from_predictions"
+        check_matplotlib(func)  # before any work
         levels = (
             np.asarray(recall_levels, dtype=np.float64)
             if _numbers(recall_levels)
@@ -157,19 +236,26 @@ class PrecisionRecallDisplay:
             y_score, func, name=name if isinstance(name, str) else None
         )
         names = iprec_names(levels)
-        precision = {}
+        precision, prevalence = {}, None
         for m, score in scores.items():
             res = evaluate(
                 y_true,
                 score,
                 groups=groups,
-                metrics=names,
+                metrics=[*names, "precision"],
                 sample_weight=sample_weight,
                 **options,
             )
             precision[m] = np.array([res[n] for n in names])
-        disp = cls(recall=levels, precision=precision)
-        return disp.plot(ax=ax, name=name, **kwargs)
+            # precision over the whole list: the share of relevant rows
+            prevalence = res["precision"]
+        disp = cls(
+            recall=levels,
+            precision=precision,
+            prevalence=prevalence,
+            name=None if isinstance(name, str) else name,
+        )
+        return disp.plot(ax=ax, curve_kwargs=curve_kwargs, **kwargs)
 
     @classmethod
     def from_estimator(
@@ -179,15 +265,55 @@ class PrecisionRecallDisplay:
         y: ArrayLike,
         *,
         groups: ArrayLike,
-        response_method: Any = ("decision_function", "predict_proba", "predict"),
+        response_method: Any = "auto",
+        recall_levels: Sequence[float] = ELEVEN_POINTS,
+        sample_weight: ArrayLike | None = None,
+        metric_options: Mapping[str, Any] | None = None,
+        ax: Any = None,
+        name: Any = None,
+        curve_kwargs: Any = None,
         **kwargs: Any,
-    ) -> PrecisionRecallDisplay:
+    ) -> InterpolatedPrecisionRecallDisplay:
         """Score ``X`` with a fitted estimator (or a mapping name -> estimator),
-        then :meth:`from_predictions` with the same keywords."""
+        then :meth:`from_predictions`.
+
+        Parameters
+        ----------
+        estimator : estimator or mapping of str to estimator
+        X : array-like
+        y, groups
+            Relevance labels and group ids of the rows.
+        response_method : "auto", str or tuple of str, default="auto"
+            The methods tried in order; "auto" is ``("decision_function",
+            "predict_proba", "predict")``.
+        recall_levels, sample_weight, metric_options
+            As in :meth:`from_predictions`.
+        ax, name, curve_kwargs, **kwargs
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : InterpolatedPrecisionRecallDisplay
+        """
         scores = estimator_scores(
-            estimator, X, response_method, "PrecisionRecallDisplay.from_estimator"
+            estimator, X, response_method, f"{cls.__name__}.from_estimator"
         )
-        return cls.from_predictions(y, scores, groups=groups, **kwargs)
+        return cls.from_predictions(
+            y,
+            scores,
+            groups=groups,
+            recall_levels=recall_levels,
+            sample_weight=sample_weight,
+            metric_options=metric_options,
+            ax=ax,
+            name=name,
+            curve_kwargs=curve_kwargs,
+            **kwargs,
+        )
+
+
+# The former name (it is not scikit-learn's PrecisionRecallDisplay).
+PrecisionRecallDisplay = InterpolatedPrecisionRecallDisplay
 
 
 def _numbers(x: Any) -> bool:

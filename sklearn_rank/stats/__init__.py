@@ -10,6 +10,7 @@ needs (Sakai's topic set size design). See docs/statistics.md.
 
 from ._api import bootstrap_ci, compare
 from ._report import BootstrapReport, ComparisonReport, MetricInterval, PairComparison
+from ._segments import SegmentComparison, compare_by_segment
 from ._selection import cross_val_compare
 from ._systems import AnovaResult, tukey_hsd, two_way_anova
 from ._topic_set_size import TopicSetSize, topic_set_size
@@ -20,9 +21,11 @@ __all__ = [
     "ComparisonReport",
     "MetricInterval",
     "PairComparison",
+    "SegmentComparison",
     "TopicSetSize",
     "bootstrap_ci",
     "compare",
+    "compare_by_segment",
     "cross_val_compare",
     "topic_set_size",
     "tukey_hsd",

@@ -1,0 +1,416 @@
+"""The columnar reading path: judgments and runs as columns, joined as trec_eval.
+
+One path from a file (TREC text, or a table read through pyarrow) to the flat
+arrays the metrics take, without a Python string per row: query ids become
+integer codes, document ids stay byte spans with hashes (:mod:`._id_columns`),
+and only the query ids of the evaluated queries are decoded.
+:func:`sklearn_rank.io.load_trec` and ``sklearn-rank eval`` both read through
+it; :class:`TrecArrays` (with its per-row ``docno`` strings) is built from a
+:class:`TrecColumns` only when asked for.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import numpy as np
+
+from .._utils.params import CUTOFF, check_param
+from ._id_columns import _check_unique, _RowText, _TextColumn
+from ._trec_join import _join, _Joined
+from ._trec_parse import _parse_qrels, _parse_run, _ParsedQrels, _ParsedRun
+
+__all__ = [
+    "QrelsColumns",
+    "RunColumns",
+    "TrecArrays",
+    "TrecColumns",
+    "join_columns",
+    "read_qrels_columns",
+    "read_run_columns",
+    "table_qrels_columns",
+    "table_query_codes",
+    "table_run_columns",
+]
+
+Source = str | os.PathLike[str] | IO[Any]
+Progress = Callable[[int, int, str], None]
+_BOM_CHOICES = ("skip", "keep")
+
+
+class QrelsColumns:
+    """Judgments read as columns (:func:`read_qrels_columns`,
+    :func:`table_qrels_columns`); pass them to :func:`join_columns`.
+
+    Attributes
+    ----------
+    source : str
+        The file's name (in messages).
+    """
+
+    def __init__(self, parsed: _ParsedQrels) -> None:
+        self._parsed = parsed
+
+    @property
+    def source(self) -> str:
+        return self._parsed.source
+
+    def __len__(self) -> int:
+        return int(self._parsed.line.size)
+
+
+class RunColumns:
+    """A run read as columns (:func:`read_run_columns`,
+    :func:`table_run_columns`); pass it to :func:`join_columns`.
+
+    Attributes
+    ----------
+    source : str
+        The file's name (in messages).
+    run_tag : str
+        The run tag of the file's last line (trec_eval keeps that one); for a
+        table, the score column's name.
+    """
+
+    def __init__(self, parsed: _ParsedRun) -> None:
+        self._parsed = parsed
+
+    @property
+    def source(self) -> str:
+        return self._parsed.source
+
+    @property
+    def run_tag(self) -> str:
+        return self._parsed.runid
+
+    def __len__(self) -> int:
+        return int(self._parsed.line.size)
+
+
+@dataclass(frozen=True, eq=False)
+class TrecArrays:
+    """Flat per-row arrays joining a qrels and a run, ready for the metrics.
+
+    One row per (query, document) in the union of the judged and the retrieved
+    documents of the evaluated queries. Rows are grouped by query (queries in string
+    order); within a query the retrieved rows come first in trec_eval's order
+    (score descending, then docno descending), then the judged-but-not-retrieved
+    rows (docno ascending).
+
+    Attributes
+    ----------
+    y_true : ndarray of float64
+        The judged grade; unjudged documents and negative grades are 0.
+    y_score : ndarray of float64
+        The run's score; for rows that were not retrieved a finite value below every
+        score of the run, so that they sort last even if ``retrieved`` is ignored.
+    groups : ndarray of object (str)
+        The query id of each row.
+    retrieved : ndarray of bool
+        False for judged documents that the run did not return (they count in the
+        number of relevant documents and in the ideal DCG only).
+    docno : ndarray of object (str)
+        The document id of each row.
+    rank : ndarray of int64
+        trec_eval's rank (1-based) of retrieved rows; 0 for rows not retrieved.
+    judged : ndarray of bool
+        True for rows whose document has a qrels line with a grade >= 0 for the
+        query; False for retrieved documents without one and for negative grades
+        (trec_eval's ``form_res_rels.c``: both leave the ranking under ``-J``).
+        Pass it as ``judged=`` (with ``judged_only=True`` for ``-J``).
+    """
+
+    y_true: np.ndarray
+    y_score: np.ndarray
+    groups: np.ndarray
+    retrieved: np.ndarray
+    docno: np.ndarray
+    rank: np.ndarray
+    judged: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.y_true.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class TrecColumns:
+    """A run joined with the judgments as trec_eval joins them, as columns.
+
+    Rows: the retrieved documents of each evaluated query in trec_eval's order
+    (score descending, then docno descending), then the judged documents that
+    were not retrieved. ``query_codes`` index ``query_ids``, the evaluated
+    queries in string order.
+
+    Attributes
+    ----------
+    y_true : ndarray of float64
+        The judged grade; unjudged documents and negative grades are 0.
+    y_score : ndarray of float64
+        The score; rows not retrieved get a value below every score of the run.
+    query_codes : ndarray of int64
+        The query of each row, ``0 .. len(query_ids) - 1``.
+    query_ids : list of str
+        The evaluated queries, in string order.
+    retrieved : ndarray of bool
+        False for judged documents the run did not return (or ``-M`` cut).
+    rank : ndarray of int64
+        trec_eval's rank (1-based) of the retrieved rows (the first
+        ``retrieved.sum()`` rows), in row order.
+    judged : ndarray of bool
+        A qrels line with a grade >= 0 (trec_eval's ``-J`` keeps these).
+    pooled : ndarray of bool
+        Any qrels line (a negative grade: in the pool, not judged).
+    run_tag : str
+        The run's tag.
+    """
+
+    y_true: np.ndarray
+    y_score: np.ndarray
+    query_codes: np.ndarray
+    query_ids: list[str]
+    retrieved: np.ndarray
+    rank: np.ndarray
+    judged: np.ndarray
+    pooled: np.ndarray
+    run_tag: str
+    _joined: _Joined = field(repr=False)
+
+    def __len__(self) -> int:
+        return int(self.y_true.shape[0])
+
+    def to_arrays(self):
+        """The :class:`TrecArrays` of this join (per-row query and document
+        strings, rows grouped by query)."""
+        return _to_arrays(self._joined)
+
+
+def _to_arrays(joined: _Joined) -> TrecArrays:
+    """Public arrays, grouped by query, not-retrieved rows by docno."""
+    n_run = int(joined.rank.size)
+    run_col, run_codes = joined.run_docs
+    qrels_col, qrels_codes = joined.qrels_docs
+    docno = np.array(
+        run_col.text(run_codes) + qrels_col.text(qrels_codes), dtype=object
+    )
+    _, text_rank = np.unique(docno[n_run:], return_inverse=True)
+    within = np.concatenate([joined.rank, n_run + 1 + text_rank.reshape(-1)])
+    final = np.lexsort((within, joined.qcode))
+    ranks = np.concatenate([joined.rank, np.zeros(docno.size - n_run, np.int64)])
+    return TrecArrays(
+        y_true=joined.y_true[final],
+        y_score=joined.y_score[final],
+        groups=joined.qids[joined.qcode][final],
+        retrieved=joined.retrieved[final],
+        docno=docno[final],
+        rank=ranks[final],
+        judged=joined.judged[final],
+    )
+
+
+def read_bytes(source: Source) -> tuple[bytes, str]:
+    """The whole content of a path or stream, gunzipped when gzip'd, without a
+    UTF-8 byte-order mark, and its name (for messages): ``(data, name)``."""
+    from ._text import read_bytes as _read
+
+    return _read(source)
+
+
+def table_format(path: str | os.PathLike[str]) -> str | None:
+    """The table format a file name says (``csv``, ``tsv``, ``parquet``,
+    ``jsonl``; ``.gz`` looked through), or None for any other name."""
+    from ._tables import table_format as _format
+
+    return _format(path)
+
+
+def read_table_columns(
+    source: str | os.PathLike[str],
+    columns: list[str],
+    *,
+    input_format: str | None = None,
+    text: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """The given columns of a table as pyarrow arrays (``{name: array}``),
+    without a Python object per row: ``text`` columns are read as strings;
+    pass the result to :func:`table_qrels_columns`, :func:`table_run_columns`,
+    :func:`table_query_codes` and :func:`table_numbers`. Needs pyarrow."""
+    from ._arrow_columns import read_columns
+
+    return read_columns(
+        source, columns, input_format=input_format, text=list(text), progress=progress
+    )
+
+
+def table_numbers(table: dict, column: str, path: str) -> np.ndarray:
+    """A numeric column of :func:`read_table_columns` as float64; a missing or
+    non-numeric value is named by file, row and column."""
+    from ._arrow_columns import arrow_numbers
+
+    return arrow_numbers(table[column], column, path)
+
+
+def _check_bom(byte_order_mark: str) -> None:
+    if byte_order_mark not in _BOM_CHOICES:
+        raise ValueError(
+            f"byte_order_mark must be 'skip' or 'keep', got {byte_order_mark!r}"
+        )
+
+
+def read_qrels_columns(
+    source: Source, *, byte_order_mark: str = "skip", progress: Progress | None = None
+) -> QrelsColumns:
+    """Read a TREC qrels file (``qid iter docno rel``) as columns.
+
+    Parameters
+    ----------
+    source : str, path-like or binary file-like
+        The judgments (``.gz`` is read directly).
+    byte_order_mark : {"skip", "keep"}, default="skip"
+        A UTF-8 byte-order mark at the start of the file is skipped, or kept
+        as part of the first query id ("keep": trec_eval's reading).
+    progress : callable, default=None
+        ``progress(done, total, stage)`` with the bytes read ("read") and
+        split ("split") so far.
+
+    Returns
+    -------
+    QrelsColumns
+    """
+    _check_bom(byte_order_mark)
+    return QrelsColumns(_parse_qrels(source, progress, byte_order_mark == "keep"))
+
+
+def read_run_columns(
+    source: Source, *, byte_order_mark: str = "skip", progress: Progress | None = None
+) -> RunColumns:
+    """Read a TREC run file (``qid Q0 docno rank score runid``) as columns.
+
+    The rank field is not read (trec_eval ignores it too). Parameters as
+    :func:`read_qrels_columns`.
+
+    Returns
+    -------
+    RunColumns
+    """
+    _check_bom(byte_order_mark)
+    parsed = _parse_run(source, False, progress, byte_order_mark == "keep")
+    return RunColumns(parsed)
+
+
+def _arrow_ids(table: dict, query_col: str, doc_col: str, path: str):
+    from ._arrow_columns import arrow_spans
+
+    qid = _TextColumn.from_spans(*arrow_spans(table[query_col], query_col, path))
+    docno = _RowText(*arrow_spans(table[doc_col], doc_col, path))
+    line = np.arange(1, len(table[query_col]) + 1)
+    source = f"{path} (row numbers)"
+    return qid, docno, line, source
+
+
+def table_query_codes(table: dict, query_col: str, path: str):
+    """Integer codes of an Arrow column of query ids, numbered in the ids'
+    string order, and the ids: ``(codes, query_ids)``; no string per row."""
+    from ._arrow_columns import arrow_spans
+
+    column = _TextColumn.from_spans(*arrow_spans(table[query_col], query_col, path))
+    names = np.array(column.text(), dtype=object)
+    order = np.argsort(names, kind="stable")
+    renumber = np.empty(order.size, np.int64)
+    renumber[order] = np.arange(order.size)
+    return renumber[column.codes], names[order].tolist()
+
+
+def table_qrels_columns(
+    table: dict, query_col: str, doc_col: str, label_col: str, path: str
+) -> QrelsColumns:
+    """Judgments from Arrow columns (``{name: pyarrow array}``, ids as strings),
+    as :func:`read_qrels_columns` reads a file; ``path`` names the table in
+    messages (rows are numbered from 1)."""
+    from ._arrow_columns import arrow_numbers
+
+    qid, docno, line, source = _arrow_ids(table, query_col, doc_col, path)
+    relevance = arrow_numbers(table[label_col], label_col, path)
+    parsed = _ParsedQrels(qid, docno, relevance, line, source)
+    parsed.keys = _check_unique(qid, docno, line, source)
+    return QrelsColumns(parsed)
+
+
+def table_run_columns(
+    table: dict, query_col: str, doc_col: str, score_cols: list[str], path: str
+) -> list[RunColumns]:
+    """One run per score column of Arrow columns (ids as strings), each named
+    by its column; as :func:`table_qrels_columns`."""
+    from ._arrow_columns import arrow_numbers
+
+    qid, docno, line, source = _arrow_ids(table, query_col, doc_col, path)
+    keys = _check_unique(qid, docno, line, source)
+    return [
+        RunColumns(
+            _ParsedRun(
+                qid,
+                docno,
+                arrow_numbers(table[s], s, path),
+                None,
+                s,
+                line,
+                source,
+                keys,
+            )
+        )
+        for s in score_cols
+    ]
+
+
+def join_columns(
+    qrels: QrelsColumns,
+    run: RunColumns,
+    *,
+    complete: bool = False,
+    max_docs_per_query: int | None = None,
+) -> TrecColumns:
+    """Join judgments and a run as trec_eval does (see :func:`trec_arrays`).
+
+    Parameters
+    ----------
+    qrels : QrelsColumns
+    run : RunColumns
+    complete : bool, default=False
+        Keep judged queries that the run does not return (trec_eval ``-c``).
+    max_docs_per_query : int or None, default=None
+        Keep the top documents of each query only (trec_eval ``-M``).
+
+    Returns
+    -------
+    TrecColumns
+
+    Examples
+    --------
+    >>> import io
+    >>> from sklearn_rank.io import join_columns, read_qrels_columns, read_run_columns
+    >>> qrels = read_qrels_columns(io.BytesIO(b"q1 0 a 1\\nq1 0 b 0\\nq1 0 z 2\\n"))
+    >>> run = read_run_columns(io.BytesIO(b"q1 Q0 a 1 0.5 r\\nq1 Q0 b 2 0.9 r\\n"))
+    >>> t = join_columns(qrels, run)
+    >>> t.y_true.tolist(), t.retrieved.tolist(), t.query_ids
+    ([0.0, 1.0, 2.0], [True, True, False], ['q1'])
+    """
+    check_param(max_docs_per_query, "max_docs_per_query", "join_columns", CUTOFF)
+    joined = _join(qrels._parsed, run._parsed, complete, max_docs_per_query)
+    # Codes follow the query ids' string order; number the present ones 0..G-1.
+    seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0
+    present = np.flatnonzero(seen)
+    return TrecColumns(
+        y_true=joined.y_true,
+        y_score=joined.y_score,
+        query_codes=(np.cumsum(seen) - 1)[joined.qcode],
+        query_ids=joined.qids[present].tolist(),
+        retrieved=joined.retrieved,
+        rank=joined.rank,
+        judged=joined.judged,
+        pooled=joined.pooled,
+        run_tag=run.run_tag,
+        _joined=joined,
+    )

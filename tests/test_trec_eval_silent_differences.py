@@ -1,0 +1,82 @@
+"""The seven commands where ``sklearn-rank eval`` printed other numbers than
+trec_eval (issue 28) now print trec_eval's bytes.
+
+Each expected file in tests/data/trec_eval was printed by trec_eval 10.0-rc3
+built from source (command lines in that folder's README); the whole standard
+output must be equal, byte for byte.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sklearn_rank._cli import main
+
+DATA = Path(__file__).parent / "data" / "trec_eval"
+BOM = b"\xef\xbb\xbf"
+
+CASES = {
+    # 1. -l is read with atol: 2.5 is level 2.
+    "out.test.l2_5": "-q -l 2.5 -m official qrels.rel_level results.test",
+    # 2. trec_eval's ideal order of gain levels (comp_rel_gain truncates).
+    "out.comment.ndcg_gains": "-m ndcg.1=0.5 qrels.comment.test results.comment.test",
+    "out.test.ndcg_gains_order": "-q -m ndcg.2=0.5 qrels.rel_level results.test",
+    # 3. level -1: the documents without a qrels line gain 2.
+    "out.test.ndcg_unjudged_gain": "-q -m ndcg.-1=2 qrels.rel_level results.test",
+    "out.test.ndcg_gains_cJ": "-q -J -c -m ndcg.-1=2,2=0.5 qrels.rel_level "
+    "results.trunc",
+    # 4. -D 0.QID -c: geometric means over every judged query.
+    "out.test.D301c": "-D 0.301 -c -m official -m gm_bpref qrels.test results.test",
+    # 5. -nan where a query ranks nothing under -J.
+    "out.test.aqcJ": "-c -J -q -m all_trec qrels.test results.trunc",
+    # Refused before, computed as trec_eval now.
+    "out.test.refused_before": "-q -m Rprec_mult.0,0.5 -m rbp.p=0 "
+    "-m iprec_at_recall.0.5,1.04,1.5 -M 3.7 -N 1e3 -m utility qrels.test "
+    "results.test",
+    "out.test.refused_before_c": "-q -c -m rbp.p=1 -m ideal_dcg.1=3,-1=2 -m yaap "
+    "qrels.test results.trunc",
+}
+
+
+def _argv(expected: str) -> list[str]:
+    return [
+        str(DATA / a) if (DATA / a).exists() else a for a in CASES[expected].split()
+    ]
+
+
+@pytest.mark.parametrize("expected", sorted(CASES))
+def test_prints_trec_eval_bytes(expected, capsys):
+    assert main(["eval", "--quiet", *_argv(expected)]) == 0
+    assert capsys.readouterr().out == (DATA / expected).read_text()
+
+
+def test_byte_order_mark_is_part_of_the_first_query_id(tmp_path, capsys):
+    # 7. trec_eval reads "\ufeff301" as a query of its own (not judged).
+    run = tmp_path / "results.test.bom"
+    run.write_bytes(BOM + (DATA / "results.test").read_bytes())
+    argv = ["-q", "-m", "num_ret", "-m", "map", str(DATA / "qrels.test"), str(run)]
+    assert main(["eval", "--quiet", *argv]) == 0
+    assert capsys.readouterr().out == (DATA / "out.test.bom").read_text()
+
+
+@pytest.mark.parametrize("spec", ["", ",", "map,", "P.5,,10"])
+def test_empty_measure_is_an_error(spec, capsys):
+    # 6. trec_eval: "illegal measure ''", exit 1, nothing on stdout; here a
+    # usage error (exit 2) naming the measure.
+    with pytest.raises(SystemExit) as info:
+        main(["eval", "-m", spec, *_argv("out.test.l2_5")[-2:]])
+    assert info.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and f"illegal measure {spec!r}" in err
+    assert err.count("\n") == 1
+
+
+def test_another_convention_keeps_the_ideal_order(capsys):
+    # The library's NDCG sorts the ideal ranking by gain: query 303 of
+    # ndcg.2=0.5 is 0.3669 there, 0.0000 under trec_eval's order.
+    argv = _argv("out.test.ndcg_gains_order")
+    assert main(["eval", "--quiet", "--convention", "sklearn_rank", *argv]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "ndcg_2=0.5            \t303\t0.3669" in lines
