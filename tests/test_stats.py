@@ -882,3 +882,12 @@ def test_many_groups_smallest_p_does_not_overflow():
     ]
     assert p.min_p == 1 / 100 and p.p_method == "monte carlo"
     assert (p.p_value <= 0.05) == (p.ci_low > 0 or p.ci_high < 0)
+
+
+def test_the_bootstrap_test_says_it_is_conservative_on_few_groups():
+    rng = np.random.default_rng(19)
+    ys = {"a": _gs(rng.random(12)), "b": _gs(rng.random(12))}
+    r = compare(None, ys, test="bootstrap", n_resamples=199, random_state=0)
+    assert "studentized bootstrap test is conservative" in str(r)
+    r = compare(None, ys, n_resamples=199, random_state=0)
+    assert "conservative" not in str(r)
