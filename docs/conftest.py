@@ -5,7 +5,7 @@ import importlib.util
 
 import pytest
 
-collect_ignore = ["conf.py"]
+collect_ignore = ["conf.py", "conftest.py"]  # a plugin, not a module of doctests
 collect_ignore_glob = ["_build/*", "auto_examples/*", "api/generated/*"]
 
 # Pages whose examples need an optional package; without it they are skipped

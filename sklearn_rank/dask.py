@@ -11,6 +11,7 @@ Needs the ``dask`` extra: ``pip install "sklearn-rank[dask]"``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Callable, Sequence
@@ -67,11 +68,14 @@ def _from_arrays(func: str, arrays: dict[str, Any]) -> dd.DataFrame:
                 f"{name}={arr.shape[0]}. Every per-row input must have one entry "
                 "per row."
             )
-    columns = [
-        dd.from_dask_array(arr.rechunk(first.chunks), columns=_ROW_COLUMNS[name])
-        for name, arr in converted.items()
-    ]
-    return dd.concat(columns, axis=1)
+    # Object ids stay objects (Dask would turn them into text, merging 1 and
+    # "1"); a mix of types is then refused as in memory.
+    with dask.config.set({"dataframe.convert-string": False}):
+        columns = [
+            dd.from_dask_array(arr.rechunk(first.chunks), columns=_ROW_COLUMNS[name])
+            for name, arr in converted.items()
+        ]
+        return dd.concat(columns, axis=1)
 
 
 def _inputs(func, data, y_score, names):
@@ -271,7 +275,7 @@ def _after_check(frame: pd.DataFrame, n_groups: int, func: str) -> pd.DataFrame:
     return frame
 
 
-def _n_groups(per_group: dd.DataFrame, layout: str, groups: str):
+def _n_groups(per_group: dd.DataFrame, layout: str, groups: str, func: str):
     """The number of groups, after the check of a layout without a shuffle."""
     index = per_group.index.to_series()
     if layout == "promise":
@@ -298,22 +302,31 @@ def _n_groups(per_group: dd.DataFrame, layout: str, groups: str):
     return index.reduction(
         chunk=_count,
         combine=_total,
-        aggregate=_total_int,
+        aggregate=functools.partial(_total_int, func=func),
         split_every=8,
         meta=("n_groups", "i8"),
     )
 
 
 def _count(index: pd.Series) -> pd.DataFrame:
-    return _wrap(len(index))
+    """A partition's number of groups and one id per id type."""
+    return _wrap((len(index), parts.id_types(index.to_numpy())))
 
 
 def _total(counts: pd.DataFrame) -> pd.DataFrame:
-    return _wrap(_total_int(counts))
+    types: dict = {}
+    for _, found in counts["p"]:
+        for name, value in found.items():
+            types.setdefault(name, value)
+    return _wrap((sum(n for n, _ in counts["p"]), types))
 
 
-def _total_int(counts: pd.DataFrame) -> int:
-    return int(sum(counts["p"]))
+def _total_int(counts: pd.DataFrame, func: str) -> int:
+    """The number of groups, after the in-memory refusal of ids of types that
+    cannot be ordered (each partition may hold one type only)."""
+    n, types = _total(counts)["p"].iloc[0]
+    parts.check_id_types(types, func)
+    return int(n)
 
 
 class _Prepared:
@@ -385,7 +398,7 @@ def _prepare(
             align_dataframes=False,
         )
         if n_groups is None:
-            n_groups = _n_groups(frames[p.y_score], layout, p.groups)
+            n_groups = _n_groups(frames[p.y_score], layout, p.groups, func)
     return _Prepared(frame, plans, layout, frames, n_groups, names)
 
 
@@ -407,7 +420,18 @@ def _run(func, lazy, client, progress: bool, frame: dd.DataFrame):
             with ProgressBar():
                 return dask.compute(*lazy)
         return dask.compute(*lazy)
-    except (ValueError, TypeError) as exc:
+    except Exception as exc:
+        if type(exc).__name__ == "KilledWorker":  # distributed's, after restarts
+            raise MemoryError(
+                f"{func}: Dask workers died while running this call ({exc}). "
+                "Most often a worker went over its memory limit: a shuffle by "
+                "group holds a partition's rows about twice (docs/scale.md, "
+                "Memory). Give the workers more memory, pass npartitions= for "
+                "more, smaller partitions, or write the data partitioned by "
+                "group and pass partitioned_by_group=True."
+            ) from exc
+        if not isinstance(exc, (ValueError, TypeError)):
+            raise
         number = getattr(exc, front.PARTITION_ATTR, None)
         if number is None:
             raise
@@ -659,7 +683,7 @@ def evaluate_per_group(
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
-) -> dd.DataFrame:
+) -> dd.DataFrame | dict[str, dd.DataFrame]:
     """:func:`sklearn_rank.evaluate_per_group` as a lazy Dask DataFrame.
 
     Takes the arguments of :func:`evaluate` except ``undefined``.

@@ -15,7 +15,7 @@ import os
 import pickle
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ._distributed import frontend as front
 from ._distributed import partitions as parts
@@ -89,9 +89,11 @@ def _frame(data: Any, func: str) -> DataFrame:
     return data
 
 
-def _collect(call):
+def _collect(call, rows: DataFrame | None = None, plans=()):
     """``call()`` (a Spark action), with an error of the library raised on a
-    worker re-raised here as itself (not Spark's PythonException)."""
+    worker re-raised here as itself (not Spark's PythonException); an error
+    that names a row of a shuffled partition names the input row instead (found
+    again on ``rows``, the input partitions, only when the call fails)."""
     try:
         return call()
     except Exception as exc:
@@ -100,24 +102,88 @@ def _collect(call):
         mine = front.worker_error(str(exc))
         if mine is None:
             raise
+        if rows is not None and " row " in str(mine):
+            mine = _first_bad_row(rows, plans) or mine
         raise mine from None
 
 
-def _check_nulls(rows: DataFrame, plan: parts.Plan) -> None:
+_ERRORS = T.StructType(
+    [
+        T.StructField("part", T.LongType()),
+        T.StructField("kind", T.StringType()),
+        T.StructField("message", T.StringType()),
+    ]
+)
+
+
+def _first_bad_row(rows: DataFrame, plans) -> BaseException | None:
+    """The in-memory error of the first bad row of the input partitions, its
+    row counted from the first input row (as ``rows.collect()`` lists them)."""
+
+    def check(batches):
+        from pyspark import TaskContext
+
+        pdf = _whole(batches)
+        if pdf is None:
+            return
+        try:
+            for plan in plans:
+                parts.check_rows(pdf, plan)
+        except (ValueError, TypeError) as exc:
+            number = TaskContext.get().partitionId()
+            yield pd.DataFrame(
+                {"part": [number], "kind": [type(exc).__name__], "message": [str(exc)]}
+            )
+
+    found = rows.mapInPandas(check, _ERRORS).collect()
+    if not found:
+        return None
+    first = min(found, key=lambda r: r["part"])
+    sizes = rows.groupBy(F.spark_partition_id().alias("p")).count().collect()
+    offset = sum(r["count"] for r in sizes if r["p"] < first["part"])
+    kind = ValueError if first["kind"] == "ValueError" else TypeError
+    return front.relocate(kind(first["message"]), offset)
+
+
+def _renamed(npartitions, num_partitions, func: str):
+    """``num_partitions``, the former name of ``npartitions``, with a warning."""
+    if num_partitions is None:
+        return npartitions
+    import warnings
+
+    warnings.warn(
+        f"num_partitions in sklearn_rank.spark.{func} is renamed npartitions (as "
+        "in sklearn_rank.dask); the old name goes in a later release.",
+        FutureWarning,
+        stacklevel=3,
+    )
+    if npartitions is not None:
+        raise ValueError(
+            f"{func} got npartitions and num_partitions; pass npartitions only."
+        )
+    return num_partitions
+
+
+def _check_nulls(rows: DataFrame, plans) -> None:
     """Null group ids, labels or scores, found by one cheap reduction before the
     shuffle (Spark SQL, no Python worker)."""
-    names = {"groups": plan.groups, "y_true": plan.y_true, "y_score": plan.y_score}
+    plan = plans[0]
+    names = {"groups": plan.groups, "y_true": plan.y_true}
+    names.update({f"y_score:{p.y_score}": p.y_score for p in plans})
     counts = rows.agg(
         F.count(F.lit(1)).alias("n"),
-        *(F.sum(F.col(c).isNull().cast("long")).alias(a) for a, c in names.items()),
+        *(
+            F.sum(F.col(c).isNull().cast("long")).alias(f"c{i}")
+            for i, c in enumerate(names.values())
+        ),
     ).collect()[0]
-    for arg, column in names.items():
-        bad = counts[arg] or 0
+    for i, (arg, column) in enumerate(names.items()):
+        bad = counts[f"c{i}"] or 0
         if bad:
             raise ValueError(
-                f"{arg} in {plan.func} has {bad} null value(s) in column "
-                f"{column!r} (of {counts['n']} rows); every row needs one. Drop or "
-                "fill them first (df.dropna(subset=[...]))."
+                f"{arg.partition(':')[0]} in {plan.func} has {bad} null value(s) in "
+                f"column {column!r} (of {counts['n']} rows); every row needs one. "
+                "Drop or fill them first (df.dropna(subset=[...]))."
             )
 
 
@@ -141,8 +207,7 @@ def _prepare(
     plan = plans[0]
     keep = list(dict.fromkeys(c for p in plans for c in p.columns))
     rows = df.select(*keep)
-    for p in plans:
-        _check_nulls(rows, p)
+    _check_nulls(rows, plans)
     grouped = rows
     if plan.needs_order:  # the input order, which the shuffle does not keep
         grouped = grouped.withColumn(
@@ -171,7 +236,7 @@ def _fill(grouped: DataFrame, plan: parts.Plan) -> float:
     return parts.fill_value([v or 0.0 for v in row])
 
 
-def _partials(grouped: DataFrame, plans, fills) -> list[parts.Partial]:
+def _partials(rows: DataFrame, grouped: DataFrame, plans, fills) -> list[parts.Partial]:
     """The merged partial of every plan: one pass over the shuffled rows, one
     small pickled partial per partition and plan, merged on the driver."""
     wanted = [p for p in plans if p.requests]
@@ -188,7 +253,7 @@ def _partials(grouped: DataFrame, plans, fills) -> list[parts.Partial]:
 
     if not wanted:
         return [parts.Partial() for _ in plans]
-    blobs = _collect(grouped.mapInPandas(partials, _BLOB).collect)
+    blobs = _collect(grouped.mapInPandas(partials, _BLOB).collect, rows, plans)
     merged = [
         parts.merge_partials([pickle.loads(b["p"])[i] for b in blobs])
         for i in range(len(wanted))
@@ -234,6 +299,7 @@ def evaluate(
     judged: str | None = None,
     in_pool: str | None = None,
     npartitions: int | None = None,
+    num_partitions: int | None = None,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -252,7 +318,7 @@ def evaluate(
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
-) -> dict[str, float]:
+) -> dict[str, float] | dict[str, dict[str, float]]:
     """:func:`sklearn_rank.evaluate` on a PySpark DataFrame.
 
     Parameters
@@ -272,6 +338,9 @@ def evaluate(
     npartitions : int, default=None
         Partitions of the repartition by group; None is Spark's
         ``spark.sql.shuffle.partitions``.
+    num_partitions : int, default=None
+        Deprecated: the former name of ``npartitions`` (the name
+        :mod:`sklearn_rank.dask` uses too).
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
 ap_denominator, recall_denominator, max_grade, weights, group_weight, \
 persistence, recall_level, r_multiple, integer_grades, judged_only, gain_rows, \
@@ -305,11 +374,12 @@ convention : see :func:`sklearn_rank.evaluate`
     """
     func = "evaluate"
     options = parts.option_values(locals())
+    npartitions = _renamed(npartitions, num_partitions, func)
     names = front.row_names(y_true, groups, sample_weight, retrieved, judged, in_pool)
     _, plans, rows, grouped, fills = _prepare(
         data, func, y_score, names, metrics, convention, options, False, npartitions
     )
-    merged = _partials(grouped, plans, fills)
+    merged = _partials(rows, grouped, plans, fills)
     out = {
         p.y_score: parts.finish(m, _auc(rows, p), p)
         for p, m in zip(plans, merged, strict=True)
@@ -329,6 +399,7 @@ def evaluate_per_group(
     judged: str | None = None,
     in_pool: str | None = None,
     npartitions: int | None = None,
+    num_partitions: int | None = None,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -360,6 +431,7 @@ def evaluate_per_group(
     """
     func = "evaluate_per_group"
     options = parts.option_values(locals())
+    npartitions = _renamed(npartitions, num_partitions, func)
     names = front.row_names(y_true, groups, sample_weight, retrieved, judged, in_pool)
     df, plans, _, grouped, fills = _prepare(
         data, func, y_score, names, metrics, convention, options, True, npartitions
@@ -521,7 +593,8 @@ class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
             predictionCol="prediction",
             groupCol="qid",
         )
-        kwargs = dict(self._input_kwargs)
+        # set by pyspark's @keyword_only, as in Spark ML's own classes
+        kwargs = dict(self._input_kwargs)  # type: ignore[attr-defined]
         self.options = dict(kwargs.pop("options", None) or {})
         self._set(**kwargs)
 
@@ -564,7 +637,8 @@ class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
                 metrics=[name],
                 **self.options,
             )
-        return float(found[name])
+        # one score column: a flat mapping of metric -> value
+        return float(cast("dict[str, float]", found)[name])
 
     def isLargerBetter(self) -> bool:
         return True

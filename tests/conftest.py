@@ -86,3 +86,8 @@ def _scale_max_examples(item):
     test._hypothesis_internal_use_settings = settings(
         own, max_examples=own.max_examples * NIGHTLY_SCALE
     )
+
+
+# --doctest-modules would import this file as a module named "conftest", which
+# clashes with docs/conftest.py's: it is a plugin, not a module of doctests.
+collect_ignore = ["conftest.py"]

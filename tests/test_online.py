@@ -181,6 +181,11 @@ def test_simulate_clicks_never_clicks_unshown_rows_and_is_seeded():
         simulate_clicks(y, groups=[0, 0, 1, 1], position=[1, 2, 2, 1], examination=[1])
     with pytest.raises(ValueError, match="'model' parameter of simulate_clicks"):
         simulate_clicks(y, **kw, model="dbn")
+    with pytest.raises(ValueError, match=r"got 1\.5 for position 2"):
+        simulate_clicks(y, groups=[0, 0, 1, 1], position=[1, 2, 2, 1],
+                        examination=[1, 1.5])  # fmt: skip
+    with pytest.raises(ValueError, match=r"got -1\.0 at row 2"):
+        simulate_clicks([0, 1, -1, 0], **kw)
 
 
 # -- IPS --------------------------------------------------------------------------
@@ -232,7 +237,10 @@ def ips_oracle(clicks, groups, position, score, rho, metric, estimator, clip, di
     ("estimator", "clip"), [("ips", None), ("clipped_ips", 0.3), ("snips", None)]
 )
 @pytest.mark.parametrize("discount", [None, "propensity"])
-def test_ips_estimate_matches_a_loop_over_groups(metric, estimator, clip, discount):
+@pytest.mark.parametrize("scale", [1.0, 1 / 3])  # whole / real scores, with ties
+def test_ips_estimate_matches_a_loop_over_groups(
+    metric, estimator, clip, discount, scale
+):
     rng = np.random.default_rng(6)
     n = 120
     groups = rng.integers(0, 25, n)
@@ -241,7 +249,7 @@ def test_ips_estimate_matches_a_loop_over_groups(metric, estimator, clip, discou
         position[rows] = rng.permutation(len(rows)) + 1
     position[rng.random(n) < 0.1] = 0  # a few rows never shown
     clicks = (rng.random(n) < 0.4) * (position > 0)
-    score = rng.integers(0, 4, n).astype(float)  # ties resolved by logged position
+    score = rng.integers(0, 4, n) * scale  # ties resolved by logged position
     rho = np.linspace(1, 0.2, position.max())
     if discount == "propensity" and metric in ("rr_sum", "dcg"):
         metric = "clicks@4"  # the discount table must cover the ranks used
@@ -600,3 +608,30 @@ def test_ips_group_weights_are_the_mean_row_weights():
     num = np.bincount(groups, clicks / EXAM[position - 1] * (position <= 2))
     den = np.bincount(groups, clicks / EXAM[position - 1])
     assert snips.value == pytest.approx(np.dot(group_w, num) / np.dot(group_w, den))
+
+
+def test_agreement_corrects_for_noisy_online_deltas_and_names_shared_controls():
+    rng = np.random.default_rng(18)
+    n, reps, rho = 40, 200, 0.8
+    plain, corrected = [], []
+    for _ in range(reps):
+        off = rng.normal(size=n)
+        true_on = rho * off + math.sqrt(1 - rho**2) * rng.normal(size=n)
+        se = np.full(n, 0.8)  # noise as large as most of the signal
+        on = true_on + se * rng.normal(size=n)
+        a = offline_online_agreement(off, on, online_standard_error=se)
+        rel = 1 - np.mean(se**2) / np.var(on, ddof=1)
+        assert a.online_reliability == pytest.approx(rel)
+        assert a.pearson_corrected == pytest.approx(
+            np.clip(a.pearson / math.sqrt(rel), -1 + 1e-12, 1 - 1e-12)
+        )
+        plain.append(a.pearson)
+        corrected.append(a.pearson_corrected)
+    # attenuated towards 0 without the correction, close to rho with it
+    assert np.mean(plain) < rho - 0.15
+    assert abs(np.median(corrected) - rho) < 0.05
+    with pytest.warns(UserWarning, match="2 experiments share a control group .*c1"):
+        got = offline_online_agreement(
+            [1, 2, 3, 4, 5], [1, 3, 2, 5, 4], control=["c1", "c1", "c2", "c3", "c4"]
+        )
+    assert got.shared_controls == 2

@@ -427,3 +427,68 @@ def test_interleave_ids_is_interleave_on_the_ranks():
     np.testing.assert_array_equal(r.interleaved.team, want.team)
     with pytest.raises(ValueError, match="lists document 'x' twice in group 'q1'"):
         interleave_ids(["x", "x"], ["y"], groups_a=["q1", "q1"], groups_b=["q1"])
+
+
+def test_random_ties_give_every_order_of_a_tie_its_chance():
+    # A ties all three items, B ranks them; team-draft with k=1: B or A picks
+    # first. A's pick among its tied items must be uniform with ties="random"
+    # and the first row with the default row order.
+    reps = 3000
+    groups = np.repeat(np.arange(reps), 3)
+    a = np.zeros(3 * reps)
+    b = np.tile([3.0, 2, 1], reps)
+    r = interleave(a, b, groups=groups, k=1, ties="random", random_state=0)
+    first_a = r.position.reshape(reps, 3)[(r.team == "a").reshape(reps, 3).any(1)]
+    counts = (first_a == 1).sum(axis=0)
+    assert stats.chisquare(counts).pvalue > 0.001
+    r = interleave(a, b, groups=groups, k=1, random_state=0)
+    first_a = r.position.reshape(reps, 3)[(r.team == "a").reshape(reps, 3).any(1)]
+    assert (first_a[:, 0] == 1).all()
+
+
+def marginal_outcome(rank_a, rank_b, position, clicks, tau=3.0):
+    """E[sign(clicks_A - clicks_B) | list] by enumerating every assignment, with
+    P(list, assignment) from the generative process written out step by step."""
+    import itertools
+
+    shown = sorted((p, i) for i, p in enumerate(position) if p > 0)
+    items = [i for _, i in shown]
+    ranks = (rank_a, rank_b)
+    total, weighted = 0.0, 0.0
+    for assign in itertools.product((0, 1), repeat=len(items)):
+        prob, left = 1.0, set(range(len(position)))
+        for item, j in zip(items, assign, strict=True):
+            have = [any(r[i] > 0 for i in left) for r in ranks]
+            choose = 0.5 if all(have) else float(have[j])
+            w = {i: ranks[j][i] ** -tau for i in left if ranks[j][i] > 0}
+            prob *= choose * (w.get(item, 0.0) / sum(w.values()) if w else 0.0)
+            left.remove(item)
+        ca = sum(clicks[i] for i, j in zip(items, assign, strict=True) if j == 0)
+        cb = sum(clicks[i] for i, j in zip(items, assign, strict=True) if j == 1)
+        total += prob
+        weighted += prob * np.sign(ca - cb)
+    return weighted / total
+
+
+def test_marginalized_probabilistic_credit_matches_enumeration():
+    rng = np.random.default_rng(19)
+    sizes = [3, 4, 5, 2, 4]
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    a = rng.integers(0, 4, groups.size).astype(float)
+    b = rng.normal(size=groups.size)
+    a[[1, 6]] = np.nan  # items only B ranks
+    r = interleave(a, b, groups=groups, method="probabilistic", k=4, random_state=2)
+    clicks = (rng.random(groups.size) < 0.6) * (r.position > 0)
+    got = interleaving_outcome(clicks, r, groups=groups, marginalize=True)
+    for g in range(len(sizes)):
+        rows = np.flatnonzero(groups == g)
+        want = marginal_outcome(
+            r.rank_a[rows], r.rank_b[rows], r.position[rows], clicks[rows]
+        )
+        assert got.per_group[g] == pytest.approx(want, abs=1e-12)
+    assert got.wins == (got.per_group > 0).sum()
+    with pytest.raises(ValueError, match="'marginalize' parameter"):
+        interleaving_outcome(
+            [0, 0, 1], interleave([3, 2, 1], [1, 2, 3], groups=[0] * 3),
+            groups=[0] * 3, marginalize=True,
+        )  # fmt: skip

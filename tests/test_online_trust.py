@@ -324,3 +324,20 @@ def test_duplicate_positions_are_found_on_both_paths(deep):
                 online_metrics_per_group(np.zeros(20), **kw)
         else:
             online_metrics_per_group(np.zeros(20), **kw)
+
+
+@pytest.mark.filterwarnings("ignore:propensity_regression_em did not converge")
+def test_regression_em_bootstrap_resamples_groups():
+    rng = np.random.default_rng(9)
+    n = 2000
+    item = rng.integers(0, 4, n)
+    position = rng.integers(1, 4, n)
+    clicks = pbm_clicks(rng, position, np.array([0.1, 0.3, 0.6, 0.8])[item], RHO[:3])
+    kw = dict(position=position, features=np.eye(4)[item], tol=1e-3, max_iter=10)
+    got = propensity_regression_em(
+        clicks, **kw, groups=np.arange(n) // 3, n_bootstrap=4, random_state=0
+    )
+    assert got.standard_error[0] == 0
+    assert np.all((got.standard_error[1:] > 0.005) & (got.standard_error[1:] < 0.1))
+    assert got.identified is None  # no check on features
+    np.testing.assert_allclose(got.propensity, RHO[:3], atol=0.1)

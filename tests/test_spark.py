@@ -150,10 +150,10 @@ def test_more_partitions_than_groups(frame):
     # Most shuffle partitions are empty: each yields nothing.
     expected, _ = in_memory(ROWS, ["map", "ndcg@3"], {"max_grade": 3.0})
     found = srs.evaluate(
-        frame, metrics=["map", "ndcg@3"], **COLUMNS, max_grade=3.0, npartitions=97
+        frame, metrics=["map", "ndcg@3"], **COLUMNS, max_grade=3.0, npartitions=37
     )
     assert_close(found, expected)
-    per_group = srs.evaluate_per_group(frame, metrics=["map"], npartitions=97)
+    per_group = srs.evaluate_per_group(frame, metrics=["map"], npartitions=37)
     assert per_group.count() == ROWS["qid"].nunique()
 
 
@@ -292,3 +292,24 @@ def test_ranked_lists_equal_mllib(spark):
         want = MLlibEvaluator(metricName=name, k=k).evaluate(df)
         got = srs.RankingEvaluator(metricName=name, k=k).evaluate(df)
         assert got == pytest.approx(want, rel=1e-12), name
+
+
+def test_errors_name_input_rows(spark):
+    from sklearn_rank import evaluate
+
+    rows = ROWS[["qid", "label", "score"]].copy()
+    rows.loc[150, "score"] = np.inf  # (a NaN becomes a null in Spark: refused early)
+    with pytest.raises(ValueError, match="row 150") as memory:
+        evaluate(rows["label"], rows["score"], groups=rows["qid"], metrics=["mrr"])
+    df = spark.createDataFrame(rows).repartition(3)  # rows in another order
+    local = pd.DataFrame([tuple(r) for r in df.collect()], columns=df.columns)
+    row = int(np.flatnonzero(np.isinf(local["score"]))[0])
+    with pytest.raises(ValueError, match=f"first at row {row}\\b") as found:
+        srs.evaluate(df, metrics=["mrr"])
+    assert str(found.value).replace(str(row), "150") == str(memory.value)
+
+
+def test_num_partitions_is_the_former_name(frame):
+    with pytest.warns(FutureWarning, match="renamed npartitions"):
+        old = srs.evaluate(frame, metrics=["map"], num_partitions=3)
+    assert old == srs.evaluate(frame, metrics=["map"], npartitions=3)

@@ -37,6 +37,9 @@ CASES = {
     "results.test",
     "out.test.refused_before_c": "-q -c -m rbp.p=1 -m ideal_dcg.1=3,-1=2 -m yaap "
     "qrels.test results.trunc",
+    "out.rel_level.rbp_resid_p1": "-q -c -m rbp_resid.p=1 qrels.rel_level "
+    "results.trunc",
+    "out.rel_level.rbp_resid_p0": "-q -J -m rbp_resid.p=0 qrels.rel_level results.test",
 }
 
 

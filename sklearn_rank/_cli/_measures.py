@@ -23,8 +23,12 @@ class TrecMeasure:
 
     ``kind``: "count" (summed over queries), "metric" (a library metric, the
     mean of its per-query values), "set" (a formula over the counts, averaged),
-    "gm" (geometric mean over queries of a library metric, summary only) or
-    "levels" (the mean over given recall levels of interpolated precision).
+    "gm" (geometric mean over queries of a library metric, summary only),
+    "levels" (the mean over given recall levels of interpolated precision), or
+    trec_eval's values that the command reads off a library metric ("ideal",
+    "yaap"; on the printed Measure also "beyond", "first_gain", "zero": recall
+    levels above 1, ``rbp.p=0``, values 0), whose ``Measure.metric`` is None so
+    that front-ends taking library metrics (compare, --engine dask) skip them.
     ``params``: "cutoffs" (``P.5,10``), "levels" (``iprec_at_recall.0.1``),
     "multiples" (``Rprec_mult.0.2``), "gains" (``ndcg.1=3``), "pairs"
     (``rbp.p=0.5``), "numbers" (``utility.1,-1,0,0``) or None.
@@ -68,7 +72,7 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
     "binG": TrecMeasure("metric", "bing"),
     "G": TrecMeasure("metric", "g"),
     "dcg": TrecMeasure("metric", "dcg", "gains"),
-    "ideal_dcg": TrecMeasure("metric", "ideal_dcg", "gains"),  # _trec_gains
+    "ideal_dcg": TrecMeasure("ideal", None, "gains"),  # _cli/_trec_gains
     "ndcg": TrecMeasure("metric", "ndcg", "gains"),
     "ndcg_rel": TrecMeasure("metric", "ndcg_rel"),
     "Rndcg": TrecMeasure("metric", "rndcg"),
@@ -88,7 +92,7 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
     "set_map": TrecMeasure("set"),
     "set_F": TrecMeasure("set", None, "numbers", (1.0,)),
     "num_nonrel_judged_ret": TrecMeasure("count"),
-    "yaap": TrecMeasure("yaap", "map"),  # read off AP and R (m_yaap.c)
+    "yaap": TrecMeasure("yaap"),  # read off AP and R (m_yaap.c)
     "rbp": TrecMeasure("metric", "rbp", "pairs", (), (("max_grade", 1.0),)),
     "rbp_resid": TrecMeasure("metric", "rbp_residual", "pairs"),
     "unj": TrecMeasure("metric", "unjudged", "cutoffs", (5, 10, 20)),
@@ -263,12 +267,12 @@ def _gain_keywords(name: str, params: str) -> tuple:
 
 
 def _persistence(name: str, params: str) -> tuple:
-    """``p=...``: in (0, 1), and for ``rbp`` also 0 and 1, which trec_eval
-    computes (1: every value 0; 0: the gain at rank 1)."""
+    """``p=...``: in [0, 1]; 0 and 1 as trec_eval computes them (``rbp``: 1
+    gives 0, 0 the gain at rank 1; ``rbp_resid``: see :func:`_trec`)."""
     for key, value in _pairs(name, params):
-        low_ok = name == "rbp" and value in (0.0, 1.0)
+        low_ok = value in (0.0, 1.0)
         if key != "p" or not (0 < value < 1 or low_ok):
-            bound = "[0, 1]" if name == "rbp" else "(0, 1)"
+            bound = "[0, 1]"
             raise MeasureError(
                 f"measure {name}.{params}: the only parameter is p in {bound}, as in "
                 f"'-m {name}.p=0.5'"
@@ -299,7 +303,13 @@ def _trec(name: str, params: str | None) -> list[Measure]:
         if metric == "rbp" and p == 1.0:  # (1 - p) * sum: 0 (m_rbp.c)
             return [Measure(label, None, (position, 0), (), "zero")]
         if metric == "rbp" and p == 0.0:  # the gain at rank 1: DCG@1
-            return [Measure(label, "dcg@1", (position, 0), (), kind, (0.0,))]
+            return [Measure(label, None, (position, 0), (), "first_gain")]
+        # m_rbp_resid.c, p^n + (1 - p) * sum of p^i over unjudged ranks i, is
+        # at p = 1 whether any ranked document is unjudged, at p = 0 whether
+        # the first one is.
+        if metric == "rbp_residual" and p in (0.0, 1.0):
+            kind = "resid_first" if p == 0.0 else "resid_any"
+            return [Measure(label, None, (position, 0), (), kind)]
         return [Measure(label, metric, (position, 0), keywords, kind)]
     if spec.params == "numbers":
         numbers = _numbers(name, params, -1e300, 1e300, "a number")
@@ -322,9 +332,7 @@ def _trec(name: str, params: str | None) -> list[Measure]:
         return [
             Measure(f"{name}_{r:.2f}", f"{metric}@{r!r}", (position, r))
             if r <= 1
-            else Measure(
-                f"{name}_{r:.2f}", f"{metric}@1.0", (position, r), (), "beyond", (r,)
-            )
+            else Measure(f"{name}_{r:.2f}", None, (position, r), (), "beyond", (r,))
             for r in levels
         ]
     if spec.params == "multiples":

@@ -12,6 +12,7 @@ trec_eval does (the printed 4th decimal can depend on that order).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -102,6 +103,23 @@ def _in_order_mean(values: np.ndarray) -> float:
     return float(np.cumsum(values)[-1] / values.size) if values.size else math.nan
 
 
+@dataclass
+class _Values:
+    """What one run's measures are read off: the library's per-query values
+    and means by ``(keywords, metric)``, the counts, and the flags."""
+
+    run: RunInput
+    options: object
+    per: dict
+    means: dict
+    counts: dict
+    per_query: bool
+    need_per_query: bool
+    in_order: bool
+    n_total: int | None
+    num_docs_in_coll: int
+
+
 def score(
     run: RunInput,
     measures: list[Measure],
@@ -116,12 +134,51 @@ def score(
     (``num_docs_in_coll``: trec_eval's ``-N``, read by ``utility``;
     ``n_total``: ``-c``'s number of judged queries, over which the geometric
     means are taken)."""
+    in_order = isinstance(options.undefined, float)  # trec_eval's mean
+    y = np.trunc(run.y_true) if options.integer_grades else run.y_true
+    measures = _refuse_graded_rbp(measures, y, notes)
+    need_per_query = (
+        per_query
+        or in_order
+        or any(m.kind in ("gm", "levels", *READ_OFF) for m in measures)
+    )
+    trec = keywords.get("convention") == "trec_eval"
+    per, means = _library_values(
+        run, measures, keywords, options, need_per_query, in_order, trec
+    )
+    c = counts(run, options.relevance_threshold, options.judged_only)
+    if trec and in_order:
+        _empty_rankings(measures, per, means, c, run, notes)
+        _stand_in_residual(measures, per, means, c)
+    values = _Values(
+        run,
+        options,
+        per,
+        means,
+        c,
+        per_query,
+        need_per_query,
+        in_order,
+        n_total,
+        num_docs_in_coll,
+    )
+    summary: dict[str, object] = {}
+    rows: dict[str, np.ndarray] = {}  # per-query values of every printed measure
+    for m in measures:
+        summary[m.label], row = _measure_value(m, values)
+        if row is not None:
+            rows[m.label] = row
+    per_query_values = _per_query_table(run.qids, rows) if per_query else {}
+    return RunResult(name=run.name, summary=summary, per_query=per_query_values)
+
+
+def _library_values(run, measures, keywords, options, need_per_query, in_order, trec):
+    """The library's values: one call of ``evaluate_per_group`` (or
+    ``evaluate``) per set of measure keywords, then trec_eval's own gains
+    (:mod:`._trec_gains`); per-query values and means by ``(keywords, metric)``."""
     from .. import evaluate, evaluate_per_group
 
     fill = options.undefined
-    in_order = isinstance(fill, float)  # every query counts: trec_eval's mean
-    y = np.trunc(run.y_true) if options.integer_grades else run.y_true
-    measures = _refuse_graded_rbp(measures, y, notes)
     common = {
         "groups": run.codes,
         "retrieved": run.retrieved,
@@ -130,24 +187,19 @@ def score(
         "in_pool": run.pooled,
         **keywords,
     }
-    # Library metrics, one call per set of measure keywords.
     calls: dict[tuple, list[str]] = {}
-    trec_gains = keywords.get("convention") == "trec_eval"
     for m in measures:
-        if _trec_gain_pairs(m, trec_gains) is not None:
+        if _trec_gain_pairs(m, trec) is not None:
             continue  # trec_eval's own ideal ranking (_trec_gains)
         if m.kind == "levels":
             for r in m.levels:
                 calls.setdefault((), []).append(f"iprec@{r!r}")
         elif m.metric is not None:
             calls.setdefault(m.keywords, []).append(m.metric)
+        elif m.kind in READ_OFF:
+            calls.setdefault((), []).append(READ_OFF[m.kind])
     means: dict[tuple, float] = {}
     per: dict[tuple, np.ndarray] = {}
-    need_per_query = (
-        per_query
-        or in_order
-        or any(m.kind in ("gm", "levels", "yaap", "beyond") for m in measures)
-    )
     for extra, names in calls.items():
         names = list(dict.fromkeys(names))
         kw = {**common, **dict(extra)}
@@ -165,81 +217,94 @@ def score(
             found = evaluate(run.y_true, run.y_score, metrics=names, **kw)
             means.update({(extra, n): v for n, v in found.items()})
     for m in measures:
-        pairs = _trec_gain_pairs(m, trec_gains)
+        pairs = _trec_gain_pairs(m, trec)
         if pairs is not None:
             from ._trec_gains import trec_gain_values
 
             key = (m.keywords, m.metric)
-            per[key] = trec_gain_values(run, m.metric, pairs, keywords)
+            metric = "ideal_dcg" if m.kind == "ideal" else m.metric
+            per[key] = trec_gain_values(run, metric, pairs, keywords)
             means[key] = _in_order_mean(per[key])
-    c = counts(run, options.relevance_threshold, options.judged_only)
-    if trec_gains and in_order:
-        _empty_rankings(measures, per, means, c, run, notes)
-        _stand_in_residual(measures, per, means, c)
-    summary: dict[str, object] = {}
-    rows: dict[str, np.ndarray] = {}  # per-query values of every printed measure
-    for m in measures:
-        key = (m.keywords, m.metric)
-        if m.kind == "metric":
-            summary[m.label] = float(means[key])
-            if need_per_query:
-                rows[m.label] = per[key]
-        elif m.kind == "levels":
-            # m_11pt_avg.c: the levels summed from the highest down, then / n.
-            total = np.zeros(len(run.qids))
-            for r in reversed(m.levels):
-                total += per[(), f"iprec@{r!r}"]
-            rows[m.label] = total / len(m.levels)
-            summary[m.label] = _in_order_mean(rows[m.label])
-        elif m.kind == "gm":
-            values = per[key] if in_order else np.nan_to_num(per[key])
-            # -c: the judged queries left out (-D 0.QID) count at the floor
-            # (meas_avg.c, te_calc_avg_meas_s_gm).
-            if n_total is not None and n_total > values.size:
-                missing = np.full(n_total - values.size, MIN_GEO_MEAN)
-                values = np.concatenate([values, missing])
-            summary[m.label] = geometric_mean(values, floor=MIN_GEO_MEAN)
-        elif m.kind == "beyond":  # a recall level above 1 (see _measures)
-            (r,) = m.numbers
-            past = np.floor(r * c["num_rel"] + 0.5) > c["num_rel"]
-            rows[m.label] = np.where(past, 0.0, np.nan_to_num(per[key]))
-            summary[m.label] = _in_order_mean(rows[m.label])
-        elif m.kind == "zero":  # trec_eval's value is 0 (Rprec_mult.0, rbp.p=1)
-            rows[m.label] = np.zeros(len(run.qids))
-            summary[m.label] = 0.0
-        elif m.kind == "yaap":  # m_yaap.c: S = sum of precisions = AP x R
-            rel = c["num_rel"]
-            s = np.nan_to_num(per[key]) * rel
-            rows[m.label] = np.log((1.0 + s) / (1.0 + rel - s))
-            summary[m.label] = _in_order_mean(rows[m.label])
-        elif m.kind == "string":
-            summary[m.label] = None  # printed per query only
-            if per_query:
-                rows[m.label] = relstrings(run, int(m.numbers[0]), options)
-                # The stand-in document (no qrels line); trec_eval.c clears
-                # the value printed as plain "relstring" only.
-                if m.numbers[0] >= 1 and m.label != "relstring":
-                    rows[m.label][c["stand_in"] > 0] = "'-'"
-        elif m.kind == "set":
-            rows[m.label] = set_values(m, c, num_docs_in_coll)
-            summary[m.label] = _in_order_mean(rows[m.label])
-        elif m.label == "runid":
-            summary[m.label] = run.runid
-        elif m.label == "num_q":
-            summary[m.label] = len(run.qids)
-        else:
-            rows[m.label] = c[m.label].astype(np.int64)
-            summary[m.label] = int(c[m.label].sum())
-    per_query_values: dict[str, dict[str, object]] = {}
-    if per_query:
-        # Columns to Python values once (ints stay ints, strings strings).
-        labels = list(rows)
-        columns = [
-            v.tolist() if v.dtype.kind in "if" else list(v) for v in rows.values()
-        ]
-        for qid, *cells in zip(run.qids, *columns, strict=True):
-            per_query_values[qid] = dict(zip(labels, cells, strict=True))
-    return RunResult(name=run.name, summary=summary, per_query=per_query_values)
+    return per, means
+
+
+# trec_eval measures read off a library metric here (their Measure.metric is
+# None): the metric each reads.
+READ_OFF = {
+    "yaap": "map",
+    "beyond": "iprec@1.0",
+    "first_gain": "dcg@1",
+    "resid_any": "unjudged",
+    "resid_first": "unjudged@1",
+}
+
+
+def _measure_value(m: Measure, v: _Values):
+    """``(summary value, per-query values or None)`` of one printed measure."""
+    key, c, n = (m.keywords, m.metric), v.counts, len(v.run.qids)
+    if m.kind in READ_OFF:
+        key = ((), READ_OFF[m.kind])
+    if m.kind in ("metric", "ideal", "first_gain"):
+        return float(v.means[key]), (v.per[key] if v.need_per_query else None)
+    if m.kind == "levels":
+        # m_11pt_avg.c: the levels summed from the highest down, then / n.
+        total = np.zeros(n)
+        for r in reversed(m.levels):
+            total += v.per[(), f"iprec@{r!r}"]
+        row = total / len(m.levels)
+        return _in_order_mean(row), row
+    if m.kind == "gm":
+        values = v.per[key] if v.in_order else np.nan_to_num(v.per[key])
+        # -c: the judged queries left out (-D 0.QID) count at the floor
+        # (meas_avg.c, te_calc_avg_meas_s_gm).
+        if v.n_total is not None and v.n_total > values.size:
+            missing = np.full(v.n_total - values.size, MIN_GEO_MEAN)
+            values = np.concatenate([values, missing])
+        return geometric_mean(values, floor=MIN_GEO_MEAN), None
+    if m.kind == "beyond":  # a recall level above 1 (see _measures)
+        (r,) = m.numbers
+        past = np.floor(r * c["num_rel"] + 0.5) > c["num_rel"]
+        row = np.where(past, 0.0, np.nan_to_num(v.per[key]))
+        return _in_order_mean(row), row
+    if m.kind in ("resid_any", "resid_first"):  # rbp_resid.p=1, p=0
+        row = (np.nan_to_num(v.per[key]) > 0).astype(np.float64)
+        row[c["stand_in"] > 0] = 1.0  # -c's stand-in document: unjudged
+        return _in_order_mean(row), row
+    if m.kind == "zero":  # trec_eval's value is 0 (Rprec_mult.0, rbp.p=1)
+        return 0.0, np.zeros(n)
+    if m.kind == "yaap":  # m_yaap.c: S = sum of precisions = AP x R
+        rel = c["num_rel"]
+        s = np.nan_to_num(v.per[key]) * rel
+        row = np.log((1.0 + s) / (1.0 + rel - s))
+        return _in_order_mean(row), row
+    if m.kind == "string":  # printed per query only
+        if not v.per_query:
+            return None, None
+        row = relstrings(v.run, int(m.numbers[0]), v.options)
+        # The stand-in document (no qrels line); trec_eval.c clears the value
+        # printed as plain "relstring" only.
+        if m.numbers[0] >= 1 and m.label != "relstring":
+            row[c["stand_in"] > 0] = "'-'"
+        return None, row
+    if m.kind == "set":
+        row = set_values(m, c, v.num_docs_in_coll)
+        return _in_order_mean(row), row
+    if m.label == "runid":
+        return v.run.runid, None
+    if m.label == "num_q":
+        return n, None
+    return int(c[m.label].sum()), c[m.label].astype(np.int64)
+
+
+def _per_query_table(qids: list[str], rows: dict) -> dict[str, dict[str, object]]:
+    """``{qid: {label: value}}``: columns to Python values once (ints stay
+    ints, strings strings)."""
+    labels = list(rows)
+    columns = [v.tolist() if v.dtype.kind in "if" else list(v) for v in rows.values()]
+    return {
+        qid: dict(zip(labels, cells, strict=True))
+        for qid, *cells in zip(qids, *columns, strict=True)
+    }
 
 
 def _stand_in_residual(measures, per, means, c) -> None:
@@ -294,10 +359,10 @@ def _trec_gain_pairs(m: Measure, trec_convention: bool):
     """The ``(level, gain)`` pairs of trec_eval's ``ndcg.L=G`` / ``dcg.L=G``
     under its convention, and of ``ideal_dcg`` (no library metric) always;
     None for every other measure."""
-    if m.metric not in ("ndcg", "dcg", "ideal_dcg"):
+    if m.kind != "ideal" and m.metric not in ("ndcg", "dcg"):
         return None
     pairs = getattr(dict(m.keywords).get("gain"), "pairs", None)
-    if m.metric == "ideal_dcg":
+    if m.kind == "ideal":
         return pairs or ()
     return pairs if trec_convention else None
 

@@ -48,8 +48,17 @@ class OneLineParser(argparse.ArgumentParser):
         sys.exit(2)
 
     def as_typed(self, message: str) -> str:
-        """``message`` with each flag the user typed spelled as typed."""
+        """``message`` with each flag the user typed spelled as typed, and the
+        closest choices for an invalid one."""
         message = " ".join(message.split())
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            import difflib
+
+            options = re.findall(r"'([^']*)'", choice.group(2))
+            close = difflib.get_close_matches(choice.group(1), options, n=2)
+            if close:
+                message += "; did you mean " + " or ".join(map(repr, close)) + "?"
         for action in self._actions:
             options = action.option_strings
             if not options:
@@ -80,7 +89,7 @@ def expand_trec_abbreviations(argv: list[str], flags, exact: set[str]) -> list[s
     ['--query_eval_wanted', '--complete_rel_info_wanted', '--quiet']
     """
     longs = [f.trec_long for f in flags]
-    out = []
+    out: list[str] = []
     for i, token in enumerate(argv):
         if token == "--":
             return out + argv[i:]

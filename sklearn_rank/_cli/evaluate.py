@@ -220,7 +220,6 @@ def _resolve(parser: argparse.ArgumentParser, keywords: dict):
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Evaluate, print, and return the exit status."""
-    from .._metrics.registry import get_metric_names
     from . import _inputs
 
     debug_qid = check_trec_flags(args, parser)
@@ -232,17 +231,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     groups = getattr(args, "rel_info_format", "qrels") == "qrels_jg"
     if groups and not trec_input:
         parser.error("-R qrels_jg reads TREC qrels and run files")
-    default = "qrels_jg" if groups else "official"
-    specs = args.measures or ([default] if trec_input else LIBRARY_DEFAULT_MEASURES)
-    try:
-        if groups:
-            measures, bases, skipped = _judgment_groups.parse_measures(
-                specs, set(get_metric_names())
-            )
-        else:
-            measures, skipped = _measures.parse_measures(specs, get_metric_names())
-    except (_measures.MeasureError, _judgment_groups.JudgmentGroupError) as exc:
-        parser.error(str(exc))
+    measures, bases, skipped = _parse_measures(args, parser, trec_input, groups)
     _dask_engine.check_measures(args, parser, measures)
     keywords = _conventions(args, trec_input)
     options = _resolve(parser, keywords)
@@ -279,34 +268,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             results = []
         for r in runs:
             progress.step(f"evaluating {r.name}")
-            n_total = r.complete_totals[0] if args.complete else None
-            result = score_run(
-                r,
-                measures,
-                keywords,
-                options,
-                per_query,
-                notes,
-                args.num_docs_in_coll,
-                n_total,
+            results.append(
+                _run_result(r, args, measures, keywords, options, zscores, notes)
             )
-            n_evaluated = len(r.qids)
-            # (a measure refused on this input, with a note, has no value)
-            present = [label for label in labels if label in result.summary]
-            if zscores is not None:
-                from ._zscores import apply_zscores
-
-                divisor = r.complete_totals[0] if args.complete else None
-                result = apply_zscores(result, present, zscores, divisor)
-                n_evaluated = r.complete_totals[0]  # the means are complete
-                if not args.per_query:
-                    result.per_query = {}
-            if args.complete:
-                geometric = {m.label for m in measures if m.kind == "gm"}
-                complete_summary(
-                    result, present, r.complete_totals, n_evaluated, geometric
-                )
-            results.append(result)
     except (ValueError, TypeError, OSError, ImportError) as exc:
         progress.done()
         print(f"sklearn-rank eval: error: {_one_line(exc)}", file=sys.stderr)
@@ -333,6 +297,52 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     )
     sys.stdout.write(text)
     return _plotting.eval_extras(args, runs, measures, keywords, NAME)
+
+
+def _parse_measures(args, parser, trec_input: bool, groups: bool):
+    """The ``-m`` values (or the default set) as measures; usage error if bad."""
+    from .._metrics.registry import get_metric_names
+
+    default = "qrels_jg" if groups else "official"
+    specs = args.measures or ([default] if trec_input else LIBRARY_DEFAULT_MEASURES)
+    try:
+        if groups:
+            return _judgment_groups.parse_measures(specs, set(get_metric_names()))
+        measures, skipped = _measures.parse_measures(specs, get_metric_names())
+        return measures, None, skipped
+    except (_measures.MeasureError, _judgment_groups.JudgmentGroupError) as exc:
+        parser.error(str(exc))
+
+
+def _run_result(r, args, measures, keywords, options, zscores, notes):
+    """One run's result: its values, then -Z's z-scores and -c's summary."""
+    per_query = args.per_query or zscores is not None
+    n_total = r.complete_totals[0] if args.complete else None
+    result = score_run(
+        r,
+        measures,
+        keywords,
+        options,
+        per_query,
+        notes,
+        args.num_docs_in_coll,
+        n_total,
+    )
+    n_evaluated = len(r.qids)
+    # (a measure refused on this input, with a note, has no value)
+    present = [m.label for m in measures if m.label in result.summary]
+    if zscores is not None:
+        from ._zscores import apply_zscores
+
+        divisor = r.complete_totals[0] if args.complete else None
+        result = apply_zscores(result, present, zscores, divisor)
+        n_evaluated = r.complete_totals[0]  # the means are complete
+        if not args.per_query:
+            result.per_query = {}
+    if args.complete:
+        geometric = {m.label for m in measures if m.kind == "gm"}
+        complete_summary(result, present, r.complete_totals, n_evaluated, geometric)
+    return result
 
 
 def _group_results(args, measures, bases, keywords, options, debug_qid, progress):

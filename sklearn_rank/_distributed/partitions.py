@@ -30,7 +30,7 @@ import pandas as pd
 
 from .._engine.conventions import OPTIONS, Options, resolve_options
 from .._engine.group_codes import encode_groups
-from .._engine.reduce import apply_undefined, weighted_mean
+from .._engine.reduce import apply_undefined, group_counts, weighted_mean
 from .._metrics.evaluate import (
     GroupScores,
     group_values,
@@ -257,9 +257,7 @@ def _fill_masks(ctx, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
     totals = ctx.totals
     threshold = plan.opts.relevance_threshold
     has_rel = totals.n_relevant(threshold) > 0
-    total = np.bincount(
-        totals.codes_all, weights=totals.sample_weight, minlength=totals.n_groups
-    )
+    total = group_counts(totals.codes_all, totals.n_groups, totals.sample_weight)
     return ~has_rel & (total > 0), has_rel & (total > 0)
 
 

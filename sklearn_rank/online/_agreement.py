@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._engine.group_codes import encode_groups
+from .._engine.reduce import group_counts
 from .._metrics.validation import check_lengths, check_numeric
-from ._inputs import check_level
+from ._inputs import check_level, show_id
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,15 @@ class Agreement:
     n_signed : int
         Experiments with both deltas non-zero.
     confidence_level : float
+    online_reliability : float or None
+        With ``online_standard_error``: 1 - mean(s²) / Var(online_delta), the
+        share of the online deltas' variance that is not sampling noise.
+    pearson_corrected, pearson_corrected_ci : float, tuple or None
+        Pearson's r and its interval divided by sqrt(reliability) (Spearman's
+        correction for attenuation), capped inside (-1, 1).
+    shared_controls : int
+        Experiments whose control group another experiment also uses (0 without
+        ``control``).
     """
 
     n: int
@@ -51,22 +63,29 @@ class Agreement:
     sign_agreement_ci: tuple[float, float]
     n_signed: int
     confidence_level: float
+    online_reliability: float | None = None
+    pearson_corrected: float | None = None
+    pearson_corrected_ci: tuple[float, float] | None = None
+    shared_controls: int = 0
 
 
 def offline_online_agreement(
     offline_delta: ArrayLike,
     online_delta: ArrayLike,
     *,
+    online_standard_error: ArrayLike | None = None,
+    control: ArrayLike | None = None,
     confidence_level: float = 0.95,
 ) -> Agreement:
     """Correlation of offline metric deltas with online deltas over experiments.
 
     The intervals treat the experiments as independent pairs measured without
-    error. Two caveats the numbers cannot see: the online deltas are noisy
+    error. Two things they cannot see unless told: the online deltas are noisy
     (sampling error attenuates every correlation towards 0: with online
-    standard errors s_i, Pearson's r is attenuated by about
-    sqrt(1 - mean(s_i²) / Var(online_delta))), and experiments that share a
-    control group share its noise, so they are not independent (use one
+    standard errors s_i, Pearson's r by about sqrt(reliability), reliability =
+    1 - mean(s_i²) / Var(online_delta); pass ``online_standard_error`` for the
+    corrected value), and experiments that share a control group share its
+    noise, so they are not independent (pass ``control`` to be warned; use one
     treatment per control, or average the treatments of a control first).
 
     Parameters
@@ -75,6 +94,10 @@ def offline_online_agreement(
         Change of the offline metric (e.g. NDCG@10 of treatment minus control).
     online_delta : array-like of shape (n_experiments,)
         Change of the online metric in the same experiments (e.g. CTR).
+    online_standard_error : array-like of shape (n_experiments,), default=None
+        Standard error of each online delta (e.g. ``ab_test(...).standard_error``).
+    control : array-like of shape (n_experiments,), default=None
+        Id of each experiment's control group; a warning names shared ones.
     confidence_level : float, default=0.95
 
     Returns
@@ -121,6 +144,8 @@ def offline_online_agreement(
     k_ci = (float("nan"), float("nan"))
     if n > 4:
         k_ci = _fisher_ci(tau, top_k, q * np.sqrt(0.437 / (n - 4)))
+    rel, r_corr, r_corr_ci = _disattenuated(online_standard_error, y, r, p_ci, n, func)
+    shared = _shared_controls(control, n, func)
     signed = (x != 0) & (y != 0)
     m = int(signed.sum())
     agree = int((np.sign(x[signed]) == np.sign(y[signed])).sum())
@@ -141,6 +166,10 @@ def offline_online_agreement(
         share_ci,
         m,
         level,
+        rel,
+        r_corr,
+        r_corr_ci,
+        shared,
     )
 
 
@@ -148,3 +177,53 @@ def _fisher_ci(r: float, top: float, half: float) -> tuple[float, float]:
     """tanh(atanh(r) ± half), with |r| capped at ``top`` (< 1)."""
     z = np.arctanh(np.clip(r, -top, top))
     return float(np.tanh(z - half)), float(np.tanh(z + half))
+
+
+def _disattenuated(se, y, r, r_ci, n, func):
+    """Reliability of the online deltas and Pearson's r corrected for it."""
+    if se is None:
+        return None, None, None
+    s = check_numeric(se, "online_standard_error", func)
+    check_lengths(func, online_delta=y, online_standard_error=s)
+    if (s < 0).any():
+        i = int(np.flatnonzero(s < 0)[0])
+        raise ValueError(
+            f"online_standard_error in {func} must be >= 0; got {s[i]!r} at "
+            f"experiment {i}."
+        )
+    rel = float(1.0 - np.mean(s**2) / np.var(y, ddof=1))
+    if rel <= 0:
+        warnings.warn(
+            f"{func}: the online deltas vary no more than their standard errors "
+            f"(reliability {rel:.3g}); their correlation with anything is noise, "
+            "and no corrected value is given.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return rel, None, None
+    root = np.sqrt(rel)
+    cap = 1 - 1e-12
+
+    def fix(v):
+        return float(np.clip(v / root, -cap, cap))
+
+    return rel, fix(r), (fix(r_ci[0]), fix(r_ci[1]))
+
+
+def _shared_controls(control, n, func) -> int:
+    if control is None:
+        return 0
+    codes, ids = encode_groups(control, n, func)
+    count = group_counts(codes, ids.size)
+    shared = int((count[codes] > 1).sum())
+    if shared:
+        names = ", ".join(show_id(i) for i in ids[count > 1][:5])
+        warnings.warn(
+            f"{func}: {shared} experiments share a control group ({names}); their "
+            "online deltas share its noise, so the intervals, which take the "
+            "experiments as independent, are too narrow. Use one treatment per "
+            "control, or average the treatments of a control first.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return shared

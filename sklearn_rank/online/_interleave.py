@@ -43,6 +43,8 @@ class Interleaving:
         1-based rank of each row in ranking A and B; 0 where absent (NaN score).
     method : str
     codes : ndarray
+    tau : float
+        The rank exponent of ``"probabilistic"``.
         Group code of each row (sorted group ids), to check the groups of
         :func:`interleaving_outcome`.
     """
@@ -53,9 +55,10 @@ class Interleaving:
     rank_b: np.ndarray
     method: str
     codes: np.ndarray
+    tau: float = 3.0
 
 
-def _ranking(score: Any, name: str, func: str, codes, n_groups):
+def _ranking(score: Any, name: str, func: str, codes, n_groups, tiebreak=None):
     """Ranks (0 = absent) and the rows of each group's list, group-major."""
     arr = to_1d(score, name, func)
     try:
@@ -71,7 +74,7 @@ def _ranking(score: Any, name: str, func: str, codes, n_groups):
             "rows the ranking does not hold."
         )
     filled = np.where(absent, -np.inf, s)
-    rank, order = rank_within_groups(codes, filled, n_groups)
+    rank, order = rank_within_groups(codes, filled, n_groups, tiebreak)
     rank[absent] = 0
     order = order[~absent[order]]
     length = seg.segment_count(codes[order], n_groups)
@@ -88,13 +91,14 @@ def interleave(
     method: str = "team_draft",
     k: int | None = None,
     tau: float = 3.0,
+    ties: str = "row_order",
     random_state: Any = None,
 ) -> Interleaving:
     """Interleave two rankings of every group into one list.
 
     Rows are the union of both rankings' items per group; each ranking orders
     its items by descending score (NaN: the ranking does not hold the item; ties
-    by row order).
+    by row order, or at random with ``ties="random"``).
 
     - ``"team_draft"`` (Radlinski et al., 2008): the team with fewer picks so
       far, or a coin flip when both have as many, appends its highest-ranked
@@ -123,6 +127,9 @@ def interleave(
         Length of each interleaved list; None shows every item.
     tau : float, default=3.0
         The rank exponent of ``"probabilistic"`` (ignored otherwise).
+    ties : {"row_order", "random"}, default="row_order"
+        Order of equal scores within a ranking: the rows' order, or a random
+        order drawn from ``random_state`` (one draw for both rankings).
     random_state : None, int, RandomState or Generator, default=None
         Seed of the coin flips.
 
@@ -148,14 +155,20 @@ def interleave(
         k, "k", func, (Interval(numbers.Integral, 1, None, closed="left"), IsNone())
     )
     check_param(tau, "tau", func, (Interval(numbers.Real, 0, None, closed="left"),))
+    check_param(ties, "ties", func, (StrOptions("row_order", "random"),))
     a = to_1d(score_a, "score_a", func)
     b = to_1d(score_b, "score_b", func)
     n = check_same_length(func, score_a=a, score_b=b)
     log = check_log(func, groups, n=n)
     rng = check_random_state(random_state, func)
     codes, n_groups = log.codes, log.n_groups
-    rank_a, order_a, start_a, len_a = _ranking(a, "score_a", func, codes, n_groups)
-    rank_b, order_b, start_b, len_b = _ranking(b, "score_b", func, codes, n_groups)
+    tiebreak = rng.permutation(n) if ties == "random" else None
+    rank_a, order_a, start_a, len_a = _ranking(
+        a, "score_a", func, codes, n_groups, tiebreak
+    )
+    rank_b, order_b, start_b, len_b = _ranking(
+        b, "score_b", func, codes, n_groups, tiebreak
+    )
     neither = (rank_a == 0) & (rank_b == 0)
     if neither.any():
         raise ValueError(
@@ -173,7 +186,7 @@ def interleave(
         position, from_a = step(lists, limit, n, n_groups, rng)
     team = np.full(n, "", dtype="<U1")
     team[position > 0] = np.where(from_a[position > 0], "a", "b")
-    return Interleaving(position, team, rank_a, rank_b, method, codes)
+    return Interleaving(position, team, rank_a, rank_b, method, codes, float(tau))
 
 
 def _skip_used(ptr, order, start, length, used, act):

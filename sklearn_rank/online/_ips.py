@@ -279,18 +279,7 @@ default="ips"
     check_no_unshown_clicks(c, pos, func)
     check_unique_positions(log, pos, func)
     rho = check_propensity(propensity, func, int(pos.max()))
-    pred = None
-    if predicted_attraction is not None:
-        pred = check_numeric(predicted_attraction, "predicted_attraction", func)
-        check_same_length(func, clicks=c, predicted_attraction=pred)
-        bad = (pred < 0) | (pred > 1)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(
-                f"predicted_attraction in {func} must hold probabilities in [0, 1]; "
-                f"got {float(pred[i])!r} at row {i}. Clip the regressor's "
-                "predictions, e.g. np.clip(pred, 0, 1)."
-            )
+    pred = _check_predictions(predicted_attraction, c, func)
     if discount is not None and not (isinstance(discount, str)):
         discount = check_numeric(discount, "discount", func)
     elif discount is not None and discount != "propensity":
@@ -300,9 +289,7 @@ default="ips"
     method = check_choice("method", func, method, CI_METHODS)
     rng = check_random_state(random_state, func)
 
-    # Ties: shown rows by logged position, unshown rows after them.
-    tiebreak = np.where(pos > 0, pos, np.iinfo(np.int64).max)
-    rank, _ = rank_within_groups(log.codes, score, log.n_groups, tiebreak)
+    rank = _new_ranks(log, score, pos)
     lam = metric_discount(name, k, rank, discount, rho)
     if clip is not None:
         rho = np.maximum(rho, clip)
@@ -332,6 +319,33 @@ default="ips"
         ESTIMANDS["ratio" if estimator == "snips" else "total"],
         bool(level is not None and resample_rho),
     )
+
+
+def _check_predictions(pred: Any, c: np.ndarray, func: str) -> np.ndarray | None:
+    if pred is None:
+        return None
+    pred = check_numeric(pred, "predicted_attraction", func)
+    check_same_length(func, clicks=c, predicted_attraction=pred)
+    bad = (pred < 0) | (pred > 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"predicted_attraction in {func} must hold probabilities in [0, 1]; "
+            f"got {float(pred[i])!r} at row {i}. Clip the regressor's "
+            "predictions, e.g. np.clip(pred, 0, 1)."
+        )
+    return pred
+
+
+def _new_ranks(log: Log, score: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Ranks in the new ranking; ties: shown rows by logged position, unshown
+    rows after them (row order)."""
+    last = int(pos.max()) + 1
+    tiebreak = np.where(pos > 0, pos, last)
+    if last < 2**16:  # numpy sorts 16-bit keys by radix: linear
+        tiebreak = tiebreak.astype(np.uint16)
+    rank, _ = rank_within_groups(log.codes, score, log.n_groups, tiebreak)
+    return rank
 
 
 def _check_estimator(estimator, clip, pred, func: str) -> None:

@@ -58,13 +58,21 @@ def interleaving_outcome(
     interleaved: Interleaving,
     *,
     groups: ArrayLike,
+    marginalize: bool = False,
 ) -> InterleavingOutcome:
     """Credit clicks on interleaved lists to the two rankings, per group and overall.
 
     - team-draft and probabilistic: each ranking gets the clicks on its team's
       rows; the one with more clicked rows wins the group (Radlinski et al.,
-      2008; for probabilistic interleaving this is the credit of the observed
-      assignment, not Hofmann et al.'s marginalisation over assignments);
+      2008; for probabilistic interleaving, the credit of the observed
+      assignment);
+    - probabilistic with ``marginalize=True`` (Hofmann et al., 2011): the
+      outcome of a group is the expectation of sign(clicks_A − clicks_B) over the
+      assignments of rows to rankings that could have produced the list, given
+      the list. Each row's assignment is independent given the list, with
+      P(A | list) = p_A / (p_A + p_B), p_j the probability that ranking j would
+      have drawn that row at that position; the outcome is a number in [-1, 1]
+      with less variance than the observed assignment's sign.
     - balanced: with l the lowest clicked position of the list and c the
       higher of the item's ranks in A and B, min(rank_a, rank_b), each ranking
       gets the clicks on its own top c items; more wins (Joachims, 2002).
@@ -78,6 +86,10 @@ def interleaving_outcome(
         The result of :func:`interleave` on the same rows.
     groups : array-like of shape (n_samples,)
         The groups passed to :func:`interleave`.
+    marginalize : bool, default=False
+        Probabilistic interleaving only: marginalise the credit over the
+        assignments (``per_group`` is then a float in [-1, 1]; wins and losses
+        count its sign, and the sign test runs on them).
 
     Returns
     -------
@@ -111,13 +123,24 @@ def interleaving_outcome(
     check_no_unshown_clicks(c, pos, func)
     g, n_groups = log.codes, log.n_groups
     clicked = c > 0
-    if interleaved.method in ("team_draft", "probabilistic"):
+    if marginalize and interleaved.method != "probabilistic":
+        raise param_error(
+            "marginalize",
+            func,
+            'False unless the interleaving is method="probabilistic"',
+            marginalize,
+        )
+    if marginalize:
+        per_group = _marginalized(c, interleaved, g, n_groups)
+        credit_a = credit_b = None
+    elif interleaved.method in ("team_draft", "probabilistic"):
         team_a = interleaved.team == "a"
         credit_a = log.group_sum(c * team_a)
         credit_b = log.group_sum(c * (~team_a & (pos > 0)))
     else:
         credit_a, credit_b = _balanced_credit(clicked, interleaved, g, n_groups)
-    per_group = np.sign(credit_a - credit_b).astype(np.int64)
+    if credit_a is not None:
+        per_group = np.sign(credit_a - credit_b).astype(np.int64)
     wins = int((per_group > 0).sum())
     losses = int((per_group < 0).sum())
     ties = n_groups - wins - losses
@@ -154,3 +177,50 @@ def _balanced_credit(clicked, interleaved, g, n_groups):
     credit_a = seg.segment_sum(g, (clicked & (ra <= cut[g])).astype(float), n_groups)
     credit_b = seg.segment_sum(g, (clicked & (rb <= cut[g])).astype(float), n_groups)
     return credit_a, credit_b
+
+
+def _marginalized(c, interleaved, g, n_groups) -> np.ndarray:
+    """E[sign(clicks_A - clicks_B) | list] per group (Hofmann et al., 2011)."""
+    pos = interleaved.position
+    shown = np.flatnonzero(pos > 0)
+    order = shown[np.lexsort((pos[shown], g[shown]))]  # group, then position
+    go = g[order]
+    p = []
+    for rank in (interleaved.rank_a, interleaved.rank_b):
+        w_all = np.where(rank > 0, np.maximum(rank, 1) ** -interleaved.tau, 0.0)
+        total = seg.segment_sum(g, w_all, n_groups)
+        w = w_all[order]
+        before = seg.exclusive_cumsum(w, go, _starts(go, n_groups), n_groups)
+        left = total[go] - before
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p.append(np.where(left > 1e-300, w / left, 0.0))
+    # P(row assigned to A | list): each ranking is chosen with probability 1/2
+    # when both have items left, so the prior cancels
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = np.where(p[0] + p[1] > 0, p[0] / (p[0] + p[1]), 0.5)
+    hit = c[order] > 0
+    qh, gh = q[hit], go[hit]
+    n_hit = seg.segment_count(gh, n_groups)
+    most = int(n_hit.max()) if n_hit.size else 0
+    # distribution of the number of clicks credited to A: one convolution per
+    # clicked row, all groups at once
+    dist = np.zeros((n_groups, most + 1))
+    dist[:, 0] = 1.0
+    nth = np.arange(gh.size) - _starts(gh, n_groups)[gh]
+    for j in range(most):
+        rows = nth == j
+        grp, qq = gh[rows], qh[rows]
+        old = dist[grp]
+        new = old * (1 - qq)[:, None]
+        new[:, 1:] += old[:, :-1] * qq[:, None]
+        dist[grp] = new
+    diff = 2 * np.arange(most + 1)[None, :] - n_hit[:, None]
+    return (dist * np.sign(diff)).sum(axis=1)
+
+
+def _starts(sorted_codes: np.ndarray, n_groups: int) -> np.ndarray:
+    """Start of each group's run in group-sorted codes."""
+    size = seg.segment_count(sorted_codes, n_groups)
+    start = np.zeros(n_groups, dtype=np.int64)
+    np.cumsum(size[:-1], out=start[1:])
+    return start

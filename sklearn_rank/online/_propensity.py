@@ -108,6 +108,12 @@ def propensity_from_swaps(
     each CTR taken over the rows with ``logged_position == 1``. The standard
     error is the delta method's for a ratio of two independent means.
 
+    Noise can put a ratio above 1 or at 0 (no click at k): each ratio is clipped
+    into [floor_k, 1], floor_k the ratio half a click at k would give, with a
+    warning; ``.raw`` keeps the unclipped values and ``.clipped`` marks them, so
+    the result is always a valid ``propensity`` for :func:`ips_estimate`, which
+    also resamples this experiment in its interval when given the result.
+
     Parameters
     ----------
     clicks : array-like of shape (n_samples,)
@@ -120,6 +126,8 @@ def propensity_from_swaps(
     Returns
     -------
     estimate : PropensityEstimate
+        ``.propensity`` (clipped), ``.standard_error``, ``.raw``, ``.clipped``,
+        ``.impressions`` and ``.clicks`` per position.
 
     Examples
     --------
@@ -209,7 +217,7 @@ def propensity_regression_em(
     and at position 1 link it to position 1 (directly or through other
     positions); the propensity of any other position is NaN, with a warning (on
     one fixed ranking no position but 1 is identified). A warning also says when
-    the items have few impressions each (median below 20): the EM is then biased
+    the items have few impressions each (median below 10): the EM is then biased
     (docs/online.md has a table of how much data it needs). With ``features``
     the regression must not be able to predict the position; no check is made.
 
@@ -330,10 +338,10 @@ def _identified(key: np.ndarray, p: np.ndarray, size: int, func: str) -> np.ndar
         )
     per_item = seg.segment_count(key, n_items)
     median = float(np.median(per_item[per_item > 0]))
-    if median < 20:
+    if median < 10:
         warnings.warn(
             f"{func}: the items have a median of {median:g} impressions each; below "
-            "about 20 the EM's propensities are biased (see the table in "
+            "about 10 the EM's propensities are biased (see the table in "
             "docs/online.md). Pool rare items or use propensity_from_swaps.",
             UserWarning,
             stacklevel=3,

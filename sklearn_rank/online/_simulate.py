@@ -95,7 +95,10 @@ def simulate_clicks(
     pos = check_position(position, func)
     n = check_same_length(func, y_true=y, position=pos)
     if y.min() < 0:
-        raise ValueError(f"y_true in {func} must hold grades >= 0; got {y.min()!r}.")
+        i = int(np.flatnonzero(y < 0)[0])
+        raise ValueError(
+            f"y_true in {func} must hold grades >= 0; got {float(y[i])!r} at row {i}."
+        )
     log = check_log(func, groups, n=n, position=pos)
     rng = check_random_state(random_state, func)
     deepest = int(pos.max())
@@ -103,11 +106,17 @@ def simulate_clicks(
         exam = default_examination(model, max(deepest, 1))
     else:
         exam = check_numeric(examination, "examination", func)
-        if exam.size < deepest or exam.min() < 0 or exam.max() > 1:
+        bad = (exam < 0) | (exam > 1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"examination in {func} must hold probabilities in [0, 1], one per "
-                f"position up to the deepest one shown ({deepest}); got {exam.size} "
-                f"entries in [{exam.min():g}, {exam.max():g}]."
+                f"examination in {func} must hold probabilities in [0, 1]; got "
+                f"{float(exam[i])!r} for position {i + 1}."
+            )
+        if exam.size < deepest:
+            raise ValueError(
+                f"examination in {func} has {exam.size} entries but the deepest "
+                f"position shown is {deepest}; give one per position."
             )
     top = float(y.max()) if max_grade is None else float(max_grade)
     if top < y.max():

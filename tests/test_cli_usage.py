@@ -1,0 +1,70 @@
+"""Usage errors of ``sklearn-rank eval`` (issue 28): one line naming the flag as
+typed, "did you mean" for measure names, exit status 2; ``-h -m MEASURE``; and
+trec_eval's abbreviated long options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sklearn_rank._cli import main
+
+DATA = Path(__file__).parent / "data" / "trec_eval"
+FILES = [str(DATA / "qrels.test"), str(DATA / "results.test")]
+
+
+def _usage_error(argv, capsys) -> str:
+    with pytest.raises(SystemExit) as info:
+        main(["eval", *argv, *FILES])
+    assert info.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1  # one line, no usage block
+    assert err.startswith("sklearn-rank eval: error: ")
+    return err
+
+
+@pytest.mark.parametrize(
+    ("measure", "suggestion"),
+    [("MAP", "'map'"), ("P5", "'P.5'"), ("ndgc_cut", "'ndcg_cut'"), ("mapp", "'map'")],
+)
+def test_unknown_measure_names_the_closest(measure, suggestion, capsys):
+    err = _usage_error(["-m", measure], capsys)
+    assert f"unknown measure {measure!r}; did you mean {suggestion}" in err
+    assert "--list-measures" in err and len(err) < 200  # no list of 90 names
+
+
+@pytest.mark.parametrize(
+    ("argv", "typed", "not_typed"),
+    [
+        (["-l0"], "-l must be", "--relevance-threshold"),
+        (["--level_for_rel=0"], "--level_for_rel must be", "--relevance-threshold"),
+        (["-M", "-1"], "argument -M:", "--max-docs"),
+        (["-R", "qrel_jg"], "did you mean 'qrels_jg'", "--Rel_info_format"),
+    ],
+)
+def test_messages_name_the_flag_as_typed(argv, typed, not_typed, capsys):
+    err = _usage_error(argv, capsys)
+    assert typed in err and not_typed not in err
+
+
+@pytest.mark.parametrize("measure", ["map@", "Rprec_mult.x"])
+def test_bad_measure_parameters_exit_2(measure, capsys):
+    _usage_error(["-m", measure], capsys)
+
+
+def test_help_for_one_measure(capsys):
+    assert main(["eval", "-h", "-m", "ndcg", "-m", "P"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ndcg (trec_eval measure)")
+    assert "gains per relevance level" in out and "P (trec_eval measure)" in out
+    assert "usage:" not in out
+
+
+def test_trec_eval_abbreviated_long_options(capsys):
+    assert main(["eval", "--quiet", "--q", "--comp", "-m", "map", *FILES]) == 0
+    short = capsys.readouterr().out
+    assert main(["eval", "--quiet", "-q", "-c", "-m", "map", *FILES]) == 0
+    assert capsys.readouterr().out == short
+    assert main(["eval", "--quiet", "--query", "-m", "map", *FILES]) == 0
+    assert capsys.readouterr().out == short  # results.test: every query judged
