@@ -17,6 +17,7 @@ or a Spark session run on one worker each (``--dist loadgroup``, set here), so a
 run starts one cluster and one session whatever the number of workers.
 """
 
+import importlib
 import os
 
 import pytest
@@ -31,8 +32,16 @@ settings.register_profile(
 )
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
+# Documentation pages whose examples need an optional package: skipped, with the
+# reason, where it does not import (the test extra installs each of them).
+PAGES_NEEDING = {"gpu.md": "torch"}
+
 # Modules whose session fixture starts a service: one xdist worker each.
-SHARED_SERVICE_MODULES = {"test_dask.py": "dask-cluster", "test_spark.py": "spark"}
+SHARED_SERVICE_MODULES = {
+    "test_dask.py": "dask-cluster",
+    "test_dask_processes.py": "dask-processes",  # its own scheduler and workers
+    "test_spark.py": "spark",
+}
 
 
 def pytest_configure(config):
@@ -62,11 +71,27 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     scale_examples = _profile_name(config) == "nightly"
     for item in items:
+        needed = PAGES_NEEDING.get(item.path.name)
+        if needed is not None and not _importable(needed):
+            item.add_marker(
+                pytest.mark.skip(
+                    reason=f"needs {needed}: the test extra installs it "
+                    "(PyTorch's CPU wheel: README)"
+                )
+            )
         group = SHARED_SERVICE_MODULES.get(item.path.name)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
         if scale_examples:
             _scale_max_examples(item)
+
+
+def _importable(module):
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
 
 
 def _profile_name(config):

@@ -118,6 +118,9 @@ def test_quick_mode_runs_and_values_agree(bench, tmp_path):
     assert all(r["vs_lexsort"] > 0 and not r["note"] for r in shapes.values())
     assert all("vs_int_ids" in r for r in shapes.values() if "ids" in r["shape"])
     device = {r["work"]: r for r in res["device"]}
+    if importlib.util.find_spec("torch") is None:  # the device section needs it
+        assert [r["note"] for r in device.values()] == ["torch not installed"]
+        return
     assert device["evaluate, numpy arrays"]["vs_numpy"] == 1.0
     assert all(r["median"] and not r["note"] for r in device.values()), device
 

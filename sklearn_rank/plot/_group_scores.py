@@ -41,6 +41,7 @@ class GroupScoreDisplay:
     One class over the size line: scikit-learn's Display API puts every
     constructor (``from_predictions``, ``from_estimator``, from precomputed
     data) and the drawing on the display class.
+
     Parameters
     ----------
     values : mapping of str to array-like of shape (n_groups,)

@@ -34,6 +34,7 @@ class MetricAtKDisplay:
     One class over the size line: scikit-learn's Display API puts every
     constructor (``from_predictions``, ``from_estimator``, from precomputed
     data) and the drawing on the display class.
+
     Parameters
     ----------
     ks : array-like of int of shape (n_k,)

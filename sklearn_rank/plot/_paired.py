@@ -61,6 +61,7 @@ class PairedDifferenceDisplay:
     One class over the size line: scikit-learn's Display API puts every
     constructor (``from_predictions``, ``from_estimator``, from precomputed
     data) and the drawing on the display class.
+
     Parameters
     ----------
     differences : mapping of str to array-like

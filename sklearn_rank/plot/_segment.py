@@ -39,6 +39,7 @@ class SegmentDisplay:
     One class over the size line: scikit-learn's Display API puts every
     constructor (``from_predictions``, ``from_estimator``, from precomputed
     data) and the drawing on the display class.
+
     Parameters
     ----------
     segments : array-like of shape (n_segments,)

@@ -106,7 +106,7 @@ def tukey_hsd(
     (the null hypothesis: on every topic, the systems are exchangeable),
     recomputes the systems' means and keeps their range ``max - min``. The
     p-value of a pair is ``(b + 1) / (n_resamples + 1)``, b the trials whose
-    range is at least the pair's |difference of means|. Groups where the
+    range is at least the pair's absolute difference of means. Groups where the
     metric is undefined for any system are left out (``n_dropped``).
 
     Parameters
