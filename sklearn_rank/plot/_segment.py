@@ -243,7 +243,9 @@ class SegmentDisplay:
             if self.ci_low is not None and self.ci_high is not None:
                 lo = np.nan_to_num(h - self.ci_low[m])
                 hi = np.nan_to_num(self.ci_high[m] - h)
-                yerr = np.vstack([np.fmax(lo, 0), np.fmax(hi, 0)])
+                # nested lists: matplotlib 3.8 reads a (2, 1) array's rows as scalars
+                # (numpy's deprecation, an error under the suite's warnings filter)
+                yerr = np.vstack([np.fmax(lo, 0), np.fmax(hi, 0)]).tolist()
             centers[m] = x + (i - (len(models) - 1) / 2) * width
             self.bars_[m] = ax.bar(
                 centers[m], np.nan_to_num(h), width, yerr=yerr, **style
