@@ -12,9 +12,11 @@ imports this file without running it).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
+import time
 import urllib.request
 
 
@@ -33,6 +35,7 @@ def main(spec_path: str, out_path: str) -> None:
 
     import sklearn_rank.spark as srs
 
+    clock = [time.monotonic()]
     spec = json.loads(open(spec_path).read())
     rows = random_rows(**spec["rows"])
     with warnings.catch_warnings():
@@ -53,18 +56,22 @@ def main(spec_path: str, out_path: str) -> None:
             .config("spark.executorEnv.PYTHONPATH", os.environ.get("PYTHONPATH", ""))
             .getOrCreate()
         )
+    clock.append(time.monotonic())
     try:
         spark.sparkContext.setLogLevel("WARN")
-        frame = spark.createDataFrame(rows).repartition(3)
+        # random_rows are in random order: groups span the partitions
+        frame = spark.createDataFrame(rows)
         options = spec["options"]
         metrics = spec["metrics"]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             found = srs.evaluate(frame, metrics=metrics, **COLUMNS, **options)
+            clock.append(time.monotonic())
             per_group = srs.evaluate_per_group(
                 frame, metrics=spec["per_group_metrics"], **COLUMNS, **options
             )
             collected = [list(r) for r in per_group.collect()]
+            clock.append(time.monotonic())
         where = spark.sparkContext.parallelize([0], 1).mapPartitions(_where).collect()
         with urllib.request.urlopen(spec["master_json"], timeout=10) as response:
             master = json.loads(response.read())
@@ -75,6 +82,10 @@ def main(spec_path: str, out_path: str) -> None:
             "executor": where[0],
             "app_id": spark.sparkContext.applicationId,
             "master": spark.sparkContext.master,
+            "partitions": frame.rdd.getNumPartitions(),
+            # seconds: the session's start, evaluate (the executor's start
+            # included), evaluate_per_group
+            "seconds": [round(b - a, 1) for a, b in itertools.pairwise(clock)],
             "active_apps": [
                 {"id": a["id"], "cores": a["cores"]} for a in master["activeapps"]
             ],

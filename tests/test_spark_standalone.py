@@ -216,6 +216,7 @@ ROWS = random_rows(**ROWS_SPEC)
 def test_ran_on_the_standalone_worker(job):
     out, cluster = job
     assert out["master"] == cluster.url
+    assert out["partitions"] >= 2  # groups spread over partitions before the shuffle
     # the application held the worker's core while it ran
     assert {"id": out["app_id"], "cores": 1} in out["active_apps"]
     pid, package = out["executor"]
