@@ -103,6 +103,8 @@ class Cluster:
             "SPARK_HOME": home,
             "SPARK_LOCAL_IP": "127.0.0.1",
             "SPARK_DAEMON_MEMORY": "256m",  # the master and worker JVMs
+            # no REST submission server (it would listen on port 6066)
+            "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false",
             "SPARK_LOCAL_DIRS": str(folder / "local"),
             "PYSPARK_PYTHON": sys.executable,  # the executor's Python workers
             "PYTHONPATH": os.pathsep.join(sys.path),  # this tree's sklearn_rank
