@@ -32,7 +32,11 @@ settings.register_profile(
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 # Modules whose session fixture starts a service: one xdist worker each.
-SHARED_SERVICE_MODULES = {"test_dask.py": "dask-cluster", "test_spark.py": "spark"}
+SHARED_SERVICE_MODULES = {
+    "test_dask.py": "dask-cluster",
+    "test_spark.py": "spark",
+    "test_spark_standalone.py": "spark-standalone",
+}
 
 
 def pytest_configure(config):
