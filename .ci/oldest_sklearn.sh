@@ -2,7 +2,8 @@
 # Second CI environment: the scikit-learn integration tests on the oldest supported
 # scikit-learn (1.4.2; 1.4.0 breaks ColumnTransformer under routing, 1.3 does not
 # route to scorers), with the oldest numpy the engine supports (2.1: the array API
-# names it calls) and the scipy/pandas of that time. The package is
+# names it calls), the scipy/pandas of that time and matplotlib 3.8 (the displays'
+# layout test). The package is
 # installed as a regular (non-editable) install and the tests import that copy, so
 # a missing package-data file fails here too. Called by .ci/run; runnable alone:
 #   bash .ci/oldest_sklearn.sh
@@ -16,6 +17,8 @@ pins=(
     "numpy==2.1.3"
     "scipy==1.13.1"
     "pandas==2.2.3"
+    "matplotlib==3.8.4"  # the oldest the plot extra allows: the layout test runs on it
+    "pyparsing<3.2"  # 3.2 deprecates names matplotlib 3.8 calls (warnings are errors)
     "lightgbm>=4.0"
     "pytest>=7.4"
     "hypothesis>=6.80"
@@ -50,5 +53,6 @@ sklearn.__version__, '| sklearn_rank from', sklearn_rank.__file__)"
 "$venv/bin/python" -m pytest -c "$repo/pyproject.toml" --rootdir "$scratch" \
     -p no:cacheprovider -q \
     tests/test_scorer.py tests/test_model_selection.py tests/test_rankers.py \
-    tests/test_datasets.py tests/test_cli.py tests/test_docs_sklearn.py
+    tests/test_datasets.py tests/test_cli.py tests/test_docs_sklearn.py \
+    tests/test_plot_layout.py tests/test_plot_defects.py
 echo "oldest scikit-learn environment: done in $((SECONDS - start))s"

@@ -683,7 +683,7 @@ def evaluate_per_group(
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
-) -> dd.DataFrame:
+) -> dd.DataFrame | dict[str, dd.DataFrame]:
     """:func:`sklearn_rank.evaluate_per_group` as a lazy Dask DataFrame.
 
     Takes the arguments of :func:`evaluate` except ``undefined``.

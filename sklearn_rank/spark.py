@@ -15,7 +15,7 @@ import os
 import pickle
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ._distributed import frontend as front
 from ._distributed import partitions as parts
@@ -318,7 +318,7 @@ def evaluate(
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
-) -> dict[str, float]:
+) -> dict[str, float] | dict[str, dict[str, float]]:
     """:func:`sklearn_rank.evaluate` on a PySpark DataFrame.
 
     Parameters
@@ -593,7 +593,8 @@ class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
             predictionCol="prediction",
             groupCol="qid",
         )
-        kwargs = dict(self._input_kwargs)
+        # set by pyspark's @keyword_only, as in Spark ML's own classes
+        kwargs = dict(self._input_kwargs)  # type: ignore[attr-defined]
         self.options = dict(kwargs.pop("options", None) or {})
         self._set(**kwargs)
 
@@ -636,7 +637,8 @@ class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
                 metrics=[name],
                 **self.options,
             )
-        return float(found[name])
+        # one score column: a flat mapping of metric -> value
+        return float(cast("dict[str, float]", found)[name])
 
     def isLargerBetter(self) -> bool:
         return True

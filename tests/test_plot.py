@@ -94,6 +94,7 @@ def test_metric_at_k_pandas_inputs_and_one_array_with_a_name():
 
 
 # precision@k divides each k's hits by k on the way out, past the longest list too.
+@pytest.mark.filterwarnings("ignore:bootstrap_ci. BCa intervals:RuntimeWarning")
 @pytest.mark.parametrize(("metric", "k_max"), [("ndcg", 6), ("precision", 30)])
 def test_metric_at_k_bands_are_bootstrap_ci_of_each_k(metric, k_max):
     y, scores, groups = _data(2)
@@ -166,7 +167,9 @@ def test_group_scores_hist_counts_and_undefined_in_legend():
         y, scores, groups=groups, metric="ndcg@5", bins=10, ax=_axes()
     )
     ref = _per_group(y, scores, groups, "ndcg@5")
-    legend = [t.get_text() for t in disp.ax_.get_legend().get_texts()]
+    legend = [
+        t.get_text().replace("\n", " ") for t in disp.ax_.get_legend().get_texts()
+    ]
     for i, (m, v) in enumerate(ref.items()):
         defined = v[~np.isnan(v)]
         n_undef = int(np.isnan(v).sum())
@@ -434,6 +437,7 @@ def test_bad_kind_and_bad_recall_levels():
         PrecisionRecallDisplay.from_predictions(y, scores, groups=groups, ax="axes")
 
 
+@pytest.mark.filterwarnings("ignore:bootstrap_ci. BCa intervals:RuntimeWarning")
 def test_inputs_are_not_modified():
     y, scores, groups = _data(17)
     copies = (y.copy(), {m: s.copy() for m, s in scores.items()}, groups.copy())
@@ -485,7 +489,7 @@ def test_docs_pictures_exist_for_every_link():
     links = re.findall(
         r"\]\((images/plots/\w+\.png)\)", (docs / "plots.md").read_text()
     )
-    assert len(links) == 6
+    assert len(links) == 7
     for link in links:
         assert (docs / link).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", link
 

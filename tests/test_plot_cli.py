@@ -220,7 +220,7 @@ def test_figsize_dpi_and_path_checked_before_the_run(table, tmp_path, capsys):
         (["--plot", str(png), "--figsize", "8"], "--figsize takes W,H"),
         (["--plot", str(png), "--dpi", "0"], "--dpi must be positive"),
         (["--plot-metric", "map"], "add --plot FILE"),
-        (["--plot", str(png), "--plot-metric", "auc"], "--plot-metric auc"),
+        (["--plot", str(png), "--plot-metric", "auc"], "no per-group value"),
     ]:
         with pytest.raises(SystemExit) as exc:
             main([*args, *bad])

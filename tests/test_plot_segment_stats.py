@@ -157,6 +157,7 @@ def test_permutation_p_is_calibrated_under_the_null():
     assert 0.0 <= np.mean(hits) <= 0.25
 
 
+@pytest.mark.filterwarnings("ignore:bootstrap_ci. BCa intervals:RuntimeWarning")
 def test_intervals_and_paired_tests_equal_bootstrap_ci_and_compare():
     y, good, noise, g, seg = _data(4)
     scores = {"good": good, "noise": noise}

@@ -160,9 +160,10 @@ def test_display_bars_tests_and_adjustment():
         ).values["ndcg@5"]
         keep = ~np.isnan(a) & ~np.isnan(b)
         raw.append(ttest_rel(a[keep], b[keep]).pvalue)
-    np.testing.assert_allclose(disp.p_values["good"], raw, rtol=1e-10)
+    # (1e-9: the per-group values reach scipy through the engine's reductions)
+    np.testing.assert_allclose(disp.p_values["good"], raw, rtol=1e-9)
     holm = multipletests(raw, method="holm")[1]
-    np.testing.assert_allclose(disp.p_adjusted["good"], holm, rtol=1e-10)
+    np.testing.assert_allclose(disp.p_adjusted["good"], holm, rtol=1e-9)
     ticks = [t.get_text() for t in ax.get_xticklabels()]
     assert ticks == [
         f"{s}\n({n} groups)" for s, n in zip(labels, disp.n_groups, strict=True)
@@ -170,8 +171,8 @@ def test_display_bars_tests_and_adjustment():
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["good", "noise"]
     assert len(disp.texts_) == len(labels)
     title = ax.get_title().replace("\n", " ")
-    assert "paired t test against noise, holm-adjusted over 3 tests" in title
-    assert "(segments x models)" in title and "95% bootstrap intervals" in title
+    assert "paired t test vs noise, holm-adjusted over 3 tests" in title
+    assert "(segments x models)" in title and "95% bootstrap CI" in title
 
 
 def test_display_one_model_and_from_estimator():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 # The cutoffs drawn when the plotted measure has none (or a small one).
 _DEFAULT_K = 20
@@ -289,15 +290,10 @@ def save_figure(args, runs, metrics, keywords, report, *, compare: bool) -> None
         family, k = cut
         ks = list(range(1, max(k, _DEFAULT_K) + 1))
         curves = _per_group(runs, [f"{family}@{j}" for j in ks], keywords)
-        MetricAtKDisplay.from_group_scores(
-            curves,
-            metric=family,
-            confidence_level=level,
-            n_resamples=999,
-            random_state=getattr(args, "seed", 0),
-            undefined=undefined,
-            ax=axes[0],
-        )
+        with warnings.catch_warnings():
+            # the bands are a picture; compare's table reports its own intervals
+            warnings.filterwarnings("ignore", "bootstrap_ci: BCa", RuntimeWarning)
+            _curves(MetricAtKDisplay, curves, family, level, args, undefined, axes[0])
         axes[0].axvline(k, color="0.5", linewidth=0.8, linestyle=":")
         axes[0].set_title(f"{metric}: the curve over k", fontsize="medium")
     else:
@@ -321,6 +317,18 @@ def save_figure(args, runs, metrics, keywords, report, *, compare: bool) -> None
     if report is not None:
         SegmentDisplay.from_comparison(report, metric=metric, ax=axes[2])
     _save(fig, args)
+
+
+def _curves(display, curves, family, level, args, undefined, ax):
+    display.from_group_scores(
+        curves,
+        metric=family,
+        confidence_level=level,
+        n_resamples=999,
+        random_state=getattr(args, "seed", 0),
+        undefined=undefined,
+        ax=ax,
+    )
 
 
 def eval_extras(args, runs, measures, keywords: dict, command: str) -> int:

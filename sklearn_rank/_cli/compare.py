@@ -199,7 +199,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             rows = ["| " + " | ".join(map(str, r)) + " |" for r in cells]
             rows.insert(1, "|" + "---|" * len(frame.columns))
             sys.stdout.write("\n".join(rows) + "\n")
-    return _plotting.compare_extras(args, runs, metrics, keywords)
+    # segments and figures take the library's metric names (a measure with
+    # keywords of its own is refused with them above)
+    plain = [key for keyed in calls.values() for key, metric in keyed if key == metric]
+    return _plotting.compare_extras(args, runs, plain, keywords)
 
 
 def measure_calls(measures) -> dict[tuple, list[tuple[str, str]]]:

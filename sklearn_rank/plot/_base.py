@@ -258,22 +258,103 @@ def new_axes(ax: Any, func: str, figsize: Any = None):
     return get_axes(ax, func)
 
 
-def outside_legend(ax: Any, handles=None, labels=None, **kw):
+def outside_legend(
+    ax: Any, handles=None, labels=None, *, fontsize="small", chars=None, **kw
+):
     """The legend beside the axes (right, outside): it covers no data, and
     constrained layout makes room for it."""
     if handles is None:
         handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
+    fig = ax.figure
+    if chars is None:
+        width_in = ax.get_position().width * fig.get_figwidth()
+        chars = max(14, int(width_in * 5.0))
+    labels = [wrap(" ".join(str(t).split()), chars) for t in labels]
     return ax.legend(
         handles,
         labels,
         loc="upper left",
         bbox_to_anchor=(1.01, 1.0),
         borderaxespad=0.0,
-        fontsize="small",
+        fontsize=fontsize,
         **kw,
     )
+
+
+def quiet_draw(fig: Any) -> bool:
+    """Draw without rendering, to measure; True unless constrained layout
+    collapsed an axes (its warning is kept from the user: this is a trial)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.draw_without_rendering()
+    return not any("collapsed" in str(w.message) for w in caught)
+
+
+def _draw_fits(ax: Any, legend: Any) -> bool:
+    """Whether, drawn, the legend stays in the figure and leaves the axes a
+    fair share of its column (constrained layout not collapsed)."""
+    fig = ax.figure
+    if not quiet_draw(fig):
+        return False
+    if legend is None:
+        return True
+    b, fb = legend.get_window_extent(), fig.bbox
+    inside = (
+        b.x0 >= fb.x0 - 1
+        and b.x1 <= fb.x1 + 1
+        and b.y0 >= fb.y0 - 1
+        and b.y1 <= fb.y1 + 1
+    )
+    return inside and roomy(ax)
+
+
+def roomy(ax: Any) -> bool:
+    """Whether the axes keeps at least 30% of its cell of the figure in each
+    direction (its decorations did not squeeze it)."""
+    fb = ax.figure.bbox
+    spec = ax.get_subplotspec() if hasattr(ax, "get_subplotspec") else None
+    rows, columns = spec.get_gridspec().get_geometry() if spec is not None else (1, 1)
+    box = ax.get_window_extent()
+    return (
+        box.width >= 0.3 * fb.width / columns and box.height >= 0.3 * fb.height / rows
+    )
+
+
+def finish(ax: Any, legend: Any, title: str | None = None) -> Any:
+    """Make the legend fit (beside the axes; else smaller; else, when the
+    axes has its figure alone, below it as the figure's legend) and wrap the
+    title to the axes' final width. Returns the legend drawn."""
+    fig = ax.figure
+    if title is not None:
+        fit_title(ax, title)
+    # Without a layout engine nothing makes room: the user's figure, as laid out.
+    managed = fig.get_layout_engine() is not None
+    if managed and legend is not None and not _draw_fits(ax, legend):
+        handles = list(getattr(legend, "legend_handles", None) or legend.legendHandles)
+        labels = [t.get_text().replace("\n", " ") for t in legend.get_texts()]
+        heading = legend.get_title().get_text() or None
+        legend.remove()
+        legend = outside_legend(
+            ax, handles, labels, title=heading, fontsize="x-small", chars=14
+        )
+        if not _draw_fits(ax, legend) and len(fig.axes) == 1:
+            legend.remove()
+            # one line per entry (cut with an ellipsis): a small figure
+            legend = fig.legend(
+                handles,
+                [shorten(t, 24) for t in labels],
+                title=heading,
+                loc="outside lower center",
+                ncols=min(2, len(labels)),
+                fontsize="x-small",
+            )
+    if title is not None:
+        fit_title(ax, title)
+    return legend
 
 
 def wrap(text: str, width: int) -> str:
@@ -281,7 +362,7 @@ def wrap(text: str, width: int) -> str:
     import textwrap
 
     return "\n".join(
-        textwrap.fill(line, width, break_long_words=True, break_on_hyphens=False)
+        textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False)
         if line
         else line
         for line in text.split("\n")
@@ -298,23 +379,71 @@ def fit_title(ax: Any, text: str, fontsize: str = "medium") -> Any:
     width = ax.get_position().width * fig.get_figwidth() * fig.dpi
     chars = max(16, int(width / (0.55 * size)))
     title = ax.set_title(wrap(text, chars), fontsize=fontsize)
-    for _ in range(6):
-        fig.draw_without_rendering()
+    for _ in range(8):
+        quiet_draw(fig)
+        if title.get_text().count("\n") >= 3 and title.get_fontsize() > 9:
+            title.set_fontsize("small")  # a long title: a smaller font first
         box, own = ax.get_window_extent(), title.get_window_extent()
-        if own.width <= max(box.width * 1.1, 1.0) or chars <= 16:
+        if own.width <= max(box.width, 1.0) or chars <= 16:
             break
         chars = max(16, int(chars * box.width / own.width * 0.95))
         title.set_text(wrap(text, chars))
+        if title.get_text().count("\n") >= 3 and title.get_fontsize() > 9:
+            title.set_fontsize("small")
     return title
+
+
+def shorten(text: str, width: int = 22) -> str:
+    """One line of at most ``width`` characters (an ellipsis where cut)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+def fit_ticklabels(ax: Any, short: list[str]) -> None:
+    """Make the x tick labels fit: as set; else rotated 30 degrees; else the
+    one-line ``short`` labels rotated 90 degrees; else those in a smaller
+    font. Checked after a draw without rendering."""
+    fig = ax.figure
+    managed = fig.get_layout_engine() is not None
+
+    def clash() -> bool:
+        quiet_draw(fig)
+        boxes = [t.get_window_extent() for t in ax.get_xticklabels()]
+        fb = fig.bbox
+        outside = managed and any(
+            b.x0 < fb.x0 or b.x1 > fb.x1 or b.y0 < fb.y0 for b in boxes
+        )
+        return outside or any(
+            a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]
+        )
+
+    if not clash():
+        return
+    ax.tick_params(axis="x", labelrotation=30)
+    for t in ax.get_xticklabels():
+        t.set_ha("right")
+        t.set_rotation_mode("anchor")
+    if not clash() and (roomy(ax) or not managed):
+        return
+    ax.set_xticks(ax.get_xticks(), short)
+    ax.tick_params(axis="x", labelrotation=90)
+    for t in ax.get_xticklabels():
+        t.set_ha("center")
+        t.set_rotation_mode("default")
+    if not clash() and (roomy(ax) or not managed):
+        return
+    ax.set_xticks(ax.get_xticks(), [shorten(t, 14) for t in short])
+    ax.tick_params(axis="x", labelsize="x-small")
 
 
 def drop_overlaps(texts: list, ax: Any) -> list:
     """Remove each text that overlaps an earlier one or leaves the axes (after a
     draw without rendering); return the texts kept."""
     fig = ax.figure
-    fig.draw_without_rendering()
+    quiet_draw(fig)
     box = ax.get_window_extent()
-    kept, boxes = [], []
+    kept: list[Any] = []
+    boxes: list[Any] = []
     for t in texts:
         b = t.get_window_extent()
         inside = (

@@ -16,12 +16,15 @@ from ._base import (
     check_names,
     check_options,
     estimator_scores,
+    finish,
+    fit_ticklabels,
     model_colors,
     model_scores,
     model_styles,
     new_axes,
     outside_legend,
     per_group,
+    shorten,
     wrap,
 )
 
@@ -34,6 +37,10 @@ class GroupScoreDisplay:
     Groups where the metric is undefined (no relevant row) are not drawn; the
     legend (the tick labels of a box plot) counts them for each model.
 
+
+    One class over the size line: scikit-learn's Display API puts every
+    constructor (``from_predictions``, ``from_estimator``, from precomputed
+    data) and the drawing on the display class.
     Parameters
     ----------
     values : mapping of str to array-like of shape (n_groups,)
@@ -141,7 +148,7 @@ class GroupScoreDisplay:
         self.name = name
         defined = {m: v[~np.isnan(v)] for m, v in self.values.items()}
         labels = [
-            wrap(f"{n} ({defined[m].size} groups, {self.n_undefined[m]} undefined)", 30)
+            f"{n} ({defined[m].size} groups, {self.n_undefined[m]} undefined)"
             for m, n in zip(models, names, strict=True)
         ]
         self.artists_ = {}
@@ -155,10 +162,12 @@ class GroupScoreDisplay:
                 else:  # no defined group: no curve, the legend still counts
                     (self.artists_[m],) = ax.plot([], [], **style)
             ax.set_xlabel(self.metric)
-            ax.set_ylabel("share of defined groups at or below")
-            self.legend_ = outside_legend(ax)
+            ax.set_ylabel("share of defined groups\nat or below")
+            self.legend_ = finish(ax, outside_legend(ax))
         else:
-            self._box(ax, fig, models, labels, defined, curve_kwargs, kwargs, func)
+            self._box(
+                ax, fig, models, names, labels, defined, curve_kwargs, kwargs, func
+            )
         self.ax_, self.figure_ = ax, fig
         return self
 
@@ -199,14 +208,21 @@ class GroupScoreDisplay:
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(self.metric)
         ax.set_ylabel("groups")
-        self.legend_ = outside_legend(ax)
+        self.legend_ = finish(ax, outside_legend(ax))
 
-    def _box(self, ax, fig, models, labels, defined, curve_kwargs, kwargs, func):
+    def _box(self, ax, fig, models, names, labels, defined, curve_kwargs, kwargs, func):
         colors = model_colors(fig, models)
         own = check_curve_kwargs(curve_kwargs, models, func)
         # No tick_labels / labels keyword (renamed in matplotlib 3.9): the
         # ticks are set afterwards, on every version the extra allows.
-        out = ax.boxplot([defined[m] for m in models], patch_artist=True, **kwargs)
+        import matplotlib as mpl
+
+        style = {
+            "patch_artist": True,
+            "medianprops": {"color": mpl.rcParams["text.color"]},
+            **kwargs,
+        }
+        out = ax.boxplot([defined[m] for m in models], **style)
         for i, m in enumerate(models):
             c = own[i].get("color", colors[m])
             out["boxes"][i].set_facecolor(c)
@@ -215,9 +231,15 @@ class GroupScoreDisplay:
                 key: lines[i] for key, lines in out.items() if len(lines) == len(models)
             }
         positions = np.arange(1, len(models) + 1)
-        ax.set_xticks(positions, [wrap(t, 16) for t in labels], fontsize="small")
+        ax.set_xticks(positions, [wrap(t.replace("\n", " "), 16) for t in labels])
+        ax.tick_params(axis="x", labelsize="small")
         ax.set_ylabel(self.metric)
         self.legend_ = None
+        short = [
+            f"{shorten(n, 18)} ({defined[m].size})"
+            for m, n in zip(models, names, strict=True)
+        ]
+        fit_ticklabels(ax, short)
 
     @classmethod
     def from_group_scores(

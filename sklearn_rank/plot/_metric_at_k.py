@@ -16,6 +16,7 @@ from ._base import (
     check_options,
     check_values,
     estimator_scores,
+    finish,
     model_scores,
     model_styles,
     new_axes,
@@ -29,6 +30,10 @@ class MetricAtKDisplay:
     Build it with :meth:`from_predictions` or :meth:`from_estimator`; the
     constructor takes values already computed.
 
+
+    One class over the size line: scikit-learn's Display API puts every
+    constructor (``from_predictions``, ``from_estimator``, from precomputed
+    data) and the drawing on the display class.
     Parameters
     ----------
     ks : array-like of int of shape (n_k,)
@@ -178,7 +183,7 @@ class MetricAtKDisplay:
                 text = f"{level:.0%} bootstrap band" if level is not None else "band"
             handles.append(Patch(facecolor="0.5", alpha=0.3, linewidth=0))
             labels.append(text)
-        self.legend_ = outside_legend(ax, handles, labels)
+        self.legend_ = finish(ax, outside_legend(ax, handles, labels))
         self.ax_, self.figure_ = ax, fig
         return self
 

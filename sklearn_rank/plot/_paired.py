@@ -18,6 +18,7 @@ from ._base import (
     drop_overlaps,
     estimator_scores,
     external_stacklevel,
+    finish,
     fit_title,
     model_colors,
     model_scores,
@@ -25,7 +26,6 @@ from ._base import (
     new_axes,
     outside_legend,
     per_group,
-    wrap,
 )
 
 # |difference| at or below this is a tie (as in sklearn_rank.stats.compare).
@@ -57,6 +57,10 @@ class PairedDifferenceDisplay:
     The title counts wins, ties (within 1e-12) and losses; the largest wins and
     losses are labelled with group ids.
 
+
+    One class over the size line: scikit-learn's Display API puts every
+    constructor (``from_predictions``, ``from_estimator``, from precomputed
+    data) and the drawing on the display class.
     Parameters
     ----------
     differences : mapping of str to array-like
@@ -184,7 +188,7 @@ class PairedDifferenceDisplay:
             if self.n_dropped[m]:
                 total = self.differences[m].size + self.n_dropped[m]
                 text += f"; {self.n_dropped[m]} of {total} groups undefined, left out"
-            labels.append(wrap(text, 34))
+            labels.append(text)
         styles = model_styles(
             fig, models, labels, curve_kwargs, kwargs, func, {"drawstyle": "steps-mid"}
         )
@@ -200,7 +204,9 @@ class PairedDifferenceDisplay:
         ax.set_xlabel("groups, sorted by difference")
         ax.set_ylabel(f"{self.metric} difference")
         fit_title(ax, f"{self.metric} per group, model - {base}")
-        self.legend_ = outside_legend(ax)
+        self.legend_ = finish(
+            ax, outside_legend(ax), f"{self.metric} per group, model - {base}"
+        )
         self.ax_, self.figure_ = ax, fig
         every = [a for m in models for a in self.annotations_[m]]
         kept = set(map(id, drop_overlaps(every, ax))) if every else set()

@@ -15,6 +15,7 @@ from ._base import (
     check_options,
     check_values,
     estimator_scores,
+    finish,
     model_scores,
     model_styles,
     new_axes,
@@ -147,28 +148,32 @@ class InterpolatedPrecisionRecallDisplay:
         for m, style in zip(models, styles, strict=True):
             (self.lines_[m],) = ax.plot(self.recall, self.precision[m], **style)
         ax.set_xlabel("recall")
-        ax.set_ylabel("interpolated precision (mean over groups)")
+        ax.set_ylabel("interpolated precision\n(mean over groups)")
         ax.set_xlim(-0.02, 1.02)
         # The curves set the y range (not [0, 1]: realistic curves would be
         # squeezed); the random-ranking line joins them when it is near.
-        values = np.concatenate([p for p in self.precision.values()] or [[0.0]])
+        values = np.concatenate(
+            [np.asarray(p) for p in self.precision.values()] or [np.zeros(1)]
+        )
         values = values[np.isfinite(values)]
         lo, hi = (values.min(), values.max()) if values.size else (0.0, 1.0)
         pad = max(0.05 * (hi - lo), 0.02)
         title = None
         if self.prevalence is not None and self.prevalence == self.prevalence:
-            title = f"random ranking: {self.prevalence:.3f}"
+            text = f"random ranking (mean prevalence {self.prevalence:.3f})"
             if self.prevalence >= lo - 0.5 * (hi - lo + pad):
                 ax.axhline(
                     self.prevalence,
                     color="0.5",
                     linestyle="--",
                     linewidth=1,
-                    label="random ranking (mean prevalence)",
+                    label=text,
                 )
                 lo = min(lo, self.prevalence)
+            else:  # far below the curves: named, not drawn
+                title = text
         ax.set_ylim(max(lo - pad, -0.02), min(hi + pad, 1.02))
-        self.legend_ = outside_legend(ax, title=title)
+        self.legend_ = finish(ax, outside_legend(ax, title=title))
         if self.legend_ is not None and title is not None:
             self.legend_.get_title().set_fontsize("small")
         self.ax_, self.figure_ = ax, fig

@@ -3,7 +3,6 @@ the paired test against a baseline in every segment."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,11 +18,14 @@ from ._base import (
     check_values,
     drop_overlaps,
     estimator_scores,
+    finish,
+    fit_ticklabels,
     fit_title,
     model_scores,
     model_styles,
     new_axes,
     outside_legend,
+    shorten,
     wrap,
 )
 
@@ -33,6 +35,10 @@ class SegmentDisplay:
     confidence intervals and, against a baseline, the adjusted p-value of the
     paired test in each segment (:func:`sklearn_rank.stats.compare_by_segment`).
 
+
+    One class over the size line: scikit-learn's Display API puts every
+    constructor (``from_predictions``, ``from_estimator``, from precomputed
+    data) and the drawing on the display class.
     Parameters
     ----------
     segments : array-like of shape (n_segments,)
@@ -171,6 +177,7 @@ class SegmentDisplay:
         names = check_names(name, models, func)
         self.name = name
         label_of = dict(zip(models, names, strict=True))
+        self.figure_ = fig
         n_seg = self.segments.size
         x = np.arange(n_seg, dtype=np.float64)
         width = 0.8 / len(models)
@@ -184,23 +191,13 @@ class SegmentDisplay:
             func,
             {"capsize": 2, "error_kw": {"ecolor": edge, "elinewidth": 1}},
         )
-        self.bars_, centers = {}, {}
-        for i, (m, style) in enumerate(zip(models, styles, strict=True)):
-            h = self.values[m]
-            yerr = None
-            if self.ci_low is not None and self.ci_high is not None:
-                lo = np.nan_to_num(h - self.ci_low[m])
-                hi = np.nan_to_num(self.ci_high[m] - h)
-                yerr = np.vstack([np.fmax(lo, 0), np.fmax(hi, 0)])
-            centers[m] = x + (i - (len(models) - 1) / 2) * width
-            self.bars_[m] = ax.bar(
-                centers[m], np.nan_to_num(h), width, yerr=yerr, **style
-            )
+        centers = self._bars(ax, x, width, models, styles)
         finite = [t for m in models for t in self._tops(m).tolist() if t == t]
         top = max(finite) if finite else 1.0
         bottom = min(0.0, *(v for m in models for v in self.values[m] if v == v))
         span = (top - bottom) or 1.0
-        self.texts_, self.markers_ = [], []
+        self.texts_: list[Any] = []
+        self.markers_: list[Any] = []
         undefined = [
             ax.text(
                 x[s],
@@ -218,10 +215,47 @@ class SegmentDisplay:
         tested = [m for m in (self.p_adjusted or {}) if m in centers]
         headroom = 0.3 if tested else 0.08
         ax.set_ylim(bottom, top + headroom * span)
+        self._p_labels(ax, tested, centers, span)
+        ticks = [wrap(str(v), 14) for v in self.segments.tolist()]
+        if self.n_groups is not None:
+            ticks = [
+                f"{t}\n({int(n)} groups)"
+                for t, n in zip(ticks, self.n_groups, strict=True)
+            ]
+        ax.set_xticks(x, ticks)
+        ax.set_xlim(-0.5, n_seg - 0.5)
+        ax.set_ylabel(self.metric)
+        handles, labels = ax.get_legend_handles_labels()
+        self.legend_ = outside_legend(ax, handles, labels)
+        fit_title(ax, self._title(label_of), fontsize="medium")
+        self.ax_, self.figure_ = ax, fig
+        self._fit(ax, tested, centers, span, undefined, handles, labels)
+        self.legend_ = finish(ax, self.legend_, self._title(label_of))
+        return self
+
+    def _bars(self, ax, x, width, models, styles) -> dict:
+        """One bar per model and segment, with its interval; the bar centres."""
+        self.bars_, centers = {}, {}
+        for i, (m, style) in enumerate(zip(models, styles, strict=True)):
+            h = self.values[m]
+            yerr = None
+            if self.ci_low is not None and self.ci_high is not None:
+                lo = np.nan_to_num(h - self.ci_low[m])
+                hi = np.nan_to_num(self.ci_high[m] - h)
+                # nested lists: matplotlib 3.8 reads a (2, 1) array's rows as scalars
+                # (numpy's deprecation, an error under the suite's warnings filter)
+                yerr = np.vstack([np.fmax(lo, 0), np.fmax(hi, 0)]).tolist()
+            centers[m] = x + (i - (len(models) - 1) / 2) * width
+            self.bars_[m] = ax.bar(
+                centers[m], np.nan_to_num(h), width, yerr=yerr, **style
+            )
+        return centers
+
+    def _p_labels(self, ax, tested, centers, span) -> None:
+        """The adjusted p-value of each tested bar, rotated, above its interval."""
         for m in tested:
-            for s in range(n_seg):
-                p = self.p_adjusted[m][s]
-                if p != p:
+            for s in range(self.segments.size):
+                if self.p_adjusted[m][s] != self.p_adjusted[m][s]:
                     continue
                 self.texts_.append(
                     ax.text(
@@ -234,24 +268,9 @@ class SegmentDisplay:
                         fontsize="x-small",
                     )
                 )
-        ticks = [wrap(str(v), 14) for v in self.segments.tolist()]
-        if self.n_groups is not None:
-            ticks = [
-                f"{t}\n({int(n)} groups)"
-                for t, n in zip(ticks, self.n_groups, strict=True)
-            ]
-        ax.set_xticks(x, ticks)
-        ax.set_xlim(-0.5, n_seg - 0.5)
-        ax.set_ylabel(self.metric)
-        fit_title(ax, self._title(label_of), fontsize="medium")
-        handles, labels = ax.get_legend_handles_labels()
-        self.legend_ = outside_legend(ax, handles, labels)
-        self.ax_, self.figure_ = ax, fig
-        self._fit(ax, tested, centers, span, undefined, handles, labels)
-        return self
 
     def _p_text(self, m: str, s: int) -> str:
-        p = self.p_adjusted[m][s]
+        p = float(np.asarray(self.p_adjusted[m])[s])
         raw = None if self.p_values is None else self.p_values[m][s]
         text = f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
         floor = 1.0 / (self.n_resamples + 1) if self.n_resamples else 0.0
@@ -262,11 +281,18 @@ class SegmentDisplay:
     def _title(self, label_of: dict) -> str:
         title = f"{self.metric} per segment"
         if self.confidence_level is not None and self.ci_low is not None:
-            title += f", {self.confidence_level:.0%} bootstrap intervals"
+            title += f", {self.confidence_level:.0%} bootstrap CI"
+        small = (
+            self.figure_.get_figheight() < 3.6 if hasattr(self, "figure_") else False
+        )
+        if small and self.baseline is not None and self.p_adjusted:
+            # a small figure: the test and its adjustment, without the family
+            base = shorten(label_of.get(self.baseline, self.baseline), 16)
+            return f"{title}\np: {self.correction or ''} {self.test or ''} vs {base}"
         if self.baseline is not None and self.p_adjusted:
             test = f"paired {self.test} test" if self.test else "paired test"
-            base = label_of.get(self.baseline, self.baseline)
-            title += f"\np: {test} against {base}"
+            base = shorten(label_of.get(self.baseline, self.baseline), 24)
+            title += f"\np: {test} vs {base}"
             if self.correction:
                 title += f", {self.correction}-adjusted"
                 if self.family:
@@ -277,16 +303,12 @@ class SegmentDisplay:
         """Tick labels rotated when they overlap; p-value labels replaced by
         markers when they overlap or leave the axes."""
         fig = ax.figure
-        fig.draw_without_rendering()
-        ticks = ax.get_xticklabels()
-        for rotation in (30, 90):
-            boxes = [t.get_window_extent() for t in ticks]
-            if not any(a.overlaps(b) for a, b in itertools.pairwise(boxes)):
-                break
-            for t in ticks:
-                t.set_rotation(rotation)
-                t.set_ha("right" if rotation == 30 else "center")
-            fig.draw_without_rendering()
+        short = [shorten(v, 16) for v in self.segments.tolist()]
+        if self.n_groups is not None:
+            short = [
+                f"{t} ({int(n)})" for t, n in zip(short, self.n_groups, strict=True)
+            ]
+        fit_ticklabels(ax, short)
         kept = drop_overlaps(list(undefined), ax) if undefined else []
         del kept
         if not self.texts_:

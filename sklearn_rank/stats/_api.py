@@ -37,7 +37,7 @@ def bootstrap_ci(
     metrics: str | Sequence[str] | None = None,
     confidence_level: float = 0.95,
     n_resamples: int = 9999,
-    method: str = "BCa",
+    method: str = "bootstrap-t",
     random_state: int | np.random.RandomState | np.random.Generator | None = None,
     **metric_options: Any,
 ) -> BootstrapReport:
@@ -64,11 +64,13 @@ def bootstrap_ci(
         Confidence level of the intervals.
     n_resamples : int, default=9999
         Bootstrap resamples.
-    method : {"BCa", "percentile", "bootstrap-t"}, default="BCa"
-        Interval method: "BCa" and "percentile" as in :func:`scipy.stats.bootstrap`;
-        "bootstrap-t" the studentized bootstrap (the mean's standard error
-        recomputed in every resample), the best calibrated of the three on few
-        skewed groups (docs/statistics.md, Calibration).
+    method : {"bootstrap-t", "BCa", "percentile"}, default="bootstrap-t"
+        Interval method: "bootstrap-t" the studentized bootstrap (the mean's
+        standard error recomputed in every resample, floored at ``se /
+        sqrt(n)``), the best calibrated of the three on few skewed groups;
+        "BCa" and "percentile" as in :func:`scipy.stats.bootstrap`, which
+        under-cover below about 50 groups (a warning says so there;
+        docs/statistics.md, Calibration).
     random_state : None, int, RandomState or Generator, default=None
         Seed of the resampling; an int makes the result reproducible.
     **metric_options

@@ -178,8 +178,9 @@ def confidence_interval(
         z0 = ndtri((below + at_or_below) / (2 * theta_star.shape[0]))
         acc = _jackknife_acceleration(values, weights)
         z_lo, z_hi = ndtri(p_lo), ndtri(p_hi)
-        p_lo = ndtr(z0 + (z0 + z_lo) / (1 - acc * (z0 + z_lo)))
-        p_hi = ndtr(z0 + (z0 + z_hi) / (1 - acc * (z0 + z_hi)))
+        with np.errstate(invalid="ignore", divide="ignore"):  # constant: NaN
+            p_lo = ndtr(z0 + (z0 + z_lo) / (1 - acc * (z0 + z_lo)))
+            p_hi = ndtr(z0 + (z0 + z_hi) / (1 - acc * (z0 + z_hi)))
     se_hat = standard_error(values, weights) if method == "bootstrap-t" else None
     low = np.where(open_lo, -np.inf, np.nan)
     high = np.where(open_hi, np.inf, np.nan)

@@ -156,8 +156,10 @@ def _undefined_rule(func: str, options: dict[str, Any]) -> str | float:
     return resolve_options(func, convention, {"undefined": undefined}).undefined
 
 
-def _apply_undefined(values, rule, metric, model, group_ids, func):
+def _apply_undefined(values, rule, metric, model, func, group_ids=None):
     """The engine's undefined rule (one reduction module), naming the model."""
+    if group_ids is None:
+        group_ids = np.arange(np.shape(values)[0])
     try:
         return fill_undefined(values, rule, metric, group_ids)
     except ValueError as exc:
@@ -240,7 +242,7 @@ def collect(
     group_ids = next(iter(results.values())).group_ids
     values = {
         model: {
-            m: _apply_undefined(res.values[m], rule, m, model, group_ids, func)
+            m: _apply_undefined(res.values[m], rule, m, model, func, group_ids)
             for m in names
         }
         for model, res in results.items()

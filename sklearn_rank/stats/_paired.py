@@ -9,6 +9,7 @@ its data and the seed only.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -129,7 +130,9 @@ def _sign_flip_needed(alternative: str, alpha: float) -> int:
 def _randomization(d, w, m, opts, rng, alpha, want_ci):
     n = d.size
     big_w = w.sum()
-    x = np.stack([w * d / big_w, w / big_w], axis=1)
+    # the second column (C of each resample) only serves the interval
+    cols = [w * d / big_w, w / big_w] if want_ci else [w * d / big_w]
+    x = np.stack(cols, axis=1)
     alt = opts["alternative"]
     exact = opts["exact"]
     use_exact = 2**n <= opts["n_resamples"] if exact is None else exact
@@ -143,17 +146,18 @@ def _randomization(d, w, m, opts, rng, alpha, want_ci):
         )
     n_nz = int(np.count_nonzero(d))
     sides = 1 if alt != "two-sided" else 2
-    exact_min = min(1.0, sides / 2.0**n_nz)
+    exact_min = min(1.0, math.ldexp(sides, -n_nz))  # 0.0 past float range
     res = PairResult(n_needed=_sign_flip_needed(alt, alpha))
     if use_exact:
-        p, null = sign_flip_exact(x, alt, return_null=True)
+        out = sign_flip_exact(x, alt, return_null=want_ci)
         res.method, res.min_p, extra = f"exact ({2**n} sign flips)", exact_min, 0
     else:
-        p, null = sign_flip_monte_carlo(
-            x, opts["n_resamples"], rng, alt, return_null=True
+        out = sign_flip_monte_carlo(
+            x, opts["n_resamples"], rng, alt, return_null=want_ci
         )
         floor = 1.0 / (opts["n_resamples"] + 1)
         res.method, res.min_p, extra = "monte carlo", max(exact_min, floor), 1
+    p, null = out if want_ci else (out, None)
     res.p = float(p[0])
     if want_ci:
         res.low, res.high = randomization_interval(

@@ -93,10 +93,14 @@ def sign_flip_monte_carlo(
     """
     n, n_cols = x.shape
     n_blocks = -(-n // _BLOCK)
-    width = n_blocks * _BLOCK
-    x_pad = np.zeros((width, n_cols))
+    width = n_blocks * _BLOCK  # bits drawn per resample: the random stream
+    # Groups multiplied: fewer than one block uses only its first bytes' bits (the
+    # same signs, without products of zero rows up to the block's size).
+    used = width if n_blocks > 1 else -(-n // 8) * 8
+    block = used // n_blocks
+    x_pad = np.zeros((used, n_cols))
     x_pad[:n] = x
-    x32 = x_pad.astype(np.float32).reshape(n_blocks, _BLOCK, n_cols)
+    x32 = x_pad.astype(np.float32).reshape(n_blocks, block, n_cols)
     abs_sum = np.abs(x).sum(axis=0)
     t_obs = x.sum(axis=0)
     tol = _tolerance(x)
@@ -106,7 +110,7 @@ def sign_flip_monte_carlo(
     # float64 sum of block results.
     band = 2 * (_GAMMA_BLOCK + 2 * _U32) * abs_sum + 2 * tol
     batch = int(max(1, min(n_resamples, _SIGN_BUDGET // (4 * width))))
-    signs = np.empty((batch, width), dtype=np.float32)
+    signs = np.empty((batch, used), dtype=np.float32)
     count = np.zeros(n_cols, dtype=np.int64)
     null = np.empty((n_resamples, n_cols)) if return_null else None
     done = 0
@@ -114,8 +118,8 @@ def sign_flip_monte_carlo(
         b = min(batch, n_resamples - done)
         bits = rng.integers(0, 256, size=(b, width // 8), dtype=np.uint8)
         flipped = signs[:b]  # bit 1: the group's sign is flipped (0/1)
-        flipped[...] = np.unpackbits(bits, axis=1)
-        blocks = np.matmul(flipped.reshape(b, n_blocks, _BLOCK).transpose(1, 0, 2), x32)
+        flipped[...] = np.unpackbits(bits, axis=1, count=used)
+        blocks = np.matmul(flipped.reshape(b, n_blocks, block).transpose(1, 0, 2), x32)
         t_star = t_obs - 2.0 * blocks.sum(axis=0, dtype=np.float64)
         near = _margin(t_star, t_obs, alternative) <= band
         rows = np.flatnonzero(near.any(axis=1))

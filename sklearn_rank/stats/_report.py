@@ -326,37 +326,40 @@ class ComparisonReport:
                 return m
         raise KeyError(f"no ({metric!r}, {model!r}) in this report")
 
-    def __str__(self) -> str:
-        level = f"{100 * self.confidence_level:g}%"
-        blocks = []
-        metrics = list(dict.fromkeys(m.metric for m in self.models))
-        for metric in metrics:
-            rows = []
-            for m in self.models:
-                if m.metric == metric:
-                    ci = f"[{_fmt(m.ci_low)}, {_fmt(m.ci_high)}]"
-                    rows.append(
-                        [m.model, _fmt(m.mean), ci, "", "", "", str(m.n_groups)]
-                    )
-            floor = self.p_floor
-            for p in self.pairs:
-                if p.metric == metric:
-                    ci = f"[{_fmt(p.ci_low)}, {_fmt(p.ci_high)}]"
-                    # adjusted from a floor p-value: a bound as well
-                    at_floor = floor > 0 and p.p_value <= floor * (1 + 1e-9)
-                    rows.append(
-                        [
-                            f"{p.model} - {p.baseline}",
-                            f"{p.mean_diff:+.4f}",
-                            ci,
-                            _fmt_p(p.p_value, floor),
-                            _fmt_p(p.p_adjusted, p.p_adjusted if at_floor else 0),
-                            f"{p.wins}/{p.ties}/{p.losses}",
-                            str(p.n_groups),
-                        ]
-                    )
-            header = [metric, "mean", f"{level} CI", "p", "p adj", "W/T/L", "groups"]
-            blocks.append(_table(header, rows))
+    def _pair_row(self, p: PairComparison) -> list[str]:
+        ci = f"[{_fmt(p.ci_low)}, {_fmt(p.ci_high)}]"
+        # the pair's own Monte Carlo floor (one-sided bootstrap tests reach
+        # 1 / (2 n + 1)); adjusted from it: a bound as well
+        pf = self.p_floor
+        if p.p_method == "monte carlo" and p.min_p == p.min_p:
+            pf = p.min_p
+        elif p.p_method.startswith("exact"):
+            pf = 0.0
+        at_floor = pf > 0 and p.p_value <= pf * (1 + 1e-9)
+        return [
+            f"{p.model} - {p.baseline}",
+            f"{p.mean_diff:+.4f}",
+            ci,
+            _fmt_p(p.p_value, pf),
+            _fmt_p(p.p_adjusted, p.p_adjusted if at_floor else 0),
+            f"{p.wins}/{p.ties}/{p.losses}",
+            str(p.n_groups),
+        ]
+
+    def _block(self, metric: str, level: str) -> str:
+        """One metric's table: the models' means, then the pairs."""
+        rows = [
+            [m.model, _fmt(m.mean), f"[{_fmt(m.ci_low)}, {_fmt(m.ci_high)}]",
+             "", "", "", str(m.n_groups)]
+            for m in self.models
+            if m.metric == metric
+        ]  # fmt: skip
+        rows += [self._pair_row(p) for p in self.pairs if p.metric == metric]
+        header = [metric, "mean", f"{level} CI", "p", "p adj", "W/T/L", "groups"]
+        return _table(header, rows)
+
+    def _footer(self, level: str) -> str:
+        """The line under the tables: test, adjustment, interval, seed."""
         unit = "groups"
         if self.test == "corrected t":
             resamples = f"over {self.pairs[0].n_groups if self.pairs else 0} splits"
@@ -381,23 +384,42 @@ class ComparisonReport:
         shown = self.test in ("randomization", "wilcoxon") and methods
         how = f" ({', '.join(methods)})" if shown else ""
         seed = "" if self.seed is None else f"; seed {self.seed}"
-        note = (
+        return (
             f"(p: paired {self.test} test{how}, {self.alternative}, {resamples}; "
             f"p adj: {self.correction} over {self.family}; {ci}{seed}; differences "
             "rounded to 10 decimals of the metric's scale)"
         )
-        parts = [*blocks, note]
+
+    def notes(self) -> list[str]:
+        """The notes printed under the tables: a mismatched interval, tests that
+        cannot reach alpha, a conservative test on few groups."""
+        out = []
         if self.confidence_level == self.confidence_level and not (
-            self.ci_matches_test or unit == "splits"
+            self.ci_matches_test or self.test == "corrected t"
         ):
             k = self.disagreements()
-            parts.append(
+            out.append(
                 f"Note: the {self.ci_method} interval does not invert the "
                 f'{self.test} test; "CI excludes 0" and "p <= {self.alpha:g}" '
                 f"disagree in {k} of {len(self.pairs)} rows. ci_method='matched' "
                 "(the default) gives the interval of the test."
             )
-        parts.extend(f"Note: {line}" for line in self.unattainable_lines())
+        out.extend(f"Note: {line}" for line in self.unattainable_lines())
+        small = [p.n_groups - p.ties for p in self.pairs if p.n_groups > p.ties]
+        if self.test in ("bootstrap", "bootstrap-t") and small and min(small) < 20:
+            out.append(
+                f"Note: on {min(small)} non-tied groups the studentized bootstrap test "
+                "is conservative (it rejects 0.02 to 0.04 of true nulls at alpha "
+                "0.05 on 10 groups; docs/statistics.md, Calibration); on continuous "
+                "scores the randomization test holds its level there."
+            )
+        return out
+
+    def __str__(self) -> str:
+        level = f"{100 * self.confidence_level:g}%"
+        metrics = list(dict.fromkeys(m.metric for m in self.models))
+        parts = [self._block(metric, level) for metric in metrics]
+        parts += [self._footer(level), *self.notes()]
         if self.design:
             parts.insert(0, self.design)
         return "\n\n".join(parts)

@@ -136,4 +136,5 @@ def selection_fold_report(search, splits, groups, top, rank_by, func, options):
         models, pairs, "corrected t", corr, alt,
         np.nan if level is None else level, 0, "corrected t",
         correction_scope="metric", family_size=len(pairs), design=design,
+        ci_matches_test=True,
     )  # fmt: skip

@@ -335,36 +335,23 @@ default="permutation"
     (True, True)
     """
     func = "compare_by_segment"
-    if test is not None:
-        check_choice("test", func, test, PAIRED_TESTS)
-    if segment_test is not None:
-        check_choice("segment_test", func, segment_test, SEGMENT_TESTS)
-    check_choice("correction", func, correction, CORRECTIONS)
-    level = None if confidence_level is None else check_level(confidence_level, func)
-    n_resamples = check_resamples(n_resamples, func)
-    rng = check_random_state(random_state, func)
+    level, n_resamples, rng = _check_options(
+        func,
+        test,
+        segment_test,
+        correction,
+        confidence_level,
+        n_resamples,
+        random_state,
+    )
     options = dict(metric_options)
     tables = _tables(func, y_true, y_score, groups, segments, metrics, order, options)
     rule = _undefined_rule(func, options)
     models = list(tables)
     first = tables[models[0]]
-    names = list(first.metrics)
-    if metrics is not None and _is_table(
-        y_score.get(models[0]) if isinstance(y_score, Mapping) else None
-    ):
-        names = [metrics] if isinstance(metrics, str) else list(metrics)
-        missing = [k for k in names if k not in first.metrics]
-        if missing:
-            raise param_error(
-                "metrics", func, f"names in the tables ({first.metrics})", missing
-            )
-    if len(models) > 1 and test is not None:
-        if baseline is None:
-            baseline = models[-1]
-        elif baseline not in tables:
-            raise param_error("baseline", func, f"None or one of {models}", baseline)
-    else:
-        baseline = None
+    names, baseline = _names_and_baseline(
+        func, y_score, tables, metrics, baseline, test
+    )
     few: list[str] = []
     if level is not None:
         tables = {
@@ -382,15 +369,7 @@ default="permutation"
             once = _family(tables, seg_p, models, metric, correction)
             for m in models:
                 seg_adj[m][metric] = once[m]
-    notes = []
-    if few:
-        shown = ", ".join(dict.fromkeys(few))
-        text = (
-            f"{func}: fewer than two groups in {shown}: no interval or test there "
-            "(NaN)."
-        )
-        warnings.warn(text, RuntimeWarning, stacklevel=2)
-        notes.append("n/a: fewer than two groups in the value (no spread to test)")
+    notes = _warn_few(func, few)
     return SegmentComparison(
         segments=first.segments,
         metrics=names,
@@ -413,6 +392,51 @@ default="permutation"
         model_family_size=size_m,
         notes=notes,
     )
+
+
+def _names_and_baseline(func, y_score, tables, metrics, baseline, test):
+    """The metrics of the report and the baseline of the paired tests."""
+    models = list(tables)
+    first = tables[models[0]]
+    names = list(first.metrics)
+    given = y_score.get(models[0]) if isinstance(y_score, Mapping) else None
+    if metrics is not None and _is_table(given):
+        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        missing = [k for k in names if k not in first.metrics]
+        if missing:
+            raise param_error(
+                "metrics", func, f"names in the tables ({first.metrics})", missing
+            )
+    if len(models) < 2 or test is None:
+        return names, None
+    if baseline is None:
+        return names, models[-1]
+    if baseline not in tables:
+        raise param_error("baseline", func, f"None or one of {models}", baseline)
+    return names, baseline
+
+
+def _warn_few(func: str, few: list[str]) -> list[str]:
+    """Warn once about the segments with fewer than two groups; the note."""
+    if not few:
+        return []
+    shown = ", ".join(dict.fromkeys(few))
+    text = f"{func}: fewer than two groups in {shown}: no interval or test there (NaN)."
+    warnings.warn(text, RuntimeWarning, stacklevel=3)
+    return ["n/a: fewer than two groups in the value (no spread to test)"]
+
+
+def _check_options(
+    func, test, segment_test, correction, confidence_level, n_resamples, seed
+):
+    """The tests' names checked; (level, resamples, Generator)."""
+    if test is not None:
+        check_choice("test", func, test, PAIRED_TESTS)
+    if segment_test is not None:
+        check_choice("segment_test", func, segment_test, SEGMENT_TESTS)
+    check_choice("correction", func, correction, CORRECTIONS)
+    level = None if confidence_level is None else check_level(confidence_level, func)
+    return level, check_resamples(n_resamples, func), check_random_state(seed, func)
 
 
 def _tables(func, y_true, y_score, groups, segments, metrics, order, options):
@@ -472,9 +496,9 @@ def _tables(func, y_true, y_score, groups, segments, metrics, order, options):
 def _used(table, metric, s, rule, model, func="compare_by_segment"):
     """(values, weights, group ids) of segment ``s`` that enter its value."""
     keep = table.group_segment == s
-    v = _apply_undefined(
-        table.per_group.values[metric][keep], rule, metric, model, func
-    )
+    ids = table.per_group.group_ids[keep]
+    values = table.per_group.values[metric][keep]
+    v = _apply_undefined(values, rule, metric, model, ids, func)
     ok = ~np.isnan(v)
     return (
         v[ok],
@@ -632,6 +656,8 @@ def _permutation_p(v, w, inside, observed, n_resamples, rng) -> float:
 
 def _paired_tests(tables, names, baseline, test, n_resamples, rng, rule, corr, few):
     """Per model but the baseline: the paired test in every segment."""
+    from sklearn.exceptions import UndefinedMetricWarning
+
     from .._metrics.evaluate import GroupScores
     from ._api import compare
 
@@ -655,7 +681,9 @@ def _paired_tests(tables, names, baseline, test, n_resamples, rng, rule, corr, f
                 weights={k: pg.weights[k][keep] for k in names},
             )
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # counted in ``few``
+            # a segment without two paired groups is counted in ``few``
+            warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
             report = compare(
                 None,
                 subs,
