@@ -41,6 +41,7 @@ SHARED_SERVICE_MODULES = {
     "test_dask.py": "dask-cluster",
     "test_dask_processes.py": "dask-processes",  # its own scheduler and workers
     "test_spark.py": "spark",
+    "test_spark_standalone.py": "spark-standalone",
 }
 
 
