@@ -74,7 +74,8 @@ class GroupScoreDisplay:
     ...     y_true, rng.normal(size=400), groups=groups, metric="ndcg@5", kind="ecdf")
     >>> disp.n_undefined
     {'model': 4}
-    >>> disp.ax_.get_legend().get_texts()[0].get_text()
+    >>> label = disp.ax_.get_legend().get_texts()[0].get_text()
+    >>> " ".join(label.split())  # wrapped to the axes' width in the legend
     'model (36 groups, 4 undefined)'
     """
 
