@@ -118,12 +118,12 @@ def _segments_by_query(args: argparse.Namespace) -> dict[str, object]:
     named ``""``."""
     import numpy as np
 
-    from ..io import _tables
+    from ..io import id_column
     from ._tables import _read
 
     path = args.files[0]
     table = _read(path, [args.query_col, args.segment_col], args)
-    qids = _tables.id_column(table[args.query_col], args.query_col, path)
+    qids = id_column(table[args.query_col], args.query_col, path)
     segs = np.asarray(table[args.segment_col], dtype=object)
     qids = np.array([str(q) for q in np.asarray(qids, dtype=object)], dtype=object)
     out: dict[str, object] = {}

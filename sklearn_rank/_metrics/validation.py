@@ -31,7 +31,7 @@ _NUMERIC_HINTS = {
 }
 
 
-def _to_1d(x: Any, name: str, func: str) -> np.ndarray:
+def to_1d(x: Any, name: str, func: str) -> np.ndarray:
     """Return a 1-D ndarray view or copy of ``x`` without modifying it."""
     if is_foreign(x):  # a PyTorch tensor, an array-api-strict array, ...
         x = to_numpy(x, name, func)
@@ -80,7 +80,7 @@ def check_numeric(x: Any, name: str, func: str) -> np.ndarray:
     As ``sklearn.utils.check_array(dtype="numeric")``: text (even numeric text such
     as ``"1"``), bytes and complex numbers are rejected, never parsed or truncated.
     """
-    arr = _to_1d(x, name, func)
+    arr = to_1d(x, name, func)
     kind = arr.dtype.kind
     if kind in "USaV":
         raise _non_numeric(arr, name, func, f"text or bytes (dtype {arr.dtype})")
@@ -119,7 +119,7 @@ def _in_space(x: Any, name: str, func: str, space: InputSpace) -> Any:
     device arrays)."""
     xp = space.xp
     if not is_foreign(x):
-        x = _to_1d(x, name, func)
+        x = to_1d(x, name, func)
         if x.dtype.kind not in "biuf":
             raise _non_numeric(x, name, func, f"dtype {x.dtype}")
     arr = xp.asarray(x, device=space.device)
@@ -176,7 +176,7 @@ def check_bool_mask(
             f"({_MASK_MEANING.get(name, 'one bool per row')}); got dtype "
             f"{arr.dtype}."
         )
-    arr = _to_1d(x, name, func)
+    arr = to_1d(x, name, func)
     if arr.dtype != bool:
         if arr.dtype.kind in "iu" and np.isin(arr, (0, 1)).all():
             arr = arr.astype(bool)

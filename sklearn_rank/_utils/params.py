@@ -212,3 +212,55 @@ def validate_params(
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+# -- resampling parameters of the statistics and the online estimators ------------
+CI_METHODS = ("matched", "BCa", "percentile", "bootstrap-t")
+
+
+def check_random_state(seed: Any, func: str) -> np.random.Generator:
+    """A Generator from None, an int, a RandomState or a Generator.
+
+    None, int and RandomState follow sklearn.utils.check_random_state (None is
+    numpy's global RandomState), which seeds the Generator used here.
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, np.random.RandomState):
+        rs = np.random.mtrand._rand if seed is None else seed
+        return np.random.default_rng(rs.randint(0, 2**32, size=4, dtype=np.uint64))
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        return np.random.default_rng(int(seed))
+    raise param_error(
+        "random_state",
+        func,
+        "None, an int, a numpy.random.RandomState or a numpy.random.Generator",
+        seed,
+    )
+
+
+def check_choice(name: str, func: str, value: Any, allowed: Sequence[str]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        raise param_error(name, func, f"a str among {{{choices}}}", value)
+    return value
+
+
+def check_level(value: Any, func: str) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not 0 < value < 1
+    ):
+        raise param_error(
+            "confidence_level", func, "a float in the range (0, 1), e.g. 0.95", value
+        )
+    return float(value)
+
+
+def check_resamples(value: Any, func: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise param_error(
+            "n_resamples", func, "an int in the range [1, inf), e.g. 9999", value
+        )
+    return int(value)

@@ -16,7 +16,7 @@ from ._columns import (
     table_run_columns,
 )
 from ._numbers import TrecFormatWarning
-from ._tables import RankedListArrays, ranked_list_arrays, read_table
+from ._tables import RankedListArrays, id_column, ranked_list_arrays, read_table
 from ._trec import Qrels, Run, TrecArrays, load_trec, read_qrels, read_run, trec_arrays
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "TrecArrays",
     "TrecColumns",
     "TrecFormatWarning",
+    "id_column",
     "join_columns",
     "load_trec",
     "ranked_list_arrays",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _text
 
@@ -222,8 +223,29 @@ def numeric_column(values: np.ndarray, column: str, name: str) -> np.ndarray:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def id_column(values: np.ndarray, column: str, name: str) -> np.ndarray:
-    """Ids as Python strings (an object array); missing ids are named."""
+def id_column(values: ArrayLike, column: str, name: str) -> np.ndarray:
+    """Ids of a table column as Python strings, refusing a missing id.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_rows,)
+        The column's values (any type; ``None`` and NaN are missing).
+    column : str
+        The column's name, for the error.
+    name : str
+        The table's name or path, for the error.
+
+    Returns
+    -------
+    ids : ndarray of object of shape (n_rows,)
+        ``str`` of every value.
+
+    Examples
+    --------
+    >>> from sklearn_rank.io import id_column
+    >>> id_column([301, "q2"], "qid", "runs.csv").tolist()
+    ['301', 'q2']
+    """
     values = np.asarray(values, dtype=object)
     for row, value in enumerate(values.tolist(), start=1):
         if value is None or (isinstance(value, float) and value != value):

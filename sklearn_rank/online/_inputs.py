@@ -23,13 +23,14 @@ from .._engine import segments as seg
 from .._engine.context import GroupTotals, order_rows
 from .._engine.group_codes import encode_groups
 from .._engine.reduce import group_counts
-from .._metrics.validation import _to_1d as to_1d
-from .._metrics.validation import check_lengths, check_numeric, check_sample_weight
-
-# The statistics' checks and bootstrap, imported at this one place of online/
-# (they have no public seam yet; see tests/test_layout.py).
-from ..stats._bootstrap import bootstrap_distribution, confidence_interval
-from ..stats._inputs import (
+from .._metrics.bootstrap import bootstrap_distribution, confidence_interval
+from .._metrics.validation import (
+    check_lengths,
+    check_numeric,
+    check_sample_weight,
+    to_1d,
+)
+from .._utils.params import (
     CI_METHODS,
     check_choice,
     check_level,

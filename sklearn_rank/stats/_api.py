@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._metrics.evaluate import GroupScores
-from .._metrics.validation import param_error
+from .._utils.params import param_error
 from ._corrections import CORRECTIONS
 from ._inputs import (
     ALTERNATIVES,

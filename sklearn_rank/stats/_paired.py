@@ -15,14 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._metrics.validation import param_error
-from ._bootstrap import (
+from .._metrics.bootstrap import (
     bootstrap_distribution,
     confidence_interval,
     standard_error,
     studentized,
     weighted_mean,
 )
+from .._utils.params import param_error
 from ._corrections import adjust
 from ._inputs import PerGroup, metric_scale, round_differences, stream
 from ._inversion import (

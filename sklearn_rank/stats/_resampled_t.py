@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._metrics.validation import param_error
+from .._utils.params import param_error
 from ._corrections import CORRECTIONS, adjust
 from ._inputs import (
     ALTERNATIVES,

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._metrics.validation import param_error
+from .._utils.params import param_error
 
 
 def top_indices(search, top: int, rank_by: str | None, func: str):

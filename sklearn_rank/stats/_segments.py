@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._metrics.validation import param_error
+from .._utils.params import param_error
 from ._corrections import CORRECTIONS, adjust
 from ._inputs import (
     _apply_undefined,

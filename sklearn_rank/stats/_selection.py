@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._metrics.validation import param_error
+from .._utils.params import param_error
 from ._api import compare
 from ._inputs import check_choice
 from ._report import ComparisonReport

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._metrics.evaluate import GroupScores
-from .._metrics.validation import param_error
+from .._utils.params import param_error
 from ._inputs import (
     check_level,
     check_resamples,

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .._metrics.evaluate import GroupScores
-from .._metrics.validation import param_error
+from .._utils.params import param_error
 
 _MAX_N = 1_000_000
 
