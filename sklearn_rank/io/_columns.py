@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .._utils.params import CUTOFF, check_param
+from .._utils.params import CUTOFF, validate_params
 from ._id_columns import _check_unique, _RowText, _TextColumn
 from ._trec_join import _join, _Joined
 from ._trec_parse import _parse_qrels, _parse_run, _ParsedQrels, _ParsedRun
@@ -365,6 +365,11 @@ def table_run_columns(
     ]
 
 
+@validate_params(
+    {
+        "max_docs_per_query": list(CUTOFF),
+    }
+)
 def join_columns(
     qrels: QrelsColumns,
     run: RunColumns,
@@ -397,7 +402,6 @@ def join_columns(
     >>> t.y_true.tolist(), t.retrieved.tolist(), t.query_ids
     ([0.0, 1.0, 2.0], [True, True, False], ['q1'])
     """
-    check_param(max_docs_per_query, "max_docs_per_query", "join_columns", CUTOFF)
     joined = _join(qrels._parsed, run._parsed, complete, max_docs_per_query)
     # Codes follow the query ids' string order; number the present ones 0..G-1.
     seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0

@@ -12,7 +12,13 @@ from numpy.typing import ArrayLike
 
 from .._engine import segments as seg
 from .._metrics.validation import check_numeric
-from .._utils.params import Interval, StrOptions, check_param, param_error
+from .._utils.params import (
+    Interval,
+    StrOptions,
+    check_param,
+    param_error,
+    validate_params,
+)
 from ._inputs import (
     check_clicks,
     check_level,
@@ -135,6 +141,12 @@ def _arm(clicks, groups, covariate, label: str, func: str) -> _Arm:
     return _Arm(log.group_sum(c), log.group_count().astype(np.float64), cov)
 
 
+@validate_params(
+    {
+        "metric": [StrOptions(*AB_METRICS)],
+        "alternative": [StrOptions(*ALTERNATIVES)],
+    }
+)
 def ab_test(
     clicks_a: ArrayLike,
     clicks_b: ArrayLike,
@@ -202,8 +214,6 @@ def ab_test(
     from scipy.special import ndtr, ndtri
 
     func = "ab_test"
-    check_param(metric, "metric", func, (StrOptions(*AB_METRICS),))
-    check_param(alternative, "alternative", func, (StrOptions(*ALTERNATIVES),))
     level = check_level(confidence_level, func)
     if (covariate_a is None) != (covariate_b is None):
         given = "covariate_a" if covariate_b is None else "covariate_b"
@@ -261,6 +271,14 @@ def ab_test(
     )  # fmt: skip
 
 
+@validate_params(
+    {
+        "metric": [StrOptions(*AB_METRICS)],
+        "alternative": [StrOptions(*ALTERNATIVES)],
+        "ratio": [Interval(numbers.Real, 0, None, closed="neither")],
+        "effect": [Interval(numbers.Real, None, None)],
+    }
+)
 def ab_sample_size(
     clicks: ArrayLike,
     *,
@@ -314,16 +332,10 @@ def ab_sample_size(
     from scipy.special import ndtri
 
     func = "ab_sample_size"
-    check_param(metric, "metric", func, (StrOptions(*AB_METRICS),))
-    check_param(alternative, "alternative", func, (StrOptions(*ALTERNATIVES),))
     for name, value in (("alpha", alpha), ("power", power)):
         check_param(
             value, name, func, (Interval(numbers.Real, 0, 1, closed="neither"),)
         )
-    check_param(
-        ratio, "ratio", func, (Interval(numbers.Real, 0, None, closed="neither"),)
-    )
-    check_param(effect, "effect", func, (Interval(numbers.Real, None, None),))
     if effect == 0:
         raise param_error("effect", func, "a non-zero difference", effect)
     arm = _arm(clicks, groups, None, "", func)

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine import segments as seg
-from .._utils.params import Interval, IsNone, StrOptions, check_param
+from .._utils.params import Interval, IsNone, StrOptions, validate_params
 from ._inputs import (
     check_log,
     check_random_state,
@@ -83,6 +83,14 @@ def _ranking(score: Any, name: str, func: str, codes, n_groups, tiebreak=None):
     return rank, order, start, length
 
 
+@validate_params(
+    {
+        "method": [StrOptions(*METHODS)],
+        "k": [Interval(numbers.Integral, 1, None, closed="left"), IsNone()],
+        "tau": [Interval(numbers.Real, 0, None, closed="left")],
+        "ties": [StrOptions("row_order", "random")],
+    }
+)
 def interleave(
     score_a: ArrayLike,
     score_b: ArrayLike,
@@ -150,12 +158,6 @@ def interleave(
     (array([2, 3, 1]), array(['a', 'a', 'b'], dtype='<U1'))
     """
     func = "interleave"
-    check_param(method, "method", func, (StrOptions(*METHODS),))
-    check_param(
-        k, "k", func, (Interval(numbers.Integral, 1, None, closed="left"), IsNone())
-    )
-    check_param(tau, "tau", func, (Interval(numbers.Real, 0, None, closed="left"),))
-    check_param(ties, "ties", func, (StrOptions("row_order", "random"),))
     a = to_1d(score_a, "score_a", func)
     b = to_1d(score_b, "score_b", func)
     n = check_same_length(func, score_a=a, score_b=b)

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 
 from .._engine import segments as seg
 from .._engine.group_codes import encode_groups
-from .._utils.params import Interval, IsNone, StrOptions, check_param, param_error
+from .._utils.params import Interval, IsNone, StrOptions, param_error, validate_params
 from ._inputs import (
     check_clicks,
     check_log,
@@ -48,6 +48,11 @@ class Multileaving:
     codes: np.ndarray
 
 
+@validate_params(
+    {
+        "k": [Interval(numbers.Integral, 1, None, closed="left"), IsNone()],
+    }
+)
 def multileave(
     scores: ArrayLike,
     *,
@@ -87,9 +92,6 @@ def multileave(
     ([0, 1, 2], [1, 2, 3])
     """
     func = "multileave"
-    check_param(
-        k, "k", func, (Interval(numbers.Integral, 1, None, closed="left"), IsNone())
-    )
     arr = np.asarray(scores)
     if arr.ndim != 2 or arr.shape[1] < 2 or arr.dtype.kind not in "biuf":
         raise param_error(
@@ -240,6 +242,11 @@ class IdInterleaving:
     interleaved: Interleaving
 
 
+@validate_params(
+    {
+        "method": [StrOptions(*METHODS)],
+    }
+)
 def interleave_ids(
     docs_a: ArrayLike,
     docs_b: ArrayLike,
@@ -267,7 +274,6 @@ def interleave_ids(
     (['x', 'y', 'z', 'w'], [2, 3, 1, 4])
     """
     func = "interleave_ids"
-    check_param(method, "method", func, (StrOptions(*METHODS),))
     da, db = np.asarray(docs_a), np.asarray(docs_b)
     if da.ndim != 1 or db.ndim != 1:
         raise param_error("docs_a", func, "1-d arrays of document ids", da.shape)

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 from .._engine import segments as seg
 from .._engine.group_codes import encode_groups
 from .._metrics.validation import check_numeric
-from .._utils.params import Interval, check_param
+from .._utils.params import Interval, validate_params
 from ._inputs import (
     check_clicks,
     check_position,
@@ -186,6 +186,13 @@ def propensity_from_swaps(
     )
 
 
+@validate_params(
+    {
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "n_bootstrap": [Interval(numbers.Integral, 0, None)],
+    }
+)
 def propensity_regression_em(
     clicks: ArrayLike,
     *,
@@ -267,11 +274,6 @@ def propensity_regression_em(
     c = check_clicks(clicks, func)
     pos = check_position(position, func, unshown=False)
     n = check_same_length(func, clicks=c, position=pos)
-    check_param(max_iter, "max_iter", func, (Interval(numbers.Integral, 1, None),))
-    check_param(tol, "tol", func, (Interval(numbers.Real, 0, None, closed="neither"),))
-    check_param(
-        n_bootstrap, "n_bootstrap", func, (Interval(numbers.Integral, 0, None),)
-    )
     if (item is None) == (features is None):
         raise ValueError(
             f"{func} needs exactly one of item= (a relevance key per row) and "

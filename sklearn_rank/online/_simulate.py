@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 
 from .._engine import segments as seg
 from .._metrics.validation import check_numeric
-from .._utils.params import StrOptions, check_param
+from .._utils.params import StrOptions, validate_params
 from ._inputs import (
     check_log,
     check_position,
@@ -33,6 +33,11 @@ def attraction_probability(y: np.ndarray, max_grade: float) -> np.ndarray:
     return np.expm1(y * np.log(2.0)) / np.expm1(max_grade * np.log(2.0))
 
 
+@validate_params(
+    {
+        "model": [StrOptions(*MODELS)],
+    }
+)
 def simulate_clicks(
     y_true: ArrayLike,
     *,
@@ -90,7 +95,6 @@ def simulate_clicks(
     array([1, 0, 1, 0])
     """
     func = "simulate_clicks"
-    check_param(model, "model", func, (StrOptions(*MODELS),))
     y = check_numeric(y_true, "y_true", func)
     pos = check_position(position, func)
     n = check_same_length(func, y_true=y, position=pos)
