@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._engine.reduce import geometric_mean
+from .._engine.reduce import geometric_mean, group_counts
 from ._inputs import RunInput
 from ._measures import Measure
 from ._output import RunResult
@@ -40,18 +40,16 @@ def counts(
         np.ones(run.y_true.shape, bool) if run.retrieved is None else run.retrieved
     )
     judged = np.ones(run.y_true.shape, bool) if run.judged is None else run.judged
-    in_file = np.bincount(run.codes, weights=retrieved, minlength=n) > 0
+    in_file = group_counts(run.codes, n, retrieved) > 0
     if judged_only:
         retrieved = retrieved & judged
     return {
         "stand_in": (~in_file & (not judged_only)).astype(np.float64),
-        "num_ret": np.bincount(run.codes, weights=retrieved, minlength=n),
-        "num_rel": np.bincount(run.codes, weights=relevant, minlength=n),
-        "num_rel_ret": np.bincount(
-            run.codes, weights=relevant & retrieved, minlength=n
-        ),
-        "num_nonrel_judged_ret": np.bincount(
-            run.codes, weights=~relevant & retrieved & judged, minlength=n
+        "num_ret": group_counts(run.codes, n, retrieved),
+        "num_rel": group_counts(run.codes, n, relevant),
+        "num_rel_ret": group_counts(run.codes, n, relevant & retrieved),
+        "num_nonrel_judged_ret": group_counts(
+            run.codes, n, ~relevant & retrieved & judged
         ),
     }
 
@@ -382,7 +380,7 @@ def relstrings(run: RunInput, length: int, options) -> np.ndarray:
     chars = np.where(grade > 9, ord(">"), ord("0") + np.clip(grade, 0, 9))
     chars = np.where(judged[rows], chars, np.where(pooled[rows], ord("."), ord("-")))
     text = chars.astype(np.uint8).tobytes().decode("ascii")
-    size = np.bincount(run.codes[rows], minlength=n)
+    size = group_counts(run.codes[rows], n)
     start = np.zeros(n, dtype=np.intp)
     np.cumsum(size[:-1], out=start[1:])
     keep = np.minimum(size, max(length, 0))

@@ -27,6 +27,8 @@ import math
 
 import numpy as np
 
+from .._engine.reduce import group_counts
+
 # trec_eval's relevance values of documents outside the judgments (trec_format.h).
 NONPOOL, UNJUDGED = -1, -2
 _SHIFT = 2  # relevance value + 2 >= 0: the label the library sees
@@ -109,7 +111,7 @@ def ideal_dcg(run, rel: np.ndarray, pairs) -> np.ndarray:
     levels = rel[judged].astype(np.intp)
     codes = run.codes[judged]
     width = int(levels.max(initial=-1)) + 1
-    counts = np.bincount(codes * width + levels, minlength=n * width).reshape(n, width)
+    counts = group_counts(codes * width + levels, n * width).reshape(n, width)
     present = counts > 0
     # Levels 0 .. the highest non-empty one are in each query's gain list.
     n_levels = np.where(present.any(1), width - np.argmax(present[:, ::-1], 1), 0)
@@ -169,7 +171,7 @@ def trec_gain_values(run, metric: str, pairs, keywords: dict) -> np.ndarray:
     if run.retrieved is not None and not judged_only:
         # -c: a query the run lacks ranks one stand-in document of trec_eval's
         # own at rank 1, outside the judgments (trec_eval.c, bogus_ranking).
-        in_file = np.bincount(run.codes, weights=run.retrieved, minlength=dcg.size)
+        in_file = group_counts(run.codes, dcg.size, run.retrieved)
         dcg = dcg + np.where(in_file > 0, 0.0, gain.table[NONPOOL + _SHIFT])
     if metric == "dcg":
         return dcg

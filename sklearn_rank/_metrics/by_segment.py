@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 
 from .._engine.conventions import resolve_options
 from .._engine.group_codes import encode_groups
-from .._engine.reduce import mean_over_groups
+from .._engine.reduce import group_counts, mean_over_groups
 from .._utils.array_api import reads_on_host
 from .._utils.params import param_error
 from .evaluate import DEFAULT_METRICS, GroupScores, evaluate, evaluate_per_group
@@ -367,11 +367,10 @@ def evaluate_by_segment(
     labels, index = segment_of_groups(
         segments, groups, n_rows, res.group_ids, func, order
     )
-    n_groups = np.bincount(index, minlength=labels.size)
+    n_groups = group_counts(index, labels.size)
     values = {m: np.empty(labels.size) for m in names}
     n_undefined = {
-        m: np.bincount(index[np.isnan(res.values[m])], minlength=labels.size)
-        for m in names
+        m: group_counts(index[np.isnan(res.values[m])], labels.size) for m in names
     }
     # A float ``undefined`` scores undefined groups: they enter the value.
     scored = rule not in ("skip", "raise")
