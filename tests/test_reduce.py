@@ -60,3 +60,9 @@ def test_weighted_average_and_group_counts_match_loops():
     v = rng.uniform(size=9)
     loop = sum(a * b for a, b in zip(v, sums, strict=True)) / sum(sums)
     assert reduce.weighted_average(v, sums) == pytest.approx(loop, rel=1e-13)
+
+
+def test_fill_weight_is_the_mean_of_the_counted_groups_else_one():
+    # Hand-worked: groups with weights 0.5 and 2.0 enter the fill -> 1.25; none -> 1.0.
+    assert float(reduce.fill_weight(np.float64(2.5), np.float64(2))) == 1.25
+    assert float(reduce.fill_weight(np.float64(0.0), np.float64(0))) == 1.0

@@ -30,7 +30,7 @@ import pandas as pd
 
 from .._engine.conventions import OPTIONS, Options, resolve_options
 from .._engine.group_codes import encode_groups
-from .._engine.reduce import apply_undefined, group_counts, weighted_mean
+from .._engine.reduce import apply_undefined, fill_weight, weighted_mean
 from .._metrics.evaluate import (
     GroupScores,
     group_values,
@@ -253,12 +253,9 @@ def group_frame(
 
 def _fill_masks(ctx, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
     """(groups whose weight is the fill, groups that enter the fill's mean),
-    read from the engine's own per-group totals."""
-    totals = ctx.totals
-    threshold = plan.opts.relevance_threshold
-    has_rel = totals.n_relevant(threshold) > 0
-    total = group_counts(totals.codes_all, totals.n_groups, totals.sample_weight)
-    return ~has_rel & (total > 0), has_rel & (total > 0)
+    from the engine's own parts of the "relevant_mean" weights."""
+    _, has_rel, positive = ctx.totals.relevant_mean_parts()
+    return ~has_rel & positive, has_rel & positive
 
 
 def _set_fill(ctx, plan: Plan, fill: float | None) -> None:
@@ -288,9 +285,9 @@ def fill_parts(pdf: pd.DataFrame, plan: Plan) -> np.ndarray:
 
 
 def fill_value(parts: Any) -> float:
-    """The engine's rule: the mean over the counted groups, 1.0 if none."""
-    total, count = (float(p) for p in np.asarray(parts, dtype=np.float64))
-    return total / count if count > 0 else 1.0
+    """The engine's rule (:func:`fill_weight`) on the summed parts."""
+    total, count = np.asarray(parts, dtype=np.float64)
+    return float(fill_weight(total, count))
 
 
 # -- the mean over groups ---------------------------------------------------------

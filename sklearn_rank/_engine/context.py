@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import segments as seg
+from .reduce import fill_weight
 
 # Tie rules that keep the tie blocks (the order inside a block is never used): the
 # kernels read blocks as expectations, except where ``RankingContext.thresholds``
@@ -421,10 +422,10 @@ class GroupTotals:
 
         return self.cached("weight", mean_weight)
 
-    def _relevant_mean_weight(self, total: np.ndarray) -> np.ndarray:
-        """Σ_relevant w / R per group; a group with R = 0 takes the mean of that
-        over the groups with R > 0 and a nonzero total weight (1.0 if none), and
-        a group of total weight 0 weighs 0, as TF-Ranking's per-list weights."""
+    def relevant_mean_parts(self) -> tuple[Any, Any, Any]:
+        """The parts of the "relevant_mean" weights: Σ_relevant w / R per group
+        (0 where R = 0), the groups with a relevant row, and the groups of
+        positive total weight (the ones a fill weight applies to or enters)."""
         threshold = self.weight_rule[1]
         y = self.y_all
         xp = seg.array_namespace(y)
@@ -433,13 +434,21 @@ class GroupTotals:
         w_rel = seg.segment_sum(
             self.codes_all[rel], self.sample_weight[rel], self.n_groups
         )
+        total = seg.segment_sum(self.codes_all, self.sample_weight, self.n_groups)
         has_rel = n_rel > 0
-        weight = seg.divide(w_rel, n_rel, has_rel, 0.0)
-        counted = has_rel & (total > 0)
-        # The mean over the counted groups, 1.0 if none (no host round trip).
+        return seg.divide(w_rel, n_rel, has_rel, 0.0), has_rel, total > 0
+
+    def _relevant_mean_weight(self, total: np.ndarray) -> np.ndarray:
+        """Σ_relevant w / R per group; a group with R = 0 takes the fill weight
+        (:func:`~sklearn_rank._engine.reduce.fill_weight`) and a group of total
+        weight 0 weighs 0, as TF-Ranking's per-list weights."""
+        y = self.y_all
+        xp = seg.array_namespace(y)
+        weight, has_rel, positive = self.relevant_mean_parts()
+        counted = has_rel & positive
+        # The fill from on-device sums (no host round trip).
         n_counted = xp.sum(xp.astype(counted, y.dtype))
-        fill = xp.sum(xp.where(counted, weight, 0.0)) / xp.clip(n_counted, 1, None)
-        fill = xp.where(n_counted > 0, fill, 1.0)
+        fill = fill_weight(xp.sum(xp.where(counted, weight, 0.0)), n_counted, xp)
         weight = xp.where(has_rel, weight, fill)
         return xp.where(total <= 0, 0.0, weight)
 

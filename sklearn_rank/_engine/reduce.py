@@ -16,6 +16,8 @@ the weighted mean over groups and the geometric mean are written once:
   (the cutoff axis' table);
 - :func:`geometric_mean`: trec_eval's ``gm_*`` summary (the exponential of the
   mean log of values floored at ``GEOMETRIC_FLOOR``);
+- :func:`fill_weight`: the weight ``group_weight="relevant_mean"`` gives a group
+  without a relevant row (in memory, and from the partial sums of Dask and Spark);
 - :func:`group_counts`: per-group counts or sums of per-row values from group
   codes (host numpy; the engine's ``segments`` for other namespaces).
 """
@@ -184,6 +186,16 @@ def geometric_mean(
     if weights is None:
         return float(np.exp(logs.mean()))
     return float(np.exp(weighted_average(logs, np.asarray(weights, np.float64))))
+
+
+def fill_weight(weight_sum: Any, count: Any, xp: Any = np) -> Any:
+    """The weight of a group without a relevant row under ``group_weight=
+    "relevant_mean"``: the mean weight ``weight_sum / count`` of the ``count``
+    groups that have a relevant row and a positive total weight, 1.0 when there
+    is none. ``weight_sum`` and ``count`` are scalars (0-d arrays) of namespace
+    ``xp``: the engine passes its per-group sums, Dask and Spark the sums of their
+    partitions, so the rule is the same in memory and distributed."""
+    return xp.where(count > 0, weight_sum / xp.clip(count, 1, None), 1.0)
 
 
 def group_counts(
