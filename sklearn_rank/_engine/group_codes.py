@@ -10,6 +10,9 @@ through their 64-bit patterns, objects and pandas strings through a hash table
 (``pandas.factorize`` when pandas is already imported, a ``dict`` otherwise:
 importing pandas costs about 0.25 s, what the ``dict`` loses on ~3.5M rows), and
 numpy fixed-width strings through a hash of their bytes that is checked row by row.
+Strings and objects whose rows come in runs of one id (rows sorted or grouped by
+query, as most ranking files are) are first cut into runs by one comparison of each
+row with the one before it, and only the first row of each run is factorized.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import datetime
 import numbers
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -27,6 +31,10 @@ from .segments import put
 # Integer group ids spanning at most this many values per row are encoded with a
 # lookup table (linear time) instead of a sort.
 _TABLE_SPAN_PER_ROW = 4
+# String and object ids are factorized one run of equal neighbours at a time when
+# the runs average at least this many rows, judged first on the leading rows.
+_RUN_ROWS = 4
+_RUN_SAMPLE = 1024
 # Multiplying by an odd constant is a bijection of 64-bit integers that carries
 # every bit into the top ones, which index the hash table below.
 _ODD = np.uint64(0x9E3779B97F4A7C15)
@@ -216,6 +224,10 @@ def _encode_fixed_width(arr: np.ndarray, func: str) -> tuple[np.ndarray, np.ndar
     """
     if not arr.size or arr.dtype.itemsize == 0:
         return _sorted_unique(arr, func)
+    starts = _run_starts(arr)
+    if starts is not None:
+        codes, ids = _encode_fixed_width(arr[starts], func)
+        return _spread_runs(codes, starts, arr.size), ids
     width = -(-arr.dtype.itemsize // 8) * 8
     padded = f"{arr.dtype.kind}{width // (4 if arr.dtype.kind == 'U' else 1)}"
     multipliers = np.random.default_rng(0).integers(
@@ -307,8 +319,55 @@ def _encode_objects(values: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
     return _in_sorted_order(codes, uniques, np.asarray(order, dtype=np.intp))
 
 
+def _run_starts(values: Any) -> np.ndarray | None:
+    """The first row of each run of equal neighbouring ids, when the ids come in
+    runs of about :data:`_RUN_ROWS` rows or more; ``None`` when they do not, or
+    when two neighbours cannot be compared (the caller then encodes every row and
+    reports what is wrong with the ids).
+
+    Neighbours are compared with ``==``, the equality a hash table uses, so the
+    first row of each run holds every distinct id, first seen in the same order.
+    """
+    n = len(values)
+    if n < _RUN_SAMPLE:
+        return None
+    rows = getattr(values, "array", values)  # a Series compares by label
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if _changes(rows[:_RUN_SAMPLE]).sum() * _RUN_ROWS > _RUN_SAMPLE:
+                return None
+            change = _changes(rows)
+    except Exception:  # ids without a boolean ==: NA, arrays, signalling NaN
+        return None
+    starts = np.flatnonzero(np.concatenate(([True], change)))
+    return None if starts.size * _RUN_ROWS > n or starts.size == n else starts
+
+
+def _changes(rows: Any) -> np.ndarray:
+    """``rows[i + 1] != rows[i]`` for every row but the last, as a bool array."""
+    same = np.asarray(rows[1:] == rows[:-1], dtype=bool)
+    if same.shape != (len(rows) - 1,):
+        raise ValueError("ids compared as a whole")
+    return ~same
+
+
+def _spread_runs(codes: np.ndarray, starts: np.ndarray, n: int) -> np.ndarray:
+    """The code of each run's first row given to every row of the run."""
+    return np.repeat(np.asarray(codes, dtype=np.intp), np.diff(starts, append=n))
+
+
 def _factorize_objects(values: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
     """Codes in first-seen order and the distinct ids as an object array."""
+    starts = _run_starts(values)
+    if starts is not None:
+        codes, uniques = _factorize_rows(values.take(starts), func)
+        return _spread_runs(codes, starts, len(values)), uniques
+    return _factorize_rows(values, func)
+
+
+def _factorize_rows(values: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_factorize_objects` of every row, through one hash table."""
     pd = _loaded_pandas()
     try:
         if pd is not None:
