@@ -343,13 +343,11 @@ def test_ids_in_runs_encode_like_every_row(container, seed, monkeypatch):
     assert list(ids) == unique_ids.tolist()
 
 
-@pytest.mark.parametrize(
-    "container", ["object", "numpy-U", "series-object", "series-str"]
-)
+@pytest.mark.parametrize("container", RUN_CONTAINERS)
 def test_ids_in_runs_factorize_only_the_first_row_of_each_run(container, monkeypatch):
     values = runs_of([f"q{i % 50}" for i in range(400)], np.random.default_rng(1))
     seen = []
-    for name in ("_factorize_rows", "_factorize_keys", "_sorted_unique"):
+    for name in ("_factorize_objects", "_factorize_keys", "_sorted_unique"):
         real = getattr(_group_codes, name)
 
         def spy(rows, *args, real=real):

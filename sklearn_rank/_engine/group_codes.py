@@ -226,8 +226,8 @@ def _encode_fixed_width(arr: np.ndarray, func: str) -> tuple[np.ndarray, np.ndar
         return _sorted_unique(arr, func)
     starts = _run_starts(arr)
     if starts is not None:
-        codes, ids = _encode_fixed_width(arr[starts], func)
-        return _spread_runs(codes, starts, arr.size), ids
+        codes, ids = _encode_fixed_width(arr[starts[:-1]], func)
+        return _spread_runs(codes, starts), ids
     width = -(-arr.dtype.itemsize // 8) * 8
     padded = f"{arr.dtype.kind}{width // (4 if arr.dtype.kind == 'U' else 1)}"
     multipliers = np.random.default_rng(0).integers(
@@ -300,8 +300,11 @@ def _loaded_pandas() -> Any:
 
 
 def _encode_objects(values: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
-    """Python objects (or a pandas string column) through a hash table."""
-    codes, uniques = _factorize_objects(values, func)
+    """Python objects (or a pandas string column) through a hash table: of each
+    run's first row when the ids come in runs, of every row otherwise."""
+    starts = _run_starts(values)
+    heads = values if starts is None else values.take(starts[:-1])
+    codes, uniques = _factorize_objects(heads, func)
     types = set(map(type, uniques))
     if not types <= {str, bytes, int} and any(map(_is_missing, uniques)):
         raise _missing_error(func)
@@ -316,11 +319,13 @@ def _encode_objects(values: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
         order = sorted(range(len(uniques)), key=uniques.__getitem__)
     except (TypeError, ArithmeticError):
         raise _mixed_error(func, {t.__name__ for t in types}) from None
-    return _in_sorted_order(codes, uniques, np.asarray(order, dtype=np.intp))
+    codes, ids = _in_sorted_order(codes, uniques, np.asarray(order, dtype=np.intp))
+    return (codes, ids) if starts is None else (_spread_runs(codes, starts), ids)
 
 
 def _run_starts(values: Any) -> np.ndarray | None:
-    """The first row of each run of equal neighbouring ids, when the ids come in
+    """The first row of each run of equal neighbouring ids and, last, the number
+    of rows, when the ids come in
     runs of about :data:`_RUN_ROWS` rows or more; ``None`` when they do not, or
     when two neighbours cannot be compared (the caller then encodes every row and
     reports what is wrong with the ids).
@@ -340,8 +345,13 @@ def _run_starts(values: Any) -> np.ndarray | None:
             change = _changes(rows)
     except Exception:  # ids without a boolean ==: NA, arrays, signalling NaN
         return None
-    starts = np.flatnonzero(np.concatenate(([True], change)))
-    return None if starts.size * _RUN_ROWS > n or starts.size == n else starts
+    n_runs = 1 + int(np.count_nonzero(change))
+    if n_runs * _RUN_ROWS > n or n_runs == n:
+        return None
+    starts = np.empty(n_runs + 1, dtype=np.intp)  # and the end of the last run
+    starts[0], starts[-1] = 0, n
+    starts[1:-1] = np.flatnonzero(change) + 1
+    return starts
 
 
 def _changes(rows: Any) -> np.ndarray:
@@ -349,25 +359,16 @@ def _changes(rows: Any) -> np.ndarray:
     same = np.asarray(rows[1:] == rows[:-1], dtype=bool)
     if same.shape != (len(rows) - 1,):
         raise ValueError("ids compared as a whole")
-    return ~same
+    return np.logical_not(same, out=same)
 
 
-def _spread_runs(codes: np.ndarray, starts: np.ndarray, n: int) -> np.ndarray:
+def _spread_runs(codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """The code of each run's first row given to every row of the run."""
-    return np.repeat(np.asarray(codes, dtype=np.intp), np.diff(starts, append=n))
+    return np.repeat(codes, np.diff(starts))
 
 
 def _factorize_objects(values: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
     """Codes in first-seen order and the distinct ids as an object array."""
-    starts = _run_starts(values)
-    if starts is not None:
-        codes, uniques = _factorize_rows(values.take(starts), func)
-        return _spread_runs(codes, starts, len(values)), uniques
-    return _factorize_rows(values, func)
-
-
-def _factorize_rows(values: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_factorize_objects` of every row, through one hash table."""
     pd = _loaded_pandas()
     try:
         if pd is not None:
