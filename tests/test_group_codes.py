@@ -456,13 +456,3 @@ def test_string_ids_in_runs_evaluate_like_integer_ids():
         assert got.group_ids.tolist() == [f"query-{i:04d}" for i in want.group_ids]
         for m in ("ndcg", "map"):
             np.testing.assert_array_equal(got.values[m], want.values[m])
-
-
-@settings(max_examples=80, deadline=None)
-@given(values=st.lists(st.text(max_size=4), min_size=2, max_size=40, unique=True))
-def test_str_ids_sort_in_python_order(values):
-    # numpy sorts a fixed-width copy of str ids: the order must be Python's,
-    # trailing NULs (dropped by the copy) and any code point included.
-    uniques = np.array(values, dtype=object)
-    order = _group_codes._sorting_order(uniques, {str})
-    assert uniques[order].tolist() == sorted(values)

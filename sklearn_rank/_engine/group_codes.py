@@ -316,29 +316,12 @@ def _encode_objects(values: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
     if len(kinds) > 1:
         raise _mixed_error(func, {t.__name__ for t in set(map(type, values))})
     try:
-        order = _sorting_order(uniques, types)
+        rows = uniques.tolist()  # a list's __getitem__ is cheaper than an array's
+        order = sorted(range(len(rows)), key=rows.__getitem__)
     except (TypeError, ArithmeticError):
         raise _mixed_error(func, {t.__name__ for t in types}) from None
-    codes, ids = _in_sorted_order(codes, uniques, order)
+    codes, ids = _in_sorted_order(codes, uniques, np.asarray(order, dtype=np.intp))
     return (codes, ids) if starts is None else (_spread_runs(codes, starts), ids)
-
-
-def _sorting_order(uniques: np.ndarray, types: set[type]) -> np.ndarray:
-    """The order that sorts the distinct ids.
-
-    ``str`` ids are sorted by numpy in a fixed-width copy (the same code point
-    order as Python's, without a Python comparison of objects scattered in
-    memory), unless two of them differ only by trailing NULs, which the copy
-    drops; any other ids by Python's ``sorted``.
-    """
-    if types == {str} and uniques.size > 1:
-        fixed = uniques.astype(str)
-        order = np.argsort(fixed, kind="stable")
-        ranked = fixed[order]
-        if not np.any(ranked[1:] == ranked[:-1]):
-            return order.astype(np.intp, copy=False)
-    rows = uniques.tolist()
-    return np.asarray(sorted(range(len(rows)), key=rows.__getitem__), dtype=np.intp)
 
 
 def _run_starts(values: Any) -> np.ndarray | None:
