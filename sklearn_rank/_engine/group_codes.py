@@ -337,7 +337,12 @@ def _run_starts(values: Any) -> np.ndarray | None:
     n = len(values)
     if n < _RUN_SAMPLE:
         return None
-    rows = getattr(values, "array", values)  # a Series compares by label
+    if isinstance(values, np.ndarray):
+        rows = values
+    elif isinstance(values.dtype, np.dtype):  # pandas objects: numpy compares them
+        rows = values.to_numpy()  # several times faster than pandas
+    else:
+        rows = values.array  # pandas strings (a Series would compare by label)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
