@@ -326,10 +326,9 @@ def _encode_objects(values: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _run_starts(values: Any) -> np.ndarray | None:
     """The first row of each run of equal neighbouring ids and, last, the number
-    of rows, when the ids come in
-    runs of about :data:`_RUN_ROWS` rows or more; ``None`` when they do not, or
-    when two neighbours cannot be compared (the caller then encodes every row and
-    reports what is wrong with the ids).
+    of rows, when the ids come in runs of about :data:`_RUN_ROWS` rows or more;
+    ``None`` when they do not, or when two neighbours cannot be compared (the
+    caller then encodes every row and reports what is wrong with the ids).
 
     Neighbours are compared with ``==``, the equality a hash table uses, so the
     first row of each run holds every distinct id, first seen in the same order.
@@ -365,7 +364,7 @@ def _changes(rows: Any) -> np.ndarray:
     same = np.asarray(rows[1:] == rows[:-1], dtype=bool)
     if same.shape != (len(rows) - 1,):
         raise ValueError("ids compared as a whole")
-    return np.logical_not(same, out=same)
+    return ~same  # a new array: ``same`` may be a read-only view
 
 
 def _spread_runs(codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
