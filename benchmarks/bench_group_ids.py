@@ -7,7 +7,9 @@ object array of ``str`` (pandas not imported, then imported), numpy ``<U`` strin
 pandas Series of ``object``, of pandas' default ``str`` dtype, of ``string[pyarrow]``
 and of ``category``. Each row of the table is ``evaluate`` with those ids divided by
 ``evaluate`` with the integer ids, timed side by side in one process: the items of a
-process run in interleaved rounds after a warm-up and the table gives medians. The
+process run in interleaved rounds after a warm-up and the table gives medians, both
+the ratio of the medians and the median of each round's own ratio ("paired": the
+two calls of a round ran a moment apart, under about the same load). The
 floors time what no string encoding can avoid or what numpy alone offers on the same
 ids (``np.unique``, one comparison of neighbours, ``pandas.factorize``).
 
@@ -129,9 +131,13 @@ def child(args) -> None:
                 start = time.perf_counter()
                 fn()
                 times[name].append(time.perf_counter() - start)
-        base = statistics.median(times[items[0][0]])
+        ints = times[items[0][0]]
+        base = statistics.median(ints)
         for name, kind, _ in items:
             med = statistics.median(times[name])
+            # Each round's own ratio: the two calls ran a moment apart, under
+            # about the same load, so its median is steadier on a shared machine.
+            paired = [t / i for t, i in zip(times[name], ints, strict=True)]
             out.append(
                 {
                     "tree": args.tree,
@@ -141,6 +147,7 @@ def child(args) -> None:
                     "kind": kind,
                     "seconds": med,
                     "vs_int": med / base,
+                    "paired": statistics.median(paired),
                 }
             )
     print(json.dumps(out))
@@ -197,6 +204,7 @@ def _report(rows: list[dict], trees: list[str], args) -> None:
     names = [os.path.basename(t.rstrip("/")) or t for t in trees]
     head = ["layout", "ids", *(f"{n}: s" for n in names)]
     head += [f"{n}: ÷ int" for n in names]
+    head += [f"{n}: ÷ int, paired" for n in names]
     sep = " | " if args.markdown else "  "
     if args.markdown:
         print("| " + " | ".join(head) + " |")
@@ -204,7 +212,7 @@ def _report(rows: list[dict], trees: list[str], args) -> None:
     else:
         print(sep.join(head))
     for layout, state, item, kind in keys:
-        secs, ratios = [], []
+        secs, ratios, paired = [], [], []
         for tree in trees:
             got = [
                 r
@@ -214,8 +222,9 @@ def _report(rows: list[dict], trees: list[str], args) -> None:
             ]
             secs.append(_range([g["seconds"] for g in got], "{:.3f}"))
             ratios.append(_range([g["vs_int"] for g in got], "{:.2f}"))
+            paired.append(_range([g["paired"] for g in got], "{:.2f}"))
         label = item if kind == "evaluate" else f"floor: {item}"
-        cells = [layout, label, *secs, *ratios]
+        cells = [layout, label, *secs, *ratios, *paired]
         print(("| " + sep.join(cells) + " |") if args.markdown else sep.join(cells))
 
 
