@@ -24,6 +24,11 @@ before and after ratios of one run, under the same load.
 
     nice python benchmarks/bench_group_ids.py --rounds 7 --markdown
     nice python benchmarks/bench_group_ids.py --trees /tmp/base,. --alternations 2
+    nice python benchmarks/bench_group_ids.py --ab /tmp/base
+
+``--ab TREE`` instead imports TREE's sklearn_rank beside this one in each process and
+interleaves the two in every round (the ``evaluate`` rows only): before and after
+under the same load and the same memory state.
 """
 
 from __future__ import annotations
@@ -106,11 +111,31 @@ def _neighbours(a):
     return lambda: a[1:] != a[:-1]
 
 
+def _load_as(tree: str, alias: str):
+    """The sklearn_rank of ``tree`` imported under the name ``alias``, beside the
+    one imported as ``sklearn_rank`` (its relative imports follow the alias)."""
+    import importlib.util
+
+    root = os.path.join(os.path.abspath(tree), "sklearn_rank")
+    spec = importlib.util.spec_from_file_location(
+        alias, os.path.join(root, "__init__.py"), submodule_search_locations=[root]
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[alias] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _tagged(tree: str, srank, state: str, d) -> list[tuple[str, str, object, str]]:
+    return [(name, kind, fn, tree) for name, kind, fn in _items(state, d, srank)]
+
+
 def child(args) -> None:
     sys.path.insert(0, os.path.abspath(args.tree))
     import sklearn_rank as srank
 
     assert os.path.abspath(srank.__file__).startswith(os.path.abspath(args.tree))
+    before = _load_as(args.ab, "sklearn_rank_before") if args.ab else None
     if args.state == "pandas":
         import pandas  # noqa: F401
     else:
@@ -118,35 +143,38 @@ def child(args) -> None:
     out = []
     for layout in args.layouts:
         d = make_rows(args.rows, args.groups, layout, args.seed)
-        items = _items(args.state, d, srank)
+        items = _tagged(args.tree, srank, args.state, d)
+        if before is not None:  # both checkouts in one process, interleaved
+            olds = _tagged(args.ab, before, args.state, d)
+            items = [it for pair in zip(olds, items, strict=True) for it in pair]
+            items = [it for it in items if it[1] == "evaluate"]
         ref = items[0][2]()
-        for name, kind, fn in items:  # warm-up, and every id type agrees
+        for name, kind, fn, _ in items:  # warm-up, and every id type agrees
             got = fn()
             if kind == "evaluate":
                 assert all(np.allclose(got[m], ref[m]) for m in METRICS), name
-        times: dict[str, list[float]] = {name: [] for name, _, _ in items}
+        times: dict[tuple, list[float]] = {(it[3], it[0]): [] for it in items}
         for r in range(args.rounds):
             order = items[r % len(items) :] + items[: r % len(items)]
-            for name, _, fn in order:
+            for name, _, fn, tree in order:
                 start = time.perf_counter()
                 fn()
-                times[name].append(time.perf_counter() - start)
-        ints = times[items[0][0]]
-        base = statistics.median(ints)
-        for name, kind, _ in items:
-            med = statistics.median(times[name])
+                times[tree, name].append(time.perf_counter() - start)
+        for name, kind, _, tree in items:
+            ints = times[tree, items[0][0]]
+            med = statistics.median(times[tree, name])
             # Each round's own ratio: the two calls ran a moment apart, under
             # about the same load, so its median is steadier on a shared machine.
-            paired = [t / i for t, i in zip(times[name], ints, strict=True)]
+            paired = [t / i for t, i in zip(times[tree, name], ints, strict=True)]
             out.append(
                 {
-                    "tree": args.tree,
+                    "tree": tree,
                     "state": args.state,
                     "layout": layout,
                     "item": name,
                     "kind": kind,
                     "seconds": med,
-                    "vs_int": med / base,
+                    "vs_int": med / statistics.median(ints),
                     "paired": statistics.median(paired),
                 }
             )
@@ -165,6 +193,12 @@ def main(argv=None) -> int:
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--_child", dest="state", choices=STATES)
     p.add_argument("--tree", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--ab",
+        metavar="TREE",
+        help="also time TREE's sklearn_rank in the same processes, interleaved "
+        "with this one's (evaluate rows only)",
+    )
     args = p.parse_args(argv)
     args.rows, args.groups = int(args.rows), int(args.groups)
     args.layouts = args.layouts.split(",")
@@ -173,6 +207,8 @@ def main(argv=None) -> int:
         return 0
     rows = []
     trees = [os.path.abspath(t) for t in args.trees.split(",")]
+    if args.ab:
+        trees = trees[-1:]
     for _ in range(args.alternations):
         for tree in trees:
             for state in STATES:
@@ -180,13 +216,14 @@ def main(argv=None) -> int:
                 cmd += ["--tree", tree, "--rows", str(args.rows)]
                 cmd += ["--groups", str(args.groups), "--rounds", str(args.rounds)]
                 cmd += ["--seed", str(args.seed), "--layouts", ",".join(args.layouts)]
+                cmd += ["--ab", os.path.abspath(args.ab)] if args.ab else []
                 env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
                 proc = subprocess.run(
                     cmd, stdout=subprocess.PIPE, text=True, check=True, env=env
                 )
                 rows += json.loads(proc.stdout.strip().splitlines()[-1])
                 print(f"done: {tree} {state}", file=sys.stderr, flush=True)
-    _report(rows, trees, args)
+    _report(rows, [os.path.abspath(args.ab), *trees] if args.ab else trees, args)
     return 0
 
 
