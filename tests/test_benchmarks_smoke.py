@@ -148,3 +148,20 @@ def test_shapes_are_what_their_names_say(bench, name):
         assert np.bincount(d.int_ids).max() <= 3
     if shape.sizes == "huge":
         assert d.n_groups == 5
+
+
+def test_group_ids_benchmark_runs_and_every_id_type_agrees():
+    # bench_group_ids.py asserts, before timing, that every representation of
+    # the ids gives the values of the integer ids.
+    script = SCRIPT.parent / "bench_group_ids.py"
+    cmd = [sys.executable, str(script), "--rows", "3000", "--groups", "40"]
+    proc = subprocess.run(
+        [*cmd, "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    for item in ("object array of str", "numpy <U strings", "string[pyarrow]"):
+        assert item in proc.stdout

@@ -290,3 +290,169 @@ def test_mixed_lists_encode_or_are_rejected(values, as_array):
 def test_fixed_width_strings_encode_like_their_values(values):
     for arr in (np.array(values), np.array([v.encode() for v in values])):
         check(arr, arr.tolist())
+
+
+# Runs of equal neighbours (rows grouped by id): only each run's first row is
+# factorized. Every case below must give what encoding each row does.
+
+
+def runs_of(values, rng, mean=5):
+    """``values`` repeated in runs of random lengths (at least one row each)."""
+    return [v for v in values for _ in range(1 + rng.poisson(mean - 1))]
+
+
+RUN_CONTAINERS = {
+    "object": lambda v: np.array(v, dtype=object),
+    "list": list,
+    "numpy-U": lambda v: np.array(v, dtype=str),
+    "numpy-S": lambda v: np.array([x.encode() for x in v]),
+    "series-object": lambda v: pd.Series(v, dtype=object),
+    "series-str": lambda v: pd.Series(v, dtype="str"),
+    "series-string": lambda v: pd.Series(v, dtype="string"),
+    "series-string-pyarrow": lambda v: pd.Series(v, dtype="string[pyarrow]"),
+    "index": pd.Index,
+}
+
+
+def every_row(monkeypatch, groups, n):
+    """The encoding with the run path switched off."""
+    with monkeypatch.context() as m:
+        m.setattr(_group_codes, "_run_starts", lambda values: None)
+        return encode_groups(groups, n, "f")
+
+
+@pytest.mark.parametrize("container", RUN_CONTAINERS.values(), ids=RUN_CONTAINERS)
+@pytest.mark.parametrize("seed", range(3))
+def test_ids_in_runs_encode_like_every_row(container, seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    # Random ids, some of them in several runs apart (not contiguous), some
+    # sharing prefixes and trailing NULs, a few runs of one row.
+    pool = [f"q{rng.integers(0, 300)}" for _ in range(200)] + ["", "a\x00b", "é"]
+    heads = [pool[i] for i in rng.integers(0, len(pool), size=900)]
+    values = runs_of(heads, rng)
+    assert len(values) > 2 * _group_codes._RUN_SAMPLE
+    groups = container(values)
+    values = np.asarray(groups).tolist()  # bytes for numpy-S
+    check(groups, values)
+    codes, ids = encode_groups(groups, len(values), "f")
+    plain_codes, plain_ids = every_row(monkeypatch, groups, len(values))
+    np.testing.assert_array_equal(codes, plain_codes)
+    assert list(ids) == list(plain_ids)
+    unique_ids, unique_codes = np.unique(np.array(values), return_inverse=True)
+    np.testing.assert_array_equal(codes, unique_codes)
+    assert list(ids) == unique_ids.tolist()
+
+
+@pytest.mark.parametrize("container", RUN_CONTAINERS)
+def test_ids_in_runs_factorize_only_the_first_row_of_each_run(container, monkeypatch):
+    values = runs_of([f"q{i % 50}" for i in range(400)], np.random.default_rng(1))
+    seen = []
+    for name in ("_factorize_objects", "_factorize_keys", "_sorted_unique"):
+        real = getattr(_group_codes, name)
+
+        def spy(rows, *args, real=real):
+            seen.append(len(rows))
+            return real(rows, *args)
+
+        monkeypatch.setattr(_group_codes, name, spy)
+    groups = RUN_CONTAINERS[container](values)
+    check(groups, np.asarray(groups).tolist())
+    assert seen and max(seen) == 400
+
+
+def test_ids_not_in_runs_factorize_every_row(monkeypatch):
+    values = [f"q{i}" for i in np.random.default_rng(2).integers(0, 50, size=3000)]
+    assert _group_codes._run_starts(np.array(values, dtype=object)) is None
+    assert _group_codes._run_starts(np.array(values[:100] * 3, dtype=object)) is None
+    check(np.array(values, dtype=object), values)
+
+
+@pytest.mark.parametrize("missing", MISSING.values(), ids=MISSING.keys())
+@pytest.mark.parametrize(
+    "container",
+    [lambda v: np.array(v, dtype=object), lambda v: pd.Series(v, dtype=object)],
+    ids=["object", "series"],
+)
+def test_missing_ids_in_runs_are_rejected(missing, container):
+    values = runs_of([f"q{i % 30}" for i in range(600)], np.random.default_rng(3))
+    for at in (0, 700, len(values) - 1):
+        groups = container(values[:at] + [missing] * 3 + values[at:])
+        with pytest.raises(ValueError, match=r"groups in f contains missing values"):
+            encode_groups(groups, len(groups), "f")
+
+
+@pytest.mark.parametrize(
+    "other", [1, True, b"q1", 1.5], ids=["int", "bool", "bytes", "float"]
+)
+def test_mixed_id_types_in_runs_are_rejected(other):
+    values = runs_of([f"q{i % 30}" for i in range(600)], np.random.default_rng(4))
+    groups = np.array(values[:900] + [other] * 4 + values[900:], dtype=object)
+    with pytest.raises(TypeError, match="mixes id types"):
+        encode_groups(groups, len(groups), "f")
+
+
+def test_bools_in_a_run_of_equal_ints_are_rejected():
+    # True == 1, so a run does not split between them: the type check must still
+    # look at every row.
+    values = [v for i in range(400) for v in [i % 7] * 5]
+    values[1021] = True
+    assert values[1020] == values[1022] == 1
+    with pytest.raises(TypeError, match="mixes id types"):
+        encode_groups(np.array(values, dtype=object), len(values), "f")
+
+
+def test_numbers_in_runs_encode_like_every_row(monkeypatch):
+    # 1 and 1.0 are one id, in runs or not.
+    rng = np.random.default_rng(5)
+    values = runs_of([int(v) for v in rng.integers(0, 40, size=500)], rng)
+    values = [float(v) if i % 3 else v for i, v in enumerate(values)]
+    groups = np.array(values, dtype=object)
+    codes, ids = encode_groups(groups, len(values), "f")
+    plain_codes, plain_ids = every_row(monkeypatch, groups, len(values))
+    np.testing.assert_array_equal(codes, plain_codes)
+    assert ids.tolist() == plain_ids.tolist()
+    assert [type(v) for v in ids] == [type(v) for v in plain_ids]
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    heads=st.lists(st.text(alphabet="ab\x00é", max_size=3), min_size=1, max_size=30),
+    lengths=st.lists(st.integers(1, 6), min_size=30, max_size=30),
+    as_array=st.sampled_from(["object", "numpy-U", "series-object"]),
+)
+def test_runs_of_any_strings_encode_like_their_values(
+    heads, lengths, as_array, monkeypatch
+):
+    monkeypatch.setattr(_group_codes, "_RUN_SAMPLE", 4)
+    monkeypatch.setattr(_group_codes, "_RUN_ROWS", 1)
+    values = [h for h, k in zip(heads, lengths, strict=False) for _ in range(k)]
+    groups = RUN_CONTAINERS[as_array](values)
+    check(groups, np.asarray(groups).tolist())
+
+
+def test_inputs_in_runs_are_not_modified():
+    values = runs_of([f"q{i % 30}" for i in range(600)], np.random.default_rng(6))
+    for groups in (np.array(values, dtype=object), np.array(values, dtype=str)):
+        before = groups.copy()
+        encode_groups(groups, len(groups), "f")
+        np.testing.assert_array_equal(groups, before)
+
+
+def test_string_ids_in_runs_evaluate_like_integer_ids():
+    rng = np.random.default_rng(7)
+    ints = np.repeat(rng.permutation(300), rng.integers(1, 12, size=300))
+    y = rng.integers(0, 3, size=ints.size)
+    s = rng.standard_normal(ints.size)
+    text = np.array([f"query-{i:04d}" for i in ints], dtype=object)
+    want = sklearn_rank.evaluate_per_group(y, s, groups=ints, metrics=["ndcg", "map"])
+    for groups in (text, text.astype(str), pd.Series(text)):
+        got = sklearn_rank.evaluate_per_group(
+            y, s, groups=groups, metrics=["ndcg", "map"]
+        )
+        assert got.group_ids.tolist() == [f"query-{i:04d}" for i in want.group_ids]
+        for m in ("ndcg", "map"):
+            np.testing.assert_array_equal(got.values[m], want.values[m])

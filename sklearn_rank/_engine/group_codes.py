@@ -10,6 +10,9 @@ through their 64-bit patterns, objects and pandas strings through a hash table
 (``pandas.factorize`` when pandas is already imported, a ``dict`` otherwise:
 importing pandas costs about 0.25 s, what the ``dict`` loses on ~3.5M rows), and
 numpy fixed-width strings through a hash of their bytes that is checked row by row.
+Strings and objects whose rows come in runs of one id (rows sorted or grouped by
+query, as most ranking files are) are first cut into runs by one comparison of each
+row with the one before it, and only the first row of each run is factorized.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import datetime
 import numbers
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -27,6 +31,10 @@ from .segments import put
 # Integer group ids spanning at most this many values per row are encoded with a
 # lookup table (linear time) instead of a sort.
 _TABLE_SPAN_PER_ROW = 4
+# String and object ids are factorized one run of equal neighbours at a time when
+# the runs average at least this many rows, judged first on the leading rows.
+_RUN_ROWS = 4
+_RUN_SAMPLE = 1024
 # Multiplying by an odd constant is a bijection of 64-bit integers that carries
 # every bit into the top ones, which index the hash table below.
 _ODD = np.uint64(0x9E3779B97F4A7C15)
@@ -216,6 +224,10 @@ def _encode_fixed_width(arr: np.ndarray, func: str) -> tuple[np.ndarray, np.ndar
     """
     if not arr.size or arr.dtype.itemsize == 0:
         return _sorted_unique(arr, func)
+    starts = _run_starts(arr)
+    if starts is not None:
+        codes, ids = _encode_fixed_width(arr[starts[:-1]], func)
+        return _spread_runs(codes, starts), ids
     width = -(-arr.dtype.itemsize // 8) * 8
     padded = f"{arr.dtype.kind}{width // (4 if arr.dtype.kind == 'U' else 1)}"
     multipliers = np.random.default_rng(0).integers(
@@ -288,8 +300,11 @@ def _loaded_pandas() -> Any:
 
 
 def _encode_objects(values: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
-    """Python objects (or a pandas string column) through a hash table."""
-    codes, uniques = _factorize_objects(values, func)
+    """Python objects (or a pandas string column) through a hash table: of each
+    run's first row when the ids come in runs, of every row otherwise."""
+    starts = _run_starts(values)
+    heads = values if starts is None else values.take(starts[:-1])
+    codes, uniques = _factorize_objects(heads, func)
     types = set(map(type, uniques))
     if not types <= {str, bytes, int} and any(map(_is_missing, uniques)):
         raise _missing_error(func)
@@ -301,10 +316,60 @@ def _encode_objects(values: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
     if len(kinds) > 1:
         raise _mixed_error(func, {t.__name__ for t in set(map(type, values))})
     try:
-        order = sorted(range(len(uniques)), key=uniques.__getitem__)
+        rows = uniques.tolist()  # a list's __getitem__ is cheaper than an array's
+        order = sorted(range(len(rows)), key=rows.__getitem__)
     except (TypeError, ArithmeticError):
         raise _mixed_error(func, {t.__name__ for t in types}) from None
-    return _in_sorted_order(codes, uniques, np.asarray(order, dtype=np.intp))
+    codes, ids = _in_sorted_order(codes, uniques, np.asarray(order, dtype=np.intp))
+    return (codes, ids) if starts is None else (_spread_runs(codes, starts), ids)
+
+
+def _run_starts(values: Any) -> np.ndarray | None:
+    """The first row of each run of equal neighbouring ids and, last, the number
+    of rows, when the ids come in runs of about :data:`_RUN_ROWS` rows or more;
+    ``None`` when they do not, or when two neighbours cannot be compared (the
+    caller then encodes every row and reports what is wrong with the ids).
+
+    Neighbours are compared with ``==``, the equality a hash table uses, so the
+    first row of each run holds every distinct id, first seen in the same order.
+    """
+    n = len(values)
+    if n < _RUN_SAMPLE:
+        return None
+    if isinstance(values, np.ndarray):
+        rows = values
+    elif isinstance(values.dtype, np.dtype):  # pandas objects: numpy compares them
+        rows = values.to_numpy()  # several times faster than pandas
+    else:
+        rows = values.array  # pandas strings (a Series would compare by label)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if _changes(rows[:_RUN_SAMPLE]).sum() * _RUN_ROWS > _RUN_SAMPLE:
+                return None
+            change = _changes(rows)
+    except Exception:  # ids without a boolean ==: NA, arrays, signalling NaN
+        return None
+    n_runs = 1 + int(np.count_nonzero(change))
+    if n_runs * _RUN_ROWS > n or n_runs == n:
+        return None
+    starts = np.empty(n_runs + 1, dtype=np.intp)  # and the end of the last run
+    starts[0], starts[-1] = 0, n
+    starts[1:-1] = np.flatnonzero(change) + 1
+    return starts
+
+
+def _changes(rows: Any) -> np.ndarray:
+    """``rows[i + 1] != rows[i]`` for every row but the last, as a bool array."""
+    same = np.asarray(rows[1:] == rows[:-1], dtype=bool)
+    if same.shape != (len(rows) - 1,):
+        raise ValueError("ids compared as a whole")
+    return ~same  # a new array: ``same`` may be a read-only view
+
+
+def _spread_runs(codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The code of each run's first row given to every row of the run."""
+    return np.repeat(codes, np.diff(starts))
 
 
 def _factorize_objects(values: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
