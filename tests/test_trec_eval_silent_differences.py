@@ -40,6 +40,10 @@ CASES = {
     "out.rel_level.rbp_resid_p1": "-q -c -m rbp_resid.p=1 qrels.rel_level "
     "results.trunc",
     "out.rel_level.rbp_resid_p0": "-q -J -m rbp_resid.p=0 qrels.rel_level results.test",
+    # -M 0: every query ranks nothing (no -c stand-in document either).
+    "out.test.M0": "-q -m all_trec -M 0 qrels.test results.test",
+    "out.rel_level.M0c": "-q -c -M 0 -m official -m ndcg.-1=2 -m rbp_resid.p=0.5 "
+    "-m utility.1,-1,0,0.5 qrels.rel_level results.trunc",
 }
 
 

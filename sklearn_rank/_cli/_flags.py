@@ -82,14 +82,14 @@ def trec_count(text: str) -> int:
 
 
 def trec_max_docs(text: str) -> int:
-    """``-M``: ``atol`` as trec_eval (``3.7`` is 3); below 1 refused: trec_eval
-    crashes on a negative value (a segmentation fault) and -M 0 leaves no
-    document to evaluate."""
+    """``-M``: ``atol`` as trec_eval (``3.7`` is 3); 0 ranks no document (every
+    query evaluated on an empty ranking, as trec_eval); below 0 refused:
+    trec_eval crashes on a negative value (a segmentation fault)."""
     value = trec_count(text)
-    if value < 1:
+    if value < 0:
         raise argparse.ArgumentTypeError(
-            f"must be a positive integer, got {text!r} (trec_eval crashes on a "
-            "negative -M, and -M 0 ranks no document)"
+            f"must be an integer >= 0, got {text!r} (trec_eval crashes on a "
+            "negative -M: a segmentation fault)"
         )
     return value
 
@@ -268,7 +268,7 @@ FLAGS: tuple[Flag, ...] = (
         "--Max_retrieved_per_topic",
         "inputs",
         "keeps the top N documents of each query; read with `atol` (`3.7` is 3); "
-        "below 1 refused (trec_eval crashes on a negative N)",
+        "0 ranks no document, as trec_eval; below 0 refused (trec_eval crashes)",
         names=("--max-docs",),
         kwargs={
             "dest": "max_docs",

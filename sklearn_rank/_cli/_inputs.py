@@ -31,6 +31,8 @@ class RunInput:
     pooled: np.ndarray | None = None  # has a qrels line (TREC input only)
     # (queries, relevant rows) before -D: what trec_eval's -c averages read
     complete_totals: tuple[int, int] | None = None
+    # -M N: trec_eval's cut, which -c's stand-in document passes only if N >= 1
+    max_docs: int | None = None
 
 
 def file_format(path: str, forced: str | None) -> str:
@@ -88,7 +90,9 @@ def check_overlap(
 ) -> None:
     """A run that shares no query with the judgments is an error, not 'nothing'
     (with -c every judged query is evaluated, as trec_eval does: all zeros)."""
-    if not complete and not joined.retrieved.any():
+    # (The judged rows of the run's queries stay when -M 0 cuts every
+    # retrieved one: those queries are evaluated on an empty ranking.)
+    if not complete and not joined.query_ids:
         raise ValueError(
             f"{run_source}: no query of this run is in {qrels_source}; check that "
             "the files belong together (query ids must match exactly)"
@@ -185,6 +189,7 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
         )
         check_overlap(joined, run.source, qrels.source, args.complete)
         out.append(from_join(path, run.run_tag, joined))
+        out[-1].max_docs = args.max_docs
         tags.append(run.run_tag)
         del run, joined
     for item, name in zip(out, _names(args.files[1:], tags), strict=True):

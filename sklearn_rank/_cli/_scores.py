@@ -33,7 +33,8 @@ def counts(
 
     ``stand_in``: 1 for a query the run file lacks (scored under -c), where
     trec_eval ranks one stand-in document of its own (trec_eval.c,
-    ``bogus_ranking``: retrieved, not in the pool; -J removes it)."""
+    ``bogus_ranking``: retrieved, not in the pool; -J removes it, and so does
+    ``-M 0``, which cuts every ranking to nothing)."""
     n = len(run.qids)
     relevant = run.y_true > 0 if threshold is None else run.y_true >= threshold
     retrieved = (
@@ -43,8 +44,9 @@ def counts(
     in_file = group_counts(run.codes, n, retrieved) > 0
     if judged_only:
         retrieved = retrieved & judged
+    stand_in = not judged_only and run.max_docs != 0
     return {
-        "stand_in": (~in_file & (not judged_only)).astype(np.float64),
+        "stand_in": (~in_file & stand_in).astype(np.float64),
         "num_ret": group_counts(run.codes, n, retrieved),
         "num_rel": group_counts(run.codes, n, relevant),
         "num_rel_ret": group_counts(run.codes, n, relevant & retrieved),

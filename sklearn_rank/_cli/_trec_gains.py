@@ -168,7 +168,7 @@ def trec_gain_values(run, metric: str, pairs, keywords: dict) -> np.ndarray:
     # NaN: no row of the query has a positive gain, so trec_eval's ideal DCG is
     # 0 too and its value 0.
     dcg = np.nan_to_num(found.values["dcg"], nan=0.0)
-    if run.retrieved is not None and not judged_only:
+    if run.retrieved is not None and not judged_only and run.max_docs != 0:
         # -c: a query the run lacks ranks one stand-in document of trec_eval's
         # own at rank 1, outside the judgments (trec_eval.c, bogus_ranking).
         in_file = group_counts(run.codes, dcg.size, run.retrieved)

@@ -11,6 +11,7 @@ it; :class:`TrecArrays` (with its per-row ``docno`` strings) is built from a
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .._utils.params import CUTOFF, validate_params
+from .._utils.params import Interval, IsNone, validate_params
 from ._id_columns import _check_unique, _RowText, _TextColumn
 from ._trec_join import _join, _Joined
 from ._trec_parse import _parse_qrels, _parse_run, _ParsedQrels, _ParsedRun
@@ -39,6 +40,8 @@ __all__ = [
 Source = str | os.PathLike[str] | IO[Any]
 Progress = Callable[[int, int, str], None]
 _BOM_CHOICES = ("skip", "keep")
+# trec_eval's -M: 0 keeps no document (every query ranks nothing), None all.
+MAX_DOCS = (Interval(numbers.Integral, 0, None, closed="left"), IsNone())
 
 
 class QrelsColumns:
@@ -367,7 +370,7 @@ def table_run_columns(
 
 @validate_params(
     {
-        "max_docs_per_query": list(CUTOFF),
+        "max_docs_per_query": list(MAX_DOCS),
     }
 )
 def join_columns(
@@ -386,7 +389,8 @@ def join_columns(
     complete : bool, default=False
         Keep judged queries that the run does not return (trec_eval ``-c``).
     max_docs_per_query : int or None, default=None
-        Keep the top documents of each query only (trec_eval ``-M``).
+        Keep the top documents of each query only (trec_eval ``-M``); 0 keeps
+        none (the judged documents stay, not retrieved).
 
     Returns
     -------
