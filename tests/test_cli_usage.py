@@ -61,6 +61,15 @@ def test_help_for_one_measure(capsys):
     assert "usage:" not in out
 
 
+def test_measure_help_of_an_unknown_name_exits_2(capsys):
+    # The suggestion on stderr, exit 2 (a usage error), the known names' help
+    # still printed.
+    assert main(["eval", "-h", "-m", "ndgc_cut", "-m", "map"]) == 2
+    out, err = capsys.readouterr()
+    assert out.startswith("map (trec_eval measure)")
+    assert "unknown measure 'ndgc_cut'; did you mean 'ndcg_cut'" in err
+
+
 def test_trec_eval_abbreviated_long_options(capsys):
     assert main(["eval", "--quiet", "--q", "--comp", "-m", "map", *FILES]) == 0
     short = capsys.readouterr().out
