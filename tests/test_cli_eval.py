@@ -276,7 +276,7 @@ def test_missing_file(capsys):
         (["-m", "MAP", QRELS, RUN], "did you mean 'map'?"),
         (["-m", "ndcg@x", QRELS, RUN], "must be a positive integer"),
         (["-m", "nope", QRELS, RUN], "unknown measure"),
-        (["-M", "0", QRELS, RUN], "positive integer"),
+        (["-M", "-1", QRELS, RUN], "segmentation fault"),
         ([QRELS], "at least two files"),
     ],
 )

@@ -44,6 +44,20 @@ CASES = {
     "out.test.M0": "-q -m all_trec -M 0 qrels.test results.test",
     "out.rel_level.M0c": "-q -c -M 0 -m official -m ndcg.-1=2 -m rbp_resid.p=0.5 "
     "-m utility.1,-1,0,0.5 qrels.rel_level results.trunc",
+    # Gain parameters on G, ndcg_rel and Rndcg: the library's kernels with the
+    # gain keyword and the trec_eval convention's ideal_order.
+    "out.rel_level.G_gains_c": "-q -c -m G.-1=1,1=0.5,3=2.5 qrels.rel_level "
+    "results.trunc",
+    "out.rel_level.ndcg_rel_Rndcg_gains": "-q -m ndcg_rel.2=0.5,0=0.3 "
+    "-m Rndcg.1=3.5,2=9.0,4=7.0 qrels.rel_level results.test",
+    "out.rel_level.Rndcg_G_gains_J": "-q -J -m Rndcg.1=0.5 -m G.2=0.5 "
+    "qrels.rel_level results.test",
+    # ndcg_rel: 0 where the sum is <= 0; Rndcg: 0 / 0 (-nan) where the walk
+    # down trec_eval's level order stops at once.
+    "out.comment.ndcg_rel_gains": "-q -m ndcg_rel.1=0.5 qrels.comment.test "
+    "results.comment.test",
+    "out.comment.Rndcg_gains": "-q -m Rndcg.1=0.5 qrels.comment.test "
+    "results.comment.test",
 }
 
 
