@@ -37,8 +37,9 @@ def test_unknown_measure_names_the_closest(measure, suggestion, capsys):
 @pytest.mark.parametrize(
     ("argv", "typed", "not_typed"),
     [
-        (["-l0"], "-l must be", "--relevance-threshold"),
-        (["--level_for_rel=0"], "--level_for_rel must be", "--relevance-threshold"),
+        (["-l-1"], "-l -1: below 0", "--relevance-threshold"),
+        (["--level_for_rel=-1"], "--level_for_rel -1:", "--relevance-threshold"),
+        (["--convention", "sklearn_rank", "-l0"], "-l must be", "--relevance-"),
         (["-M", "-1"], "argument -M:", "--max-docs"),
         (["-R", "qrel_jg"], "did you mean 'qrels_jg'", "--Rel_info_format"),
     ],

@@ -58,6 +58,10 @@ CASES = {
     "results.comment.test",
     "out.comment.Rndcg_gains": "-q -m Rndcg.1=0.5 qrels.comment.test "
     "results.comment.test",
+    # -l 0 (and 0.5, read with atol): every judged document is relevant.
+    "out.test.l0c": "-q -c -m all_trec -l 0 qrels.test results.trunc",
+    "out.rel_level.l0J": "-q -J -l 0.5 -m official -m Rndcg -m ndcg_rel -m G "
+    "-m binG -m infAP -m set -m 11pt_avg qrels.rel_level results.test",
 }
 
 
@@ -101,3 +105,13 @@ def test_another_convention_keeps_the_ideal_order(capsys):
     assert main(["eval", "--quiet", "--convention", "sklearn_rank", *argv]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "ndcg_2=0.5            \t303\t0.3669" in lines
+
+
+@pytest.mark.parametrize("level", ["-1", "-2.5"])
+def test_a_negative_level_is_refused_with_the_reason(level, capsys):
+    # trec_eval counts unjudged documents as relevant at their ranks but not in
+    # num_rel below 0; refused, naming why.
+    with pytest.raises(SystemExit) as info:
+        main(["eval", "-l", level, *_argv("out.test.l2_5")[-2:]])
+    assert info.value.code == 2
+    assert "not in the number of relevant documents" in capsys.readouterr().err

@@ -193,7 +193,9 @@ FLAGS: tuple[Flag, ...] = (
         "--level_for_rel",
         "conventions",
         "`relevance_threshold=N`; the `trec_eval` convention reads N with `atol`, as "
-        "trec_eval (`-l 2.5` is 2); 0 and below are refused (see below)",
+        "trec_eval (`-l 2.5` is 2); `-l 0` makes every judged document relevant "
+        "(trec_eval's `rel >= 0`; the gain measures read the grades, as "
+        "trec_eval's); below 0 refused (see below)",
         names=("--relevance-level", "--relevance-threshold"),
         kwargs={
             "dest": "relevance_threshold",
@@ -356,3 +358,7 @@ def docs_table() -> str:
         ours = ", ".join(f"`{n}`" for n in (flag.letter, flag.trec_long, *flag.names))
         rows.append(f"| `{flag.letter}`, `{flag.trec_long}` | {ours} | {flag.notes} |")
     return "\n".join(rows) + "\n"
+
+
+# Every spelling of each trec_eval flag (messages name the one typed).
+FLAG_NAMES = {f.letter: (f.letter, f.trec_long, *f.names) for f in FLAGS}

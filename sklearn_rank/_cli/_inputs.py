@@ -33,6 +33,8 @@ class RunInput:
     complete_totals: tuple[int, int] | None = None
     # -M N: trec_eval's cut, which -c's stand-in document passes only if N >= 1
     max_docs: int | None = None
+    # -l 0 under the trec_eval convention: every judged document is relevant
+    level_zero: bool = False
 
 
 def file_format(path: str, forced: str | None) -> str:

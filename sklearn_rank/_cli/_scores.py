@@ -146,7 +146,7 @@ def score(
     per, means = _library_values(
         run, measures, keywords, options, need_per_query, in_order, trec
     )
-    c = counts(run, options.relevance_threshold, options.judged_only)
+    c = counts(judged_levels(run), options.relevance_threshold, options.judged_only)
     if trec and in_order:
         _empty_rankings(measures, per, means, c, run, notes)
         _stand_in_residual(measures, per, means, c)
@@ -177,9 +177,6 @@ def _library_values(run, measures, keywords, options, need_per_query, in_order, 
     ``evaluate``) per set of measure keywords (trec_eval's per-level gains are
     the ``gain`` keyword, its ideal level order the convention's
     ``ideal_order``); per-query values and means by ``(keywords, metric)``."""
-    from .. import evaluate, evaluate_per_group
-
-    fill = options.undefined
     common = {
         "groups": run.codes,
         "retrieved": run.retrieved,
@@ -202,26 +199,10 @@ def _library_values(run, measures, keywords, options, need_per_query, in_order, 
             calls.setdefault((), []).append(READ_OFF[m.kind])
     means: dict[tuple, float] = {}
     per: dict[tuple, np.ndarray] = {}
-    for extra, names in calls.items():
-        names = list(dict.fromkeys(names))
-        kw = {**common, **dict(extra)}
-        y_true, y_score = run.y_true, run.y_score
-        if trec and _stand_in_gain(extra, options):
-            y_true, y_score, kw = _with_stand_in(run, kw)
-        if need_per_query:
-            kw_pg = {k: v for k, v in kw.items() if k != "undefined"}
-            found = evaluate_per_group(y_true, y_score, metrics=names, **kw_pg)
-            for name, values in found.values.items():
-                undefined = np.isnan(values)
-                if trec and name == "rndcg":
-                    undefined &= ~_has_relevant(run, options)  # 0 / 0 (-nan)
-                filled = np.where(undefined, fill, values) if in_order else values
-                per[extra, name] = filled
-                if in_order:
-                    means[extra, name] = _in_order_mean(filled)
-        if not in_order:
-            found = evaluate(y_true, y_score, metrics=names, **kw)
-            means.update({(extra, n): v for n, v in found.items()})
+    for extra, all_names in calls.items():
+        for names, y_true in _label_sets(run, list(dict.fromkeys(all_names))):
+            _call(run, names, y_true, {**common, **dict(extra)}, extra, per, means,
+                  (options, need_per_query, in_order, trec))  # fmt: skip
     for m in measures:
         if m.kind == "ideal":
             key = (m.keywords, m.metric)
@@ -230,11 +211,70 @@ def _library_values(run, measures, keywords, options, need_per_query, in_order, 
     return per, means
 
 
+def _label_sets(run: RunInput, names: list[str]):
+    """``(metric names, y_true)`` to evaluate: all on the grades, or under
+    ``-l 0`` the binary metrics on :func:`judged_levels`, the others on the
+    grades."""
+    if not run.level_zero:
+        return [(names, run.y_true)]
+    from .._metrics.registry import METRICS
+
+    def binary(name: str) -> bool:
+        spec = METRICS.get(name.partition("@")[0])
+        return spec is not None and spec.labels == "binary"
+
+    sets = [
+        ([n for n in names if binary(n)], judged_levels(run).y_true),
+        ([n for n in names if not binary(n)], run.y_true),
+    ]
+    return [(n, y) for n, y in sets if n]
+
+
+def judged_levels(run: RunInput) -> RunInput:
+    """``-l 0`` (trec_eval: ``rel >= 0``): the run with every judged grade moved
+    up by one and the other rows at 0, so that threshold 1 makes exactly the
+    judged documents relevant; the run itself otherwise."""
+    if not run.level_zero:
+        return run
+    import dataclasses
+
+    judged = np.ones(run.y_true.shape, bool) if run.judged is None else run.judged
+    y = np.where(judged, np.trunc(run.y_true) + 1.0, 0.0)
+    return dataclasses.replace(run, y_true=y, level_zero=False)
+
+
+def _call(run, names, y_true, kw, extra, per, means, flags) -> None:
+    """One library call: the per-query values (filled as trec_eval fills) and
+    the means of ``names`` on ``y_true``."""
+    from .. import evaluate, evaluate_per_group
+
+    options, need_per_query, in_order, trec = flags
+    fill = options.undefined
+    y_score = run.y_score
+    if trec and _stand_in_gain(extra, options):
+        y_true, y_score, kw = _with_stand_in(run, kw, y_true)
+    if need_per_query:
+        kw_pg = {k: v for k, v in kw.items() if k != "undefined"}
+        found = evaluate_per_group(y_true, y_score, metrics=names, **kw_pg)
+        for name, values in found.values.items():
+            undefined = np.isnan(values)
+            if trec and name == "rndcg":
+                undefined &= ~_has_relevant(run, options)  # 0 / 0 (-nan)
+            filled = np.where(undefined, fill, values) if in_order else values
+            per[extra, name] = filled
+            if in_order:
+                means[extra, name] = _in_order_mean(filled)
+    if not in_order:
+        found = evaluate(y_true, y_score, metrics=names, **kw)
+        means.update({(extra, n): v for n, v in found.items()})
+
+
 def _has_relevant(run: RunInput, options) -> np.ndarray:
     """Per query, whether a row is relevant: where Rndcg is undefined anyway
     (no R level), trec_eval divides 0 by 0 (m_Rndcg.c) and prints -nan."""
     t = options.relevance_threshold
-    relevant = run.y_true > 0 if t is None else run.y_true >= t
+    y = judged_levels(run).y_true
+    relevant = y > 0 if t is None else y >= t
     return group_counts(run.codes, len(run.qids), relevant) > 0
 
 
@@ -264,17 +304,17 @@ def _stand_in_gain(extra: tuple, options) -> bool:
     return gain is not None and unjudged_gains(gain)[0] != 0 and not options.judged_only
 
 
-def _with_stand_in(run: RunInput, kw: dict):
+def _with_stand_in(run: RunInput, kw: dict, y_true: np.ndarray):
     """The run with trec_eval's stand-in document (trec_eval.c,
     ``bogus_ranking``: one retrieved document outside the judgments) ranked for
     each query that the run file lacks (-c), so that level -1's gain reaches
     it; nothing to add without -c, or under -M 0 (the cut leaves none)."""
     if run.retrieved is None or run.max_docs == 0:
-        return run.y_true, run.y_score, kw
+        return y_true, run.y_score, kw
     n = len(run.qids)
     lacking = np.flatnonzero(group_counts(run.codes, n, run.retrieved) == 0)
     if not lacking.size:
-        return run.y_true, run.y_score, kw
+        return y_true, run.y_score, kw
     extra = lacking.size
     top = float(run.y_score.max(initial=0.0)) + 1.0
 
@@ -287,7 +327,7 @@ def _with_stand_in(run: RunInput, kw: dict):
     for name in ("judged", "in_pool"):
         if kw.get(name) is not None:
             kw[name] = add(kw[name], False)
-    return add(run.y_true, 0.0), add(run.y_score, top), kw
+    return add(y_true, 0.0), add(run.y_score, top), kw
 
 
 # trec_eval measures read off a library metric here (their Measure.metric is
