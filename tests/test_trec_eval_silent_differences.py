@@ -8,6 +8,9 @@ output must be equal, byte for byte.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -115,3 +118,32 @@ def test_a_negative_level_is_refused_with_the_reason(level, capsys):
         main(["eval", "-l", level, *_argv("out.test.l2_5")[-2:]])
     assert info.value.code == 2
     assert "not in the number of relevant documents" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("expected", "flags"),
+    [("out.latin1.aq", ["-q", "-m", "all_trec"]),
+     ("out.latin1.qJ", ["-q", "-J", "-m", "official", "-m", "relstring"])],
+)  # fmt: skip
+def test_ids_that_are_not_utf8_are_compared_and_printed_as_bytes(expected, flags):
+    # qrels.latin1 / results.latin1 hold Latin-1 ids (q\xe9, d\xe9..., a run
+    # tag run\xe9) beside UTF-8 ones (q\xc3\xa9, q + CJK): trec_eval orders
+    # them by their bytes (strcmp) and prints the bytes back. A process of its
+    # own: standard output is bytes here.
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), *sys.path]))
+    files = [str(DATA / "qrels.latin1"), str(DATA / "results.latin1")]
+    out = subprocess.run(
+        [sys.executable, "-m", "sklearn_rank", "eval", "--quiet", *flags, *files],
+        capture_output=True,
+        check=True,
+        env=env,
+    ).stdout
+    assert out == (DATA / expected).read_bytes()
+
+
+def test_ids_that_are_not_utf8_are_refused_under_another_convention(capsys):
+    files = [str(DATA / "qrels.latin1"), str(DATA / "results.latin1")]
+    argv = ["eval", "--convention", "sklearn_rank", *files]
+    assert main(argv) == 1
+    assert "line 1: not valid UTF-8 (byte 0xe9" in capsys.readouterr().err

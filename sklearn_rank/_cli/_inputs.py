@@ -174,16 +174,23 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
         return None if progress is None or path == "-" else progress.reader(path)
 
     bom = byte_order_mark(args)
+    # trec_eval compares ids as bytes: under its convention a file that is not
+    # UTF-8 is read as it reads it (the bytes come back out on stdout).
+    errors = "surrogateescape" if bom == "keep" else "strict"
     qrels = read_qrels_columns(
         stdin_or_path(args.files[0]),
         byte_order_mark=bom,
+        encoding_errors=errors,
         progress=reader(args.files[0]),
     )
     check_not_empty(qrels, "qrels")
     out, tags = [], []
     for path in args.files[1:]:
         run = read_run_columns(
-            stdin_or_path(path), byte_order_mark=bom, progress=reader(path)
+            stdin_or_path(path),
+            byte_order_mark=bom,
+            encoding_errors=errors,
+            progress=reader(path),
         )
         check_not_empty(run, "run")
         joined = join_columns(

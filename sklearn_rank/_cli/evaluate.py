@@ -334,8 +334,20 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         digits=args.digits,
         prefix="Z" if zscores is not None else "",
     )
-    sys.stdout.write(text)
+    write_stdout(text)
     return _plotting.eval_extras(args, runs, measures, keywords, NAME)
+
+
+def write_stdout(text: str) -> None:
+    """Print ``text``; an id read from bytes that are not UTF-8 (trec_eval's
+    reading) holds lone surrogates, written back as those bytes."""
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        sys.stdout.flush()
+        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+        sys.stdout.buffer.write(text.encode(encoding, "surrogateescape"))
+        sys.stdout.buffer.flush()
 
 
 def _parse_measures(args, parser, trec_input: bool, groups: bool):

@@ -40,6 +40,7 @@ __all__ = [
 Source = str | os.PathLike[str] | IO[Any]
 Progress = Callable[[int, int, str], None]
 _BOM_CHOICES = ("skip", "keep")
+_ERRORS_CHOICES = ("strict", "surrogateescape")
 # trec_eval's -M: 0 keeps no document (every query ranks nothing), None all.
 MAX_DOCS = (Interval(numbers.Integral, 0, None, closed="left"), IsNone())
 
@@ -263,8 +264,21 @@ def _check_bom(byte_order_mark: str) -> None:
         )
 
 
+def _check_errors(encoding_errors: str) -> bool:
+    if encoding_errors not in _ERRORS_CHOICES:
+        raise ValueError(
+            "encoding_errors must be 'strict' or 'surrogateescape', got "
+            f"{encoding_errors!r}"
+        )
+    return encoding_errors == "strict"
+
+
 def read_qrels_columns(
-    source: Source, *, byte_order_mark: str = "skip", progress: Progress | None = None
+    source: Source,
+    *,
+    byte_order_mark: str = "skip",
+    encoding_errors: str = "strict",
+    progress: Progress | None = None,
 ) -> QrelsColumns:
     """Read a TREC qrels file (``qid iter docno rel``) as columns.
 
@@ -275,6 +289,12 @@ def read_qrels_columns(
     byte_order_mark : {"skip", "keep"}, default="skip"
         A UTF-8 byte-order mark at the start of the file is skipped, or kept
         as part of the first query id ("keep": trec_eval's reading).
+    encoding_errors : {"strict", "surrogateescape"}, default="strict"
+        A file that is not UTF-8 raises, naming its line ("strict"), or is
+        read as trec_eval reads it, ids as bytes ("surrogateescape": a byte
+        that is not UTF-8 becomes a lone surrogate in the id strings, as
+        Python's ``errors="surrogateescape"``; write them back with the same
+        error handler to get the bytes).
     progress : callable, default=None
         ``progress(done, total, stage)`` with the bytes read ("read") and
         split ("split") so far.
@@ -284,11 +304,18 @@ def read_qrels_columns(
     QrelsColumns
     """
     _check_bom(byte_order_mark)
-    return QrelsColumns(_parse_qrels(source, progress, byte_order_mark == "keep"))
+    strict = _check_errors(encoding_errors)
+    return QrelsColumns(
+        _parse_qrels(source, progress, byte_order_mark == "keep", strict)
+    )
 
 
 def read_run_columns(
-    source: Source, *, byte_order_mark: str = "skip", progress: Progress | None = None
+    source: Source,
+    *,
+    byte_order_mark: str = "skip",
+    encoding_errors: str = "strict",
+    progress: Progress | None = None,
 ) -> RunColumns:
     """Read a TREC run file (``qid Q0 docno rank score runid``) as columns.
 
@@ -300,7 +327,8 @@ def read_run_columns(
     RunColumns
     """
     _check_bom(byte_order_mark)
-    parsed = _parse_run(source, False, progress, byte_order_mark == "keep")
+    strict = _check_errors(encoding_errors)
+    parsed = _parse_run(source, False, progress, byte_order_mark == "keep", strict)
     return RunColumns(parsed)
 
 

@@ -25,12 +25,21 @@ def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
     names = np.empty(n, dtype=object)
     names[map_q] = qrels.qid.text()
     names[map_r] = run.qid.text()
-    order = np.argsort(names, kind="stable")
+    # Byte order (trec_eval's strcmp): the code point order of UTF-8, and the
+    # order of ids holding bytes that are not UTF-8 too.
+    order = np.argsort(_as_bytes(names), kind="stable")
     renumber = np.empty(n, np.int64)
     renumber[order] = np.arange(n)
     qq = renumber[map_q][qrels.qid.codes]
     rq = renumber[map_r][run.qid.codes]
     return qq, rq, names[order]
+
+
+def _as_bytes(names: np.ndarray) -> np.ndarray:
+    """The ids' bytes (an object array of bytes, which sorts as strcmp)."""
+    out = np.empty(names.size, dtype=object)
+    out[:] = [n.encode("utf-8", "surrogateescape") for n in names.tolist()]
+    return out
 
 
 def _run_code_of(qrels: _ParsedQrels, run: _ParsedRun, qq, rq, qrels_rows, run_rows):
@@ -170,7 +179,7 @@ def _order_ties(order, q, s, rows, docno, pos=None):
         order[place] = order[place][np.lexsort((*keys, block))]
         return order
     names = np.array(docno.text(tied), dtype=object)  # ids over 32 bytes
-    _, text_rank = np.unique(names, return_inverse=True)
+    _, text_rank = np.unique(_as_bytes(names), return_inverse=True)
     order[place] = order[place][np.lexsort((-text_rank.reshape(-1), block))]
     return order
 
