@@ -147,3 +147,33 @@ def test_ids_that_are_not_utf8_are_refused_under_another_convention(capsys):
     argv = ["eval", "--convention", "sklearn_rank", *files]
     assert main(argv) == 1
     assert "line 1: not valid UTF-8 (byte 0xe9" in capsys.readouterr().err
+
+
+# Two lines appended to results.test: the last document of query 301 again,
+# one point lower (rank 501), and the first of 302 again at score -1000.
+DUPLICATES = (
+    "301\tQ0\tFBIS3-20713\t999\t0.655716\tSTANDARD\n"
+    "302\tQ0\tFR940126-2-00106\t999\t-1000\tSTANDARD\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("expected", "flags"),
+    [("out.test.dup_M100", ["-q", "-M", "100", "-m", "all_trec"]),
+     ("out.test.dup_M500c", ["-q", "-M", "500", "-c", "-m", "official"])],
+)  # fmt: skip
+def test_a_document_listed_twice_below_the_cutoff_is_computed(
+    expected, flags, tmp_path, capsys
+):
+    # trec_eval checks for a document listed twice among the top -M only.
+    run = tmp_path / "results.dup"
+    run.write_text((DATA / "results.test").read_text() + DUPLICATES)
+    argv = [*flags, str(DATA / "qrels.test"), str(run)]
+    assert main(["eval", "--quiet", *argv]) == 0
+    assert capsys.readouterr().out == (DATA / expected).read_text()
+    # Both copies kept (-M 501, or no -M): an error naming both lines, as
+    # trec_eval's (exit 4 there).
+    assert main(["eval", "--quiet", "-M", "501", *argv[-2:]]) == 1
+    err = capsys.readouterr().err
+    assert "line 1501: duplicate document 'FBIS3-20713'" in err
+    assert "(first listed on line 119) within the top 501 (-M)" in err

@@ -190,6 +190,8 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
             stdin_or_path(path),
             byte_order_mark=bom,
             encoding_errors=errors,
+            # trec_eval checks for a document listed twice in the top -M only
+            duplicates="join" if bom == "keep" else "raise",
             progress=reader(path),
         )
         check_not_empty(run, "run")

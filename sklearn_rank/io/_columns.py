@@ -315,12 +315,16 @@ def read_run_columns(
     *,
     byte_order_mark: str = "skip",
     encoding_errors: str = "strict",
+    duplicates: str = "raise",
     progress: Progress | None = None,
 ) -> RunColumns:
     """Read a TREC run file (``qid Q0 docno rank score runid``) as columns.
 
     The rank field is not read (trec_eval ignores it too). Parameters as
-    :func:`read_qrels_columns`.
+    :func:`read_qrels_columns`, and ``duplicates``: a document listed twice
+    for one query raises here, naming both lines ("raise"), or in
+    :func:`join_columns` only if both are among the documents it keeps
+    ("join": trec_eval checks the top ``-M`` documents only).
 
     Returns
     -------
@@ -328,7 +332,10 @@ def read_run_columns(
     """
     _check_bom(byte_order_mark)
     strict = _check_errors(encoding_errors)
-    parsed = _parse_run(source, False, progress, byte_order_mark == "keep", strict)
+    if duplicates not in ("raise", "join"):
+        raise ValueError(f"duplicates must be 'raise' or 'join', got {duplicates!r}")
+    keep = byte_order_mark == "keep"
+    parsed = _parse_run(source, False, progress, keep, strict, duplicates == "join")
     return RunColumns(parsed)
 
 

@@ -67,6 +67,9 @@ class _ParsedRun:
     line: np.ndarray
     source: str
     keys: _KeyTable | None = None  # from _check_unique
+    # (first row, row) of each document listed twice for a query, when the
+    # check waits for the join's -M cut (trec_eval checks the top M only)
+    repeats: list | None = None
 
 
 def _parse_qrels(
@@ -83,7 +86,12 @@ def _parse_qrels(
 
 
 def _parse_run(
-    source: Any, ranks: bool = True, progress=None, keep_bom=False, strict_utf8=True
+    source: Any,
+    ranks: bool = True,
+    progress=None,
+    keep_bom=False,
+    strict_utf8=True,
+    repeats_at_join=False,
 ) -> _ParsedRun:
     """``ranks=False`` skips the rank column, which trec_eval ignores too;
     ``progress``, ``keep_bom`` and ``strict_utf8`` as for :func:`_parse_qrels`."""
@@ -96,11 +104,14 @@ def _parse_run(
         hint = f" (are the columns in the order {_LAYOUT['run']}?)"
         rank = _numbers.parse_numbers(fields, 3, "rank", int, hint)
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
-    keys = _check_unique(qid, docno, fields.line, fields.name)
+    repeats: list | None = [] if repeats_at_join else None
+    keys = _check_unique(qid, docno, fields.line, fields.name, repeats)
     if keys is not None:  # the join reads the key table, not the hashes
         docno._hashes = None  # (memory: recomputed if ever asked for)
     # The run tag of the last line (trec_eval keeps that one): only that line's
     # text is split for it.
     n = fields.line.size
     runid = _run_tag(fields) if n else ""
-    return _ParsedRun(qid, docno, score, rank, runid, fields.line, fields.name, keys)
+    return _ParsedRun(
+        qid, docno, score, rank, runid, fields.line, fields.name, keys, repeats
+    )
