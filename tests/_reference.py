@@ -554,7 +554,10 @@ def _dcg_oracle(seq, g):
     gain, discount = g.options["gain"], g.options["discount"]
     if g.options.get("gain_rows") == "judged":
         ranked, ideal_gains = _judged_gains(seq, g)
-        if _dcg(ideal_gains, g.k, "linear", discount) <= 0:
+        # defined where the ideal DCG is > 0, or (trec_eval's plain sum, with
+        # a custom gain) a row of nonzero gain is ranked
+        nonzero = not isinstance(gain, str) and any(x != 0 for x in ranked)
+        if _dcg(ideal_gains, g.k, "linear", discount) <= 0 and not nonzero:
             return math.nan  # defined where the ideal DCG is > 0
         return _dcg(ranked, g.k, "linear", discount)
     return _dcg(seq, g.k, gain, discount)
@@ -573,6 +576,8 @@ def _g(seq, g):
         seen += gain
         cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
         if gain != 0:
+            if 2 + cost - seen <= 0 or 2 + cost - seen == 1:  # nan or inf
+                raise ValueError("G: log2(2 + C - S) is 0 or undefined")
             total += gain / math.log2(2 + cost - seen)
     return total / math.fsum(ideal)
 

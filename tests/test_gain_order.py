@@ -102,9 +102,26 @@ def test_ideal_order_agrees_with_the_brute_force_walk(metric, gain, order):
     }
     if metric not in ("ndcg", "dcg"):
         del options["gain_rows"]
+    if metric == "dcg":  # a plain sum: its groups are defined by gain order
+        del options["ideal_order"]
     found = evaluate_per_group(y, score, groups=groups, metrics=[metric], **options)
     oracle_options = dict(options, gain=dict(gain) if isinstance(gain, dict) else gain)
     expected = reference_per_group(metric, None, y, score, groups, **oracle_options)
     assert found.values[metric] == pytest.approx(
         [expected[g] for g in range(24)], rel=1e-12, nan_ok=True
     )
+
+
+def test_g_refuses_unjudged_gains_that_pass_the_ideal_cost():
+    # Unjudged rows gaining 2 each run ahead of the ideal cost (one judged row
+    # of gain 1): log2(2 + C - S) <= 0, trec_eval's nan; an error here.
+    with pytest.raises(ValueError, match="reaches its ideal cost"):
+        evaluate_per_group(
+            [0, 0, 0, 1],
+            [4.0, 3.0, 2.0, 1.0],
+            groups=[0] * 4,
+            metrics=["g"],
+            judged=[False, False, False, True],
+            gain=LevelGains([(-1, 2.0)]),
+            **TREC,
+        )

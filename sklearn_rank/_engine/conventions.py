@@ -160,9 +160,10 @@ _OPTIONS = (
         NDCG. Under ``gain_rows="judged"`` an unjudged row gains 0, or the
         mapping's entry for -1 (outside the pool; ``in_pool`` False or not
         given) or -2 (in the pool with a negative grade), as trec_eval's
-        ``ndcg.-1=G``. G, ndcg_rel and Rndcg take a mapping or a callable the
-        same way; with a named gain their gains stay the labels (trec_eval's
-        default levels).""",
+        ``ndcg.-1=G``, and DCG is defined where a row of nonzero gain is
+        ranked too (trec_eval's dcg is a plain sum). G, ndcg_rel and Rndcg
+        take a mapping or a callable the same way; with a named gain their
+        gains stay the labels (trec_eval's default levels).""",
         "str | Mapping | Callable | None",
         _gain,
     ),
@@ -202,9 +203,9 @@ _OPTIONS = (
         "ideal_order",
         "gain",
         (StrOptions("gain", "trec_eval"),),
-        """The order of the ideal ranking of NDCG, DCG's definedness, G,
-        ndcg_rel and Rndcg. "gain" (the default convention): the judged rows of
-        gain > 0 sorted by gain, the mathematically ideal ranking. "trec_eval"
+        """The order of the ideal ranking of NDCG, G, ndcg_rel and Rndcg.
+        "gain" (the default convention): the judged rows of gain > 0 sorted by
+        gain, the mathematically ideal ranking. "trec_eval"
         (gain_init.c): each group's gain levels (the levels the mapping names,
         in its order, then the group's levels 0 .. top) sorted by glibc's merge
         sort with trec_eval's comparator, which truncates gain differences to

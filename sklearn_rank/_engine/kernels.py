@@ -418,13 +418,19 @@ def _ideal_dcg(
 
 
 def _judged_gain_result(
-    ctx: RankingContext, k: int | None, values: np.ndarray, opts: Options
+    ctx: RankingContext,
+    k: int | None,
+    values: np.ndarray,
+    opts: Options,
+    order: str = "gain",
 ) -> GroupValues:
     """``gain_rows="judged"``: a group is defined where its ideal DCG is > 0
-    (trec_eval's NDCG never reads the relevance threshold)."""
+    (trec_eval's NDCG never reads the relevance threshold); the ideal list in
+    ``order`` (NDCG's ``ideal_order``; DCG and RBP, plain sums in trec_eval,
+    by gain)."""
     xp = ctx.xp
     ideal = ideal_dcg(
-        ctx, _positions(ctx, k), opts.gain, opts.discount, "judged", opts.ideal_order
+        ctx, _positions(ctx, k), opts.gain, opts.discount, "judged", order
     )
     defined = ideal > 0
     return GroupValues(xp.where(defined, values, xp.nan), defined, ctx.group_weight())
@@ -453,7 +459,17 @@ def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
                 "or smaller labels."
             )
     if opts.gain_rows == "judged":
-        return _judged_gain_result(ctx, k, values, opts)
+        found = _judged_gain_result(ctx, k, values, opts)
+        if not custom_gain(opts.gain):
+            return found
+        # trec_eval's dcg is a plain sum: with gains <= 0, or gains of unjudged
+        # rows (levels -1, -2), a group whose ideal DCG is <= 0 can still rank
+        # a row of nonzero gain; it is defined then too.
+        gained = ctx.group_sum(
+            ctx.xp.astype(judged_gains(ctx, opts.gain) != 0, ctx.float)
+        )
+        defined = found.defined | (gained > 0)
+        return GroupValues(xp.where(defined, values, xp.nan), defined, found.weight)
     return _binary_result(ctx, values, opts)
 
 
@@ -463,7 +479,9 @@ def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     rows = opts.gain_rows
     dcg_k = dcg_values(ctx, k, opts.gain, opts.discount, rows)
     if rows == "judged":
-        values, defined, weight = _judged_gain_result(ctx, k, dcg_k, opts)
+        values, defined, weight = _judged_gain_result(
+            ctx, k, dcg_k, opts, opts.ideal_order
+        )
     else:
         values, defined, weight = _binary_result(ctx, dcg_k, opts)
     ideal = ideal_dcg(

@@ -70,7 +70,18 @@ def _g_values(
     cost = _ideal_costs_from(ctx, ideal)
     term = xp.zeros(ctx.n_rows, dtype=ctx.float, device=ctx.device)
     hit = ranked_gain != 0
-    term[hit] = ranked_gain[hit] / xp.log2(2.0 + cost[hit] - seen[hit])
+    arg = 2.0 + cost[hit] - seen[hit]
+    if bool(xp.any((arg <= 0.0) | (arg == 1.0))):  # a scalar sync (it raises)
+        # The running gain can pass the ideal cost only with gains the ideal
+        # list leaves out: unjudged rows' (levels -1, -2), or levels that
+        # ideal_order="trec_eval" walks past.
+        raise ValueError(
+            f"{func}: the running gain of a ranked list reaches its ideal cost "
+            "plus 1 or more (gains of unjudged rows, levels -1 / -2, or of "
+            "levels the ideal list leaves out): G divides by log2(2 + cost - "
+            "gain), 0 or undefined there (trec_eval prints inf or nan)."
+        )
+    term[hit] = ranked_gain[hit] / xp.log2(arg)
     all_gain, keep, _ = ideal
     norm = seg.segment_sum(ctx.totals.codes_all[keep], all_gain[keep], ctx.n_groups)
     return ctx.group_sum(term), norm

@@ -113,7 +113,6 @@ METRICS: dict[str, MetricSpec] = {
                 "gain",
                 "discount",
                 "gain_rows",
-                "ideal_order",
                 *_BINARY,
                 *_GROUP,
                 *_J,
