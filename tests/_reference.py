@@ -576,8 +576,11 @@ def _g(seq, g):
         seen += gain
         cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
         if gain != 0:
-            if 2 + cost - seen <= 0 or 2 + cost - seen == 1:  # nan or inf
-                raise ValueError("G: log2(2 + C - S) is 0 or undefined")
+            if 2 + cost - seen <= 0:  # trec_eval's nan
+                raise ValueError("G: log2(2 + C - S) of a number <= 0")
+            if 2 + cost - seen == 1:  # gain / 0: infinite, as trec_eval's
+                total += math.copysign(math.inf, gain)
+                continue
             total += gain / math.log2(2 + cost - seen)
     return total / math.fsum(ideal)
 

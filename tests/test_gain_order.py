@@ -115,7 +115,7 @@ def test_ideal_order_agrees_with_the_brute_force_walk(metric, gain, order):
 def test_g_refuses_unjudged_gains_that_pass_the_ideal_cost():
     # Unjudged rows gaining 2 each run ahead of the ideal cost (one judged row
     # of gain 1): log2(2 + C - S) <= 0, trec_eval's nan; an error here.
-    with pytest.raises(ValueError, match="reaches its ideal cost"):
+    with pytest.raises(ValueError, match="passes its ideal cost"):
         evaluate_per_group(
             [0, 0, 0, 1],
             [4.0, 3.0, 2.0, 1.0],

@@ -68,22 +68,30 @@ def _g_values(
     _refuse_mixed_blocks(ctx, ranked_gain, func)
     seen = ctx.group_exclusive_cumsum(ranked_gain) + ranked_gain
     cost = _ideal_costs_from(ctx, ideal)
+    all_gain, keep, _ = ideal
+    norm = seg.segment_sum(ctx.totals.codes_all[keep], all_gain[keep], ctx.n_groups)
     term = xp.zeros(ctx.n_rows, dtype=ctx.float, device=ctx.device)
-    hit = ranked_gain != 0
-    arg = 2.0 + cost[hit] - seen[hit]
-    if bool(xp.any((arg <= 0.0) | (arg == 1.0))):  # a scalar sync (it raises)
+    arg = 2.0 + cost - seen
+    bad = (ranked_gain != 0) & (arg <= 0.0)
+    # Only in a defined group (an ideal list): elsewhere there is no value.
+    bad &= seg.take(norm, ctx.group) > 0
+    if bool(xp.any(bad)):  # a scalar sync (it raises)
         # The running gain can pass the ideal cost only with gains the ideal
         # list leaves out: unjudged rows' (levels -1, -2), or levels that
         # ideal_order="trec_eval" walks past.
         raise ValueError(
-            f"{func}: the running gain of a ranked list reaches its ideal cost "
-            "plus 1 or more (gains of unjudged rows, levels -1 / -2, or of "
-            "levels the ideal list leaves out): G divides by log2(2 + cost - "
-            "gain), 0 or undefined there (trec_eval prints inf or nan)."
+            f"{func}: the running gain of a ranked list passes its ideal cost "
+            "plus 2 (gains of unjudged rows, levels -1 / -2, or of levels the "
+            "ideal list leaves out): G takes log2(2 + cost - gain) of a number "
+            "<= 0 there (trec_eval prints nan)."
         )
-    term[hit] = ranked_gain[hit] / xp.log2(arg)
-    all_gain, keep, _ = ideal
-    norm = seg.segment_sum(ctx.totals.codes_all[keep], all_gain[keep], ctx.n_groups)
+    hit = (ranked_gain != 0) & (arg > 0.0)
+    # At 2 + cost - gain = 1 the term is gain / 0: infinite, as trec_eval's.
+    if xp is np:
+        with np.errstate(divide="ignore"):
+            term[hit] = ranked_gain[hit] / np.log2(arg[hit])
+    else:
+        term[hit] = ranked_gain[hit] / xp.log2(arg[hit])
     return ctx.group_sum(term), norm
 
 
