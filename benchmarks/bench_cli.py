@@ -295,6 +295,35 @@ def small_file(trec_eval, repeat: int, pycache: str) -> None:
     )
 
 
+def import_shares(repeat: int, pycache: str) -> None:
+    """``python -X importtime`` of ``sklearn-rank eval`` on trec_eval's test
+    pair: the import time of numpy, of this package and of the rest (the
+    standard library), each the minimum over ``repeat`` runs of its modules'
+    own times (bytecode cached, as installed), and whether scipy, scikit-learn,
+    pandas or pyarrow were imported (they must not be)."""
+    data = REPO / "tests" / "data" / "trec_eval"
+    cmd = [sys.executable, "-X", "importtime", *_ours(data / "qrels.test")[1:]]
+    cmd.append(str(data / "results.test"))
+    env = _env(REPO, pycache)
+    best: dict[str, int] = {}
+    for _ in range(repeat + 1):  # the first run writes the bytecode
+        err = subprocess.run(cmd, capture_output=True, env=env, check=True).stderr
+        for line in err.decode().splitlines()[1:]:
+            own, _, name = line.partition(":")[2].partition("|")
+            name = name.partition("|")[2].strip()
+            best[name] = min(best.get(name, 1 << 60), int(own))
+    shares = {"numpy": 0, "sklearn_rank": 0, "other": 0}
+    for name, micros in best.items():
+        top = name.partition(".")[0]
+        shares[top if top in shares else "other"] += micros
+    print("| `-X importtime`, own time of the modules (min of runs) | ms |")
+    print("|---|---:|")
+    for key, micros in shares.items():
+        print(f"| {key} | {micros / 1000:.1f} |")
+    heavy = [m for m in ("scipy", "sklearn", "pandas", "pyarrow") if m in best]
+    print(f"\n(imported among scipy, sklearn, pandas, pyarrow: {heavy or 'none'})\n")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
@@ -330,6 +359,7 @@ def main(argv=None) -> int:
         trec_eval = None
     with tempfile.TemporaryDirectory() as tmp:
         small_file(trec_eval, args.repeat, os.path.join(tmp, "pycache"))
+        import_shares(args.repeat, os.path.join(tmp, "pycache"))
         if args.small_only:
             return 0
         qrels, run = make_files(Path(tmp), args.lines, args.queries, args.qrels)

@@ -469,6 +469,7 @@ def evaluate(
     gain: str | None = None,
     discount: str | float | Callable | None = None,
     gain_rows: str | None = None,
+    ideal_order: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
     precision_denominator: str | None = None,
@@ -525,7 +526,7 @@ def evaluate(
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
 ap_denominator, recall_denominator, max_grade, weights, group_weight, \
 persistence, recall_level, r_multiple, integer_grades, judged_only, gain_rows, \
-convention : see :func:`sklearn_rank.evaluate`
+ideal_order, convention : see :func:`sklearn_rank.evaluate`
         Conventions; None takes the value of ``convention``.
     client : distributed.Client, default=None
         The cluster to compute on; None is Dask's current scheduler (the last
@@ -670,6 +671,7 @@ def evaluate_per_group(
     gain: str | None = None,
     discount: str | float | Callable | None = None,
     gain_rows: str | None = None,
+    ideal_order: str | None = None,
     relevance_threshold: float | str | None = None,
     precision_denominator: str | None = None,
     ap_denominator: str | None = None,

@@ -524,28 +524,27 @@ def _iprec_at(seq, n_relevant, level):
 
 def _judged_gains(seq, g):
     """gain_rows="judged" (trec_eval's get_gain): the ranked list's gains, 0 for
-    an unjudged row, and the ideal list: the judged rows of gain > 0 only."""
+    an unjudged row (or the gain named for level -1), and the ideal list: the
+    judged rows of gain > 0 only, in the ideal_order."""
     gain = g.options["gain"]
-    ranked = [_gain(y, gain) if j else 0.0 for y, j in seq]
-    ideal = [
-        _gain(y, gain)
-        for y, j in zip(g.all_labels, g.all_judged, strict=True)
-        if j and _gain(y, gain) > 0
-    ]
-    return ranked, ideal
+    ranked = [_trec_gain(y, j, gain) for y, j in seq]
+    return ranked, _walk(_trec_levels(g, gain))
 
 
 def _ndcg(seq, g):
     gain, discount = g.options["gain"], g.options["discount"]
     if g.options.get("gain_rows") == "judged":
         ranked, ideal_gains = _judged_gains(seq, g)
-        ideal = _dcg(sorted(ideal_gains, reverse=True), g.k, "linear", discount)
+        ideal = _dcg(ideal_gains, g.k, "linear", discount)
         if ideal <= 0:  # no judged row with a gain: undefined
             return math.nan
         return _dcg(ranked, g.k, "linear", discount) / ideal
-    # The ideal list orders the group's labels by their gain, highest first.
-    best = sorted(g.all_labels, key=lambda y: _gain(y, gain), reverse=True)
-    ideal = _dcg(best, g.k, gain, discount)
+    levels = _trec_levels(g, gain, rows="all")
+    if g.options.get("ideal_order") == "trec_eval" and not isinstance(gain, str):
+        ideal = _dcg(_walk(levels), g.k, "linear", discount)  # trec_eval's walk
+    else:  # the ideal list orders the group's labels by gain, highest first
+        best = sorted(g.all_labels, key=lambda y: _gain(y, gain), reverse=True)
+        ideal = _dcg(best, g.k, gain, discount)
     if ideal <= 0:  # possible with custom gains: no ideal gain, undefined
         return math.nan
     return _dcg(seq, g.k, gain, discount) / ideal
@@ -555,7 +554,10 @@ def _dcg_oracle(seq, g):
     gain, discount = g.options["gain"], g.options["discount"]
     if g.options.get("gain_rows") == "judged":
         ranked, ideal_gains = _judged_gains(seq, g)
-        if _dcg(sorted(ideal_gains, reverse=True), g.k, "linear", discount) <= 0:
+        # defined where the ideal DCG is > 0, or (trec_eval's plain sum, with
+        # a custom gain) a row of nonzero gain is ranked
+        nonzero = not isinstance(gain, str) and any(x != 0 for x in ranked)
+        if _dcg(ideal_gains, g.k, "linear", discount) <= 0 and not nonzero:
             return math.nan  # defined where the ideal DCG is > 0
         return _dcg(ranked, g.k, "linear", discount)
     return _dcg(seq, g.k, gain, discount)
@@ -565,18 +567,20 @@ def _g(seq, g):
     """trec_eval m_G.c, row by row: gain g_i (0 unjudged); S running gain; C
     running ideal cost, each position costing max(ideal_i, 1); terms
     g_i / log2(2 + C - S) for g_i != 0, over the sum of the ideal gains."""
-    ideal = sorted(
-        (y for y, j in zip(g.all_labels, g.all_judged, strict=True) if j and y > 0),
-        reverse=True,
-    )
+    ideal = _walk(_trec_levels(g, _g_gain(g)))
     if not ideal:
         return math.nan
     total = seen = cost = 0.0
     for i, (y, judged) in enumerate(seq):
-        gain = y if judged else 0.0
+        gain = _trec_gain(y, judged, _g_gain(g))
         seen += gain
         cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
         if gain != 0:
+            if 2 + cost - seen <= 0:  # trec_eval's nan
+                raise ValueError("G: log2(2 + C - S) of a number <= 0")
+            if 2 + cost - seen == 1:  # gain / 0: infinite, as trec_eval's
+                total += math.copysign(math.inf, gain)
+                continue
             total += gain / math.log2(2 + cost - seen)
     return total / math.fsum(ideal)
 
@@ -639,21 +643,91 @@ def _rbp_residual(seq, g):
     return p ** len(seq) + (1 - p) * math.fsum(open_terms)
 
 
-def _trec_levels(g):
-    """trec_eval's gain levels (gain_init.c): (gain, count) of the judged rows of
-    each label, by increasing gain, and the position of the top level."""
-    counts = Counter(
-        y for y, j in zip(g.all_labels, g.all_judged, strict=True) if j and y >= 0
-    )
-    return sorted(counts.items())
+def _trec_levels(g, gain="linear", rows="judged"):
+    """The gain levels that trec_eval walks (gain_init.c): ``(gain, count)``
+    from the bottom of the list up. ``ideal_order="gain"``: the distinct gains
+    of the judged rows (all rows with rows="all"), ascending. "trec_eval" (with
+    a mapping or callable gain and integer labels >= 0): the levels a mapping
+    names, in its order, then levels 0 .. top, sorted by glibc's merge sort
+    with trec_eval's truncating comparator; a level's rows count at its first
+    listed item."""
+    labels = [
+        y
+        for y, j in zip(g.all_labels, g.all_judged, strict=True)
+        if j or rows != "judged"
+    ]
+    integer = all(y >= 0 and y == int(y) for y in labels)
+    if (
+        g.options.get("ideal_order") != "trec_eval"
+        or isinstance(gain, str)
+        or not integer
+    ):
+        counts = Counter(_gain(y, gain) for y in labels)
+        return sorted(counts.items())
+    counts = Counter(int(y) for y in labels)
+    n_levels = max(counts, default=-1) + 1
+    named = getattr(gain, "pairs", None)
+    if named is None:
+        named = list(gain.items()) if isinstance(gain, dict) else []
+    items, seen = [], set()
+    for level, value in named:
+        if level == int(level):
+            items.append(
+                (float(value), counts[int(level)] if int(level) not in seen else 0)
+            )
+            seen.add(int(level))
+    items += [(_gain(i, gain), counts[i]) for i in range(n_levels) if i not in seen]
+    return _glibc_merge_sort(items, lambda a, b: int(a[0] - b[0]))
+
+
+def _glibc_merge_sort(items, cmp):
+    """glibc's qsort of a small array: msort_with_tmp, split at n // 2, the
+    merge takes the left item while cmp(left, right) <= 0."""
+    if len(items) < 2:
+        return items
+    mid = len(items) // 2
+    a, b = _glibc_merge_sort(items[:mid], cmp), _glibc_merge_sort(items[mid:], cmp)
+    merged = []
+    while a and b:
+        merged.append(a.pop(0) if cmp(a[0], b[0]) <= 0 else b.pop(0))
+    return merged + a + b
+
+
+def _walk(levels):
+    """The ideal list's gains, highest first: trec_eval's walk down the levels
+    (empty ones skipped), stopped at the first non-empty level of gain <= 0."""
+    ideal = _Ideal(None, levels)
+    out = []
+    while ideal.gain > 0:
+        if ideal.step() > 0:
+            out.append(ideal.gain)
+    return out
+
+
+def _trec_gain(y, judged, gain):
+    """trec_eval's get_gain of a ranked row: its level's gain, or for an
+    unjudged row the gain named for level -1 (0 when none is)."""
+    if judged:
+        return _gain(y, gain)
+    named = getattr(gain, "pairs", None)
+    if named is None:
+        named = list(gain.items()) if isinstance(gain, dict) else []
+    return next((float(v) for lv, v in named if lv == -1), 0.0)
+
+
+def _g_gain(g):
+    """G, ndcg_rel and Rndcg take a mapping or callable gain; a named gain
+    leaves their gains at the labels."""
+    gain = g.options.get("gain", "linear")
+    return "linear" if isinstance(gain, str) else gain
 
 
 class _Ideal:
     """trec_eval's walk down the ideal list (cur_level, num_at_level): each
     ``step()`` gives the ideal gain of the next position."""
 
-    def __init__(self, g):
-        self.levels = _trec_levels(g)
+    def __init__(self, g, levels=None):
+        self.levels = _trec_levels(g, _g_gain(g)) if levels is None else levels
         self.cur = len(self.levels) - 1
         self.num_at_level = 0
         self.gain = self.levels[self.cur][0] if self.cur >= 0 else 0.0
@@ -669,8 +743,10 @@ class _Ideal:
 
 def _ndcg_rel(seq, g):
     """m_ndcg_rel.c, its three loops (gain: the label of a judged row)."""
-    gains = [y if j else 0.0 for y, j in seq]
+    gains = [_trec_gain(y, j, _g_gain(g)) for y, j in seq]
     ideal = _Ideal(g)
+    if not _walk(ideal.levels):  # no ideal list: undefined (trec_eval: inf - inf)
+        return math.nan
     results_dcg = ideal_dcg = total = 0.0
     num_rel = num_rel_ret = 0
     i = 0
@@ -704,7 +780,7 @@ def _ndcg_rel(seq, g):
 
 def _rndcg(seq, g):
     """m_Rndcg.c, its three loops."""
-    gains = [y if j else 0.0 for y, j in seq]
+    gains = [_trec_gain(y, j, _g_gain(g)) for y, j in seq]
     ideal = _Ideal(g)
     old = ideal.gain
     results_dcg = ideal_dcg = total = 0.0
@@ -740,6 +816,8 @@ def _rndcg(seq, g):
         if ideal.gain > 0:
             ideal_dcg += ideal.gain / math.log2(i + 2)
         i += 1
+    if changes == 0:  # no R level: m_Rndcg.c divides 0 by 0 (undefined)
+        return math.nan
     return total / changes
 
 
@@ -890,6 +968,7 @@ def reference_per_group(
     gain_rows="all",
     integer_grades=False,
     r_multiple=1.0,
+    ideal_order="gain",
 ):
     """{group id: metric value, or NaN where the group is undefined}.
 
@@ -942,6 +1021,7 @@ def reference_per_group(
             exhaustive=exhaustive,
             gain_rows=gain_rows,
             r_multiple=r_multiple,
+            ideal_order=ideal_order,
         )
     return out
 
@@ -1127,6 +1207,7 @@ def reference_mean(
     integer_grades=False,
     r_multiple=1.0,
     in_pool=None,
+    ideal_order="gain",
 ):
     """The public metric value: ``(value, all_undefined)``.
 
@@ -1174,6 +1255,7 @@ def reference_mean(
         in_pool=in_pool,
         gain_rows=gain_rows,
         r_multiple=r_multiple,
+        ideal_order=ideal_order,
     )
     group_weights = reference_group_weights(
         metric,

@@ -43,6 +43,10 @@ custom_gains = st.sampled_from(
     [
         {0.0: 0.0, 1.0: 1.0, 2.0: 5.0, 3.0: 7.0, 4.0: 15.0},
         {0.0: -1.0, 1.0: 4.0, 2.0: 1.0, 3.0: 0.0, 4.0: 2.0},
+        # Gains less than 1 apart, not in label order: trec_eval's ideal order
+        # (ideal_order="trec_eval") differs from the gain order.
+        {2.0: 0.5, 0.0: 0.2, 4.0: 1.2, 1.0: 0.9, 3.0: 0.0},
+        {1.0: 0.5, 0.0: 0.0, 2.0: 2.0, 3.0: 2.7, 4.0: 2.1},
         {0.0: 0.0, 1.0: 0.0, 2.0: 0.0, 3.0: 0.0, 4.0: 0.0},
         _cube_root_gain,
     ]
@@ -234,6 +238,7 @@ OPTION_STRATEGIES = {
     "recall_level": lambda case: recall_levels,
     "judged_only": lambda case: st.booleans(),
     "gain_rows": lambda case: st.sampled_from(["all", "judged"]),
+    "ideal_order": lambda case: st.sampled_from(["gain", "trec_eval"]),
     "integer_grades": lambda case: st.booleans(),
     "r_multiple": lambda case: st.sampled_from([0.2, 0.35, 0.5, 1.0, 1.2, 2.0]),
 }

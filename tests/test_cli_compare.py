@@ -162,6 +162,8 @@ def test_a_table_with_two_score_columns(tmp_path, capsys):
             "uninitialised",
         ),
         (["compare", QRELS, RUN, TRUNC, "-m", "iprec@1.5"], 2, "in [0, 1]"),
+        # A measure that is no per-query library metric is named, not dropped.
+        (["compare", QRELS, RUN, RUN, "-m", "yaap"], 2, "left out: yaap"),
     ],
 )
 def test_errors_are_one_line_with_the_fix(argv, status, message, capsys):
@@ -193,6 +195,17 @@ def test_judged_only_reaches_compare(tmp_path, capsys):
     for name, value in evaluated.items():
         block = next(b for b in blocks if b.startswith(name))
         assert row(block, "results.test").split()[1] == value
+
+
+def test_measures_compare_cannot_test_are_named(tmp_path, capsys):
+    copy = tmp_path / "copy.test"
+    copy.write_text(Path(RUN).read_text())
+    assert (
+        main(["compare", "-m", "yaap,map", "-m", "num_ret", QRELS, RUN, str(copy)]) == 0
+    )
+    out, err = capsys.readouterr()
+    assert "note: left out: num_ret, yaap" in err
+    assert out.startswith("map")
 
 
 def test_t_test_footer_names_no_resamples_and_names_are_unique(tmp_path, capsys):

@@ -37,8 +37,9 @@ def test_unknown_measure_names_the_closest(measure, suggestion, capsys):
 @pytest.mark.parametrize(
     ("argv", "typed", "not_typed"),
     [
-        (["-l0"], "-l must be", "--relevance-threshold"),
-        (["--level_for_rel=0"], "--level_for_rel must be", "--relevance-threshold"),
+        (["-l-1"], "-l -1: below 0", "--relevance-threshold"),
+        (["--level_for_rel=-1"], "--level_for_rel -1:", "--relevance-threshold"),
+        (["--convention", "sklearn_rank", "-l0"], "-l must be", "--relevance-"),
         (["-M", "-1"], "argument -M:", "--max-docs"),
         (["-R", "qrel_jg"], "did you mean 'qrels_jg'", "--Rel_info_format"),
     ],
@@ -59,6 +60,15 @@ def test_help_for_one_measure(capsys):
     assert out.startswith("ndcg (trec_eval measure)")
     assert "gains per relevance level" in out and "P (trec_eval measure)" in out
     assert "usage:" not in out
+
+
+def test_measure_help_of_an_unknown_name_exits_2(capsys):
+    # The suggestion on stderr, exit 2 (a usage error), the known names' help
+    # still printed.
+    assert main(["eval", "-h", "-m", "ndgc_cut", "-m", "map"]) == 2
+    out, err = capsys.readouterr()
+    assert out.startswith("map (trec_eval measure)")
+    assert "unknown measure 'ndgc_cut'; did you mean 'ndcg_cut'" in err
 
 
 def test_trec_eval_abbreviated_long_options(capsys):

@@ -8,6 +8,9 @@ output must be equal, byte for byte.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,6 +43,28 @@ CASES = {
     "out.rel_level.rbp_resid_p1": "-q -c -m rbp_resid.p=1 qrels.rel_level "
     "results.trunc",
     "out.rel_level.rbp_resid_p0": "-q -J -m rbp_resid.p=0 qrels.rel_level results.test",
+    # -M 0: every query ranks nothing (no -c stand-in document either).
+    "out.test.M0": "-q -m all_trec -M 0 qrels.test results.test",
+    "out.rel_level.M0c": "-q -c -M 0 -m official -m ndcg.-1=2 -m rbp_resid.p=0.5 "
+    "-m utility.1,-1,0,0.5 qrels.rel_level results.trunc",
+    # Gain parameters on G, ndcg_rel and Rndcg: the library's kernels with the
+    # gain keyword and the trec_eval convention's ideal_order.
+    "out.rel_level.G_gains_c": "-q -c -m G.-1=1,1=0.5,3=2.5 qrels.rel_level "
+    "results.trunc",
+    "out.rel_level.ndcg_rel_Rndcg_gains": "-q -m ndcg_rel.2=0.5,0=0.3 "
+    "-m Rndcg.1=3.5,2=9.0,4=7.0 qrels.rel_level results.test",
+    "out.rel_level.Rndcg_G_gains_J": "-q -J -m Rndcg.1=0.5 -m G.2=0.5 "
+    "qrels.rel_level results.test",
+    # ndcg_rel: 0 where the sum is <= 0; Rndcg: 0 / 0 (-nan) where the walk
+    # down trec_eval's level order stops at once.
+    "out.comment.ndcg_rel_gains": "-q -m ndcg_rel.1=0.5 qrels.comment.test "
+    "results.comment.test",
+    "out.comment.Rndcg_gains": "-q -m Rndcg.1=0.5 qrels.comment.test "
+    "results.comment.test",
+    # -l 0 (and 0.5, read with atol): every judged document is relevant.
+    "out.test.l0c": "-q -c -m all_trec -l 0 qrels.test results.trunc",
+    "out.rel_level.l0J": "-q -J -l 0.5 -m official -m Rndcg -m ndcg_rel -m G "
+    "-m binG -m infAP -m set -m 11pt_avg qrels.rel_level results.test",
 }
 
 
@@ -83,3 +108,72 @@ def test_another_convention_keeps_the_ideal_order(capsys):
     assert main(["eval", "--quiet", "--convention", "sklearn_rank", *argv]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "ndcg_2=0.5            \t303\t0.3669" in lines
+
+
+@pytest.mark.parametrize("level", ["-1", "-2.5"])
+def test_a_negative_level_is_refused_with_the_reason(level, capsys):
+    # trec_eval counts unjudged documents as relevant at their ranks but not in
+    # num_rel below 0; refused, naming why.
+    with pytest.raises(SystemExit) as info:
+        main(["eval", "-l", level, *_argv("out.test.l2_5")[-2:]])
+    assert info.value.code == 2
+    assert "not in the number of relevant documents" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("expected", "flags"),
+    [("out.latin1.aq", ["-q", "-m", "all_trec"]),
+     ("out.latin1.qJ", ["-q", "-J", "-m", "official", "-m", "relstring"])],
+)  # fmt: skip
+def test_ids_that_are_not_utf8_are_compared_and_printed_as_bytes(expected, flags):
+    # qrels.latin1 / results.latin1 hold Latin-1 ids (q\xe9, d\xe9..., a run
+    # tag run\xe9) beside UTF-8 ones (q\xc3\xa9, q + CJK): trec_eval orders
+    # them by their bytes (strcmp) and prints the bytes back. A process of its
+    # own: standard output is bytes here.
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), *sys.path]))
+    files = [str(DATA / "qrels.latin1"), str(DATA / "results.latin1")]
+    out = subprocess.run(
+        [sys.executable, "-m", "sklearn_rank", "eval", "--quiet", *flags, *files],
+        capture_output=True,
+        check=True,
+        env=env,
+    ).stdout
+    assert out == (DATA / expected).read_bytes()
+
+
+def test_ids_that_are_not_utf8_are_refused_under_another_convention(capsys):
+    files = [str(DATA / "qrels.latin1"), str(DATA / "results.latin1")]
+    argv = ["eval", "--convention", "sklearn_rank", *files]
+    assert main(argv) == 1
+    assert "line 1: not valid UTF-8 (byte 0xe9" in capsys.readouterr().err
+
+
+# Two lines appended to results.test: the last document of query 301 again,
+# one point lower (rank 501), and the first of 302 again at score -1000.
+DUPLICATES = (
+    "301\tQ0\tFBIS3-20713\t999\t0.655716\tSTANDARD\n"
+    "302\tQ0\tFR940126-2-00106\t999\t-1000\tSTANDARD\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("expected", "flags"),
+    [("out.test.dup_M100", ["-q", "-M", "100", "-m", "all_trec"]),
+     ("out.test.dup_M500c", ["-q", "-M", "500", "-c", "-m", "official"])],
+)  # fmt: skip
+def test_a_document_listed_twice_below_the_cutoff_is_computed(
+    expected, flags, tmp_path, capsys
+):
+    # trec_eval checks for a document listed twice among the top -M only.
+    run = tmp_path / "results.dup"
+    run.write_text((DATA / "results.test").read_text() + DUPLICATES)
+    argv = [*flags, str(DATA / "qrels.test"), str(run)]
+    assert main(["eval", "--quiet", *argv]) == 0
+    assert capsys.readouterr().out == (DATA / expected).read_text()
+    # Both copies kept (-M 501, or no -M): an error naming both lines, as
+    # trec_eval's (exit 4 there).
+    assert main(["eval", "--quiet", "-M", "501", *argv[-2:]]) == 1
+    err = capsys.readouterr().err
+    assert "line 1501: duplicate document 'FBIS3-20713'" in err
+    assert "(first listed on line 119) within the top 501 (-M)" in err

@@ -145,8 +145,12 @@ def test_max_docs_per_query():
     assert t.docno[q1 & t.retrieved].tolist() == ["b"]
     # a was cut off but is judged: kept as not retrieved; c is unjudged: dropped.
     assert sorted(t.docno[q1 & ~t.retrieved].tolist()) == ["a", "z"]
+    # 0 (trec_eval's -M 0): nothing retrieved, the judged rows stay.
+    t = _arrays(max_docs_per_query=0)
+    assert not t.retrieved.any() and t.docno[q1 := t.groups == "q1"].size
+    assert sorted(t.docno[q1].tolist()) == ["a", "b", "z"]
     with pytest.raises(ValueError, match="max_docs_per_query"):
-        _arrays(max_docs_per_query=0)
+        _arrays(max_docs_per_query=-1)
 
 
 def test_file_order_does_not_matter():

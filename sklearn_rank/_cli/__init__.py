@@ -115,8 +115,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         exact = {o for a in command._actions for o in a.option_strings}
         argv = argv[:1] + _usage.expand_trec_abbreviations(argv[1:], FLAGS, exact)
-        if argv[0] == "eval" and _measure_help(argv[1:]):
-            return 0
+        status = _measure_help(argv[1:]) if argv[0] == "eval" else None
+        if status is not None:
+            return status
     args = parser.parse_args(argv)
     return int(args._module.run(args, args._parser))
 
@@ -128,11 +129,13 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict:
     return {}
 
 
-def _measure_help(argv: list[str]) -> bool:
-    """``eval -h -m MEASURE``: that measure's help instead of the command's."""
+def _measure_help(argv: list[str]) -> int | None:
+    """``eval -h -m MEASURE``: that measure's help instead of the command's;
+    the exit status (2 when a name is unknown: its line goes to stderr), or
+    None when the command's own help (or no help) is asked for."""
     argv = argv[: argv.index("--")] if "--" in argv else argv
     if not ({"-h", "--help"} & set(argv)):
-        return False
+        return None
     names = []
     for i, token in enumerate(argv):
         if token in ("-m", "--measure") and i + 1 < len(argv):
@@ -142,11 +145,15 @@ def _measure_help(argv: list[str]) -> bool:
         elif token.startswith("-m") and len(token) > 2 and not token.startswith("--"):
             names.append(token[2:])
     if not names:
-        return False
+        return None
     from ._measures import measure_help
 
-    sys.stdout.write(measure_help(names))
-    return True
+    lines = measure_help(names).splitlines(keepends=True)
+    unknown = [line for line in lines if line.startswith("unknown measure")]
+    sys.stdout.write("".join(line for line in lines if line not in unknown))
+    for line in unknown:
+        sys.stderr.write(f"sklearn-rank eval: error: {line}")
+    return 2 if unknown else 0
 
 
 def _keep_freed_memory() -> None:

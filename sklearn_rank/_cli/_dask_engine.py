@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import os
 from collections.abc import Iterator
+
+_ERROR = 40  # logging.ERROR, without importing logging at start-up
 
 ENGINES = ("memory", "dask")
 
@@ -85,7 +86,7 @@ def client(address: str | None) -> Iterator[object]:
         return
     with (
         distributed.LocalCluster(
-            processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+            processes=True, dashboard_address=":0", silence_logs=_ERROR
         ) as cluster,
         distributed.Client(cluster) as c,
     ):

@@ -82,14 +82,14 @@ def trec_count(text: str) -> int:
 
 
 def trec_max_docs(text: str) -> int:
-    """``-M``: ``atol`` as trec_eval (``3.7`` is 3); below 1 refused: trec_eval
-    crashes on a negative value (a segmentation fault) and -M 0 leaves no
-    document to evaluate."""
+    """``-M``: ``atol`` as trec_eval (``3.7`` is 3); 0 ranks no document (every
+    query evaluated on an empty ranking, as trec_eval); below 0 refused:
+    trec_eval crashes on a negative value (a segmentation fault)."""
     value = trec_count(text)
-    if value < 1:
+    if value < 0:
         raise argparse.ArgumentTypeError(
-            f"must be a positive integer, got {text!r} (trec_eval crashes on a "
-            "negative -M, and -M 0 ranks no document)"
+            f"must be an integer >= 0, got {text!r} (trec_eval crashes on a "
+            "negative -M: a segmentation fault)"
         )
     return value
 
@@ -193,7 +193,9 @@ FLAGS: tuple[Flag, ...] = (
         "--level_for_rel",
         "conventions",
         "`relevance_threshold=N`; the `trec_eval` convention reads N with `atol`, as "
-        "trec_eval (`-l 2.5` is 2); 0 and below are refused (see below)",
+        "trec_eval (`-l 2.5` is 2); `-l 0` makes every judged document relevant "
+        "(trec_eval's `rel >= 0`; the gain measures read the grades, as "
+        "trec_eval's); below 0 refused (see below)",
         names=("--relevance-level", "--relevance-threshold"),
         kwargs={
             "dest": "relevance_threshold",
@@ -268,7 +270,7 @@ FLAGS: tuple[Flag, ...] = (
         "--Max_retrieved_per_topic",
         "inputs",
         "keeps the top N documents of each query; read with `atol` (`3.7` is 3); "
-        "below 1 refused (trec_eval crashes on a negative N)",
+        "0 ranks no document, as trec_eval; below 0 refused (trec_eval crashes)",
         names=("--max-docs",),
         kwargs={
             "dest": "max_docs",
@@ -356,3 +358,7 @@ def docs_table() -> str:
         ours = ", ".join(f"`{n}`" for n in (flag.letter, flag.trec_long, *flag.names))
         rows.append(f"| `{flag.letter}`, `{flag.trec_long}` | {ours} | {flag.notes} |")
     return "\n".join(rows) + "\n"
+
+
+# Every spelling of each trec_eval flag (messages name the one typed).
+FLAG_NAMES = {f.letter: (f.letter, f.trec_long, *f.names) for f in FLAGS}

@@ -31,6 +31,10 @@ class RunInput:
     pooled: np.ndarray | None = None  # has a qrels line (TREC input only)
     # (queries, relevant rows) before -D: what trec_eval's -c averages read
     complete_totals: tuple[int, int] | None = None
+    # -M N: trec_eval's cut, which -c's stand-in document passes only if N >= 1
+    max_docs: int | None = None
+    # -l 0 under the trec_eval convention: every judged document is relevant
+    level_zero: bool = False
 
 
 def file_format(path: str, forced: str | None) -> str:
@@ -88,7 +92,9 @@ def check_overlap(
 ) -> None:
     """A run that shares no query with the judgments is an error, not 'nothing'
     (with -c every judged query is evaluated, as trec_eval does: all zeros)."""
-    if not complete and not joined.retrieved.any():
+    # (The judged rows of the run's queries stay when -M 0 cuts every
+    # retrieved one: those queries are evaluated on an empty ranking.)
+    if not complete and not joined.query_ids:
         raise ValueError(
             f"{run_source}: no query of this run is in {qrels_source}; check that "
             "the files belong together (query ids must match exactly)"
@@ -168,16 +174,25 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
         return None if progress is None or path == "-" else progress.reader(path)
 
     bom = byte_order_mark(args)
+    # trec_eval compares ids as bytes: under its convention a file that is not
+    # UTF-8 is read as it reads it (the bytes come back out on stdout).
+    errors = "surrogateescape" if bom == "keep" else "strict"
     qrels = read_qrels_columns(
         stdin_or_path(args.files[0]),
         byte_order_mark=bom,
+        encoding_errors=errors,
         progress=reader(args.files[0]),
     )
     check_not_empty(qrels, "qrels")
     out, tags = [], []
     for path in args.files[1:]:
         run = read_run_columns(
-            stdin_or_path(path), byte_order_mark=bom, progress=reader(path)
+            stdin_or_path(path),
+            byte_order_mark=bom,
+            encoding_errors=errors,
+            # trec_eval checks for a document listed twice in the top -M only
+            duplicates="join" if bom == "keep" else "raise",
+            progress=reader(path),
         )
         check_not_empty(run, "run")
         joined = join_columns(
@@ -185,6 +200,7 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
         )
         check_overlap(joined, run.source, qrels.source, args.complete)
         out.append(from_join(path, run.run_tag, joined))
+        out[-1].max_docs = args.max_docs
         tags.append(run.run_tag)
         del run, joined
     for item, name in zip(out, _names(args.files[1:], tags), strict=True):

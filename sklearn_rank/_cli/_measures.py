@@ -70,12 +70,12 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
         "levels", "iprec_11pt", "levels", tuple(i / 10 for i in range(11))
     ),
     "binG": TrecMeasure("metric", "bing"),
-    "G": TrecMeasure("metric", "g"),
+    "G": TrecMeasure("metric", "g", "gains"),
     "dcg": TrecMeasure("metric", "dcg", "gains"),
-    "ideal_dcg": TrecMeasure("ideal", None, "gains"),  # _cli/_trec_gains
+    "ideal_dcg": TrecMeasure("ideal", None, "gains"),  # the engine's ideal DCG
     "ndcg": TrecMeasure("metric", "ndcg", "gains"),
-    "ndcg_rel": TrecMeasure("metric", "ndcg_rel"),
-    "Rndcg": TrecMeasure("metric", "rndcg"),
+    "ndcg_rel": TrecMeasure("metric", "ndcg_rel", "gains"),
+    "Rndcg": TrecMeasure("metric", "rndcg", "gains"),
     "ndcg_cut": TrecMeasure("metric", "ndcg", "cutoffs", _CUTS),
     "map_cut": TrecMeasure("metric", "map", "cutoffs", _CUTS),
     "relative_P": TrecMeasure(
@@ -232,24 +232,14 @@ def _pairs(name: str, params: str) -> tuple[tuple[str, float], ...]:
     return tuple(pairs)
 
 
-class TrecGain:
-    """trec_eval's gain function for ``ndcg.L=G,...``: the named levels take their
-    gain, every other level its own value (gain_init.c, setup_gains)."""
+def trec_gain(pairs: tuple[tuple[float, float], ...]):
+    """trec_eval's per-level gains (``ndcg.1=3,2=9``): the engine's
+    :class:`~sklearn_rank._engine.conventions.LevelGains`, which the metrics'
+    ``gain`` keyword takes (the named levels, in their order; every other level
+    its own value; -1 and -2 the unjudged documents)."""
+    from .._engine.conventions import LevelGains
 
-    def __init__(self, pairs: tuple[tuple[float, float], ...]) -> None:
-        self.pairs = pairs
-
-    def __call__(self, y):
-        import numpy as np
-
-        out = np.asarray(y, dtype=np.float64).copy()
-        for level, value in self.pairs:
-            out[y == level] = value
-        return out
-
-
-def trec_gain(pairs: tuple[tuple[float, float], ...]) -> TrecGain:
-    return TrecGain(pairs)
+    return LevelGains(pairs)
 
 
 def _gain_keywords(name: str, params: str) -> tuple:

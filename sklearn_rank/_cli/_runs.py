@@ -79,6 +79,8 @@ def only_query(run, qid: str):
         qids=[qid],
         retrieved=take(run.retrieved),
         judged=take(run.judged),
+        pooled=take(run.pooled),
+        max_docs=run.max_docs,
     )
     one.complete_totals = run.complete_totals  # trec_eval's -c reads every query
     return one

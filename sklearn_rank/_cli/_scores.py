@@ -33,7 +33,8 @@ def counts(
 
     ``stand_in``: 1 for a query the run file lacks (scored under -c), where
     trec_eval ranks one stand-in document of its own (trec_eval.c,
-    ``bogus_ranking``: retrieved, not in the pool; -J removes it)."""
+    ``bogus_ranking``: retrieved, not in the pool; -J removes it, and so does
+    ``-M 0``, which cuts every ranking to nothing)."""
     n = len(run.qids)
     relevant = run.y_true > 0 if threshold is None else run.y_true >= threshold
     retrieved = (
@@ -43,8 +44,9 @@ def counts(
     in_file = group_counts(run.codes, n, retrieved) > 0
     if judged_only:
         retrieved = retrieved & judged
+    stand_in = not judged_only and run.max_docs != 0
     return {
-        "stand_in": (~in_file & (not judged_only)).astype(np.float64),
+        "stand_in": (~in_file & stand_in).astype(np.float64),
         "num_ret": group_counts(run.codes, n, retrieved),
         "num_rel": group_counts(run.codes, n, relevant),
         "num_rel_ret": group_counts(run.codes, n, relevant & retrieved),
@@ -144,7 +146,7 @@ def score(
     per, means = _library_values(
         run, measures, keywords, options, need_per_query, in_order, trec
     )
-    c = counts(run, options.relevance_threshold, options.judged_only)
+    c = counts(judged_levels(run), options.relevance_threshold, options.judged_only)
     if trec and in_order:
         _empty_rankings(measures, per, means, c, run, notes)
         _stand_in_residual(measures, per, means, c)
@@ -172,23 +174,22 @@ def score(
 
 def _library_values(run, measures, keywords, options, need_per_query, in_order, trec):
     """The library's values: one call of ``evaluate_per_group`` (or
-    ``evaluate``) per set of measure keywords, then trec_eval's own gains
-    (:mod:`._trec_gains`); per-query values and means by ``(keywords, metric)``."""
-    from .. import evaluate, evaluate_per_group
-
-    fill = options.undefined
+    ``evaluate``) per set of measure keywords (trec_eval's per-level gains are
+    the ``gain`` keyword, its ideal level order the convention's
+    ``ideal_order``); per-query values and means by ``(keywords, metric)``."""
     common = {
         "groups": run.codes,
         "retrieved": run.retrieved,
         "judged": run.judged,
-        # Negative grades: pooled, not judged (infAP's third class).
+        # Negative grades: pooled, not judged (infAP's third class, and the
+        # gain of level -2).
         "in_pool": run.pooled,
         **keywords,
     }
     calls: dict[tuple, list[str]] = {}
     for m in measures:
-        if _trec_gain_pairs(m, trec) is not None:
-            continue  # trec_eval's own ideal ranking (_trec_gains)
+        if m.kind == "ideal":
+            continue  # the engine's ideal DCG (below)
         if m.kind == "levels":
             for r in m.levels:
                 calls.setdefault((), []).append(f"iprec@{r!r}")
@@ -198,32 +199,135 @@ def _library_values(run, measures, keywords, options, need_per_query, in_order, 
             calls.setdefault((), []).append(READ_OFF[m.kind])
     means: dict[tuple, float] = {}
     per: dict[tuple, np.ndarray] = {}
-    for extra, names in calls.items():
-        names = list(dict.fromkeys(names))
-        kw = {**common, **dict(extra)}
-        if need_per_query:
-            kw_pg = {k: v for k, v in kw.items() if k != "undefined"}
-            found = evaluate_per_group(run.y_true, run.y_score, metrics=names, **kw_pg)
-            for name, values in found.values.items():
-                filled = (
-                    np.where(np.isnan(values), fill, values) if in_order else values
-                )
-                per[extra, name] = filled
-                if in_order:
-                    means[extra, name] = _in_order_mean(filled)
-        if not in_order:
-            found = evaluate(run.y_true, run.y_score, metrics=names, **kw)
-            means.update({(extra, n): v for n, v in found.items()})
+    for extra, all_names in calls.items():
+        for names, y_true in _label_sets(run, list(dict.fromkeys(all_names))):
+            _call(run, names, y_true, {**common, **dict(extra)}, extra, per, means,
+                  (options, need_per_query, in_order, trec))  # fmt: skip
     for m in measures:
-        pairs = _trec_gain_pairs(m, trec)
-        if pairs is not None:
-            from ._trec_gains import trec_gain_values
-
+        if m.kind == "ideal":
             key = (m.keywords, m.metric)
-            metric = "ideal_dcg" if m.kind == "ideal" else m.metric
-            per[key] = trec_gain_values(run, metric, pairs, keywords)
+            per[key] = _ideal_dcg(run, m, options)
             means[key] = _in_order_mean(per[key])
     return per, means
+
+
+def _label_sets(run: RunInput, names: list[str]):
+    """``(metric names, y_true)`` to evaluate: all on the grades, or under
+    ``-l 0`` the binary metrics on :func:`judged_levels`, the others on the
+    grades."""
+    if not run.level_zero:
+        return [(names, run.y_true)]
+    from .._metrics.registry import METRICS
+
+    def binary(name: str) -> bool:
+        spec = METRICS.get(name.partition("@")[0])
+        return spec is not None and spec.labels == "binary"
+
+    sets = [
+        ([n for n in names if binary(n)], judged_levels(run).y_true),
+        ([n for n in names if not binary(n)], run.y_true),
+    ]
+    return [(n, y) for n, y in sets if n]
+
+
+def judged_levels(run: RunInput) -> RunInput:
+    """``-l 0`` (trec_eval: ``rel >= 0``): the run with every judged grade moved
+    up by one and the other rows at 0, so that threshold 1 makes exactly the
+    judged documents relevant; the run itself otherwise."""
+    if not run.level_zero:
+        return run
+    import dataclasses
+
+    judged = np.ones(run.y_true.shape, bool) if run.judged is None else run.judged
+    y = np.where(judged, np.trunc(run.y_true) + 1.0, 0.0)
+    return dataclasses.replace(run, y_true=y, level_zero=False)
+
+
+def _call(run, names, y_true, kw, extra, per, means, flags) -> None:
+    """One library call: the per-query values (filled as trec_eval fills) and
+    the means of ``names`` on ``y_true``."""
+    from .. import evaluate, evaluate_per_group
+
+    options, need_per_query, in_order, trec = flags
+    fill = options.undefined
+    y_score = run.y_score
+    if trec and _stand_in_gain(extra, options):
+        y_true, y_score, kw = _with_stand_in(run, kw, y_true)
+    if need_per_query:
+        kw_pg = {k: v for k, v in kw.items() if k != "undefined"}
+        found = evaluate_per_group(y_true, y_score, metrics=names, **kw_pg)
+        for name, values in found.values.items():
+            undefined = np.isnan(values)
+            if trec and name == "rndcg":
+                undefined &= ~_has_relevant(run, options)  # 0 / 0 (-nan)
+            filled = np.where(undefined, fill, values) if in_order else values
+            per[extra, name] = filled
+            if in_order:
+                means[extra, name] = _in_order_mean(filled)
+    if not in_order:
+        found = evaluate(y_true, y_score, metrics=names, **kw)
+        means.update({(extra, n): v for n, v in found.items()})
+
+
+def _has_relevant(run: RunInput, options) -> np.ndarray:
+    """Per query, whether a row is relevant: where Rndcg is undefined anyway
+    (no R level), trec_eval divides 0 by 0 (m_Rndcg.c) and prints -nan."""
+    t = options.relevance_threshold
+    y = judged_levels(run).y_true
+    relevant = y > 0 if t is None else y >= t
+    return group_counts(run.codes, len(run.qids), relevant) > 0
+
+
+def _ideal_dcg(run: RunInput, m: Measure, options) -> np.ndarray:
+    """trec_eval's ``ideal_dcg.L=G``: the engine's ideal DCG of each query's
+    judged documents (the convention's ``ideal_order``)."""
+    from .._engine.kernels_trec import ideal_dcg_values
+
+    y = np.trunc(run.y_true) if options.integer_grades else run.y_true
+    gain = dict(m.keywords).get("gain") or "linear"
+    return ideal_dcg_values(
+        y,
+        run.codes,
+        len(run.qids),
+        gain=gain,
+        judged=run.judged,
+        ideal_order=options.ideal_order,
+    )
+
+
+def _stand_in_gain(extra: tuple, options) -> bool:
+    """Whether a measure's gains give -c's stand-in document (outside the
+    judgments: level -1) a gain."""
+    from .._engine.gain_order import unjudged_gains
+
+    gain = dict(extra).get("gain")
+    return gain is not None and unjudged_gains(gain)[0] != 0 and not options.judged_only
+
+
+def _with_stand_in(run: RunInput, kw: dict, y_true: np.ndarray):
+    """The run with trec_eval's stand-in document (trec_eval.c,
+    ``bogus_ranking``: one retrieved document outside the judgments) ranked for
+    each query that the run file lacks (-c), so that level -1's gain reaches
+    it; nothing to add without -c, or under -M 0 (the cut leaves none)."""
+    if run.retrieved is None or run.max_docs == 0:
+        return y_true, run.y_score, kw
+    n = len(run.qids)
+    lacking = np.flatnonzero(group_counts(run.codes, n, run.retrieved) == 0)
+    if not lacking.size:
+        return y_true, run.y_score, kw
+    extra = lacking.size
+    top = float(run.y_score.max(initial=0.0)) + 1.0
+
+    def add(a, value):
+        return np.concatenate([a, np.full(extra, value, dtype=a.dtype)])
+
+    kw = dict(kw)
+    kw["groups"] = np.concatenate([run.codes, lacking.astype(run.codes.dtype)])
+    kw["retrieved"] = add(run.retrieved, True)
+    for name in ("judged", "in_pool"):
+        if kw.get(name) is not None:
+            kw[name] = add(kw[name], False)
+    return add(y_true, 0.0), add(run.y_score, top), kw
 
 
 # trec_eval measures read off a library metric here (their Measure.metric is
@@ -351,18 +455,6 @@ def _empty_rankings(measures, per, means, c, run, notes) -> None:
             f"{', '.join(dict.fromkeys(named))} divide 0 by 0 there: NaN (-nan), "
             "as trec_eval prints them"
         )
-
-
-def _trec_gain_pairs(m: Measure, trec_convention: bool):
-    """The ``(level, gain)`` pairs of trec_eval's ``ndcg.L=G`` / ``dcg.L=G``
-    under its convention, and of ``ideal_dcg`` (no library metric) always;
-    None for every other measure."""
-    if m.kind != "ideal" and m.metric not in ("ndcg", "dcg"):
-        return None
-    pairs = getattr(dict(m.keywords).get("gain"), "pairs", None)
-    if m.kind == "ideal":
-        return pairs or ()
-    return pairs if trec_convention else None
 
 
 def relstrings(run: RunInput, length: int, options) -> np.ndarray:

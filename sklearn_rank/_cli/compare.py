@@ -146,8 +146,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     # reported under its printed label, computed in a call of its own.
     calls = measure_calls(measures)
     metrics = [key for keyed in calls.values() for key, _ in keyed]
-    if not metrics:
-        parser.error("compare needs at least one metric (e.g. -m ndcg@10,map)")
+    _check_left_out(measures, metrics, args, parser)
     own = [m.label for m in measures if m.metric and m.gains]
     if own and (args.plot is not None or args.segment_col is not None):
         parser.error(
@@ -156,6 +155,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             "--plot / --segment-col)"
         )
     keywords = _eval._conventions(args, trec_input)
+    _eval.level_zero(args, parser, keywords, "compare")
     options = _eval._resolve(parser, keywords)
     progress = Progress(args.quiet)
     try:
@@ -203,6 +203,24 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     # keywords of its own is refused with them above)
     plain = [key for keyed in calls.values() for key, metric in keyed if key == metric]
     return _plotting.compare_extras(args, runs, plain, keywords)
+
+
+def _check_left_out(measures, metrics, args, parser) -> None:
+    """Counts, set measures, strings and the values read off a library metric
+    (yaap, ideal_dcg, ...) have no per-query library metric to test: a note
+    names them, or the usage error when no measure is left."""
+    dropped = [m.label for m in measures if m.metric is None]
+    left_out = (
+        f"left out: {', '.join(dropped)} (compare tests measures that are a "
+        "library metric per query; `sklearn-rank eval -q` prints these)"
+    )
+    if not metrics:
+        parser.error(
+            "compare needs at least one metric (e.g. -m ndcg@10,map)"
+            + (f"; {left_out}" if dropped else "")
+        )
+    if dropped and not args.quiet:
+        print(f"sklearn-rank compare: note: {left_out}", file=sys.stderr)
 
 
 def measure_calls(measures) -> dict[tuple, list[tuple[str, str]]]:

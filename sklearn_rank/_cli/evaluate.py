@@ -206,6 +206,44 @@ def _conventions(args: argparse.Namespace, trec_input: bool) -> dict:
     }
 
 
+def level_zero(args, parser, keywords: dict, command: str = NAME) -> bool:
+    """``-l 0`` (and ``-l 0.5``, read with atol) under the ``trec_eval``
+    convention: every judged document is relevant, as trec_eval's ``rel >= 0``
+    (documents without a qrels line, or with a negative grade, are not). The
+    library's threshold is > 0: the binary measures read the grades moved up by
+    one (:func:`._scores.judged_levels`) at threshold 1, the gain measures the
+    grades themselves (trec_eval's gains never read ``-l``). Returns whether
+    that is the case. ``-l`` below 0 is refused: trec_eval then counts
+    unjudged documents as relevant in the ranking but not in R."""
+    level = getattr(args, "relevance_threshold", None)
+    trec = keywords.get("convention") == "trec_eval"
+    if not (trec and isinstance(level, _flags.TrecLevel) and level.atol <= 0):
+        return False
+    from ._usage import typed_spelling
+
+    flag = typed_spelling(_flags.FLAG_NAMES["-l"]) or "-l"
+    if level.atol < 0:
+        parser.error(
+            f"{flag} {level.atol}: below 0 trec_eval counts the documents it did not "
+            "judge (relevance value -1, or -2 for a negative grade) as relevant "
+            "at their ranks but not in the number of relevant documents R "
+            "(num_rel), so precision, recall and AP mix two sets of relevant "
+            "documents; this command does not reproduce that. Use -l 0 (every "
+            "judged document relevant) or -l 1"
+        )
+    if (
+        command != NAME
+        or getattr(args, "engine", None) == "dask"
+        or (getattr(args, "rel_info_format", "qrels") == "qrels_jg")
+    ):
+        parser.error(
+            f"{flag} 0 (every judged document relevant) is computed by "
+            "`sklearn-rank eval` on qrels and run files; give a level >= 1 here"
+        )
+    keywords["relevance_threshold"] = 1.0
+    return True
+
+
 def _resolve(parser: argparse.ArgumentParser, keywords: dict):
     """The library's own validation of every convention (exit 2 on a bad one)."""
     from .._engine.conventions import resolve_options
@@ -234,6 +272,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     measures, bases, skipped = _parse_measures(args, parser, trec_input, groups)
     _dask_engine.check_measures(args, parser, measures)
     keywords = _conventions(args, trec_input)
+    args.level_zero = level_zero(args, parser, keywords)
     options = _resolve(parser, keywords)
     if skipped and not args.quiet:
         print(
@@ -295,8 +334,20 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         digits=args.digits,
         prefix="Z" if zscores is not None else "",
     )
-    sys.stdout.write(text)
+    write_stdout(text)
     return _plotting.eval_extras(args, runs, measures, keywords, NAME)
+
+
+def write_stdout(text: str) -> None:
+    """Print ``text``; an id read from bytes that are not UTF-8 (trec_eval's
+    reading) holds lone surrogates, written back as those bytes."""
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        sys.stdout.flush()
+        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+        sys.stdout.buffer.write(text.encode(encoding, "surrogateescape"))
+        sys.stdout.buffer.flush()
 
 
 def _parse_measures(args, parser, trec_input: bool, groups: bool):
@@ -318,6 +369,8 @@ def _run_result(r, args, measures, keywords, options, zscores, notes):
     """One run's result: its values, then -Z's z-scores and -c's summary."""
     per_query = args.per_query or zscores is not None
     n_total = r.complete_totals[0] if args.complete else None
+    if getattr(args, "level_zero", False):  # -l 0: see level_zero
+        r.level_zero = True
     result = score_run(
         r,
         measures,

@@ -56,16 +56,67 @@ def _threshold(value: str | float) -> float | None:
 
 
 class GainMap(tuple):
-    """A ``{label: gain}`` mapping as sorted, hashable ``(label, gain)`` pairs."""
+    """A ``{label: gain}`` mapping as sorted, hashable ``(label, gain)`` pairs;
+    ``given`` keeps the mapping's own order (the ``"trec_eval"`` ideal order
+    reads it)."""
+
+    given: tuple[tuple[float, float], ...] = ()
 
     def __repr__(self) -> str:
         return repr(dict(self))
+
+    def __eq__(self, other: object) -> bool:
+        return tuple.__eq__(self, other) and self.given == getattr(other, "given", ())
+
+    def __hash__(self) -> int:
+        return hash((tuple(self), self.given))
+
+
+class LevelGains:
+    """trec_eval's per-level gains (``ndcg.1=3,2=9``, ``gain_init.c``): the
+    given ``(level, gain)`` pairs, in their order; every other label gains its
+    own value. Levels -1 and -2 give a gain to unjudged rows (see ``gain``).
+
+    Parameters
+    ----------
+    pairs : sequence of (float, float)
+        ``(level, gain)``; the first pair of a level wins.
+
+    Examples
+    --------
+    >>> from sklearn_rank._engine.conventions import LevelGains
+    >>> LevelGains([(1, 3.0), (4, 4.5)])([0.0, 1.0, 2.0, 4.0]).tolist()
+    [0.0, 3.0, 2.0, 4.5]
+    """
+
+    def __init__(self, pairs) -> None:
+        self.pairs = tuple((float(a), float(b)) for a, b in pairs)
+
+    def __call__(self, y):
+        import numpy as np
+
+        y = np.asarray(y, dtype=np.float64)
+        out = y.copy()
+        for level, value in reversed(self.pairs):  # the first pair wins
+            out[y == level] = value
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LevelGains) and self.pairs == other.pairs
+
+    def __hash__(self) -> int:
+        return hash(self.pairs)
+
+    def __repr__(self) -> str:
+        return f"LevelGains({list(self.pairs)!r})"
 
 
 def _gain(value: Any) -> Any:
     if not isinstance(value, Mapping):
         return value
-    return GainMap(sorted((float(k), float(v)) for k, v in value.items()))
+    out = GainMap(sorted((float(k), float(v)) for k, v in value.items()))
+    out.given = tuple((float(k), float(v)) for k, v in value.items())
+    return out
 
 
 def _discount(value: Any) -> Any:
@@ -104,8 +155,15 @@ _OPTIONS = (
         trec_eval and scikit-learn; labels >= 0), a mapping ``{label: gain}``
         (trec_eval's per-level gains; every label needs an entry), or a
         vectorised callable of the label array (TF-Ranking's ``gain_fn``). With
-        a mapping or a callable the ideal order sorts by gain, and a group whose
-        ideal DCG is <= 0 is undefined for NDCG.""",
+        a mapping or a callable the ideal order sorts by gain (see
+        ``ideal_order``), and a group whose ideal DCG is <= 0 is undefined for
+        NDCG. Under ``gain_rows="judged"`` an unjudged row gains 0, or the
+        mapping's entry for -1 (outside the pool; ``in_pool`` False or not
+        given) or -2 (in the pool with a negative grade), as trec_eval's
+        ``ndcg.-1=G``, and DCG is defined where a row of nonzero gain is
+        ranked too (trec_eval's dcg is a plain sum). G, ndcg_rel and Rndcg
+        take a mapping or a callable the same way; with a named gain their
+        gains stay the labels (trec_eval's default levels).""",
         "str | Mapping | Callable | None",
         _gain,
     ),
@@ -139,6 +197,23 @@ _OPTIONS = (
         its ideal DCG is > 0 (for RBP: where a judged row has a positive
         label), whatever the relevance threshold (trec_eval's NDCG and RBP read
         the grades, never ``-l``). Without ``judged`` every row is judged.""",
+        "str | None",
+    ),
+    Option(
+        "ideal_order",
+        "gain",
+        (StrOptions("gain", "trec_eval"),),
+        """The order of the ideal ranking of NDCG, G, ndcg_rel and Rndcg.
+        "gain" (the default convention): the judged rows of gain > 0 sorted by
+        gain, the mathematically ideal ranking. "trec_eval"
+        (gain_init.c): each group's gain levels (the levels the mapping names,
+        in its order, then the group's levels 0 .. top) sorted by glibc's merge
+        sort with trec_eval's comparator, which truncates gain differences to
+        integers (gains less than 1 apart compare equal and keep their list
+        order), walked from the top and stopped at the first non-empty level of
+        gain <= 0. The two differ only for gains whose differences are not
+        integers (``{1: 0.5}``: level 1 then ranks below level 0); labels that
+        are not non-negative integers always take the "gain" order.""",
         "str | None",
     ),
     Option(
@@ -312,6 +387,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         # m_ndcg.c / gain_init.c get_gain: unjudged (and negative) documents gain
         # 0 and stay out of the ideal list; ideal_dcg > 0 decides, not -l.
         "gain_rows": "judged",
+        # gain_init.c setup_gains: qsort with comp_rel_gain, which truncates.
+        "ideal_order": "trec_eval",
         "integer_grades": True,  # get_qrels.c: rel = atol(text)
     },
     # scikit-learn sklearn/metrics/_ranking.py (ndcg_score, dcg_score,

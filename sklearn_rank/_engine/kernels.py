@@ -20,11 +20,13 @@ formula exists once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from . import segments as seg
+from .gain_order import ideal_rows, unjudged_gains
 from .segments import ranges
 
 if TYPE_CHECKING:
@@ -252,10 +254,27 @@ def dcg_values(
     ctx = ctx.head(k)
     disc = ctx.block_mean(_position_discounts(ctx, k, discount))
     shift = gain_shift(ctx, gain)
-    disc *= gains(ctx.y, gain, None if shift is None else seg.take(shift, ctx.group))
-    if rows == "judged" and ctx.judged is not None:
-        disc = _times_mask(ctx.xp, disc, ctx.judged)
+    disc *= judged_gains(
+        ctx, gain, None if shift is None else seg.take(shift, ctx.group), rows
+    )
     return ctx.group_sum(disc)
+
+
+def judged_gains(ctx: RankingContext, gain, shift=None, rows="judged") -> np.ndarray:
+    """The ranked rows' gains; with ``rows="judged"`` an unjudged row gains 0,
+    or the gain's level -1 (outside the pool) or -2 (in the pool), as
+    trec_eval's ``get_gain`` (see the ``gain`` keyword)."""
+    xp = ctx.xp
+    g = gains(ctx.y, gain, shift)
+    if rows != "judged" or ctx.judged is None:
+        return g
+    nonpool, pooled = unjudged_gains(gain)
+    if not (nonpool or pooled):
+        return _times_mask(xp, g, ctx.judged)
+    other = xp.full(g.shape, nonpool, dtype=g.dtype, device=ctx.device)
+    if ctx.in_pool is not None:
+        other = xp.where(ctx.in_pool, pooled, other)
+    return xp.where(ctx.judged, g, other)
 
 
 # Integer labels with at most this many levels get the linear-time ideal DCG, as
@@ -282,21 +301,62 @@ def _discount_prefix(ctx: RankingContext, n: int, discount="log2") -> np.ndarray
 
 
 def ideal_dcg(
-    ctx: RankingContext, k: int | None, gain: str, discount="log2", rows="all"
+    ctx: RankingContext,
+    k: int | None,
+    gain: str,
+    discount="log2",
+    rows="all",
+    order="gain",
 ) -> np.ndarray:
     """DCG@k of each group's own labels (retrieved or not) sorted descending; with
-    ``rows="judged"`` (trec_eval) of its judged rows with a gain > 0 only."""
+    ``rows="judged"`` (trec_eval) of its judged rows with a gain > 0 only, in the
+    ``ideal_order`` ``order`` (:mod:`.gain_order`)."""
     return ctx.totals.cached(
-        ("idcg", k, gain, discount, rows),
-        lambda: _ideal_dcg(ctx, k, gain, discount, rows),
+        ("idcg", k, gain, discount, rows, order),
+        lambda: _ideal_dcg(ctx, k, gain, discount, rows, order),
     )
 
 
+def _trec_ideal_dcg(ctx, k, gain, discount, rows, order):
+    """The ideal DCG in trec_eval's level order (``ideal_order="trec_eval"``
+    with gains whose differences are not all integers): the kept rows sorted
+    by their level's position in the group's sorted gain list."""
+    xp = ctx.xp
+    y, codes = ctx.totals.y_all, ctx.totals.codes_all
+    judged = ctx.totals.judged_all if rows == "judged" else None
+    g = gains(y, gain)
+    keep, key = ideal_rows(
+        y, codes, judged, ctx.n_groups, gain, g, order, _level_gain(gain)
+    )
+    codes, g, key = codes[keep], g[keep], key[keep]
+    by = seg.group_order(codes, key)
+    sorted_codes = seg.take(codes, by)
+    size = seg.segment_count(sorted_codes, ctx.n_groups)
+    rank = xp.arange(1, g.shape[0] + 1, dtype=_index(xp), device=ctx.device)
+    rank -= seg.take(_prefix_sum(xp, size)[:-1], sorted_codes)
+    contrib = seg.take(g, by) * position_discount(rank, discount)
+    if k is not None:
+        contrib = xp.where(rank <= k, contrib, 0.0)
+    return seg.segment_sum(sorted_codes, contrib, ctx.n_groups)
+
+
+def _level_gain(gain) -> Callable:
+    """The gain of one level (for the sorted gain list of :mod:`.gain_order`)."""
+    return lambda level: float(gains(np.asarray([float(level)]), gain)[0])
+
+
 def _ideal_dcg(
-    ctx: RankingContext, k: int | None, gain: str, discount="log2", rows="all"
+    ctx: RankingContext,
+    k: int | None,
+    gain: str,
+    discount="log2",
+    rows="all",
+    order="gain",
 ) -> np.ndarray:
     xp, f, dev = ctx.xp, ctx.float, ctx.device
     y, codes, n_groups = ctx.totals.y_all, ctx.totals.codes_all, ctx.n_groups
+    if order == "trec_eval" and custom_gain(gain):
+        return _trec_ideal_dcg(ctx, k, gain, discount, rows, order)
     if rows == "judged":
         # trec_eval's ideal list (m_ndcg.c): the judged documents whose gain is
         # > 0, by gain; the unjudged and those of gain <= 0 stay out.
@@ -358,12 +418,20 @@ def _ideal_dcg(
 
 
 def _judged_gain_result(
-    ctx: RankingContext, k: int | None, values: np.ndarray, opts: Options
+    ctx: RankingContext,
+    k: int | None,
+    values: np.ndarray,
+    opts: Options,
+    order: str = "gain",
 ) -> GroupValues:
     """``gain_rows="judged"``: a group is defined where its ideal DCG is > 0
-    (trec_eval's NDCG never reads the relevance threshold)."""
+    (trec_eval's NDCG never reads the relevance threshold); the ideal list in
+    ``order`` (NDCG's ``ideal_order``; DCG and RBP, plain sums in trec_eval,
+    by gain)."""
     xp = ctx.xp
-    ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain, opts.discount, "judged")
+    ideal = ideal_dcg(
+        ctx, _positions(ctx, k), opts.gain, opts.discount, "judged", order
+    )
     defined = ideal > 0
     return GroupValues(xp.where(defined, values, xp.nan), defined, ctx.group_weight())
 
@@ -391,7 +459,17 @@ def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
                 "or smaller labels."
             )
     if opts.gain_rows == "judged":
-        return _judged_gain_result(ctx, k, values, opts)
+        found = _judged_gain_result(ctx, k, values, opts)
+        if not custom_gain(opts.gain):
+            return found
+        # trec_eval's dcg is a plain sum: with gains <= 0, or gains of unjudged
+        # rows (levels -1, -2), a group whose ideal DCG is <= 0 can still rank
+        # a row of nonzero gain; it is defined then too.
+        gained = ctx.group_sum(
+            ctx.xp.astype(judged_gains(ctx, opts.gain) != 0, ctx.float)
+        )
+        defined = found.defined | (gained > 0)
+        return GroupValues(xp.where(defined, values, xp.nan), defined, found.weight)
     return _binary_result(ctx, values, opts)
 
 
@@ -401,10 +479,14 @@ def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     rows = opts.gain_rows
     dcg_k = dcg_values(ctx, k, opts.gain, opts.discount, rows)
     if rows == "judged":
-        values, defined, weight = _judged_gain_result(ctx, k, dcg_k, opts)
+        values, defined, weight = _judged_gain_result(
+            ctx, k, dcg_k, opts, opts.ideal_order
+        )
     else:
         values, defined, weight = _binary_result(ctx, dcg_k, opts)
-    ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain, opts.discount, rows)
+    ideal = ideal_dcg(
+        ctx, _positions(ctx, k), opts.gain, opts.discount, rows, opts.ideal_order
+    )
     if custom_gain(opts.gain):  # gains may be <= 0: no ideal gain, no NDCG
         defined = defined & (ideal > 0)
         values = xp.where(defined, values, xp.nan)

@@ -21,18 +21,24 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import segments as seg
+from .context import RankingContext
+from .gain_order import ideal_rows
 from .kernels import (
     GroupValues,
     _as_f,
     _binary_result,
     _index,
+    _level_gain,
     _positions,
     _prefix_sum,
     _times_mask,
+    custom_gain,
+    gains,
+    ideal_dcg,
+    judged_gains,
 )
 
 if TYPE_CHECKING:
-    from .context import RankingContext
     from .conventions import Options
 
 # trec_eval.h: INFAP_EPSILON.
@@ -52,32 +58,50 @@ def _refuse_mixed_blocks(ctx: RankingContext, key: np.ndarray, func: str) -> Non
 
 
 def _g_values(
-    ctx: RankingContext, ranked_gain: np.ndarray, all_gain: np.ndarray, func: str
+    ctx: RankingContext, ranked_gain: np.ndarray, ideal: tuple, func: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """``Σ_i g_i / log2(2 + C_i - S_i)`` per group over the ranked rows with
     ``g_i != 0`` (S_i: the gains up to and including row i), and the normalising
-    total of the positive gains of all the group's rows."""
+    total of the gains of the group's ideal list (``ideal``: all rows' gains,
+    the ideal list's rows and their sort key, :func:`_gain_lists`)."""
     xp = ctx.xp
     _refuse_mixed_blocks(ctx, ranked_gain, func)
     seen = ctx.group_exclusive_cumsum(ranked_gain) + ranked_gain
-    cost = _ideal_costs_from(ctx, all_gain)
+    cost = _ideal_costs_from(ctx, ideal)
+    all_gain, keep, _ = ideal
+    norm = seg.segment_sum(ctx.totals.codes_all[keep], all_gain[keep], ctx.n_groups)
     term = xp.zeros(ctx.n_rows, dtype=ctx.float, device=ctx.device)
-    hit = ranked_gain != 0
-    term[hit] = ranked_gain[hit] / xp.log2(2.0 + cost[hit] - seen[hit])
-    positive = all_gain > 0
-    norm = seg.segment_sum(
-        ctx.totals.codes_all[positive], all_gain[positive], ctx.n_groups
-    )
+    arg = 2.0 + cost - seen
+    bad = (ranked_gain != 0) & (arg <= 0.0)
+    # Only in a defined group (an ideal list): elsewhere there is no value.
+    bad &= seg.take(norm, ctx.group) > 0
+    if bool(xp.any(bad)):  # a scalar sync (it raises)
+        # The running gain can pass the ideal cost only with gains the ideal
+        # list leaves out: unjudged rows' (levels -1, -2), or levels that
+        # ideal_order="trec_eval" walks past.
+        raise ValueError(
+            f"{func}: the running gain of a ranked list passes its ideal cost "
+            "plus 2 (gains of unjudged rows, levels -1 / -2, or of levels the "
+            "ideal list leaves out): G takes log2(2 + cost - gain) of a number "
+            "<= 0 there (trec_eval prints nan)."
+        )
+    hit = (ranked_gain != 0) & (arg > 0.0)
+    # At 2 + cost - gain = 1 the term is gain / 0: infinite, as trec_eval's.
+    if xp is np:
+        with np.errstate(divide="ignore"):
+            term[hit] = ranked_gain[hit] / np.log2(arg[hit])
+    else:
+        term[hit] = ranked_gain[hit] / xp.log2(arg[hit])
     return ctx.group_sum(term), norm
 
 
-def _ideal_costs_from(ctx: RankingContext, all_gain: np.ndarray) -> np.ndarray:
+def _ideal_costs_from(ctx: RankingContext, ideal_rows_: tuple) -> np.ndarray:
     xp = ctx.xp
     totals = ctx.totals
-    positive = all_gain > 0
-    codes = totals.codes_all[positive]
-    ideal = all_gain[positive]
-    order = seg.group_order(codes, ideal)
+    all_gain, keep, key = ideal_rows_
+    codes = totals.codes_all[keep]
+    ideal = all_gain[keep]
+    order = seg.group_order(codes, key[keep])
     codes, ideal = seg.take(codes, order), xp.maximum(seg.take(ideal, order), 1.0)
     n_ideal = seg.segment_count(codes, ctx.n_groups)
     first = _prefix_sum(xp, n_ideal)[:-1]
@@ -90,17 +114,13 @@ def _ideal_costs_from(ctx: RankingContext, all_gain: np.ndarray) -> np.ndarray:
     return cost
 
 
-def _judged_only(ctx: RankingContext, y: np.ndarray, judged) -> np.ndarray:
-    """The labels, 0 where unjudged (``judged`` None: every row is judged)."""
-    return y if judged is None else ctx.xp.where(judged, y, 0.0)
-
-
 def g_gain(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    """trec_eval's G (m_G.c): gains are the labels (0 for unjudged rows), the
-    ideal cost of position i is ``max(ideal_i, 1)``; defined where the group has
-    a positive gain, whatever the relevance threshold."""
-    y, y_all = _judged_gains(ctx)
-    total, norm = _g_values(ctx, y, y_all, "g_score")
+    """trec_eval's G (m_G.c): gains are the labels (0 for unjudged rows; a gain
+    mapping or callable maps them), the ideal cost of position i is
+    ``max(ideal_i, 1)``; defined where the group's ideal list (``ideal_order``)
+    has a positive gain, whatever the relevance threshold."""
+    y, ideal = _gain_lists(ctx, opts)
+    total, norm = _g_values(ctx, y, ideal, "g_score")
     defined = norm > 0
     values = seg.divide(total, norm, defined, np.nan)
     return GroupValues(values, defined, ctx.group_weight())
@@ -115,7 +135,8 @@ def bing(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     rel = xp.astype(ctx.relevant(threshold), f)
     y_all = ctx.totals.y_all
     rel_all = xp.astype(y_all > 0 if threshold is None else y_all >= threshold, f)
-    total, norm = _g_values(ctx, rel, rel_all, "bing_score")
+    ideal = (rel_all, rel_all > 0, rel_all)
+    total, norm = _g_values(ctx, rel, ideal, "bing_score")
     return _binary_result(ctx, total / xp.maximum(norm, 1.0), opts)
 
 
@@ -212,23 +233,39 @@ def rbp_residual(ctx: RankingContext, k: int | None, opts: Options) -> GroupValu
     return _ranked_any(ctx, values)
 
 
-def _judged_gains(ctx: RankingContext) -> tuple[np.ndarray, np.ndarray]:
-    """Gains of the ranked rows and of all rows: the labels, 0 where unjudged
-    (trec_eval's get_gain with its default levels)."""
-    y = _judged_only(ctx, ctx.y, ctx.judged)
-    y_all = _judged_only(ctx, ctx.totals.y_all, ctx.totals.judged_all)
-    return y, y_all
+def _gain_lists(ctx: RankingContext, opts: Options) -> tuple:
+    """Gains of the ranked rows, and ``(gains of all rows, the rows of the ideal
+    list, their sort key)``: trec_eval's get_gain and setup_gains. The gains
+    are the labels (0 where unjudged), or a gain mapping's or callable's values
+    (an unjudged row: its level -1 or -2, else 0); the ideal list follows
+    ``ideal_order`` (:mod:`.gain_order`)."""
+    totals = ctx.totals
+    gain = opts.gain if custom_gain(opts.gain) else "linear"
+    ranked = judged_gains(ctx, gain)
+    all_gain = gains(totals.y_all, gain)
+    keep, key = ideal_rows(
+        totals.y_all,
+        totals.codes_all,
+        totals.judged_all,
+        ctx.n_groups,
+        gain,
+        all_gain,
+        opts.ideal_order,
+        _level_gain(gain),
+    )
+    return ranked, (all_gain, keep, key)
 
 
-def _ideal_prefix(ctx: RankingContext, all_gain: np.ndarray):
-    """Per group: P (positive gains), the offset of its ideal list in ``prefix``
-    and ``prefix`` (running ideal DCG over every group's ideal list, one leading
-    0 per group), so IDCG@c = prefix[first + min(c, P)] - prefix[first]."""
+def _ideal_prefix(ctx: RankingContext, ideal_rows_: tuple):
+    """Per group: P (the ideal list's length), the offset of its ideal list in
+    ``prefix`` and ``prefix`` (running ideal DCG over every group's ideal list,
+    one leading 0 per group), so IDCG@c = prefix[first + min(c, P)] -
+    prefix[first]."""
     xp = ctx.xp
-    positive = all_gain > 0
-    codes = ctx.totals.codes_all[positive]
-    ideal = all_gain[positive]
-    order = seg.group_order(codes, ideal)
+    all_gain, keep, key = ideal_rows_
+    codes = ctx.totals.codes_all[keep]
+    ideal = all_gain[keep]
+    order = seg.group_order(codes, key[keep])
     codes, ideal = seg.take(codes, order), seg.take(ideal, order)
     n_ideal = seg.segment_count(codes, ctx.n_groups)
     first = _prefix_sum(xp, n_ideal)[:-1]
@@ -248,18 +285,20 @@ def _idcg_at(first, prefix, n_ideal, group, cut) -> np.ndarray:
 def ndcg_rel(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """trec_eval's ndcg_rel (m_ndcg_rel.c): NDCG averaged over the relevant rows,
     ``(1/P) [Σ_{ranked g_p > 0} DCG@p / IDCG@min(p, P) + (P - P_ret) DCG@n /
-    IDCG@P]``, P the group's judged rows of positive gain (the label), P_ret
-    those ranked, n the list length; 0 when the sum is 0. Defined where P > 0."""
+    IDCG@P]``, P the length of the group's ideal list (its judged rows of
+    positive gain), P_ret the ranked rows of positive gain, n the list length;
+    0 when the sum is <= 0. Defined where P > 0."""
     xp = ctx.xp
-    gain, all_gain = _judged_gains(ctx)
+    gain, ideal_list = _gain_lists(ctx, opts)
     _refuse_mixed_blocks(ctx, gain, "ndcg_rel_score")
-    n_ideal, first, prefix, _, _ = _ideal_prefix(ctx, all_gain)
+    n_ideal, first, prefix, _, _ = _ideal_prefix(ctx, ideal_list)
     dcg = gain / xp.log2(_as_f(xp, ctx.rank) + 1.0)
     dcg = ctx.group_exclusive_cumsum(dcg) + dcg  # DCG@p at each row
     rows = seg.flatnonzero(gain > 0)
     group = seg.take(ctx.group, rows)
     ideal = _idcg_at(first, prefix, n_ideal, group, seg.take(ctx.rank, rows))
-    total = ctx.group_sum(seg.take(dcg, rows) / ideal, group)
+    # (IDCG is 0 only in a group without an ideal list: undefined below.)
+    total = ctx.group_sum(seg.divide(seg.take(dcg, rows), ideal, ideal > 0, 0.0), group)
     n_ret = seg.segment_count(group, ctx.n_groups)
     full = xp.zeros(ctx.n_groups, dtype=ctx.float, device=ctx.device)
     ends = ctx.starts[1:] - 1
@@ -269,6 +308,10 @@ def ndcg_rel(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     defined = n_ideal > 0
     total += seg.divide(_as_f(xp, n_ideal - n_ret) * full, all_ideal, defined, 0.0)
     values = seg.divide(total, _as_f(xp, n_ideal), defined, np.nan)
+    # m_ndcg_rel.c keeps 0 unless the sum is > 0: with gains that give ranked
+    # rows outside the ideal list a positive gain, the last term can drive it
+    # below 0.
+    values = xp.where(defined & (total <= 0), 0.0, values)
     return GroupValues(values, defined, ctx.group_weight())
 
 
@@ -277,10 +320,11 @@ def rndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     the ideal list, the positions where its gain drops (after each positive
     grade's run, the last at P), plus NDCG over the whole list against IDCG@P
     when the list is longer than P + 1 (trec_eval's final point). Defined where
-    the group has a relevant row (trec_eval returns 0 otherwise)."""
+    the group has a relevant row (trec_eval returns 0 otherwise) and its ideal
+    list is not empty (trec_eval divides 0 by 0)."""
     xp, f, dev = ctx.xp, ctx.float, ctx.device
-    gain, all_gain = _judged_gains(ctx)
-    n_ideal, first, prefix, codes, ideal = _ideal_prefix(ctx, all_gain)
+    gain, ideal_list = _gain_lists(ctx, opts)
+    n_ideal, first, prefix, codes, ideal = _ideal_prefix(ctx, ideal_list)
     # R levels: the ideal positions whose gain differs from the next one's.
     drop = xp.ones(ideal.shape[0], dtype=xp.bool, device=dev)
     if ideal.shape[0]:  # (the standard slices no empty array from 1)
@@ -321,8 +365,11 @@ def rndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     )
     total = seg.put(total, groups, seg.take(total, groups) + final)
     count = seg.put(count, groups, seg.take(count, groups) + 1.0)
-    values = seg.divide(total, count, count > 0, 0.0)
-    return _binary_result(ctx, values, opts)
+    # No R level (an empty ideal list: every judged gain <= 0, or trec_eval's
+    # walk stops at once): m_Rndcg.c divides 0 by 0; undefined here.
+    defined = (ctx.n_relevant(opts.relevance_threshold) > 0) & (count > 0)
+    values = seg.divide(total, count, defined, np.nan)
+    return GroupValues(values, defined, ctx.group_weight())
 
 
 def _refuse_mixed_blocks_count(ctx: RankingContext, n: int, func: str) -> None:
@@ -332,3 +379,31 @@ def _refuse_mixed_blocks_count(ctx: RankingContext, n: int, func: str) -> None:
         "expectation is not implemented. Pass ties='stable', 'pessimistic' or "
         "'optimistic', or break the ties."
     )
+
+
+def ideal_dcg_values(
+    y_true: np.ndarray,
+    codes: np.ndarray,
+    n_groups: int,
+    *,
+    gain,
+    judged: np.ndarray | None = None,
+    ideal_order: str = "gain",
+    discount="log2",
+) -> np.ndarray:
+    """Per group, the DCG of its ideal ranking (trec_eval's ``ideal_dcg``):
+    the judged rows of gain > 0 in the ``ideal_order`` (:mod:`.gain_order`),
+    whether retrieved or not; 0 for a group without one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rank._engine.kernels_trec import ideal_dcg_values
+    >>> y, codes = np.array([1.0, 0.0, 2.0]), np.array([0, 0, 0])
+    >>> float(ideal_dcg_values(y, codes, 1, gain="linear")[0])
+    2.6309297535714578
+    """
+    ctx = RankingContext.from_inputs(
+        y_true, np.zeros(y_true.shape), codes, n_groups, ties="stable", judged=judged
+    )
+    return ideal_dcg(ctx, None, gain, discount, "judged", ideal_order)

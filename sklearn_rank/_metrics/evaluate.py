@@ -190,6 +190,7 @@ def evaluate(
     gain: str | None = None,
     discount: str | float | Callable | None = None,
     gain_rows: str | None = None,
+    ideal_order: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
     precision_denominator: str | None = None,
@@ -238,7 +239,7 @@ def evaluate(
         but left unjudged (trec_eval's negative qrels grades), which only
         ``"infap"`` tells apart from rows outside the pool. A judged row must be
         in the pool. None: every unjudged row is outside the pool.
-    ties, gain, discount, gain_rows, relevance_threshold, undefined, \
+    ties, gain, discount, gain_rows, ideal_order, relevance_threshold, undefined, \
 precision_denominator, ap_denominator, recall_denominator, max_grade, weights, \
 group_weight, persistence, recall_level, r_multiple, integer_grades, judged_only : \
 see the metric functions
@@ -368,6 +369,7 @@ def evaluate_per_group(
     gain: str | None = None,
     discount: str | float | Callable | None = None,
     gain_rows: str | None = None,
+    ideal_order: str | None = None,
     relevance_threshold: float | str | None = None,
     precision_denominator: str | None = None,
     ap_denominator: str | None = None,

@@ -134,6 +134,7 @@ def ndcg_score(
     gain: str | None = None,
     discount: str | float | Callable | None = None,
     gain_rows: str | None = None,
+    ideal_order: str | None = None,
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,

@@ -4,7 +4,7 @@ multiples of R, Unjudged@k, the RBP residual, ndcg_rel and Rndcg (kernels in
 
 from __future__ import annotations
 
-from collections.abc import Callable  # noqa: F401 (annotations of options)
+from collections.abc import Callable, Mapping
 
 from numpy.typing import ArrayLike
 
@@ -19,6 +19,8 @@ def g_score(
     y_score: ArrayLike,
     *,
     groups: ArrayLike,
+    gain: str | Mapping | Callable | None = None,
+    ideal_order: str | None = None,
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
@@ -375,6 +377,8 @@ def ndcg_rel_score(
     y_score: ArrayLike,
     *,
     groups: ArrayLike,
+    gain: str | Mapping | Callable | None = None,
+    ideal_order: str | None = None,
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,
@@ -433,6 +437,8 @@ def rndcg_score(
     y_score: ArrayLike,
     *,
     groups: ArrayLike,
+    gain: str | Mapping | Callable | None = None,
+    ideal_order: str | None = None,
     ties: str | None = None,
     relevance_threshold: float | str | None = None,
     undefined: str | float | None = None,

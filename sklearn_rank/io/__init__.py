@@ -1,8 +1,12 @@
 """Readers: TREC qrels and run files, tables, and ranked lists, as flat arrays."""
 
+import importlib
+from typing import Any
+
 from ._columns import (
     QrelsColumns,
     RunColumns,
+    TrecArrays,
     TrecColumns,
     join_columns,
     read_bytes,
@@ -16,8 +20,35 @@ from ._columns import (
     table_run_columns,
 )
 from ._numbers import TrecFormatWarning
-from ._tables import RankedListArrays, id_column, ranked_list_arrays, read_table
-from ._trec import Qrels, Run, TrecArrays, load_trec, read_qrels, read_run, trec_arrays
+
+# Names whose modules load on first use: ``sklearn-rank eval`` on TREC files
+# reads through ``_columns`` only (start-up time, issue 28).
+_LAZY = {
+    "RankedListArrays": "_tables",
+    "id_column": "_tables",
+    "ranked_list_arrays": "_tables",
+    "read_table": "_tables",
+    "Qrels": "_trec",
+    "Run": "_trec",
+    "load_trec": "_trec",
+    "read_qrels": "_trec",
+    "read_run": "_trec",
+    "trec_arrays": "_trec",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "Qrels",

@@ -11,6 +11,7 @@ it; :class:`TrecArrays` (with its per-row ``docno`` strings) is built from a
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .._utils.params import CUTOFF, validate_params
+from .._utils.params import Interval, IsNone, validate_params
 from ._id_columns import _check_unique, _RowText, _TextColumn
 from ._trec_join import _join, _Joined
 from ._trec_parse import _parse_qrels, _parse_run, _ParsedQrels, _ParsedRun
@@ -39,6 +40,9 @@ __all__ = [
 Source = str | os.PathLike[str] | IO[Any]
 Progress = Callable[[int, int, str], None]
 _BOM_CHOICES = ("skip", "keep")
+_ERRORS_CHOICES = ("strict", "surrogateescape")
+# trec_eval's -M: 0 keeps no document (every query ranks nothing), None all.
+MAX_DOCS = (Interval(numbers.Integral, 0, None, closed="left"), IsNone())
 
 
 class QrelsColumns:
@@ -260,8 +264,21 @@ def _check_bom(byte_order_mark: str) -> None:
         )
 
 
+def _check_errors(encoding_errors: str) -> bool:
+    if encoding_errors not in _ERRORS_CHOICES:
+        raise ValueError(
+            "encoding_errors must be 'strict' or 'surrogateescape', got "
+            f"{encoding_errors!r}"
+        )
+    return encoding_errors == "strict"
+
+
 def read_qrels_columns(
-    source: Source, *, byte_order_mark: str = "skip", progress: Progress | None = None
+    source: Source,
+    *,
+    byte_order_mark: str = "skip",
+    encoding_errors: str = "strict",
+    progress: Progress | None = None,
 ) -> QrelsColumns:
     """Read a TREC qrels file (``qid iter docno rel``) as columns.
 
@@ -272,6 +289,12 @@ def read_qrels_columns(
     byte_order_mark : {"skip", "keep"}, default="skip"
         A UTF-8 byte-order mark at the start of the file is skipped, or kept
         as part of the first query id ("keep": trec_eval's reading).
+    encoding_errors : {"strict", "surrogateescape"}, default="strict"
+        A file that is not UTF-8 raises, naming its line ("strict"), or is
+        read as trec_eval reads it, ids as bytes ("surrogateescape": a byte
+        that is not UTF-8 becomes a lone surrogate in the id strings, as
+        Python's ``errors="surrogateescape"``; write them back with the same
+        error handler to get the bytes).
     progress : callable, default=None
         ``progress(done, total, stage)`` with the bytes read ("read") and
         split ("split") so far.
@@ -281,23 +304,38 @@ def read_qrels_columns(
     QrelsColumns
     """
     _check_bom(byte_order_mark)
-    return QrelsColumns(_parse_qrels(source, progress, byte_order_mark == "keep"))
+    strict = _check_errors(encoding_errors)
+    return QrelsColumns(
+        _parse_qrels(source, progress, byte_order_mark == "keep", strict)
+    )
 
 
 def read_run_columns(
-    source: Source, *, byte_order_mark: str = "skip", progress: Progress | None = None
+    source: Source,
+    *,
+    byte_order_mark: str = "skip",
+    encoding_errors: str = "strict",
+    duplicates: str = "raise",
+    progress: Progress | None = None,
 ) -> RunColumns:
     """Read a TREC run file (``qid Q0 docno rank score runid``) as columns.
 
     The rank field is not read (trec_eval ignores it too). Parameters as
-    :func:`read_qrels_columns`.
+    :func:`read_qrels_columns`, and ``duplicates``: a document listed twice
+    for one query raises here, naming both lines ("raise"), or in
+    :func:`join_columns` only if both are among the documents it keeps
+    ("join": trec_eval checks the top ``-M`` documents only).
 
     Returns
     -------
     RunColumns
     """
     _check_bom(byte_order_mark)
-    parsed = _parse_run(source, False, progress, byte_order_mark == "keep")
+    strict = _check_errors(encoding_errors)
+    if duplicates not in ("raise", "join"):
+        raise ValueError(f"duplicates must be 'raise' or 'join', got {duplicates!r}")
+    keep = byte_order_mark == "keep"
+    parsed = _parse_run(source, False, progress, keep, strict, duplicates == "join")
     return RunColumns(parsed)
 
 
@@ -367,7 +405,7 @@ def table_run_columns(
 
 @validate_params(
     {
-        "max_docs_per_query": list(CUTOFF),
+        "max_docs_per_query": list(MAX_DOCS),
     }
 )
 def join_columns(
@@ -386,7 +424,8 @@ def join_columns(
     complete : bool, default=False
         Keep judged queries that the run does not return (trec_eval ``-c``).
     max_docs_per_query : int or None, default=None
-        Keep the top documents of each query only (trec_eval ``-M``).
+        Keep the top documents of each query only (trec_eval ``-M``); 0 keeps
+        none (the judged documents stay, not retrieved).
 
     Returns
     -------

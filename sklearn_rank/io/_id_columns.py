@@ -227,13 +227,19 @@ def _key_table(qid: _TextColumn, docno: _RowText) -> _KeyTable | None:
 
 
 def _check_unique(
-    qid: _TextColumn, docno: _RowText, lines: np.ndarray, name: str
+    qid: _TextColumn,
+    docno: _RowText,
+    lines: np.ndarray,
+    name: str,
+    repeats: list | None = None,
 ) -> _KeyTable | None:
     """Raise on a document listed twice for one query, naming both lines.
 
     One sort of the rows' packed keys (:func:`_key_table`, returned for the
     join); rows whose key's high bits repeat are compared exactly, in file order
-    (the message names the first repeat).
+    (the message names the first repeat). With a ``repeats`` list, each
+    repeat's ``(first row, row)`` is appended to it instead (trec_eval checks
+    the top ``-M`` documents only: the join raises).
     """
     table = _key_table(qid, docno)
     if table is None:  # too many bits for one integer: unpacked keys
@@ -258,13 +264,21 @@ def _check_unique(
         if pair not in seen:
             seen[pair] = row
             continue
-        d = docno.text(np.array([row]))[0]
-        q = qid.text(qid.codes[row : row + 1])[0]
-        raise _text.error(
-            name,
-            int(lines[row]),
-            f"duplicate document {_text.shown(d)} for query {_text.shown(q)} "
-            f"(first listed on line "
-            f"{int(lines[seen[pair]])}); each document may appear once per query",
-        )
+        if repeats is not None:
+            repeats.append((seen[pair], row))
+            continue
+        raise duplicate_error(qid, docno, lines, name, seen[pair], row)
     return table
+
+
+def duplicate_error(qid, docno, lines, name, first: int, row: int, where: str = ""):
+    """The error naming a document listed twice for one query (both lines)."""
+    d = docno.text(np.array([row]))[0]
+    q = qid.text(qid.codes[row : row + 1])[0]
+    return _text.error(
+        name,
+        int(lines[row]),
+        f"duplicate document {_text.shown(d)} for query {_text.shown(q)} "
+        f"(first listed on line {int(lines[first])}){where}; each document may "
+        "appear once per query",
+    )

@@ -344,6 +344,9 @@ def decode(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
         return [text[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
     view = memoryview(buf)
     return [
-        bytes(view[s:e]).decode("utf-8")
+        # (bytes that are not UTF-8 reach here only where the reader was told
+        # to keep them, trec_eval's reading: each becomes a lone surrogate,
+        # written back as the same byte with errors="surrogateescape")
+        bytes(view[s:e]).decode("utf-8", "surrogateescape")
         for s, e in zip(starts.tolist(), ends.tolist(), strict=True)
     ]

@@ -28,8 +28,9 @@ from typing import IO, Any
 
 import numpy as np
 
-from .._utils.params import CUTOFF, check_param
+from .._utils.params import check_param
 from ._columns import (
+    MAX_DOCS,
     TrecArrays,
     _to_arrays,
     join_columns,
@@ -210,7 +211,7 @@ def read_run(source: str | os.PathLike[str] | IO[Any]) -> Run:
 
 
 def _check_max_docs(max_docs_per_query: Any) -> None:
-    check_param(max_docs_per_query, "max_docs_per_query", "trec_arrays", CUTOFF)
+    check_param(max_docs_per_query, "max_docs_per_query", "trec_arrays", MAX_DOCS)
 
 
 def _parsed_qrels(qrels: Qrels) -> _ParsedQrels:
@@ -271,7 +272,7 @@ def trec_arrays(
     max_docs_per_query : int or None, default=None
         Keep only the first ``max_docs_per_query`` documents of each query after
         ranking (trec_eval ``-M``); the judged documents cut off become rows that
-        are not retrieved. ``None`` keeps every document.
+        are not retrieved. ``None`` keeps every document, 0 none.
 
     Returns
     -------

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _spans
-from ._id_columns import _key_table, _merge, _RowText
+from ._id_columns import _key_table, _merge, _RowText, duplicate_error
 from ._trec_parse import _ParsedQrels, _ParsedRun
 
 _MIN_SCORE_BITS = 16  # trec_eval's order: fewer score bits in the key, two sorts
@@ -25,12 +25,21 @@ def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
     names = np.empty(n, dtype=object)
     names[map_q] = qrels.qid.text()
     names[map_r] = run.qid.text()
-    order = np.argsort(names, kind="stable")
+    # Byte order (trec_eval's strcmp): the code point order of UTF-8, and the
+    # order of ids holding bytes that are not UTF-8 too.
+    order = np.argsort(_as_bytes(names), kind="stable")
     renumber = np.empty(n, np.int64)
     renumber[order] = np.arange(n)
     qq = renumber[map_q][qrels.qid.codes]
     rq = renumber[map_r][run.qid.codes]
     return qq, rq, names[order]
+
+
+def _as_bytes(names: np.ndarray) -> np.ndarray:
+    """The ids' bytes (an object array of bytes, which sorts as strcmp)."""
+    out = np.empty(names.size, dtype=object)
+    out[:] = [n.encode("utf-8", "surrogateescape") for n in names.tolist()]
+    return out
 
 
 def _run_code_of(qrels: _ParsedQrels, run: _ParsedRun, qq, rq, qrels_rows, run_rows):
@@ -170,7 +179,7 @@ def _order_ties(order, q, s, rows, docno, pos=None):
         order[place] = order[place][np.lexsort((*keys, block))]
         return order
     names = np.array(docno.text(tied), dtype=object)  # ids over 32 bytes
-    _, text_rank = np.unique(names, return_inverse=True)
+    _, text_rank = np.unique(_as_bytes(names), return_inverse=True)
     order[place] = order[place][np.lexsort((-text_rank.reshape(-1), block))]
     return order
 
@@ -217,6 +226,8 @@ def _join(
     del rq, rs, run_rows  # the list holds the only references (memory)
     rq, rs, run_rows, rank = _rank_and_cut(cols, run.docno, max_docs_per_query, file_q)
     del file_q
+    if run.repeats:  # documents listed twice: an error where both are kept
+        _check_kept_repeats(run, run_rows, max_docs_per_query)
     # One lookup of each judgment's position (1-based, 32-bit below 2**31
     # judgments; 0: no qrels line) gives both the grade and the judged flag of
     # every run row.
@@ -251,6 +262,27 @@ def _join(
         run_docs=(run.docno, run_rows),
         qrels_docs=(qrels.docno, qrels_rows[missing]),
     )
+
+
+def _check_kept_repeats(run, run_rows, max_docs_per_query) -> None:
+    """trec_eval (form_res_rels.c) checks for a document listed twice among
+    the top ``-M`` documents of each query only: raise where both are kept."""
+    kept = np.zeros(len(run.docno), bool)
+    kept[run_rows] = True
+    listings: dict[int, list[int]] = {}  # first row -> every row of that pair
+    for first, row in run.repeats:
+        listings.setdefault(first, [first]).append(row)
+    for rows in listings.values():
+        both = [r for r in sorted(rows) if kept[r]]
+        if len(both) > 1:
+            where = (
+                f" within the top {max_docs_per_query} (-M) of its query"
+                if max_docs_per_query is not None
+                else ""
+            )
+            raise duplicate_error(
+                run.qid, run.docno, run.line, run.source, both[0], both[1], where
+            )
 
 
 def _rank_and_cut(cols, docno, max_docs_per_query, file_q=None):

@@ -22,13 +22,28 @@ _LAYOUT = {
 
 
 def _parse(
-    source: Any, kind: str, wanted: list[int], progress=None, keep_bom=False
+    source: Any,
+    kind: str,
+    wanted: list[int],
+    progress=None,
+    keep_bom=False,
+    strict_utf8=True,
 ) -> _text.Fields:
     buf, name = _text.read_buffer(source, progress, keep_bom)
-    _text.check_utf8_buffer(buf, name)
+    if strict_utf8:  # else ids are their bytes, as trec_eval reads them
+        _text.check_utf8_buffer(buf, name)
     n_fields, exact = (4, True) if kind == "qrels" else (6, False)
     return _text.split_fields(
         buf, name, n_fields, exact, wanted, _LAYOUT[kind], progress
+    )
+
+
+def _run_tag(fields: _text.Fields) -> str:
+    """The last line's sixth field, its bytes kept (as :mod:`._spans` decodes)."""
+    start = int(fields.starts[0][-1])
+    stop = _text._next_line(fields.buf, start, fields.buf.size - _text.PAD)
+    return (
+        fields.buf[start:stop].tobytes().split()[5].decode("utf-8", "surrogateescape")
     )
 
 
@@ -52,12 +67,18 @@ class _ParsedRun:
     line: np.ndarray
     source: str
     keys: _KeyTable | None = None  # from _check_unique
+    # (first row, row) of each document listed twice for a query, when the
+    # check waits for the join's -M cut (trec_eval checks the top M only)
+    repeats: list | None = None
 
 
-def _parse_qrels(source: Any, progress=None, keep_bom=False) -> _ParsedQrels:
+def _parse_qrels(
+    source: Any, progress=None, keep_bom=False, strict_utf8=True
+) -> _ParsedQrels:
     """``progress(done, total)``: bytes read, then bytes split (optional);
-    ``keep_bom``: a byte-order mark stays part of the first field (trec_eval)."""
-    fields = _parse(source, "qrels", [0, 2, 3], progress, keep_bom)
+    ``keep_bom``: a byte-order mark stays part of the first field (trec_eval);
+    ``strict_utf8=False``: bytes that are not UTF-8 are kept (trec_eval)."""
+    fields = _parse(source, "qrels", [0, 2, 3], progress, keep_bom, strict_utf8)
     relevance = _numbers.parse_numbers(fields, 2, "rel", float, reader="atol")
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
     keys = _check_unique(qid, docno, fields.line, fields.name)
@@ -65,12 +86,17 @@ def _parse_qrels(source: Any, progress=None, keep_bom=False) -> _ParsedQrels:
 
 
 def _parse_run(
-    source: Any, ranks: bool = True, progress=None, keep_bom=False
+    source: Any,
+    ranks: bool = True,
+    progress=None,
+    keep_bom=False,
+    strict_utf8=True,
+    repeats_at_join=False,
 ) -> _ParsedRun:
     """``ranks=False`` skips the rank column, which trec_eval ignores too;
-    ``progress`` and ``keep_bom`` as for :func:`_parse_qrels`."""
+    ``progress``, ``keep_bom`` and ``strict_utf8`` as for :func:`_parse_qrels`."""
     wanted = [0, 2, 4, 3] if ranks else [0, 2, 4]
-    fields = _parse(source, "run", wanted, progress, keep_bom)
+    fields = _parse(source, "run", wanted, progress, keep_bom, strict_utf8)
     # trec_eval reads scores with atof: 1e400 and inf are infinities.
     score = _numbers.parse_numbers(fields, 2, "score", float, infinite=True)
     rank = None
@@ -78,13 +104,14 @@ def _parse_run(
         hint = f" (are the columns in the order {_LAYOUT['run']}?)"
         rank = _numbers.parse_numbers(fields, 3, "rank", int, hint)
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
-    keys = _check_unique(qid, docno, fields.line, fields.name)
+    repeats: list | None = [] if repeats_at_join else None
+    keys = _check_unique(qid, docno, fields.line, fields.name, repeats)
     if keys is not None:  # the join reads the key table, not the hashes
         docno._hashes = None  # (memory: recomputed if ever asked for)
     # The run tag of the last line (trec_eval keeps that one): only that line's
     # text is split for it.
     n = fields.line.size
-    runid = (
-        _text._line_text(fields.buf, int(fields.starts[0][-1])).split()[5] if n else ""
+    runid = _run_tag(fields) if n else ""
+    return _ParsedRun(
+        qid, docno, score, rank, runid, fields.line, fields.name, keys, repeats
     )
-    return _ParsedRun(qid, docno, score, rank, runid, fields.line, fields.name, keys)
