@@ -256,11 +256,14 @@ def _position_discounts(ctx: RankingContext, k: int | None, discount) -> np.ndar
 # array. A wrong number in either part changes both.
 class Part(NamedTuple):
     """Contributions to one sum: ``values[i]`` at row ``index[i]`` of the view (every
-    row when ``index`` is None). ``cut``: already 0 beyond the depth asked for."""
+    row when ``index`` is None). ``cut``: already 0 beyond the depth asked for.
+    ``blocks``: ``index`` is the rows of these tie blocks, block after block (each
+    inside one group), so one cutoff sums them block by block."""
 
     index: Any
     values: Any
     cut: bool = False
+    blocks: Any = None
 
 
 def _always(*_: Any) -> bool:
@@ -299,10 +302,13 @@ def _sum_within(view: RankingContext, k: int | None, parts) -> Any:
     total = None
     for part in parts:
         values, group, rank = part.values, view.group, view.rank
-        if part.index is not None:
+        if part.index is not None and (k is not None or part.blocks is None):
             group, rank = seg.take(group, part.index), seg.take(rank, part.index)
         if k is not None and not part.cut:
             values = xp.where(rank <= k, values, 0.0)
+        if part.blocks is not None:  # no gather of the rows' groups
+            b = part.blocks
+            values, group = _run_sum(values, b.offsets, b.size), b.group
         s = view.group_sum(values, group)
         total = s if total is None else total + s
     if total is None:
@@ -756,7 +762,7 @@ def _ap_rows(view: RankingContext, depth: int | None, opts: Options):
             per_row = blocks.spread(spread * r / m_f) * offset
             per_row += blocks.spread((c + 1.0) * r / m_f)
             per_row /= position
-        ap.append(Part(blocks.rows, per_row))
+        ap.append(Part(blocks.rows, per_row, blocks=blocks))
     if opts.ap_denominator != "n_relevant_retrieved":
         return (tuple(ap),)
     if blocks:
