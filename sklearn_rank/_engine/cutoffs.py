@@ -62,13 +62,14 @@ def _cumulated(ctx: RankingContext, form, ks: np.ndarray, opts: Options):
     view = ctx.head(depth)
     sums = []
     for parts in form.rows(view, depth, opts):
-        total = np.zeros((cuts.size, ctx.n_groups))
+        total = None
         for part in parts:
             group, rank = view.group, view.rank
             if part.index is not None:
                 group, rank = group[part.index], rank[part.index]
-            total += seg.sums_to_cutoffs(group, rank, part.values, ctx.n_groups, cuts)
-        sums.append(total)
+            s = seg.sums_to_cutoffs(group, rank, part.values, ctx.n_groups, cuts)
+            total = s if total is None else np.add(total, s, out=total)
+        sums.append(np.zeros((cuts.size, ctx.n_groups)) if total is None else total)
     values, defined, weight = form.finish(ctx, tuple(sums), cuts[:, None], opts)
     if defined.ndim == 2 and (defined == defined[:1]).all():
         defined = defined[0]  # the same groups at every cutoff (the usual case)

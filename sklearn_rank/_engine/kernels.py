@@ -419,15 +419,16 @@ def _ideal_dcg(
         key += codes
         counts = seg.segment_count(key, n_groups * (top + 1))
         counts = xp.reshape(counts, (top + 1, n_groups))
+        if many:
+            return _ideal_by_levels_at_cutoffs(
+                prefix, counts, np.minimum(k, depth), gain
+            )
         total = xp.zeros(shape, dtype=f, device=dev)
         higher = xp.zeros(n_groups, dtype=_index(xp), device=dev)
         below = prefix[0]  # prefix at min(higher, depth): 0 before any level
         for level in range(top, 0, -1):
             higher += counts[level, :]
-            if many:  # each cutoff's depth, (n_cuts, n_groups)
-                reach = prefix[np.minimum(higher[None, :], np.minimum(k, depth))]
-            else:
-                reach = xp.take(prefix, xp.minimum(higher, depth))
+            reach = xp.take(prefix, xp.minimum(higher, depth))
             span = xp.astype(reach - below, f, copy=False)
             span *= float(gains(np.float64(level), gain))
             total += span
@@ -452,6 +453,51 @@ def _ideal_dcg(
     if k is not None:
         contrib = xp.where(rank <= k, contrib, 0.0)
     return seg.segment_sum(sorted_codes, contrib, n_groups)
+
+
+# The largest table of prefix differences the cutoff axis reads the ideal DCG from.
+_SPAN_CELLS = 1 << 20
+# Cells of the (cutoffs, groups) buffers it works in.
+_SPAN_CHUNK = 1 << 16
+
+
+def _ideal_by_levels_at_cutoffs(prefix, counts, caps, gain) -> np.ndarray:
+    """:func:`_ideal_dcg`'s counting form at each cutoff of ``caps`` ((n_cuts, 1),
+    capped at the prefix's depth), (n_cuts, n_groups), numpy: the same spans
+    ``float64(prefix[a] - prefix[b])`` added level by level in the same order, so
+    each cutoff's value is the one the kernel computes. The spans come from a
+    table of every difference of two prefixes (no extended-precision arithmetic
+    per cell) when it is small, else from the prefixes themselves."""
+    width = prefix.shape[0]
+    table = None
+    if width * width <= _SPAN_CELLS:
+        table = (prefix[:, None] - prefix[None, :]).astype(np.float64).ravel()
+    n_groups = counts.shape[1]
+    total = np.zeros((caps.shape[0], n_groups))
+    # A few cutoffs at a time, in buffers reused throughout: fresh (n_cuts,
+    # n_groups) temporaries cost more in page faults than the arithmetic.
+    rows = max(1, _SPAN_CHUNK // max(n_groups, 1))
+    below, at, index = (np.empty((rows, n_groups), dtype=np.intp) for _ in range(3))
+    span = np.empty((rows, n_groups))
+    for first in range(0, caps.shape[0], rows):
+        cap = caps[first : first + rows]
+        n = cap.shape[0]
+        out, low, up = total[first : first + n], below[:n], at[:n]
+        low[...] = 0  # min(higher, cap) so far
+        higher = np.zeros(n_groups, dtype=np.intp)
+        for level in range(counts.shape[0] - 1, 0, -1):
+            higher += counts[level, :]
+            np.minimum(higher[None, :], cap, out=up)
+            if table is not None:
+                np.multiply(up, width, out=index[:n])
+                index[:n] += low
+                part = np.take(table, index[:n], out=span[:n], mode="clip")
+            else:
+                part = (prefix[up] - prefix[low]).astype(np.float64)
+            part *= float(gains(np.float64(level), gain))
+            out += part
+            low, up = up, low
+    return total
 
 
 def _judged_gain_result(
@@ -498,15 +544,13 @@ def _ndcg_finish(ctx: RankingContext, sums, k, opts: Options) -> GroupValues:
     ideal DCG are scaled alike per group (gain_shift): the ratio is exact."""
     xp = ctx.xp
     (dcg_k,) = sums
-    rows = opts.gain_rows
-    if rows == "judged":
-        values, defined, weight = _judged_gain_result(ctx, k, dcg_k, opts)
+    ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain, opts.discount, opts.gain_rows)
+    if opts.gain_rows == "judged":  # trec_eval: defined where the ideal DCG is > 0
+        defined = ideal > 0
     else:
-        values, defined, weight = _binary_result(ctx, dcg_k, opts)
-    ideal = ideal_dcg(ctx, _positions(ctx, k), opts.gain, opts.discount, rows)
-    if custom_gain(opts.gain):  # gains may be <= 0: no ideal gain, no NDCG
-        defined = defined & (ideal > 0)
-        values = xp.where(defined, values, xp.nan)
+        defined = ctx.n_relevant(opts.relevance_threshold) > 0
+        if custom_gain(opts.gain):  # gains may be <= 0: no ideal gain, no NDCG
+            defined = defined & (ideal > 0)
     # Defined groups hold a label >= threshold > 0, so their ideal DCG is > 0
     # for every positive discount; a callable discount may break that (a scalar
     # sync for the check, which raises).
@@ -516,8 +560,8 @@ def _ndcg_finish(ctx: RankingContext, sums, k, opts: Options) -> GroupValues:
             "the given 'discount' callable; discounts of the first positions must be "
             "> 0."
         )
-    safe = xp.where(defined, ideal, 1.0)
-    return GroupValues(xp.where(defined, values / safe, xp.nan), defined, weight)
+    values = seg.divide(dcg_k, ideal, defined, np.nan)
+    return GroupValues(values, defined, ctx.group_weight())
 
 
 DCG = Cumulative(_gain_rows, _dcg_finish)
