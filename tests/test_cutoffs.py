@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _reference import reference_per_group
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import OPTION_STRATEGIES, ranking_cases
@@ -109,3 +110,47 @@ def test_cutoff_axis_equals_the_kernel_at_every_cutoff(metric, case, data):
         expected = singles[name][name]
         for got in (curve.means[i], many[name]):
             assert got == pytest.approx(expected, rel=1e-12, abs=1e-12, nan_ok=True)
+
+
+@pytest.mark.parametrize("metric", RUNNING_FORMS)
+@SETTINGS
+@given(case=ranking_cases(max_groups=5, max_rows=9), data=st.data())
+def test_cutoff_curve_agrees_with_the_reference(metric, case, data):
+    # The curves against the brute-force reference (not only against the kernel,
+    # which shares the contributions and the finisher): a kernel broken on
+    # purpose turns this red as well as the reference tests of the kernels.
+    names = {"ties", "relevance_threshold", *METRICS[metric].options}
+    names -= {"undefined", "group_weight"}
+    opts = {n: data.draw(OPTION_STRATEGIES[n](case), label=n) for n in sorted(names)}
+    inputs = {"retrieved": case.retrieved, "judged": case.judged}
+    expected = []
+    for k in KS:
+        try:
+            expected.append(
+                reference_per_group(
+                    metric, k, case.y_true, case.y_score, case.groups, **inputs, **opts
+                )
+            )
+        except ValueError:
+            expected = None
+            break
+    curve, err = _call(
+        cutoff_curve,
+        "test",
+        case.y_true,
+        case.y_score,
+        groups=case.groups,
+        metric=metric,
+        ks=KS,
+        undefined="skip",
+        **inputs,
+        **opts,
+    )
+    if expected is None or err is not None:
+        assert expected is None and err is ValueError, (expected, err)
+        return
+    for i, k in enumerate(KS):
+        want = [expected[i][g] for g in curve.group_ids.tolist()]
+        np.testing.assert_allclose(
+            curve.at(i), want, rtol=1e-12, atol=1e-12, err_msg=f"{metric}@{k}"
+        )
