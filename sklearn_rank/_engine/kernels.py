@@ -595,6 +595,8 @@ def _relevant_rows(view: RankingContext, depth: int | None, opts: Options):
 def _precision_finish(ctx: RankingContext, sums, k, opts: Options) -> GroupValues:
     (hits,) = sums
     denom = _precision_denominator(ctx, k, opts)
+    if k is not None and opts.precision_denominator == "k":  # k >= 1
+        return _binary_result(ctx, hits / _as_f(ctx.xp, denom), opts)
     # A group with nothing ranked has retrieved nothing: precision 0.
     values = seg.divide(hits, _as_f(ctx.xp, denom), denom > 0, 0.0)
     return _binary_result(ctx, values, opts)
