@@ -13,16 +13,19 @@ import warnings
 
 import numpy as np
 import pytest
+from _reference import reference_per_group
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import OPTION_STRATEGIES, ranking_cases
 
 import sklearn_rank as sr
-from sklearn_rank._engine.cutoffs import RUNNING_FORMS
+from sklearn_rank._engine.cutoffs import AXIS_KERNELS
 from sklearn_rank._metrics.cutoff_curves import cutoff_curve
 from sklearn_rank._metrics.registry import METRICS
 
 AXIS_METRICS = sorted(n for n, s in METRICS.items() if s.takes_k and not s.pooled)
+# The metrics whose kernel is contributions plus a finisher (summed down the axis).
+RUNNING_FORMS = sorted(n for n, s in METRICS.items() if s.kernel in AXIS_KERNELS)
 KS = [1, 2, 3, 5, 8, 13]
 SETTINGS = settings(
     max_examples=int(os.environ.get("SKLEARN_RANK_REFERENCE_EXAMPLES", "25")),
@@ -33,6 +36,7 @@ SETTINGS = settings(
 
 def test_running_forms_are_registry_cutoff_metrics():
     assert set(RUNNING_FORMS) <= set(AXIS_METRICS)
+    assert len(RUNNING_FORMS) == len(AXIS_KERNELS)  # each such kernel registered
 
 
 def _options(data, metric, case):
@@ -106,3 +110,47 @@ def test_cutoff_axis_equals_the_kernel_at_every_cutoff(metric, case, data):
         expected = singles[name][name]
         for got in (curve.means[i], many[name]):
             assert got == pytest.approx(expected, rel=1e-12, abs=1e-12, nan_ok=True)
+
+
+@pytest.mark.parametrize("metric", RUNNING_FORMS)
+@SETTINGS
+@given(case=ranking_cases(max_groups=5, max_rows=9), data=st.data())
+def test_cutoff_curve_agrees_with_the_reference(metric, case, data):
+    # The curves against the brute-force reference (not only against the kernel,
+    # which shares the contributions and the finisher): a kernel broken on
+    # purpose turns this red as well as the reference tests of the kernels.
+    names = {"ties", "relevance_threshold", *METRICS[metric].options}
+    names -= {"undefined", "group_weight"}
+    opts = {n: data.draw(OPTION_STRATEGIES[n](case), label=n) for n in sorted(names)}
+    inputs = {"retrieved": case.retrieved, "judged": case.judged}
+    expected = []
+    for k in KS:
+        try:
+            expected.append(
+                reference_per_group(
+                    metric, k, case.y_true, case.y_score, case.groups, **inputs, **opts
+                )
+            )
+        except ValueError:
+            expected = None
+            break
+    curve, err = _call(
+        cutoff_curve,
+        "test",
+        case.y_true,
+        case.y_score,
+        groups=case.groups,
+        metric=metric,
+        ks=KS,
+        undefined="skip",
+        **inputs,
+        **opts,
+    )
+    if expected is None or err is not None:
+        assert expected is None and err is ValueError, (expected, err)
+        return
+    for i, k in enumerate(KS):
+        want = [expected[i][g] for g in curve.group_ids.tolist()]
+        np.testing.assert_allclose(
+            curve.at(i), want, rtol=1e-12, atol=1e-12, err_msg=f"{metric}@{k}"
+        )

@@ -243,21 +243,100 @@ def _position_discounts(ctx: RankingContext, k: int | None, discount) -> np.ndar
     return xp.take(table, position)
 
 
+# -- the cutoff metrics: per-row contributions and a finisher --------------------------
+# DCG, NDCG, precision, recall, hit rate, RR and AP are written once, as
+#   (a) ``rows(view, depth, opts)``: per-row contributions on the ordered view, each
+#       the expected contribution of the row's *position* (tie blocks by their exact
+#       expectation at every cutoff), for each of the metric's sums;
+#   (b) ``finish(ctx, sums, k, opts)``: the metric from its sums at ``k`` (the
+#       denominators, normalisers, option values and undefined groups).
+# The metric's sums at ``k`` add each contribution at a position <= k. The kernel
+# below is that at one cutoff (a masked group sum on ``ctx.head(k)``); the cutoff
+# axis (``_engine/cutoffs.py``) is the same contributions summed down the positions
+# (``segments.sums_to_cutoffs``) and the same finisher with ``k`` an (n_cuts, 1)
+# array. A wrong number in either part changes both.
+class Part(NamedTuple):
+    """Contributions to one sum: ``values[i]`` at row ``index[i]`` of the view (every
+    row when ``index`` is None). ``cut``: already 0 beyond the depth asked for.
+    ``blocks``: ``index`` is the rows of these tie blocks, block after block (each
+    inside one group), so one cutoff sums them block by block."""
+
+    index: Any
+    values: Any
+    cut: bool = False
+    blocks: Any = None
+
+
+def _always(*_: Any) -> bool:
+    return True
+
+
+class Cumulative(NamedTuple):
+    """A cutoff metric as contributions plus a finisher (see above).
+
+    ``past_end(opts)``: whether a cutoff past every list (all its rows, ranked or
+    not) has the value at the longest list (False: the finisher reads the real
+    ``k``, as precision's ``k`` denominator). ``on_axis(ctx, opts)``: whether the
+    cutoff axis can sum the contributions down the positions; where not (AP's
+    random denominator of a tie block across the cutoff), it calls the kernel at
+    each cutoff -- the same formulation, one cutoff at a time.
+    """
+
+    rows: Callable
+    finish: Callable
+    past_end: Callable = _always
+    on_axis: Callable = _always
+
+
+def cumulate(form: Cumulative, ctx: RankingContext, k: int | None, opts: Options):
+    """The metric of ``form`` at one cutoff ``k``: its contributions at positions
+    <= k summed per group, then finished."""
+    top = _positions(ctx, k)
+    view = ctx.head(top)
+    sums = tuple(_sum_within(view, top, parts) for parts in form.rows(view, top, opts))
+    return form.finish(ctx, sums, k, opts)
+
+
+def _sum_within(view: RankingContext, k: int | None, parts) -> Any:
+    """Per group, the sum of the parts' contributions at positions <= k."""
+    xp = view.xp
+    total = None
+    for part in parts:
+        values, group, rank = part.values, view.group, view.rank
+        if part.index is not None and (k is not None or part.blocks is None):
+            group, rank = seg.take(group, part.index), seg.take(rank, part.index)
+        if k is not None and not part.cut:
+            values = xp.where(rank <= k, values, 0.0)
+        if part.blocks is not None:  # no gather of the rows' groups
+            b = part.blocks
+            values, group = _run_sum(values, b.offsets, b.size), b.group
+        s = view.group_sum(values, group)
+        total = s if total is None else total + s
+    if total is None:
+        return xp.zeros(view.n_groups, dtype=view.float, device=view.device)
+    return total
+
+
+def _unrouted(option: str, value: object) -> ValueError:
+    # A value no branch knows must never fall into another's branch.
+    return ValueError(f"No finisher branch for {option}={value!r}: add one.")
+
+
 # -- DCG / NDCG -----------------------------------------------------------------------
-def dcg_values(
-    ctx: RankingContext, k: int | None, gain: str, discount="log2", rows="all"
-) -> np.ndarray:
-    """E[DCG@k]: each row's gain times the mean discount of its block's positions
-    that fall inside the cutoff (McSherry & Najork, 2008). With ``rows="judged"``
-    the unjudged rows gain 0 (the ``gain_rows`` keyword)."""
-    k = _positions(ctx, k)
-    ctx = ctx.head(k)
-    disc = ctx.block_mean(_position_discounts(ctx, k, discount))
-    shift = gain_shift(ctx, gain)
-    disc *= judged_gains(
-        ctx, gain, None if shift is None else seg.take(shift, ctx.group), rows
-    )
-    return ctx.group_sum(disc)
+def _gain_rows(view: RankingContext, depth: int | None, opts: Options):
+    """E[gain at the row's position] x the position's discount: each row's gain
+    (unjudged rows 0, or the gain map's levels -1 / -2, under
+    ``gain_rows="judged"``: :func:`judged_gains`) averaged over its tie block,
+    times its position's discount (McSherry & Najork, 2008)."""
+    xp, f = view.xp, view.float
+    shift = gain_shift(view, opts.gain)
+    row_shift = None if shift is None else seg.take(shift, view.group)
+    gain = judged_gains(view, opts.gain, row_shift, opts.gain_rows)
+    if view.blocks:
+        gain = view.block_mean(xp.astype(gain, f, copy=True))  # overwritten
+    disc = _position_discounts(view, depth, opts.discount)  # 0 beyond depth
+    disc *= gain
+    return ((Part(None, disc, cut=True),),)
 
 
 def judged_gains(ctx: RankingContext, gain, shift=None, rows="judged") -> np.ndarray:
@@ -310,9 +389,12 @@ def ideal_dcg(
 ) -> np.ndarray:
     """DCG@k of each group's own labels (retrieved or not) sorted descending; with
     ``rows="judged"`` (trec_eval) of its judged rows with a gain > 0 only, in the
-    ``ideal_order`` ``order`` (:mod:`.gain_order`)."""
+    ``ideal_order`` ``order`` (:mod:`.gain_order`). With
+    ``k`` an (n_cuts, 1) array of increasing cutoffs (numpy), per cutoff and
+    group: the same contributions, summed down the positions."""
+    key = tuple(k.ravel().tolist()) if isinstance(k, np.ndarray) else k
     return ctx.totals.cached(
-        ("idcg", k, gain, discount, rows, order),
+        ("idcg", key, gain, discount, rows, order),
         lambda: _ideal_dcg(ctx, k, gain, discount, rows, order),
     )
 
@@ -335,9 +417,17 @@ def _trec_ideal_dcg(ctx, k, gain, discount, rows, order):
     rank = xp.arange(1, g.shape[0] + 1, dtype=_index(xp), device=ctx.device)
     rank -= seg.take(_prefix_sum(xp, size)[:-1], sorted_codes)
     contrib = seg.take(g, by) * position_discount(rank, discount)
+    return _sum_to(xp, sorted_codes, contrib, rank, k, ctx.n_groups)
+
+
+def _sum_to(xp, codes, contrib, rank, k, n_groups):
+    """Per group, the sum of ``contrib`` at ranks <= k (every rank if None);
+    with ``k`` an (n_cuts, 1) array (the cutoff axis), per cutoff and group."""
+    if isinstance(k, np.ndarray):
+        return seg.sums_to_cutoffs(codes, rank, contrib, n_groups, k.ravel())
     if k is not None:
         contrib = xp.where(rank <= k, contrib, 0.0)
-    return seg.segment_sum(sorted_codes, contrib, ctx.n_groups)
+    return seg.segment_sum(codes, contrib, n_groups)
 
 
 def _level_gain(gain) -> Callable:
@@ -357,6 +447,8 @@ def _ideal_dcg(
     y, codes, n_groups = ctx.totals.y_all, ctx.totals.codes_all, ctx.n_groups
     if order == "trec_eval" and custom_gain(gain):
         return _trec_ideal_dcg(ctx, k, gain, discount, rows, order)
+    many = isinstance(k, np.ndarray)  # (n_cuts, 1) cutoffs: the cutoff axis
+    shape = (k.shape[0], n_groups) if many else n_groups
     if rows == "judged":
         # trec_eval's ideal list (m_ndcg.c): the judged documents whose gain is
         # > 0, by gain; the unjudged and those of gain <= 0 stay out.
@@ -365,7 +457,7 @@ def _ideal_dcg(
             keep &= ctx.totals.judged_all
         y, codes = y[keep], codes[keep]
         if not y.shape[0]:
-            return xp.zeros(n_groups, dtype=f, device=dev)
+            return xp.zeros(shape, dtype=f, device=dev)
     # Scalar syncs here and below: the method and the table sizes depend on them.
     top = int(xp.max(y))
     size = seg.segment_count(codes, n_groups)
@@ -379,7 +471,11 @@ def _ideal_dcg(
         # In the ideal order the rows of label l take the positions right after
         # every higher label of the group, so each level adds its gain times a
         # difference of discount prefixes. One pass per level, none per group.
-        depth = int(xp.max(size)) if k is None else min(k, int(xp.max(size)))
+        deepest = int(xp.max(size))
+        if k is None:
+            depth = deepest
+        else:
+            depth = min(int(k.max()) if many else k, deepest)
         prefix = _discount_prefix(ctx, depth, discount)
         # A level-major count table: each level's counts are contiguous.
         key = xp.astype(y, _index(xp))
@@ -387,7 +483,11 @@ def _ideal_dcg(
         key += codes
         counts = seg.segment_count(key, n_groups * (top + 1))
         counts = xp.reshape(counts, (top + 1, n_groups))
-        total = xp.zeros(n_groups, dtype=f, device=dev)
+        if many:
+            return _ideal_by_levels_at_cutoffs(
+                prefix, counts, np.minimum(k, depth), gain
+            )
+        total = xp.zeros(shape, dtype=f, device=dev)
         higher = xp.zeros(n_groups, dtype=_index(xp), device=dev)
         below = prefix[0]  # prefix at min(higher, depth): 0 before any level
         for level in range(top, 0, -1):
@@ -398,23 +498,71 @@ def _ideal_dcg(
             total += span
             below = reach
         return total
-    # The ideal order sorts each group by gain: by label for the monotone gains,
-    # by the gain itself for a mapping or a callable.
+    return _ideal_by_sorting(ctx, y, codes, size, k, gain, discount)
+
+
+def _ideal_by_sorting(ctx, y, codes, size, k, gain, discount) -> np.ndarray:
+    """:func:`_ideal_dcg` by sorting each group by gain: by label for the
+    monotone gains, by the gain itself for a mapping or a callable."""
+    xp, n_groups = ctx.xp, ctx.n_groups
     g = gains(y, gain) if custom_gain(gain) else None
-    order = seg.group_order(codes, y if g is None else g)
-    sorted_codes = seg.take(codes, order)
+    by = seg.group_order(codes, y if g is None else g)
+    sorted_codes = seg.take(codes, by)
     first = _prefix_sum(xp, size)[:-1]
-    rank = xp.arange(1, y.shape[0] + 1, dtype=_index(xp), device=dev)
+    rank = xp.arange(1, y.shape[0] + 1, dtype=_index(xp), device=ctx.device)
     rank -= seg.take(first, sorted_codes)
     shift = gain_shift(ctx, gain)
     row_shift = None if shift is None else seg.take(shift, sorted_codes)
     ranked_gain = (
-        gains(seg.take(y, order), gain, row_shift) if g is None else seg.take(g, order)
+        gains(seg.take(y, by), gain, row_shift) if g is None else seg.take(g, by)
     )
     contrib = ranked_gain * position_discount(rank, discount)
-    if k is not None:
-        contrib = xp.where(rank <= k, contrib, 0.0)
-    return seg.segment_sum(sorted_codes, contrib, n_groups)
+    return _sum_to(xp, sorted_codes, contrib, rank, k, n_groups)
+
+
+# The largest table of prefix differences the cutoff axis reads the ideal DCG from.
+_SPAN_CELLS = 1 << 20
+# Cells of the (cutoffs, groups) buffers it works in.
+_SPAN_CHUNK = 1 << 16
+
+
+def _ideal_by_levels_at_cutoffs(prefix, counts, caps, gain) -> np.ndarray:
+    """:func:`_ideal_dcg`'s counting form at each cutoff of ``caps`` ((n_cuts, 1),
+    capped at the prefix's depth), (n_cuts, n_groups), numpy: the same spans
+    ``float64(prefix[a] - prefix[b])`` added level by level in the same order, so
+    each cutoff's value is the one the kernel computes. The spans come from a
+    table of every difference of two prefixes (no extended-precision arithmetic
+    per cell) when it is small, else from the prefixes themselves."""
+    width = prefix.shape[0]
+    table = None
+    if width * width <= _SPAN_CELLS:
+        table = (prefix[:, None] - prefix[None, :]).astype(np.float64).ravel()
+    n_groups = counts.shape[1]
+    total = np.zeros((caps.shape[0], n_groups))
+    # A few cutoffs at a time, in buffers reused throughout: fresh (n_cuts,
+    # n_groups) temporaries cost more in page faults than the arithmetic.
+    rows = max(1, _SPAN_CHUNK // max(n_groups, 1))
+    below, at, index = (np.empty((rows, n_groups), dtype=np.intp) for _ in range(3))
+    span = np.empty((rows, n_groups))
+    for first in range(0, caps.shape[0], rows):
+        cap = caps[first : first + rows]
+        n = cap.shape[0]
+        out, low, up = total[first : first + n], below[:n], at[:n]
+        low[...] = 0  # min(higher, cap) so far
+        higher = np.zeros(n_groups, dtype=np.intp)
+        for level in range(counts.shape[0] - 1, 0, -1):
+            higher += counts[level, :]
+            np.minimum(higher[None, :], cap, out=up)
+            if table is not None:
+                np.multiply(up, width, out=index[:n])
+                index[:n] += low
+                part = np.take(table, index[:n], out=span[:n], mode="clip")
+            else:
+                part = (prefix[up] - prefix[low]).astype(np.float64)
+            part *= float(gains(np.float64(level), gain))
+            out += part
+            low, up = up, low
+    return total
 
 
 def _judged_gain_result(
@@ -444,9 +592,10 @@ def _scale_back(xp: Any, values: Any, shift: Any) -> Any:
     return values * _exp2(xp, shift)
 
 
-def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+def _dcg_finish(ctx: RankingContext, sums, k, opts: Options) -> GroupValues:
+    """DCG from its sum: scaled back (exponential gains of huge labels)."""
     xp = ctx.xp
-    values = dcg_values(ctx, k, opts.gain, opts.discount, opts.gain_rows)
+    (values,) = sums
     shift = gain_shift(ctx, opts.gain)
     if shift is not None:
         values = _scale_back(xp, values, shift)
@@ -473,34 +622,50 @@ def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     return _binary_result(ctx, values, opts)
 
 
-def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    # DCG and ideal DCG are scaled alike per group (gain_shift): the ratio is exact.
+def _ndcg_finish(ctx: RankingContext, sums, k, opts: Options) -> GroupValues:
+    """NDCG from the DCG sum and the ideal DCG at the same cutoff(s). DCG and
+    ideal DCG are scaled alike per group (gain_shift): the ratio is exact."""
     xp = ctx.xp
-    rows = opts.gain_rows
-    dcg_k = dcg_values(ctx, k, opts.gain, opts.discount, rows)
-    if rows == "judged":
-        values, defined, weight = _judged_gain_result(
-            ctx, k, dcg_k, opts, opts.ideal_order
-        )
-    else:
-        values, defined, weight = _binary_result(ctx, dcg_k, opts)
+    (dcg_k,) = sums
     ideal = ideal_dcg(
-        ctx, _positions(ctx, k), opts.gain, opts.discount, rows, opts.ideal_order
+        ctx,
+        _positions(ctx, k),
+        opts.gain,
+        opts.discount,
+        opts.gain_rows,
+        opts.ideal_order,
     )
-    if custom_gain(opts.gain):  # gains may be <= 0: no ideal gain, no NDCG
-        defined = defined & (ideal > 0)
-        values = xp.where(defined, values, xp.nan)
+    if opts.gain_rows == "judged":  # trec_eval: defined where the ideal DCG is > 0
+        defined = ideal > 0
+    else:
+        defined = ctx.n_relevant(opts.relevance_threshold) > 0
+        if custom_gain(opts.gain):  # gains may be <= 0: no ideal gain, no NDCG
+            defined = defined & (ideal > 0)
     # Defined groups hold a label >= threshold > 0, so their ideal DCG is > 0
     # for every positive discount; a callable discount may break that (a scalar
     # sync for the check, which raises).
-    if bool(xp.any(ideal[defined] <= 0)):
+    if bool(xp.any(defined & (ideal <= 0))):
         raise ValueError(
             "ndcg_score: the ideal DCG of a group with a relevant row is <= 0 under "
             "the given 'discount' callable; discounts of the first positions must be "
             "> 0."
         )
-    safe = xp.where(defined, ideal, 1.0)
-    return GroupValues(xp.where(defined, values / safe, xp.nan), defined, weight)
+    values = seg.divide(dcg_k, ideal, defined, np.nan)
+    return GroupValues(values, defined, ctx.group_weight())
+
+
+DCG = Cumulative(_gain_rows, _dcg_finish)
+NDCG = Cumulative(_gain_rows, _ndcg_finish)
+
+
+def dcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """E[DCG@k] (:func:`_gain_rows`, :func:`_dcg_finish`)."""
+    return cumulate(DCG, ctx, k, opts)
+
+
+def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """E[DCG@k] / ideal DCG@k (:func:`_gain_rows`, :func:`_ndcg_finish`)."""
+    return cumulate(NDCG, ctx, k, opts)
 
 
 # -- counting metrics -----------------------------------------------------------------
@@ -510,28 +675,55 @@ def _hits_in_top(ctx: RankingContext, k, opts: Options) -> np.ndarray:
     return ctx.group_sum(share)
 
 
-def precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    top = _positions(ctx, k)
-    hits = _hits_in_top(ctx.head(top), top, opts)
+def _relevant_rows(view: RankingContext, depth: int | None, opts: Options):
+    """E[the row at this position is relevant]: relevance averaged over the row's
+    tie block (hits@k is linear in the rows)."""
+    rel = view.relevant(opts.relevance_threshold)
+    return ((Part(None, view.block_mean(view.xp.astype(rel, view.float))),),)
+
+
+def _precision_finish(ctx: RankingContext, sums, k, opts: Options) -> GroupValues:
+    (hits,) = sums
     denom = _precision_denominator(ctx, k, opts)
+    if k is not None and opts.precision_denominator == "k":  # k >= 1
+        return _binary_result(ctx, hits / _as_f(ctx.xp, denom), opts)
     # A group with nothing ranked has retrieved nothing: precision 0.
     values = seg.divide(hits, _as_f(ctx.xp, denom), denom > 0, 0.0)
     return _binary_result(ctx, values, opts)
 
 
-def recall(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+def _recall_finish(ctx: RankingContext, sums, k, opts: Options) -> GroupValues:
     xp = ctx.xp
-    top = _positions(ctx, k)
-    hits = _hits_in_top(ctx.head(top), top, opts)
+    (hits,) = sums
     denom = _recall_denominator(ctx, k, opts)
     return _binary_result(ctx, hits / _as_f(xp, xp.maximum(denom, 1)), opts)
 
 
-def _recall_denominator(ctx: RankingContext, k: int | None, opts: Options):
+PRECISION = Cumulative(
+    _relevant_rows,
+    _precision_finish,
+    past_end=lambda opts: opts.precision_denominator != "k",
+)
+RECALL = Cumulative(_relevant_rows, _recall_finish)
+
+
+def precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """E[hits@k] / the ``precision_denominator``."""
+    return cumulate(PRECISION, ctx, k, opts)
+
+
+def recall(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """E[hits@k] / the ``recall_denominator``."""
+    return cumulate(RECALL, ctx, k, opts)
+
+
+def _recall_denominator(ctx: RankingContext, k, opts: Options):
     """R, or min(k, R) (a list of k rows can then reach recall 1)."""
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     if k is None or opts.recall_denominator == "n_relevant":
         return n_rel
+    if opts.recall_denominator != "min_k_n_relevant":
+        raise _unrouted("recall_denominator", opts.recall_denominator)
     return ctx.xp.minimum(n_rel, _positions(ctx, k))  # capped k: never below R here
 
 
@@ -545,8 +737,8 @@ def r_precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValue
 
 # -- first-hit metrics ----------------------------------------------------------------
 def _first_relevant_block(ctx: RankingContext, opts: Options):
-    """Per group: whether a relevant row is ranked, and the tie block holding the
-    first one: its tied-block index (-1 for a single row), first position ``a``,
+    """Per group: the row of the first relevant row (-1 if none) and the tie block
+    holding it: its tied-block index (-1 for a single row), first position ``a``,
     size ``m`` and relevant count ``r``."""
     xp, dev, n = ctx.xp, ctx.device, ctx.n_groups
     rel = ctx.relevant(opts.relevance_threshold)
@@ -565,110 +757,81 @@ def _first_relevant_block(ctx: RankingContext, opts: Options):
         a[tied] = xp.astype(seg.take(blocks.rank, tb), xp.int64)
         m[tied] = xp.astype(seg.take(blocks.size, tb), xp.int64)
         r[tied] = xp.astype(seg.take(blocks.sum(rel), tb), xp.int64)
-    return found, block, a, m, r
+    return first, block, a, m, r
 
 
-def _log_none_in_first(m: np.ndarray, r: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """``log(C(m - r, t) / C(m, t))``: the log-probability that the first ``t`` rows
-    of a uniformly shuffled block of ``m`` rows (``r`` relevant) hold no relevant row,
-    for ``t <= m - r``.
+def _first_hit_rows(view: RankingContext, depth: int | None, opts, reciprocal: bool):
+    """P(the first relevant row sits at this position), divided by the position
+    for RR: the hit rate at k and RR at k are their sums over positions <= k.
 
-    The ratio is ``prod_{i<t} (1 - r/(m - i)) = prod_{j<r} (1 - t/(m - j))``; the
-    shorter product is summed as ``log1p`` terms, none of which cancels, so the
-    result keeps float64 relative accuracy for blocks of any size (a difference of
-    ``gammaln`` values of huge numbers does not).
-    """
-    xp = _ns(m)
-    by_t = t <= r
-    n_terms = xp.astype(xp.where(by_t, t, r), _index(xp))
-    other = _to_float(xp, xp.where(by_t, r, t))
-    owner = xp.repeat(
-        xp.arange(m.shape[0], dtype=_index(xp), device=seg._device(m)), n_terms
-    )
-    i = ranges(xp.zeros_like(n_terms), n_terms)
-    terms = xp.log1p(-seg.take(other, owner) / _as_f(xp, seg.take(m, owner) - i))
-    return seg.segment_sum(owner, terms, m.shape[0])
-
-
-def hit_rate(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    """P(some relevant row at positions <= k).
-
-    Only the first block holding a relevant row matters. If it straddles the cutoff
-    with ``t = k - a + 1`` of its ``m`` positions inside, the top ``t`` of that block
-    is a uniform ``t``-subset, which misses all ``r`` relevant rows with probability
-    ``C(m - r, t) / C(m, t)`` (:func:`_log_none_in_first`); the hit probability is
-    ``-expm1`` of its log, exact even when it is tiny.
-    """
-    xp = ctx.xp
-    k = _positions(ctx, k)
-    ctx = ctx.head(k)
-    found, _, a, m, r = _first_relevant_block(ctx, opts)
-    if k is None:
-        values = xp.astype(found, ctx.float)
-    else:
-        t = xp.clip(k - a + 1, 0, m)
-        hit = found & (t > 0)
-        values = xp.astype(hit, ctx.float)
-        partial = seg.flatnonzero(hit & (t <= m - r))
-        if partial.shape[0]:
-            log_miss = _log_none_in_first(
-                seg.take(m, partial), seg.take(r, partial), seg.take(t, partial)
-            )
-            values = seg.put(values, partial, -xp.expm1(log_miss))
-    return _binary_result(ctx, values, opts)
-
-
-def mrr(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    """E[1/position of the first relevant row], 0 beyond the cutoff.
-
+    An untied first relevant row at position ``a`` is there with probability 1.
     In the first block holding a relevant row (``m`` rows, ``r`` relevant, first
     position ``a``) the first relevant row is at offset ``j`` with probability
     ``P_j = [C(m - r, j) / C(m, j)] * r / (m - j)``, ``0 <= j <= m - r``: the first
     ``j`` rows miss every relevant row, then row ``j`` is one of them. Its log is a
-    running sum of ``log1p(-r / (m - i))`` over ``i < j`` (no cancellation), and
-    only offsets inside the cutoff are expanded.
+    running sum of ``log1p(-r / (m - i))`` over ``i < j`` (no cancellation, exact
+    even when tiny), and only offsets inside the depth are expanded. Under
+    ``ties="threshold"`` the block is one threshold: RR reads the precision at its
+    end, ``r / (a + m - 1)``, spread evenly over its ``m`` positions.
     """
-    xp, f = ctx.xp, ctx.float
-    k = _positions(ctx, k)
-    ctx = ctx.head(k)
-    found, block, a, m, r = _first_relevant_block(ctx, opts)
-    if ctx.thresholds:
-        # The first block holding a relevant row is one threshold: RR is the
-        # precision there, r / (a + m - 1); a cutoff inside it keeps its share.
-        share = _block_share(k, a, m)
-        values = xp.where(found, share * _as_f(xp, r) / _as_f(xp, a + m - 1), 0.0)
-        return _binary_result(ctx, values, opts)
-    values = xp.where(found, 1.0 / _as_f(xp, a), 0.0)
-    if k is not None:
-        values[a > k] = 0.0
+    xp, f = view.xp, view.float
+    first, block, a, m, r = _first_relevant_block(view, opts)
+    untied = seg.flatnonzero((first >= 0) & (block < 0))
+    one = xp.ones(untied.shape[0], dtype=f, device=view.device)
+    if reciprocal:
+        one /= _as_f(xp, seg.take(a, untied))
+    parts = [Part(seg.take(first, untied), one)]
     tied = seg.flatnonzero(block >= 0)
     if tied.shape[0]:
         m_t, r_t, a_t = seg.take(m, tied), seg.take(r, tied), seg.take(a, tied)
-        last = m_t - r_t  # the last offset the first relevant row can take
-        if k is not None:
-            last = xp.minimum(last, k - a_t)
+        whole = reciprocal and view.thresholds
+        last = m_t - 1 if whole else m_t - r_t  # the last offset that counts
+        if depth is not None:
+            last = xp.minimum(last, depth - a_t)
         count = xp.maximum(last + 1, 0)
-        g = xp.repeat(tied, count)
+        owner, starts, n = _runs(count)
         j = ranges(xp.zeros_like(count), count)  # offset of each row in its block
-        m_j = xp.astype(seg.take(m, g), f)
-        r_j = xp.astype(seg.take(r, g), f)
-        j_f = _as_f(xp, j)
-        # log P(row j misses | rows < j missed); the last possible offset's step is
-        # log(0) and never used (the sum is exclusive), so it is left at 0.
-        step = _log1p_where(xp, -r_j / (m_j - j_f), j_f < m_j - r_j)
-        log_miss = seg.exclusive_cumsum(step, *_runs(count))
-        term = xp.exp(log_miss) * (r_j / (m_j - j_f)) / _as_f(xp, seg.take(a, g) + j)
-        per_group = seg.segment_sum(g, term, ctx.n_groups)
-        values = seg.put(values, tied, seg.take(per_group, tied))
-    return _binary_result(ctx, values, opts)
+        m_j = xp.astype(seg.take(m_t, owner), f)
+        r_j = xp.astype(seg.take(r_t, owner), f)
+        if whole:
+            term = r_j / (_as_f(xp, seg.take(a_t + m_t - 1, owner)) * m_j)
+        else:
+            j_f = _as_f(xp, j)
+            # log P(row j misses | rows < j missed); the last possible offset's
+            # step is log(0) and never used (the sum is exclusive): left at 0.
+            step = _log1p_where(xp, -r_j / (m_j - j_f), j_f < m_j - r_j)
+            log_miss = seg.exclusive_cumsum(step, owner, starts, n)
+            term = xp.exp(log_miss) * (r_j / (m_j - j_f))
+            if reciprocal:
+                term = term / _as_f(xp, seg.take(a_t, owner) + j)
+        start = seg.take(view.blocks.start, seg.take(block, tied))
+        parts.append(Part(seg.take(start, owner) + j, term, cut=True))
+    return (tuple(parts),)
 
 
-def _block_share(k: int | None, a: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """Share of a block of ``m`` rows from position ``a`` inside the cutoff ``k``."""
-    xp = _ns(a)
-    if k is None:
-        return xp.ones(a.shape, dtype=_float_of(xp, a), device=seg._device(a))
-    return _as_f(xp, xp.clip(k - a + 1, 0, m)) / _as_f(xp, m)
+def _first_hit_finish(ctx: RankingContext, sums, k, opts: Options) -> GroupValues:
+    return _binary_result(ctx, sums[0], opts)
+
+
+HIT_RATE = Cumulative(
+    lambda view, depth, opts: _first_hit_rows(view, depth, opts, False),
+    _first_hit_finish,
+)
+MRR = Cumulative(
+    lambda view, depth, opts: _first_hit_rows(view, depth, opts, True),
+    _first_hit_finish,
+)
+
+
+def hit_rate(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """P(some relevant row at positions <= k) (:func:`_first_hit_rows`)."""
+    return cumulate(HIT_RATE, ctx, k, opts)
+
+
+def mrr(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """E[1/position of the first relevant row], 0 beyond the cutoff
+    (:func:`_first_hit_rows`)."""
+    return cumulate(MRR, ctx, k, opts)
 
 
 def _runs(count: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -681,112 +844,145 @@ def _runs(count: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return xp.repeat(run, count), starts, n
 
 
-def _positions(ctx: RankingContext, k: int | None) -> int | None:
+def _positions(ctx: RankingContext, k):
     """The cutoff as a position: a ``k`` beyond every list is capped at the number
     of rows (any ``k`` is valid; only precision's ``k`` denominator needs the real
-    value), so position arithmetic never overflows."""
-    return None if k is None else min(k, max(ctx.totals.y_all.shape[0], 1))
+    value), so position arithmetic never overflows. ``k`` may be an array of
+    cutoffs (the cutoff axis)."""
+    if k is None:
+        return None
+    cap = max(ctx.totals.y_all.shape[0], 1)
+    return np.minimum(k, cap) if isinstance(k, np.ndarray) else min(k, cap)
 
 
 # -- average precision ----------------------------------------------------------------
-def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
-    """E[AP@k] = (1/D) Σ over relevant rows at positions p <= k of precision@p.
+def _ap_rows(view: RankingContext, depth: int | None, opts: Options):
+    """E[precision at this position if a relevant row is there], times the
+    probability that one is: AP@k x D is their sum over positions <= k; and, for
+    ``ap_denominator="n_relevant_retrieved"``, E[relevant at this position].
 
     An untied relevant row at position p with ``c`` relevant rows above it adds
-    ``(c + 1) / p``. For a relevant row of a tied block (first position ``a``, ``m``
-    rows, ``r`` relevant, ``c`` relevant rows in earlier blocks) placed at offset
-    ``j``, the other ``r - 1`` relevant rows of the block fill the ``j`` earlier
-    slots in expectation ``j (r - 1) / (m - 1)`` times, so E[precision at a + j] is
-    ``(c + 1 + j (r - 1)/(m - 1)) / (a + j)``. Averaging over the ``m`` offsets and
-    summing over the ``r`` relevant rows gives, per block,
-    ``(r/m) [(c + 1) U + (r - 1)/(m - 1) V]`` with ``U = Σ_j 1/(a + j)`` and
-    ``V = Σ_j j/(a + j)`` over the offsets inside the cutoff.
+    ``(c + 1) / p``. In a tied block (first position ``a``, ``m`` rows, ``r``
+    relevant, ``c`` relevant rows in earlier blocks) position ``a + j`` holds a
+    relevant row with probability ``r/m``, and given that, the other ``r - 1``
+    relevant rows fill its ``j`` earlier slots ``j (r - 1) / (m - 1)`` times in
+    expectation, so it adds ``(r/m) (c + 1 + j (r - 1)/(m - 1)) / (a + j)``. Under
+    ``ties="threshold"`` a block is one threshold: its ``r`` relevant rows read
+    the precision at its end, ``(c + r) / (a + m - 1)``, spread evenly over its
+    ``m`` positions.
     """
-    k = _positions(ctx, k)
-    ctx = ctx.head(k)
-    xp, f = ctx.xp, ctx.float
-    rel = ctx.relevant(opts.relevance_threshold)
+    xp, f = view.xp, view.float
+    rel = view.relevant(opts.relevance_threshold)
     # seen[p] = relevant rows at ranked positions < p (over all groups), and
     # before[g] = seen at group g's first row: counts by differences, no search.
     seen = _count_before(xp, rel)
-    before = seen[ctx.starts[:-1]]
-    blocks = ctx.blocks
-    # An untied relevant row at position p, the i-th relevant of its group, adds
-    # i / p; rows of tie blocks are replaced by their block's expectation.
-    untied = rel if not blocks else rel & ~blocks.row_mask(ctx.n_rows)
+    before = seen[view.starts[:-1]]
+    blocks = view.blocks
+    untied = rel if not blocks else rel & ~blocks.row_mask(view.n_rows)
     hits = seg.flatnonzero(untied)
-    hit_group = ctx.group[hits]
-    rank = ctx.rank[hits]
-    term = _as(xp, seen[hits + 1] - before[hit_group], f) / _as(xp, rank, f)
-    if k is not None:
-        term[rank > k] = 0.0
-    total = ctx.group_sum(term, hit_group)
-    straddling = None  # blocks across k whose order changes the denominator
-    if blocks and ctx.thresholds:
-        # Each block is one threshold: its r relevant rows read the precision at
-        # its last position, (c + r) / (a + m - 1), with the share of the block
-        # inside the cutoff.
+    term = xp.astype(seen[hits + 1] - before[view.group[hits]], f)
+    term /= _as(xp, view.rank[hits], f)
+    ap = [Part(hits, term)]
+    if blocks:
         start, m = blocks.start, blocks.size
         r = xp.astype(seen[start + m] - seen[start], f)
         c = _as(xp, seen[start] - before[blocks.group], f)
-        last = _as(xp, blocks.rank + m - 1, f)
-        contrib = _block_share(k, blocks.rank, m) * r * (c + r) / last
-        total += ctx.group_sum(contrib, blocks.group)
-    elif blocks:
-        rows = blocks.rows
-        rank = ctx.rank[rows]
-        inv = 1.0 / _as(xp, rank, f)
-        offset = rank - blocks.spread(blocks.rank)
-        if k is not None:
-            inv[rank > k] = 0.0
-        start, m = blocks.start, blocks.size
-        u = _run_sum(inv, blocks.offsets, m)
-        inv *= _as(xp, offset, f)
-        v = _run_sum(inv, blocks.offsets, m)
-        r = xp.astype(seen[start + m] - seen[start], f)
-        c = seen[start] - before[blocks.group]  # relevant rows above the block
         m_f = _as(xp, m, f)
-        spread = seg.divide(r - 1.0, m_f - 1.0, m > 1, 0.0)
-        contrib = (r / m_f) * ((_as(xp, c, f) + 1.0) * u + spread * v)
-        if opts.ap_denominator == "n_relevant_retrieved" and k is not None:
-            # A block across the cutoff that mixes relevance makes the
-            # denominator random: such a block is taken apart below.
-            straddling = (blocks.rank <= k) & (blocks.rank + m - 1 > k)
-            straddling &= (r > 0) & (r < m_f)
-            straddling = seg.flatnonzero(straddling)
-            contrib = seg.put(contrib, straddling, 0.0)
-        total += ctx.group_sum(contrib, blocks.group)
-    if opts.ap_denominator == "n_relevant_retrieved" and ctx.thresholds:
-        # The relevant rows within the cutoff, a straddling block by its share: a
-        # fixed (possibly fractional) count, the same weights as the sum's.
-        denom = _hits_in_top(ctx, k, opts)
-        values = seg.divide(total, denom, denom > 0, 0.0)
+        if view.thresholds:
+            last = _as(xp, blocks.rank + m - 1, f)
+            per_row = blocks.spread(r * (c + r) / (last * m_f))
+        else:
+            position = xp.astype(seg.take(view.rank, blocks.rows), f)
+            offset = position - xp.astype(blocks.spread(blocks.rank), f)
+            spread = seg.divide(r - 1.0, m_f - 1.0, m > 1, 0.0)
+            per_row = blocks.spread(spread * r / m_f) * offset
+            per_row += blocks.spread((c + 1.0) * r / m_f)
+            per_row /= position
+        ap.append(Part(blocks.rows, per_row, blocks=blocks))
+    if opts.ap_denominator != "n_relevant_retrieved":
+        return (tuple(ap),)
+    if blocks:
+        found = Part(None, view.block_mean(xp.astype(rel, f)))
+    else:
+        found = Part(hits, xp.ones(hits.shape[0], dtype=f, device=view.device))
+    return tuple(ap), (found,)
+
+
+def _ap_finish(ctx: RankingContext, sums, k, opts: Options) -> GroupValues:
+    """AP from its sum and the ``ap_denominator``: R, min(k, R), or the relevant
+    rows within the cutoff (a tie block across it by its share under
+    ``ties="threshold"``, by the exact expectation of the ratio under
+    ``ties="average"``: :func:`_ap_straddling`)."""
+    xp, f = ctx.xp, ctx.float
+    total, choice = sums[0], opts.ap_denominator
+    if choice == "n_relevant_retrieved":
+        found = sums[1]
+        if ctx.thresholds:  # a fixed (possibly fractional) count
+            return _binary_result(ctx, seg.divide(total, found, found > 0, 0.0), opts)
+        # No relevant row within the cutoff: the sum is 0 too, and so is AP.
+        values = total / xp.maximum(found, 1.0)
+        if k is not None and ctx.blocks:
+            values = _ap_straddling(ctx, _positions(ctx, k), total, values, opts)
         return _binary_result(ctx, values, opts)
-    denom = _ap_denominator(ctx, k, opts, rel)
-    # No relevant row within the cutoff: the sum is 0 too, and so is AP.
-    values = total / _as(xp, xp.maximum(denom, 1), f)
-    if straddling is not None and straddling.shape[0]:
-        i = straddling
-        group = blocks.group[i]
-        values = seg.put(
-            values,
-            group,  # at most one straddling block per group
-            _ap_straddling_block(
-                total[group], blocks.rank[i], m[i], r[i], c[i], k, u[i], v[i]
-            ),
-        )
-    return _binary_result(ctx, values, opts)
-
-
-def _ap_denominator(ctx: RankingContext, k: int | None, opts: Options, rel):
-    """AP's denominator per group, as ``ap_denominator`` says (without tie blocks
-    across the cutoff, which :func:`average_precision` divides itself)."""
-    if opts.ap_denominator == "n_relevant_retrieved":
-        return _relevant_in_cutoff(ctx, k, rel)
     n_rel = ctx.n_relevant(opts.relevance_threshold)
-    if k is None or opts.ap_denominator == "n_relevant":
-        return n_rel
-    return ctx.xp.minimum(n_rel, k)
+    if k is None or choice == "n_relevant":
+        denom = n_rel
+    elif choice == "min_k_n_relevant":
+        denom = xp.minimum(n_rel, _positions(ctx, k))
+    else:
+        raise _unrouted("ap_denominator", choice)
+    return _binary_result(ctx, total / _as(xp, xp.maximum(denom, 1), f), opts)
+
+
+AVERAGE_PRECISION = Cumulative(
+    _ap_rows,
+    _ap_finish,
+    # Under averaged ties a block across the cutoff that mixes relevance makes
+    # the retrieved count random: one cutoff at a time (_ap_straddling).
+    on_axis=lambda ctx, opts: (
+        not (
+            opts.ap_denominator == "n_relevant_retrieved"
+            and ctx.blocks
+            and not ctx.thresholds
+        )
+    ),
+)
+
+
+def average_precision(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
+    """E[AP@k] = (1/D) Σ over relevant rows at positions p <= k of precision@p
+    (:func:`_ap_rows`, :func:`_ap_finish`)."""
+    return cumulate(AVERAGE_PRECISION, ctx, k, opts)
+
+
+def _ap_straddling(ctx: RankingContext, top: int, total, values, opts: Options):
+    """``values`` with the groups whose tie block straddles ``top`` and mixes
+    relevance replaced by their exact E[AP@k] (:func:`_ap_straddling_block`),
+    under ``ap_denominator="n_relevant_retrieved"`` and averaged ties."""
+    view = ctx.head(top)
+    xp, f, blocks = view.xp, view.float, view.blocks
+    rel = view.relevant(opts.relevance_threshold)
+    seen = _count_before(xp, rel)
+    start, m, a = blocks.start, blocks.size, blocks.rank
+    r = xp.astype(seen[start + m] - seen[start], f)
+    straddling = (a <= top) & (a + m - 1 > top) & (r > 0) & (r < _as(xp, m, f))
+    i = seg.flatnonzero(straddling)
+    if not i.shape[0]:
+        return values
+    group = blocks.group[i]  # at most one straddling block per group
+    a, m, r = a[i], m[i], r[i]
+    c = seen[start[i]] - seen[view.starts[:-1]][group]  # relevant rows above
+    t = xp.astype(top - a + 1, _index(xp))  # positions of the block inside
+    owner, _, n = _runs(t)
+    j = _as(xp, ranges(xp.zeros_like(t), t), f)
+    inv = 1.0 / (_as(xp, seg.take(a, owner), f) + j)
+    u = seg.segment_sum(owner, inv, n)
+    v = seg.segment_sum(owner, j * inv, n)
+    m_f = _as(xp, m, f)
+    spread = seg.divide(r - 1.0, m_f - 1.0, m > 1, 0.0)
+    inside = (r / m_f) * ((_as(xp, c, f) + 1.0) * u + spread * v)
+    rest = seg.take(total, group) - inside  # the rows above the block
+    return seg.put(values, group, _ap_straddling_block(rest, a, m, r, c, top, u, v))
 
 
 def _ap_straddling_block(rest, a, m, r, c, k, u, v) -> np.ndarray:
@@ -837,17 +1033,6 @@ def _ap_straddling_block(rest, a, m, r, c, k, u, v) -> np.ndarray:
     found *= p
     found /= xp.maximum(c_x + x, 1.0)
     return seg.segment_sum(owner, found, n)
-
-
-def _relevant_in_cutoff(
-    ctx: RankingContext, k: int | None, rel: np.ndarray
-) -> np.ndarray:
-    """The relevant rows at positions <= k (pyltr's and torchmetrics' AP
-    denominator), on the view cut by ``head(k)``. Fixed in every order of the
-    ties except where a tie block straddles the cutoff and mixes relevance;
-    :func:`average_precision` takes those groups apart."""
-    inside = rel if k is None else rel & (ctx.rank <= k)
-    return ctx.group_sum(ctx.xp.astype(inside, ctx.float))
 
 
 # -- ERR ---------------------------------------------------------------------------
@@ -1182,16 +1367,24 @@ def bpref(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
 
 
 # -- F1, fall-out, ARP, RBP, pairwise accuracy, interpolated precision ---------------
-def _precision_denominator(ctx: RankingContext, k: int | None, opts: Options):
-    """The denominator of P@k per group, as :func:`precision` reads it."""
+def _precision_denominator(ctx: RankingContext, k, opts: Options):
+    """The denominator of P@k per group, as :func:`precision` reads it; per
+    cutoff and group for an (n_cuts, 1) array of cutoffs."""
     xp, f = ctx.xp, ctx.float
+    many = isinstance(k, np.ndarray)  # (n_cuts, 1) cutoffs: the cutoff axis
     if opts.precision_denominator == "n_judged":
+        if many:
+            return np.stack([_judged_in_top(ctx, int(c), opts) for c in k.ravel()])
         return _judged_in_top(ctx, k, opts)
     if k is None:
         return xp.astype(ctx.length, f)
     if opts.precision_denominator == "k":
         # the real k, however large
+        if many:
+            return np.broadcast_to(k.astype(np.float64), (k.shape[0], ctx.n_groups))
         return xp.full(ctx.n_groups, float(k), dtype=f, device=ctx.device)
+    if opts.precision_denominator != "min_k_n":
+        raise _unrouted("precision_denominator", opts.precision_denominator)
     return xp.astype(xp.minimum(ctx.length, _positions(ctx, k)), f)
 
 
@@ -1513,3 +1706,16 @@ def _sorted_levels(y):
         return np.unique(y)
     xp = seg.array_namespace(y)
     return xp.sort(xp.unique_values(y))
+
+
+# The kernels written as contributions plus a finisher (see ``Cumulative``): the
+# cutoff axis reads every cutoff of these from one pass down the positions.
+CUMULATIVE: dict[Callable, Cumulative] = {
+    dcg: DCG,
+    ndcg: NDCG,
+    precision: PRECISION,
+    recall: RECALL,
+    hit_rate: HIT_RATE,
+    mrr: MRR,
+    average_precision: AVERAGE_PRECISION,
+}

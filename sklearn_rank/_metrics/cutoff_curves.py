@@ -2,9 +2,10 @@
 ``k`` of a list, the data of :class:`sklearn_rank.plot.MetricAtKDisplay`.
 
 The rows are validated, encoded and ordered once (:func:`rank_inputs`); the values
-come from the engine's cutoff axis (:mod:`sklearn_rank._engine.cutoffs`: running
-sums over the head where the metric has a running form, else its kernel once per
-cutoff) and the means from the reduction module. Cutoffs past the longest group
+come from the engine's cutoff axis (:mod:`sklearn_rank._engine.cutoffs`: the
+kernel's own contributions summed down the positions and its own finisher where
+the kernel is written that way, else the kernel once per cutoff) and the means
+from the reduction module. Cutoffs past the longest group
 read one row of the table: the (cutoffs, groups) array is expanded only when
 asked for (:attr:`CutoffCurve.values`).
 """

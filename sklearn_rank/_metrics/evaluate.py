@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 
 from .._engine.context import RankingContext
 from .._engine.conventions import Options, given_options, resolve_options
-from .._engine.cutoffs import RUNNING_FORMS, values_at_cutoffs
+from .._engine.cutoffs import AXIS_KERNELS, values_at_cutoffs
 from .._engine.kernels import GroupValues
 from .._engine.reduce import mean_over_groups, weighted_mean
 from .._engine.segments import array_namespace
@@ -295,7 +295,7 @@ def mean_values(
     axis (running sums over the head); the rest one kernel call each."""
     by_metric: dict[str, list[MetricRequest]] = {}
     for r in requests:
-        if r.k is not None and not r.options and r.spec.name in RUNNING_FORMS:
+        if r.k is not None and not r.options and r.spec.kernel in AXIS_KERNELS:
             by_metric.setdefault(r.spec.name, []).append(r)
     out: dict[str, float] = {}
     for name, group in by_metric.items():

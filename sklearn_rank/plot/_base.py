@@ -312,6 +312,19 @@ def _draw_fits(ax: Any, legend: Any) -> bool:
     return inside and roomy(ax)
 
 
+def _fits_at_a_glance(ax: Any, legend: Any) -> bool:
+    """Whether the legend, measured alone (its text extents: no draw of the
+    figure), is so small beside the only axes of its figure that constrained
+    layout leaves it inside the figure and the axes roomy: then the trial draw
+    of :func:`_draw_fits` (most of a display's drawing time) is skipped."""
+    fig = ax.figure
+    get_renderer = getattr(fig.canvas, "get_renderer", None)
+    if get_renderer is None or len(fig.axes) != 1:
+        return False
+    box, fb = legend.get_window_extent(get_renderer()), fig.bbox
+    return box.width <= 0.3 * fb.width and box.height <= 0.6 * fb.height
+
+
 def roomy(ax: Any) -> bool:
     """Whether the axes keeps at least 30% of its cell of the figure in each
     direction (its decorations did not squeeze it)."""
@@ -333,7 +346,13 @@ def finish(ax: Any, legend: Any, title: str | None = None) -> Any:
         fit_title(ax, title)
     # Without a layout engine nothing makes room: the user's figure, as laid out.
     managed = fig.get_layout_engine() is not None
-    if managed and legend is not None and not _draw_fits(ax, legend):
+    fits = (
+        not managed
+        or legend is None
+        or _fits_at_a_glance(ax, legend)
+        or _draw_fits(ax, legend)
+    )
+    if not fits:
         handles = list(getattr(legend, "legend_handles", None) or legend.legendHandles)
         labels = [t.get_text().replace("\n", " ") for t in legend.get_texts()]
         heading = legend.get_title().get_text() or None
