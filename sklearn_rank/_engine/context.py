@@ -633,8 +633,12 @@ class RankingContext:
             else:
                 n_keep = int(xp.count_nonzero(keep))
             small = n_keep < _HEAD_SHARE * self.n_rows
-            self._views[key] = self._subset(seg.flatnonzero(keep), k) if small else self
-        return self._views[key]
+            # None stands for this view itself: a view holding itself would be a
+            # reference cycle, and its arrays (hundreds of MB on large inputs)
+            # would stay alive after the call until the garbage collector runs.
+            self._views[key] = self._subset(seg.flatnonzero(keep), k) if small else None
+        view = self._views[key]
+        return self if view is None else view
 
     def _subset(self, rows: np.ndarray, k: int) -> RankingContext:
         kept = self.blocks.rank <= k
