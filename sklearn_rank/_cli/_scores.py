@@ -375,17 +375,24 @@ def relstrings(run: RunInput, length: int, options) -> np.ndarray:
     pooled = judged if run.pooled is None else run.pooled
     if options.judged_only:  # -J: the unjudged documents left the ranking
         ranked = ranked & judged
-    rows = np.flatnonzero(ranked)  # each query's ranked rows, in ranked order
+    size = group_counts(run.codes, n, ranked).astype(np.intp)  # ranked per query
+    keep = np.minimum(size, max(length, 0))
+    # Only the first ``length`` ranked rows of each query are read (memory: no
+    # temporaries the size of the run): their positions among the ranked rows,
+    # then in the arrays.
+    start = np.zeros(n, dtype=np.intp)
+    np.cumsum(size[:-1], out=start[1:])
+    out_start = np.zeros(n, dtype=np.intp)
+    np.cumsum(keep[:-1], out=out_start[1:])
+    nth = np.arange(int(keep.sum()), dtype=np.intp)
+    nth += np.repeat(start - out_start, keep)
+    rows = nth if ranked.all() else np.flatnonzero(ranked)[nth]
     grade = np.trunc(run.y_true[rows]).astype(np.int64)
     chars = np.where(grade > 9, ord(">"), ord("0") + np.clip(grade, 0, 9))
     chars = np.where(judged[rows], chars, np.where(pooled[rows], ord("."), ord("-")))
     text = chars.astype(np.uint8).tobytes().decode("ascii")
-    size = group_counts(run.codes[rows], n)
-    start = np.zeros(n, dtype=np.intp)
-    np.cumsum(size[:-1], out=start[1:])
-    keep = np.minimum(size, max(length, 0))
     return np.array(
-        [f"'{text[a : a + k]}'" for a, k in zip(start, keep, strict=True)],
+        [f"'{text[a : a + k]}'" for a, k in zip(out_start, keep, strict=True)],
         dtype=object,
     )
 

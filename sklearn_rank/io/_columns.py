@@ -406,10 +406,13 @@ def join_columns(
     # Codes follow the query ids' string order; number the present ones 0..G-1.
     seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0
     present = np.flatnonzero(seen)
+    # Every query present (the common case): the codes are already 0..G-1, and
+    # no second array of n is made (memory: the join's peak).
+    codes = joined.qcode if seen.all() else (np.cumsum(seen) - 1)[joined.qcode]
     return TrecColumns(
         y_true=joined.y_true,
         y_score=joined.y_score,
-        query_codes=(np.cumsum(seen) - 1)[joined.qcode],
+        query_codes=codes,
         query_ids=joined.qids[present].tolist(),
         retrieved=joined.retrieved,
         rank=joined.rank,
