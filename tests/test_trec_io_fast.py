@@ -437,3 +437,34 @@ def test_fallbacks_for_keys_too_wide_give_the_same_join(texts):
         _id_columns._MIN_HASH_BITS, _trec_join._MIN_SCORE_BITS = saved
     got = list(zip(t.groups.tolist(), t.docno.tolist(), t.y_true.tolist(), strict=True))
     assert got == expected
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_compact_spans_keep_every_byte(dtype):
+    """The id columns' own buffers (issue 28, memory): every span's bytes
+    copied, fixed and mixed widths, spans over 4096 bytes, empty spans, a
+    span at the very end of the buffer."""
+    from sklearn_rank.io import _spans
+
+    rng = np.random.default_rng(1)
+    for trial in range(300):
+        n = int(rng.integers(0, 40))
+        lengths = rng.integers(0, rng.choice([5, 20, 40, 6000]), n)
+        if trial % 3 == 0:
+            lengths[:] = rng.integers(0, 30)
+        if trial % 5 == 0 and n:
+            lengths[0] = 5000
+        parts = [bytes(rng.integers(33, 127, k).astype(np.uint8)) for k in lengths]
+        text, starts, ends = b"", [], []
+        for part, gap in zip(parts, rng.integers(0, 3, n), strict=True):
+            text += b" " * int(gap)
+            starts.append(len(text))
+            text += part
+            ends.append(len(text))
+        buf = np.frombuffer(text + bytes(8), np.uint8)
+        out, s, e = _spans.compact(
+            buf, np.array(starts, dtype), np.array(ends, dtype), 8
+        )
+        assert [out[a:b].tobytes() for a, b in zip(s, e, strict=True)] == parts
+        assert out.size == sum(map(len, parts)) + 8 and not out[-8:].any()
+        assert s.dtype == e.dtype == dtype

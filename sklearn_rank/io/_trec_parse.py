@@ -61,7 +61,23 @@ def _parse_qrels(source: Any, progress=None, keep_bom=False) -> _ParsedQrels:
     relevance = _numbers.parse_numbers(fields, 2, "rel", float, reader="atol")
     qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
     keys = _check_unique(qid, docno, fields.line, fields.name)
-    return _ParsedQrels(qid, docno, relevance, fields.line, fields.name, keys)
+    line, name = fields.line, fields.name
+    del fields  # the spans of every field: only the ids' are kept
+    qid, docno = _own_bytes(qid, docno)
+    return _ParsedQrels(qid, docno, relevance, line, name, keys)
+
+
+def _own_bytes(qid: _TextColumn, docno: _RowText) -> tuple[_TextColumn, _RowText]:
+    """The id columns over buffers of their own bytes, when these take less than
+    half the file's: the file's buffer is then freed before the join (a run's
+    text is mostly scores, ranks and tags; memory)."""
+    buf = docno.buf
+    if qid.buf is not buf:
+        return qid, docno
+    used = int((docno.ends - docno.starts).sum(dtype=np.int64))
+    if 2 * used >= buf.size:
+        return qid, docno
+    return qid.compacted(), docno.compacted()
 
 
 def _parse_run(
@@ -87,4 +103,7 @@ def _parse_run(
     runid = (
         _text._line_text(fields.buf, int(fields.starts[0][-1])).split()[5] if n else ""
     )
-    return _ParsedRun(qid, docno, score, rank, runid, fields.line, fields.name, keys)
+    line, name = fields.line, fields.name
+    del fields  # the spans of every field: only the ids' are kept
+    qid, docno = _own_bytes(qid, docno)
+    return _ParsedRun(qid, docno, score, rank, runid, line, name, keys)
