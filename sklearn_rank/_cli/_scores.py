@@ -174,7 +174,8 @@ def _library_values(run, measures, keywords, options, need_per_query, in_order, 
     """The library's values: one call of ``evaluate_per_group`` (or
     ``evaluate``) per set of measure keywords, then trec_eval's own gains
     (:mod:`._trec_gains`); per-query values and means by ``(keywords, metric)``."""
-    from .. import evaluate, evaluate_per_group
+    from .. import evaluate
+    from .._metrics.evaluate import evaluate_per_group_sets
 
     fill = options.undefined
     common = {
@@ -198,12 +199,18 @@ def _library_values(run, measures, keywords, options, need_per_query, in_order, 
             calls.setdefault((), []).append(READ_OFF[m.kind])
     means: dict[tuple, float] = {}
     per: dict[tuple, np.ndarray] = {}
+    calls = {extra: list(dict.fromkeys(names)) for extra, names in calls.items()}
+    if need_per_query:
+        # One ordering of the rows for every set of keywords that only the
+        # kernels read (relative_P's denominator beside recall's).
+        kw_pg = {k: v for k, v in common.items() if k != "undefined"}
+        per_set = evaluate_per_group_sets(
+            run.y_true, run.y_score, metric_sets=calls, **kw_pg
+        )
     for extra, names in calls.items():
-        names = list(dict.fromkeys(names))
         kw = {**common, **dict(extra)}
         if need_per_query:
-            kw_pg = {k: v for k, v in kw.items() if k != "undefined"}
-            found = evaluate_per_group(run.y_true, run.y_score, metrics=names, **kw_pg)
+            found = per_set[extra]
             for name, values in found.values.items():
                 filled = (
                     np.where(np.isnan(values), fill, values) if in_order else values

@@ -60,10 +60,11 @@ def _g_values(
     xp = ctx.xp
     _refuse_mixed_blocks(ctx, ranked_gain, func)
     seen = ctx.group_exclusive_cumsum(ranked_gain) + ranked_gain
-    cost = _ideal_costs_from(ctx, all_gain)
     term = xp.zeros(ctx.n_rows, dtype=ctx.float, device=ctx.device)
     hit = ranked_gain != 0
-    term[hit] = ranked_gain[hit] / xp.log2(2.0 + cost[hit] - seen[hit])
+    # The ideal cost only where a gain reads it (the same value per row).
+    cost = _ideal_costs_from(ctx, all_gain, hit)
+    term[hit] = ranked_gain[hit] / xp.log2(2.0 + cost - seen[hit])
     positive = all_gain > 0
     norm = seg.segment_sum(
         ctx.totals.codes_all[positive], all_gain[positive], ctx.n_groups
@@ -71,7 +72,12 @@ def _g_values(
     return ctx.group_sum(term), norm
 
 
-def _ideal_costs_from(ctx: RankingContext, all_gain: np.ndarray) -> np.ndarray:
+def _ideal_costs_from(
+    ctx: RankingContext, all_gain: np.ndarray, rows: np.ndarray
+) -> np.ndarray:
+    """The ideal cost of the position of each ranked row selected by the mask
+    ``rows``: the ideal gains of its group summed up to its rank (each at least
+    1), plus 1 per position past the group's ideal list."""
     xp = ctx.xp
     totals = ctx.totals
     positive = all_gain > 0
@@ -82,11 +88,12 @@ def _ideal_costs_from(ctx: RankingContext, all_gain: np.ndarray) -> np.ndarray:
     n_ideal = seg.segment_count(codes, ctx.n_groups)
     first = _prefix_sum(xp, n_ideal)[:-1]
     prefix = _prefix_sum(xp, ideal)
-    n_g = seg.take(n_ideal, ctx.group)
-    start = seg.take(first, ctx.group)
-    cost = seg.take(prefix, start + xp.minimum(ctx.rank, n_g)) - seg.take(prefix, start)
+    group, rank = ctx.group[rows], ctx.rank[rows]
+    n_g = seg.take(n_ideal, group)
+    start = seg.take(first, group)
+    cost = seg.take(prefix, start + xp.minimum(rank, n_g)) - seg.take(prefix, start)
     # Past the ideal list every position costs 1 (trec_eval's min_cost).
-    cost += _as_f(xp, xp.maximum(ctx.rank - n_g, 0))
+    cost += _as_f(xp, xp.maximum(rank - n_g, 0))
     return cost
 
 
