@@ -309,7 +309,7 @@ LARGE_CASES = {  # issue 28's measure sets: name -> (flags, run file, target)
     "-c -q": (["-c", "-q"], "run.txt", 0.6),
     "-q -m all_trec": (["-q", "-m", "all_trec"], "run.txt", 0.75),
     "-m all_trec": (["-m", "all_trec"], "run.txt", 0.75),
-    "heavy ties, -q": (["-q"], "run_ties.txt", 0.6),
+    "heavy ties -q": (["-q"], "run_ties.txt", 0.6),
 }
 
 
