@@ -354,7 +354,7 @@ class GroupTotals:
         n_groups: int,
         ties: str,
         sample_weight: np.ndarray | None,
-        ranked_rows: np.ndarray | None,
+        ranked_rows: np.ndarray | slice | None,
         judged: np.ndarray | None = None,
         in_pool: np.ndarray | None = None,
     ) -> None:
@@ -542,6 +542,10 @@ class RankingContext:
             seg.array_namespace(retrieved).all(retrieved)
         ):
             rows = seg.flatnonzero(retrieved)
+            if isinstance(rows, np.ndarray) and rows.size and rows[-1] == rows.size - 1:
+                # The ranked rows come first (a TREC join): a slice, whose
+                # gathers are views (read-only uses), not copies of n.
+                rows = slice(0, rows.size)
         totals = GroupTotals(
             y_true, y_score, codes, n_groups, ties, sample_weight, rows, judged, in_pool
         )

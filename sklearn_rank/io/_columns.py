@@ -156,7 +156,7 @@ class TrecColumns:
         The evaluated queries, in string order.
     retrieved : ndarray of bool
         False for judged documents the run did not return (or ``-M`` cut).
-    rank : ndarray of int64
+    rank : ndarray of int32 (int64 from 2**31 rows)
         trec_eval's rank (1-based) of the retrieved rows (the first
         ``retrieved.sum()`` rows), in row order.
     judged : ndarray of bool

@@ -217,6 +217,8 @@ def _join(
     del rq, rs, run_rows  # the list holds the only references (memory)
     rq, rs, run_rows, rank = _rank_and_cut(cols, run.docno, max_docs_per_query, file_q)
     del file_q
+    if run_rows.size and int(run_rows.max()) < 2**31 - 1:
+        run_rows = run_rows.astype(np.int32)  # kept for the text (memory)
     # One lookup of each judgment's position (1-based, 32-bit below 2**31
     # judgments; 0: no qrels line) gives both the grade and the judged flag of
     # every run row.
@@ -269,8 +271,9 @@ def _rank_and_cut(cols, docno, max_docs_per_query, file_q=None):
     n = rq.size
     starts = np.flatnonzero(np.r_[True, rq[1:] != rq[:-1]]) if n else rq
     # rank = position within the query block: a running sum of ones that
-    # drops back to 1 at each block start (one array of n).
-    rank = np.ones(n, np.int64)
+    # drops back to 1 at each block start (one array of n; 32 bits below 2**31
+    # rows).
+    rank = np.ones(n, np.int32 if n < 2**31 - 1 else np.int64)
     if starts.size > 1:
         rank[starts[1:]] -= np.diff(starts)
     np.cumsum(rank, out=rank)

@@ -59,7 +59,9 @@ def _parse_qrels(source: Any, progress=None, keep_bom=False) -> _ParsedQrels:
     ``keep_bom``: a byte-order mark stays part of the first field (trec_eval)."""
     fields = _parse(source, "qrels", [0, 2, 3], progress, keep_bom)
     relevance = _numbers.parse_numbers(fields, 2, "rel", float, reader="atol")
-    qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
+    qid = _TextColumn.from_fields(fields, 0)
+    fields.starts[0] = fields.ends[0] = fields.starts[2] = fields.ends[2] = None
+    docno = _RowText.from_fields(fields, 1)
     keys = _check_unique(qid, docno, fields.line, fields.name)
     line, name = fields.line, fields.name
     del fields  # the spans of every field: only the ids' are kept
@@ -93,16 +95,20 @@ def _parse_run(
     if ranks:
         hint = f" (are the columns in the order {_LAYOUT['run']}?)"
         rank = _numbers.parse_numbers(fields, 3, "rank", int, hint)
-    qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
-    keys = _check_unique(qid, docno, fields.line, fields.name)
-    if keys is not None:  # the join reads the key table, not the hashes
-        docno._hashes = None  # (memory: recomputed if ever asked for)
     # The run tag of the last line (trec_eval keeps that one): only that line's
     # text is split for it.
     n = fields.line.size
     runid = (
         _text._line_text(fields.buf, int(fields.starts[0][-1])).split()[5] if n else ""
     )
+    qid = _TextColumn.from_fields(fields, 0)
+    # Spans read: freed before the key table (memory: two arrays of n each).
+    for j in (0, *range(2, len(wanted))):
+        fields.starts[j] = fields.ends[j] = None
+    docno = _RowText.from_fields(fields, 1)
+    keys = _check_unique(qid, docno, fields.line, fields.name)
+    if keys is not None:  # the join reads the key table, not the hashes
+        docno._hashes = None  # (memory: recomputed if ever asked for)
     line, name = fields.line, fields.name
     del fields  # the spans of every field: only the ids' are kept
     qid, docno = _own_bytes(qid, docno)
