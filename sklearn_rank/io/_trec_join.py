@@ -8,6 +8,7 @@ every hash match confirmed byte for byte.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -118,9 +119,16 @@ def _trec_order(
         # Rows sharing a truncated key: order them by their exact score.
         in_run = np.r_[merged, False] | np.r_[False, merged]
         pos = np.flatnonzero(in_run)
-        run = np.cumsum(np.r_[True, ~merged])[pos]
-        sub = order[pos]
-        order[pos] = sub[np.lexsort((-s[sub], run))]
+        del in_run
+        first = np.r_[True, ~merged][pos]  # where each run of equal keys starts
+        del merged
+        # Runs are sorted apart, a bounded number of rows at a time (memory
+        # and time when most rows tie: heavy ties).
+        for a, b in _whole_runs(first):
+            at = pos[a:b]
+            sub = order[at]
+            order[at] = sub[np.lexsort((-s[sub], np.cumsum(first[a:b])))]
+        del first
         order = _order_ties(order, q, s, rows, docno, pos)
     if file_q is not None:
         order = _blocks_in_order(order, q)
@@ -153,26 +161,57 @@ def _order_ties(order, q, s, rows, docno, pos=None):
     ``pos``: the only positions of ``order`` where ties can be (None: any).
     """
     at = order if pos is None else order[pos]
-    tie = (q[at[1:]] == q[at[:-1]]) & (s[at[1:]] == s[at[:-1]])
+    key = q[at]
+    tie = key[1:] == key[:-1]
+    key = s[at]
+    tie &= key[1:] == key[:-1]
+    del key, at
     if pos is not None:
         tie &= pos[1:] == pos[:-1] + 1
     if not tie.any():
         return order
     in_block = np.r_[tie, False] | np.r_[False, tie]
     where = np.flatnonzero(in_block)
-    block = np.cumsum(np.r_[True, ~tie])[where]
-    place = where if pos is None else pos[where]
+    del in_block
+    first = ~np.r_[False, tie][where]  # where each block of ties starts
+    del tie
+    # Blocks are sorted apart, a bounded number of rows at a time: the same
+    # order as one sort of them all (memory and time under heavy ties).
+    for a, b in _whole_runs(first):
+        place = where[a:b] if pos is None else pos[where[a:b]]
+        _order_block_rows(order, place, np.cumsum(first[a:b]), rows, docno)
+    return order
+
+
+def _order_block_rows(order, place, block, rows, docno) -> None:
+    """``order[place]`` sorted by ``block``, then by docno descending."""
     tied = rows[order[place]]
     starts, ends = docno.starts[tied], docno.ends[tied]
     words = _spans.byte_order_words(docno.buf, starts, ends)
     if words is not None:  # descending bytes: every key complemented
         keys = [~(ends - starts).astype(np.uint64)] + [~w for w in words[::-1]]
         order[place] = order[place][np.lexsort((*keys, block))]
-        return order
+        return
     names = np.array(docno.text(tied), dtype=object)  # ids over 32 bytes
     _, text_rank = np.unique(names, return_inverse=True)
     order[place] = order[place][np.lexsort((-text_rank.reshape(-1), block))]
-    return order
+
+
+_RUN_ROWS = 1 << 18  # rows sorted per pass in trec_eval's order (about)
+
+
+def _whole_runs(first: np.ndarray):
+    """``(a, b)`` ranges covering ``first``'s positions, each a whole number of
+    runs (``first``: True where a run starts) of about :data:`_RUN_ROWS`."""
+    n = first.size
+    if n <= _RUN_ROWS:
+        yield 0, n
+        return
+    heads = np.flatnonzero(first)
+    targets = np.arange(0, n, _RUN_ROWS)
+    cuts = np.unique(heads[np.searchsorted(heads, targets, "right") - 1])
+    bounds = [*cuts.tolist(), n]
+    yield from itertools.pairwise(bounds)
 
 
 @dataclass
