@@ -160,14 +160,20 @@ def _order_ties(order, q, s, rows, docno, pos=None):
 
     ``pos``: the only positions of ``order`` where ties can be (None: any).
     """
-    at = order if pos is None else order[pos]
-    key = q[at]
-    tie = key[1:] == key[:-1]
-    key = s[at]
-    tie &= key[1:] == key[:-1]
-    del key, at
-    if pos is not None:
-        tie &= pos[1:] == pos[:-1] + 1
+    # Whether each position ties with the next, a bounded number of positions
+    # at a time (no gathers of n: memory under heavy ties).
+    n_at = order.size if pos is None else pos.size
+    tie = np.zeros(max(n_at - 1, 0), bool)
+    for a in range(0, n_at - 1, _RUN_ROWS):
+        b = min(a + _RUN_ROWS, n_at - 1)  # the pairs a..b-1 read a..b
+        at = order[a : b + 1] if pos is None else order[pos[a : b + 1]]
+        key = q[at]
+        tie[a:b] = key[1:] == key[:-1]
+        key = s[at]
+        tie[a:b] &= key[1:] == key[:-1]
+        if pos is not None:
+            key = pos[a : b + 1]
+            tie[a:b] &= key[1:] == key[:-1] + 1
     if not tie.any():
         return order
     in_block = np.r_[tie, False] | np.r_[False, tie]
