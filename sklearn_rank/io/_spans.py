@@ -277,7 +277,8 @@ def factorize(
     # Number the codes in order of first appearance: a file grouped by query
     # then has non-decreasing codes (sorts of keys led by them run fast).
     by_appearance = np.argsort(first)
-    renumber = np.empty(first.size, np.int64)
+    # 32-bit codes below 2**31 distinct values (a run's query codes: memory).
+    renumber = np.empty(first.size, np.int32 if first.size < 2**31 else np.int64)
     renumber[by_appearance] = np.arange(first.size)
     codes = renumber[inverse][run]
     return codes, heads[first[by_appearance]]

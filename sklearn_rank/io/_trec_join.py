@@ -27,7 +27,8 @@ def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
     names[map_q] = qrels.qid.text()
     names[map_r] = run.qid.text()
     order = np.argsort(names, kind="stable")
-    renumber = np.empty(n, np.int64)
+    # 32-bit codes below 2**31 queries: the join's arrays of n stay smaller.
+    renumber = np.empty(n, np.int32 if n < 2**31 - 1 else np.int64)
     renumber[order] = np.arange(n)
     qq = renumber[map_q][qrels.qid.codes]
     rq = renumber[map_r][run.qid.codes]
@@ -284,7 +285,7 @@ def _join(
     y_score = np.concatenate([rs, np.full(m, floor)])
     del rs
     n_run = rq.size
-    qcode = np.concatenate([rq, qq[missing]])
+    qcode = np.concatenate([rq, qq[missing]], dtype=np.int64)
     del rq
     return _Joined(
         y_true=y_true,
