@@ -296,37 +296,22 @@ def _ideal_dcg(
     ctx: RankingContext, k: int | None, gain: str, discount="log2", rows="all"
 ) -> np.ndarray:
     xp, f, dev = ctx.xp, ctx.float, ctx.device
-    y, codes, n_groups = ctx.totals.y_all, ctx.totals.codes_all, ctx.n_groups
-    if rows == "judged":
-        # trec_eval's ideal list (m_ndcg.c): the judged documents whose gain is
-        # > 0, by gain; the unjudged and those of gain <= 0 stay out.
-        keep = gains(y, gain) > 0
-        if ctx.totals.judged_all is not None:
-            keep &= ctx.totals.judged_all
-        y, codes = y[keep], codes[keep]
-        if not y.shape[0]:
-            return xp.zeros(n_groups, dtype=f, device=dev)
-    # Scalar syncs here and below: the method and the table sizes depend on them.
-    top = int(xp.max(y))
-    size = seg.segment_count(codes, n_groups)
-    dense = (top + 1) * n_groups <= _LEVEL_CELLS_PER_ROW * (y.shape[0] + 1024)
-    if (
-        not custom_gain(gain)
-        and top < COUNTING_LEVELS
-        and dense
-        and bool(xp.all(y == xp.floor(y)))
-    ):
+    n_groups = ctx.n_groups
+    # The label counts per level and group do not depend on k: counted once per
+    # input for every cutoff (trec_eval's ndcg_cut reads ten).
+    levels = ctx.totals.cached(
+        ("ideal_levels", gain, rows), lambda: _ideal_levels(ctx, gain, rows)
+    )
+    if levels == "empty":
+        return xp.zeros(n_groups, dtype=f, device=dev)
+    if levels is not None:
         # In the ideal order the rows of label l take the positions right after
         # every higher label of the group, so each level adds its gain times a
         # difference of discount prefixes. One pass per level, none per group.
+        counts, size = levels
+        top = counts.shape[0] - 1
         depth = int(xp.max(size)) if k is None else min(k, int(xp.max(size)))
         prefix = _discount_prefix(ctx, depth, discount)
-        # A level-major count table: each level's counts are contiguous.
-        key = xp.astype(y, _index(xp))
-        key *= n_groups
-        key += codes
-        counts = seg.segment_count(key, n_groups * (top + 1))
-        counts = xp.reshape(counts, (top + 1, n_groups))
         total = xp.zeros(n_groups, dtype=f, device=dev)
         higher = xp.zeros(n_groups, dtype=_index(xp), device=dev)
         below = prefix[0]  # prefix at min(higher, depth): 0 before any level
@@ -338,6 +323,8 @@ def _ideal_dcg(
             total += span
             below = reach
         return total
+    y, codes = _ideal_rows(ctx, gain, rows)
+    size = seg.segment_count(codes, n_groups)
     # The ideal order sorts each group by gain: by label for the monotone gains,
     # by the gain itself for a mapping or a callable.
     g = gains(y, gain) if custom_gain(gain) else None
@@ -355,6 +342,45 @@ def _ideal_dcg(
     if k is not None:
         contrib = xp.where(rank <= k, contrib, 0.0)
     return seg.segment_sum(sorted_codes, contrib, n_groups)
+
+
+def _ideal_rows(ctx: RankingContext, gain: str, rows: str):
+    """The labels and group codes of the rows an ideal list is made of."""
+    y, codes = ctx.totals.y_all, ctx.totals.codes_all
+    if rows == "judged":
+        # trec_eval's ideal list (m_ndcg.c): the judged documents whose gain is
+        # > 0, by gain; the unjudged and those of gain <= 0 stay out.
+        keep = gains(y, gain) > 0
+        if ctx.totals.judged_all is not None:
+            keep &= ctx.totals.judged_all
+        y, codes = y[keep], codes[keep]
+    return y, codes
+
+
+def _ideal_levels(ctx: RankingContext, gain: str, rows: str):
+    """``(counts, size)``: rows per label level (level-major table) and per
+    group of the ideal list, when whole labels below COUNTING_LEVELS allow the
+    counting method; "empty" for no rows; None otherwise (sort per group)."""
+    xp, n_groups = ctx.xp, ctx.n_groups
+    y, codes = _ideal_rows(ctx, gain, rows)
+    if not y.shape[0]:
+        return "empty" if rows == "judged" else None
+    # Scalar syncs here: the method and the table sizes depend on them.
+    top = int(xp.max(y))
+    dense = (top + 1) * n_groups <= _LEVEL_CELLS_PER_ROW * (y.shape[0] + 1024)
+    if not (
+        not custom_gain(gain)
+        and top < COUNTING_LEVELS
+        and dense
+        and bool(xp.all(y == xp.floor(y)))
+    ):
+        return None
+    size = seg.segment_count(codes, n_groups)
+    key = xp.astype(y, _index(xp))
+    key *= n_groups
+    key += codes
+    counts = seg.segment_count(key, n_groups * (top + 1))
+    return xp.reshape(counts, (top + 1, n_groups)), size
 
 
 def _judged_gain_result(
