@@ -306,7 +306,8 @@ def _arrow_ids(table: dict, query_col: str, doc_col: str, path: str):
 
     qid = _TextColumn.from_spans(*arrow_spans(table[query_col], query_col, path))
     docno = _RowText(*arrow_spans(table[doc_col], doc_col, path))
-    line = np.arange(1, len(table[query_col]) + 1)
+    n = len(table[query_col])
+    line = np.arange(1, n + 1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
     source = f"{path} (row numbers)"
     return qid, docno, line, source
 
