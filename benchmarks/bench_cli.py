@@ -11,6 +11,12 @@ per round, medians over rounds):
 * reading alone: the package's run reader in MB/s of run file, and ranx and
   ir_measures reading the same files when installed (the ``bench`` extra).
 
+``--large FOLDER`` prints issue 28's figures instead: 5,000 queries x 1,000
+documents (5M run lines, 1M graded qrels, written once into FOLDER with the same
+rows as Parquet and JSON lines and a heavy-ties run), each measure set as ``eval``
+and trec_eval alternated in every round (wall, CPU from ``os.wait4``, peak
+memory), then the same rows as TREC text, Parquet and JSON lines.
+
 trec_eval is not part of this repository: build it from its public source
 (github.com/usnistgov/trec_eval, ``make``) and pass the binary with
 ``--trec-eval PATH`` or the ``TREC_EVAL`` environment variable; without it the
