@@ -197,11 +197,33 @@ def _order_block_rows(order, place, block, rows, docno) -> None:
     words = _spans.byte_order_words(docno.buf, starts, ends)
     if words is not None:  # descending bytes: every key complemented
         keys = [~(ends - starts).astype(np.uint64)] + [~w for w in words[::-1]]
-        order[place] = order[place][np.lexsort((*keys, block))]
+        order[place] = order[place][_lexsort_packed(keys, block)]
         return
     names = np.array(docno.text(tied), dtype=object)  # ids over 32 bytes
     _, text_rank = np.unique(names, return_inverse=True)
     order[place] = order[place][np.lexsort((-text_rank.reshape(-1), block))]
+
+
+def _lexsort_packed(keys: list, block: np.ndarray) -> np.ndarray:
+    """``np.lexsort((*keys, block))`` for uint64 keys (the last most
+    significant after ``block``), by one sort of ``block`` packed with the top
+    bits of the most significant key; only rows whose packed keys collide are
+    then sorted by every key (heavy ties: one sort instead of several)."""
+    block_bits = max(1, int(block.max(initial=0)).bit_length())
+    if len(keys) < 2 or block_bits > 40:
+        return np.lexsort((*keys, block))
+    packed = block.astype(np.uint64) << np.uint64(64 - block_bits)
+    packed |= keys[-1] >> np.uint64(block_bits)
+    by = np.argsort(packed, kind="stable")
+    packed = packed[by]
+    same = packed[1:] == packed[:-1]
+    del packed
+    if same.any():  # truncated keys that collide: those rows by every key
+        at = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
+        run = np.cumsum(np.r_[True, ~same])[at]
+        sub = by[at]
+        by[at] = sub[np.lexsort((*(k[sub] for k in keys), run))]
+    return by
 
 
 _RUN_ROWS = 1 << 18  # rows sorted per pass in trec_eval's order (about)
