@@ -11,6 +11,12 @@ per round, medians over rounds):
 * reading alone: the package's run reader in MB/s of run file, and ranx and
   ir_measures reading the same files when installed (the ``bench`` extra).
 
+``--large FOLDER`` prints issue 28's figures instead: 5,000 queries x 1,000
+documents (5M run lines, 1M graded qrels, written once into FOLDER with the same
+rows as Parquet and JSON lines and a heavy-ties run), each measure set as ``eval``
+and trec_eval alternated in every round (wall, CPU from ``os.wait4``, peak
+memory), then the same rows as TREC text, Parquet and JSON lines.
+
 trec_eval is not part of this repository: build it from its public source
 (github.com/usnistgov/trec_eval, ``make``) and pass the binary with
 ``--trec-eval PATH`` or the ``TREC_EVAL`` environment variable; without it the
@@ -46,7 +52,10 @@ def make_files(folder: Path, lines: int, queries: int, qrels: int, seed: int = 0
     rng = np.random.default_rng(seed)
     per = lines // queries
     q = np.repeat(np.arange(queries), per)
-    docs = rng.integers(0, 50_000_000, size=q.size)
+    # Distinct documents within a query (trec_eval refuses a duplicate): a random
+    # slot per row, then a random document inside that slot's 50,000 numbers.
+    slot = np.argsort(rng.random((queries, per)), axis=1).ravel()
+    docs = slot * (50_000_000 // per) + rng.integers(0, 50_000_000 // per, q.size)
     scores = np.round(rng.normal(size=q.size), 4)  # 4 decimals: some ties
     rank = np.tile(np.arange(1, per + 1), queries)
     run_path = folder / "run.txt"
@@ -74,7 +83,8 @@ def make_files(folder: Path, lines: int, queries: int, qrels: int, seed: int = 0
 
 
 def run_measured(cmd: list[str], env: dict | None = None) -> tuple[float, int, str]:
-    """(wall seconds, peak RSS in bytes, stdout) of one child process.
+    """(wall seconds, peak RSS in bytes, stdout) of one child process; its CPU
+    seconds (user + system, from ``os.wait4``) in :data:`LAST_CPU`.
 
     Peak memory comes from GNU time when installed: Linux carries a forked
     child's high-water mark across exec, so a child forked straight from this
@@ -94,9 +104,13 @@ def run_measured(cmd: list[str], env: dict | None = None) -> tuple[float, int, s
         wall = time.perf_counter() - start
         if os.waitstatus_to_exitcode(status):
             raise RuntimeError(f"{cmd[0]} failed with status {status}")
+        LAST_CPU[0] = usage.ru_utime + usage.ru_stime
         text = peak_file.read().strip().splitlines()
         peak_kb = int(text[-1]) if use_time and text else usage.ru_maxrss
     return wall, peak_kb * 1024, out.decode()
+
+
+LAST_CPU = [0.0]  # CPU seconds of the last run_measured child
 
 
 def make_tables(folder: Path, qrels: Path, run: Path) -> dict[str, Path]:
@@ -324,6 +338,142 @@ def import_shares(repeat: int, pycache: str) -> None:
     print(f"\n(imported among scipy, sklearn, pandas, pyarrow: {heavy or 'none'})\n")
 
 
+LARGE_CASES = {  # issue 28's measure sets: name -> (flags, run file, target)
+    "default measures": ([], "run.txt", 0.6),
+    "5 measures": (TREC_MEASURES, "run.txt", 0.6),
+    "-c -q": (["-c", "-q"], "run.txt", 0.6),
+    "-q -m all_trec": (["-q", "-m", "all_trec"], "run.txt", 0.75),
+    "-m all_trec": (["-m", "all_trec"], "run.txt", 0.75),
+    "heavy ties -q": (["-q"], "run_ties.txt", 0.6),
+}
+
+
+def large_files(folder: Path, lines: int, queries: int, qrels: int) -> None:
+    """The 5M-line data of issue 28, written once into ``folder`` (kept between
+    runs of the script): the run, the qrels, the run with scores rounded to
+    one decimal (heavy ties) and the same rows as Parquet and JSON lines."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if not (folder / "run.txt").exists():
+        make_files(folder, lines, queries, qrels)
+    if not (folder / "run_ties.txt").exists():
+        with open(folder / "run.txt") as src, open(folder / "run_ties.txt", "w") as dst:
+            for line in src:
+                f = line.split()
+                f[4] = f"{float(f[4]):.1f}"
+                dst.write(" ".join(f) + "\n")
+    if not (folder / "run.jsonl").exists():
+        import pyarrow.parquet as pq
+
+        make_tables(folder, folder / "qrels.txt", folder / "run.txt")
+        for name in ("qrels", "run"):
+            frame = pq.read_table(folder / f"{name}.parquet").to_pandas()
+            frame.to_json(folder / f"{name}.jsonl", orient="records", lines=True)
+
+
+def large(folder: Path, trec_eval, repeat: int, pycache: str, cases) -> None:
+    """Issue 28's targets on the 5M-line data: each measure set as ``eval`` and
+    trec_eval alternated in every round (ratios of medians), then the same
+    rows as TREC text, Parquet and JSON lines (five measures)."""
+    env = _env(REPO, pycache)
+    qrels = folder / "qrels.txt"
+    run_measured(
+        _ours(
+            REPO / "tests/data/trec_eval/qrels.test",
+            REPO / "tests/data/trec_eval/results.test",
+        ),
+        env,
+    )  # bytecode
+    print(
+        "| measure set | eval wall (s) | trec_eval wall (s) | wall ratio (target) "
+        "| eval CPU (s) | trec_eval CPU (s) | eval peak (MB) | trec_eval peak (MB) "
+        "| memory ratio (target 1.5) | same lines |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for name in cases:
+        flags, run_name, target = LARGE_CASES[name]
+        files = [qrels, folder / run_name]
+        commands = {"eval": _ours(*flags, *files)}
+        if trec_eval:
+            commands["trec_eval"] = [trec_eval, *flags, *map(str, files)]
+        wall = {k: [] for k in commands}
+        cpu = {k: [] for k in commands}
+        peak = {k: [] for k in commands}
+        out = {}
+        for _ in range(repeat):
+            for key, cmd in commands.items():
+                w, p, o = run_measured(cmd, env)
+                wall[key].append(w)
+                cpu[key].append(LAST_CPU[0])
+                peak[key].append(p)
+                out[key] = o
+        med = {
+            k: {
+                m: statistics.median(v[k])
+                for m, v in (("wall", wall), ("cpu", cpu), ("peak", peak))
+            }
+            for k in commands
+        }
+        ours = med["eval"]
+        te = med.get("trec_eval")
+        if te:
+            theirs = [
+                x
+                for x in out["trec_eval"].splitlines()
+                if not x.startswith(("rbp ", "rbp\t"))
+            ]
+            same = out["eval"].splitlines() == theirs
+            print(
+                f"| {name} | {ours['wall']:.2f} | {te['wall']:.2f} | "
+                f"{ours['wall'] / te['wall']:.2f}x ({target}) | {ours['cpu']:.2f} | "
+                f"{te['cpu']:.2f} | {ours['peak'] / 2**20:.0f} | "
+                f"{te['peak'] / 2**20:.0f} | "
+                f"{ours['peak'] / te['peak']:.2f}x | {same} |"
+            )
+        else:
+            print(
+                f"| {name} | {ours['wall']:.2f} | | | {ours['cpu']:.2f} | | "
+                f"{ours['peak'] / 2**20:.0f} | | | |"
+            )
+        sys.stdout.flush()
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}\n")
+
+
+def large_tables(folder: Path, repeat: int, pycache: str) -> None:
+    """The same rows as TREC text, Parquet and JSON lines, five measures,
+    trec_eval's convention and layout (the same lines from each), alternated."""
+    env = _env(REPO, pycache)
+    common = [*TREC_MEASURES, "--convention", "trec_eval", "--format", "trec"]
+    common += ["--label-col", "label"]
+    commands = {
+        f"{kind}": _ours(*common, folder / f"qrels.{ext}", folder / f"run.{ext}")
+        for kind, ext in (
+            ("TREC text", "txt"),
+            ("Parquet", "parquet"),
+            ("JSON lines", "jsonl"),
+        )
+    }
+    result = {k: ([], [], []) for k in commands}
+    outs = {}
+    for _ in range(repeat):
+        for key, cmd in commands.items():
+            w, p, o = run_measured(cmd, env)
+            result[key][0].append(w)
+            result[key][1].append(LAST_CPU[0])
+            result[key][2].append(p)
+            outs[key] = o
+    med = {k: [statistics.median(x) for x in v] for k, v in result.items()}
+    text = med["TREC text"]
+    print(
+        "| same rows, 5 measures | wall (s) | ratio to TREC text (target: "
+        "Parquet 0.8) | CPU (s) | peak (MB) |"
+    )
+    print("|---|---:|---:|---:|---:|")
+    for key, (w, c, p) in med.items():
+        print(f"| {key} | {w:.2f} | {w / text[0]:.2f}x | {c:.2f} | {p / 2**20:.0f} |")
+    print(f"\nidentical output from every format: {len(set(outs.values())) == 1}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}\n")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
@@ -349,6 +499,18 @@ def main(argv=None) -> int:
         action="store_true",
         help="only the small-file rows (trec_eval's test pair): start-up cost",
     )
+    parser.add_argument(
+        "--large",
+        metavar="FOLDER",
+        help="only issue 28's 5M-line figures, data written once into FOLDER "
+        "(5,000 queries x 1,000 documents, 1M graded qrels; about 600 MB)",
+    )
+    parser.add_argument(
+        "--cases",
+        default=",".join(LARGE_CASES) + ",tables",
+        help="with --large: which measure sets (comma-separated names of the "
+        "table's first column, and 'tables')",
+    )
     args = parser.parse_args(argv)
     trec_eval = args.trec_eval
     if not trec_eval or not os.access(trec_eval, os.X_OK):
@@ -357,6 +519,25 @@ def main(argv=None) -> int:
             "github.com/usnistgov/trec_eval (make) and pass --trec-eval PATH."
         )
         trec_eval = None
+    if args.large:
+        folder = Path(args.large)
+        large_files(folder, 5_000_000, 5_000, 1_000_000)
+        cases = args.cases.split(",")
+        print(
+            f"# issue 28's data: 5,000,000 run lines, 5,000 queries, 1,000,000 "
+            f"qrels lines; medians of {args.repeat} rounds, eval and trec_eval "
+            f"alternated; {platform.platform()}, {os.cpu_count()} CPUs, Python "
+            f"{platform.python_version()}, numpy {np.__version__}; load average "
+            f"at start {os.getloadavg()[0]:.2f}\n"
+        )
+        with tempfile.TemporaryDirectory() as tmp:
+            pycache = os.path.join(tmp, "pycache")
+            wanted = [c for c in cases if c in LARGE_CASES]
+            if wanted:
+                large(folder, trec_eval, args.repeat, pycache, wanted)
+            if "tables" in cases:
+                large_tables(folder, args.repeat, pycache)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         small_file(trec_eval, args.repeat, os.path.join(tmp, "pycache"))
         import_shares(args.repeat, os.path.join(tmp, "pycache"))

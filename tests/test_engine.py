@@ -254,3 +254,41 @@ def test_order_rows_keeps_rows_already_in_order(ties):
         np.testing.assert_array_equal(got, expected)
     else:
         np.testing.assert_array_equal(swapped[got], swapped[expected])
+
+
+def test_evaluate_per_group_sets_orders_once_and_matches(monkeypatch):
+    """Sets of keywords that differ only in a denominator share one ordering
+    (issue 28, the command line's relative_P beside recall), with the values of
+    separate evaluate_per_group calls; other sets get their own ordering."""
+    from sklearn_rank import evaluate_per_group
+    from sklearn_rank._engine.context import RankingContext
+    from sklearn_rank._metrics.evaluate import evaluate_per_group_sets
+
+    rng = np.random.default_rng(3)
+    n = 600
+    y = rng.integers(0, 3, n).astype(float)
+    s = np.round(rng.normal(size=n), 1)  # ties
+    g = rng.integers(0, 20, n)
+    common = {"groups": g, "convention": "trec_eval"}
+    sets = {
+        (): ["map", "recall@5", "precision@10"],
+        (("recall_denominator", "min_k_n_relevant"),): ["recall@5", "recall@50"],
+        (("ties", "average"),): ["ndcg@10"],
+    }
+    calls = []
+    original = RankingContext.from_inputs.__func__
+
+    def counting(cls, *a, **k):
+        calls.append(1)
+        return original(cls, *a, **k)
+
+    monkeypatch.setattr(RankingContext, "from_inputs", classmethod(counting))
+    found = evaluate_per_group_sets(y, s, metric_sets=sets, **common)
+    assert len(calls) == 2  # the denominator set shares the first ordering
+    monkeypatch.undo()
+    for extra, names in sets.items():
+        alone = evaluate_per_group(y, s, metrics=names, **common, **dict(extra))
+        assert list(found[extra].values) == names
+        for name in names:
+            np.testing.assert_array_equal(found[extra].values[name], alone.values[name])
+        np.testing.assert_array_equal(found[extra].group_ids, alone.group_ids)

@@ -456,3 +456,22 @@ def test_string_ids_in_runs_evaluate_like_integer_ids():
         assert got.group_ids.tolist() == [f"query-{i:04d}" for i in want.group_ids]
         for m in ("ndcg", "map"):
             np.testing.assert_array_equal(got.values[m], want.values[m])
+
+
+def test_dense_integer_codes_are_kept_read_only():
+    """Codes that already are 0..G-1 (the command line's joined queries) are
+    used as they are: the same codes as the general path, no copy, and the
+    input can be neither modified through them nor changed."""
+    from sklearn_rank._engine.group_codes import encode_groups
+
+    rng = np.random.default_rng(0)
+    groups = rng.permutation(np.repeat(np.arange(50, dtype=np.intp), 3))
+    before = groups.copy()
+    codes, ids = encode_groups(groups, groups.size, "evaluate")
+    np.testing.assert_array_equal(codes, groups)
+    np.testing.assert_array_equal(ids, np.arange(50))
+    assert not codes.flags.writeable
+    np.testing.assert_array_equal(groups, before)
+    gappy = np.array([0, 2, 2, 5], dtype=np.intp)  # not dense: renumbered
+    codes, ids = encode_groups(gappy, gappy.size, "evaluate")
+    assert codes.tolist() == [0, 1, 1, 2] and ids.tolist() == [0, 2, 5]

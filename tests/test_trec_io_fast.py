@@ -437,3 +437,78 @@ def test_fallbacks_for_keys_too_wide_give_the_same_join(texts):
         _id_columns._MIN_HASH_BITS, _trec_join._MIN_SCORE_BITS = saved
     got = list(zip(t.groups.tolist(), t.docno.tolist(), t.y_true.tolist(), strict=True))
     assert got == expected
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_compact_spans_keep_every_byte(dtype):
+    """The id columns' own buffers (issue 28, memory): every span's bytes
+    copied, fixed and mixed widths, spans over 4096 bytes, empty spans, a
+    span at the very end of the buffer."""
+    from sklearn_rank.io import _spans
+
+    rng = np.random.default_rng(1)
+    for trial in range(300):
+        n = int(rng.integers(0, 40))
+        lengths = rng.integers(0, rng.choice([5, 20, 40, 6000]), n)
+        if trial % 3 == 0:
+            lengths[:] = rng.integers(0, 30)
+        if trial % 5 == 0 and n:
+            lengths[0] = 5000
+        parts = [bytes(rng.integers(33, 127, k).astype(np.uint8)) for k in lengths]
+        text, starts, ends = b"", [], []
+        for part, gap in zip(parts, rng.integers(0, 3, n), strict=True):
+            text += b" " * int(gap)
+            starts.append(len(text))
+            text += part
+            ends.append(len(text))
+        buf = np.frombuffer(text + bytes(8), np.uint8)
+        out, s, e = _spans.compact(
+            buf, np.array(starts, dtype), np.array(ends, dtype), 8
+        )
+        assert [out[a:b].tobytes() for a, b in zip(s, e, strict=True)] == parts
+        assert out.size == sum(map(len, parts)) + 8 and not out[-8:].any()
+        assert s.dtype == e.dtype == dtype
+
+
+@given(join_texts(), st.sampled_from([1, 2, 3, 5]), st.booleans())
+def test_ties_sorted_a_few_rows_at_a_time_give_the_same_order(texts, rows, wide):
+    """trec_eval's order sorts runs of equal keys and blocks of tied rows a
+    bounded number of rows at a time (issue 28, heavy ties): cut into passes of
+    1 to 5 rows (every run whole), packed or not, the order is the
+    dict-and-sorted definition's."""
+    qrels_text, run_text = texts
+    saved = _trec_join._RUN_ROWS, _trec_join._MIN_SCORE_BITS
+    _trec_join._RUN_ROWS = rows
+    if wide:
+        _trec_join._MIN_SCORE_BITS = 64
+    try:
+        expected = _reference_arrays(qrels_text, run_text)
+        if not expected:
+            return
+        t = trec_arrays(
+            read_qrels(io.StringIO(qrels_text)), read_run(io.StringIO(run_text))
+        )
+    finally:
+        _trec_join._RUN_ROWS, _trec_join._MIN_SCORE_BITS = saved
+    got = list(zip(t.groups.tolist(), t.docno.tolist(), t.y_true.tolist(), strict=True))
+    assert got == expected
+
+
+def test_packed_lexsort_equals_lexsort():
+    """The tie sort's packed first pass (issue 28, heavy ties) gives
+    np.lexsort's order: colliding truncated keys, all-ones words, one block or
+    many, blocks too wide to pack."""
+    rng = np.random.default_rng(0)
+    special = np.array([0, 1, 2**63, 2**64 - 1, 2**40, 2**40 + 1], np.uint64)
+    for trial in range(1000):
+        n = int(rng.integers(1, 60))
+        keys = []
+        for _ in range(int(rng.integers(2, 5))):
+            if trial % 2:
+                keys.append(rng.choice(special, n))
+            else:
+                keys.append(rng.integers(0, 2**64 - 1, n, dtype=np.uint64))
+        width = int(rng.choice([1, 3, 2**20, 2**45]))
+        block = np.sort(rng.integers(0, width, n))
+        expected = np.lexsort((*keys, block))
+        np.testing.assert_array_equal(_trec_join._lexsort_packed(keys, block), expected)

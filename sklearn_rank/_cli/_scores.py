@@ -37,22 +37,44 @@ def counts(
     ``-M 0``, which cuts every ranking to nothing)."""
     n = len(run.qids)
     relevant = run.y_true > 0 if threshold is None else run.y_true >= threshold
-    retrieved = (
-        np.ones(run.y_true.shape, bool) if run.retrieved is None else run.retrieved
-    )
-    judged = np.ones(run.y_true.shape, bool) if run.judged is None else run.judged
-    in_file = group_counts(run.codes, n, retrieved) > 0
-    if judged_only:
-        retrieved = retrieved & judged
-    stand_in = not judged_only and run.max_docs != 0
+    # One count per query of each (relevant, retrieved, judged) combination:
+    # one pass over the rows instead of one per count.
+    kind = relevant.view(np.uint8) << 2
+    if run.retrieved is None:
+        kind |= 2
+    else:
+        kind |= run.retrieved.view(np.uint8) << 1
+    if run.judged is None:
+        kind |= 1
+    else:
+        kind |= run.judged.view(np.uint8)
+    key = run.codes.astype(np.intp) << 3
+    key |= kind
+    del kind
+    table = group_counts(key, 8 * n).reshape(n, 8).astype(np.float64)
+    del key
+
+    def count(rel=None, ret=None, judged=None) -> np.ndarray:
+        """Rows per query with the given flags (None: either)."""
+        cols = [
+            k
+            for k in range(8)
+            if (rel is None or bool(k & 4) == rel)
+            and (ret is None or bool(k & 2) == ret)
+            and (judged is None or bool(k & 1) == judged)
+        ]
+        return table[:, cols].sum(axis=1)
+
+    in_file = count(ret=True) > 0
+    # -J: the unjudged documents are not retrieved.
+    judged_ret = True if judged_only else None
+    stand_in = not judged_only and run.max_docs != 0  # -M 0 cuts it too
     return {
         "stand_in": (~in_file & stand_in).astype(np.float64),
-        "num_ret": group_counts(run.codes, n, retrieved),
-        "num_rel": group_counts(run.codes, n, relevant),
-        "num_rel_ret": group_counts(run.codes, n, relevant & retrieved),
-        "num_nonrel_judged_ret": group_counts(
-            run.codes, n, ~relevant & retrieved & judged
-        ),
+        "num_ret": count(ret=True, judged=judged_ret),
+        "num_rel": count(rel=True),
+        "num_rel_ret": count(rel=True, ret=True, judged=judged_ret),
+        "num_nonrel_judged_ret": count(rel=False, ret=True, judged=True),
     }
 
 
@@ -177,6 +199,9 @@ def _library_values(run, measures, keywords, options, need_per_query, in_order, 
     ``evaluate``) per set of measure keywords (trec_eval's per-level gains are
     the ``gain`` keyword, its ideal level order the convention's
     ``ideal_order``); per-query values and means by ``(keywords, metric)``."""
+    from .. import evaluate
+    from .._metrics.evaluate import evaluate_per_group_sets
+
     common = {
         "groups": run.codes,
         "retrieved": run.retrieved,
@@ -199,10 +224,30 @@ def _library_values(run, measures, keywords, options, need_per_query, in_order, 
             calls.setdefault((), []).append(READ_OFF[m.kind])
     means: dict[tuple, float] = {}
     per: dict[tuple, np.ndarray] = {}
+    flags = (options, need_per_query, in_order, trec)
+    shared: dict[tuple, list[str]] = {}  # the sets one ordering serves
     for extra, all_names in calls.items():
-        for names, y_true in _label_sets(run, list(dict.fromkeys(all_names))):
-            _call(run, names, y_true, {**common, **dict(extra)}, extra, per, means,
-                  (options, need_per_query, in_order, trec))  # fmt: skip
+        names = list(dict.fromkeys(all_names))
+        stand_in = trec and _stand_in_gain(extra, options)
+        if need_per_query and not run.level_zero and not stand_in:
+            shared[extra] = names
+            continue
+        for some, y_true in _label_sets(run, names):
+            _call(run, some, y_true, {**common, **dict(extra)}, extra, per, means,
+                  flags)  # fmt: skip
+    if shared:
+        # One ordering of the rows for every set of keywords that only the
+        # kernels read (relative_P's denominator beside recall's).
+        kw_pg = {k: v for k, v in common.items() if k != "undefined"}
+        found = evaluate_per_group_sets(
+            run.y_true, run.y_score, metric_sets=shared, **kw_pg
+        )
+        for extra, names in shared.items():
+            _store(run, found[extra].values, extra, per, means, flags)
+            if not in_order:
+                kw = {**common, **dict(extra)}
+                got = evaluate(run.y_true, run.y_score, metrics=names, **kw)
+                means.update({(extra, n): v for n, v in got.items()})
     for m in measures:
         if m.kind == "ideal":
             key = (m.keywords, m.metric)
@@ -249,24 +294,30 @@ def _call(run, names, y_true, kw, extra, per, means, flags) -> None:
     from .. import evaluate, evaluate_per_group
 
     options, need_per_query, in_order, trec = flags
-    fill = options.undefined
     y_score = run.y_score
     if trec and _stand_in_gain(extra, options):
         y_true, y_score, kw = _with_stand_in(run, kw, y_true)
     if need_per_query:
         kw_pg = {k: v for k, v in kw.items() if k != "undefined"}
         found = evaluate_per_group(y_true, y_score, metrics=names, **kw_pg)
-        for name, values in found.values.items():
-            undefined = np.isnan(values)
-            if trec and name == "rndcg":
-                undefined &= ~_has_relevant(run, options)  # 0 / 0 (-nan)
-            filled = np.where(undefined, fill, values) if in_order else values
-            per[extra, name] = filled
-            if in_order:
-                means[extra, name] = _in_order_mean(filled)
+        _store(run, found.values, extra, per, means, flags)
     if not in_order:
         found = evaluate(y_true, y_score, metrics=names, **kw)
         means.update({(extra, n): v for n, v in found.items()})
+
+
+def _store(run, values_by_name, extra, per, means, flags) -> None:
+    """Per-query values filled as trec_eval fills (its in-order means too)."""
+    options, _, in_order, trec = flags
+    fill = options.undefined
+    for name, values in values_by_name.items():
+        undefined = np.isnan(values)
+        if trec and name == "rndcg":
+            undefined &= ~_has_relevant(run, options)  # 0 / 0 (-nan)
+        filled = np.where(undefined, fill, values) if in_order else values
+        per[extra, name] = filled
+        if in_order:
+            means[extra, name] = _in_order_mean(filled)
 
 
 def _has_relevant(run: RunInput, options) -> np.ndarray:
@@ -467,17 +518,24 @@ def relstrings(run: RunInput, length: int, options) -> np.ndarray:
     pooled = judged if run.pooled is None else run.pooled
     if options.judged_only:  # -J: the unjudged documents left the ranking
         ranked = ranked & judged
-    rows = np.flatnonzero(ranked)  # each query's ranked rows, in ranked order
+    size = group_counts(run.codes, n, ranked).astype(np.intp)  # ranked per query
+    keep = np.minimum(size, max(length, 0))
+    # Only the first ``length`` ranked rows of each query are read (memory: no
+    # temporaries the size of the run): their positions among the ranked rows,
+    # then in the arrays.
+    start = np.zeros(n, dtype=np.intp)
+    np.cumsum(size[:-1], out=start[1:])
+    out_start = np.zeros(n, dtype=np.intp)
+    np.cumsum(keep[:-1], out=out_start[1:])
+    nth = np.arange(int(keep.sum()), dtype=np.intp)
+    nth += np.repeat(start - out_start, keep)
+    rows = nth if ranked.all() else np.flatnonzero(ranked)[nth]
     grade = np.trunc(run.y_true[rows]).astype(np.int64)
     chars = np.where(grade > 9, ord(">"), ord("0") + np.clip(grade, 0, 9))
     chars = np.where(judged[rows], chars, np.where(pooled[rows], ord("."), ord("-")))
     text = chars.astype(np.uint8).tobytes().decode("ascii")
-    size = group_counts(run.codes[rows], n)
-    start = np.zeros(n, dtype=np.intp)
-    np.cumsum(size[:-1], out=start[1:])
-    keep = np.minimum(size, max(length, 0))
     return np.array(
-        [f"'{text[a : a + k]}'" for a, k in zip(start, keep, strict=True)],
+        [f"'{text[a : a + k]}'" for a, k in zip(out_start, keep, strict=True)],
         dtype=object,
     )
 

@@ -355,7 +355,7 @@ class GroupTotals:
         n_groups: int,
         ties: str,
         sample_weight: np.ndarray | None,
-        ranked_rows: np.ndarray | None,
+        ranked_rows: np.ndarray | slice | None,
         judged: np.ndarray | None = None,
         in_pool: np.ndarray | None = None,
     ) -> None:
@@ -551,6 +551,10 @@ class RankingContext:
             seg.array_namespace(retrieved).all(retrieved)
         ):
             rows = seg.flatnonzero(retrieved)
+            if isinstance(rows, np.ndarray) and rows.size and rows[-1] == rows.size - 1:
+                # The ranked rows come first (a TREC join): a slice, whose
+                # gathers are views (read-only uses), not copies of n.
+                rows = slice(0, rows.size)
         totals = GroupTotals(
             y_true, y_score, codes, n_groups, ties, sample_weight, rows, judged, in_pool
         )
@@ -642,8 +646,12 @@ class RankingContext:
             else:
                 n_keep = int(xp.count_nonzero(keep))
             small = n_keep < _HEAD_SHARE * self.n_rows
-            self._views[key] = self._subset(seg.flatnonzero(keep), k) if small else self
-        return self._views[key]
+            # None stands for this view itself: a view holding itself would be a
+            # reference cycle, and its arrays (hundreds of MB on large inputs)
+            # would stay alive after the call until the garbage collector runs.
+            self._views[key] = self._subset(seg.flatnonzero(keep), k) if small else None
+        view = self._views[key]
+        return self if view is None else view
 
     def _subset(self, rows: np.ndarray, k: int) -> RankingContext:
         kept = self.blocks.rank <= k

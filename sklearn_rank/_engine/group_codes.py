@@ -179,6 +179,15 @@ def _encode_ints(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not arr.size:
         return np.zeros(0, dtype=np.intp), arr[:0]
     lo, hi = int(arr.min()), int(arr.max())
+    if lo == 0 and arr.dtype == np.intp and hi < arr.size:
+        # Codes 0..G-1 already (the command line's joined queries): when every
+        # value is present they are their own codes (no copy of n; read-only).
+        present = np.zeros(hi + 1, dtype=bool)
+        present[arr] = True
+        if present.all():
+            codes = arr.view()
+            codes.flags.writeable = False
+            return codes, np.arange(hi + 1, dtype=arr.dtype)
     if hi - lo > _TABLE_SPAN_PER_ROW * arr.size + 1024:
         wide = np.uint64 if arr.dtype.kind == "u" else np.int64
         return _encode_by_keys(arr, arr.astype(wide).view(np.uint64) * _ODD)

@@ -160,7 +160,7 @@ class TrecColumns:
         The evaluated queries, in string order.
     retrieved : ndarray of bool
         False for judged documents the run did not return (or ``-M`` cut).
-    rank : ndarray of int64
+    rank : ndarray of int32 (int64 from 2**31 rows)
         trec_eval's rank (1-based) of the retrieved rows (the first
         ``retrieved.sum()`` rows), in row order.
     judged : ndarray of bool
@@ -344,7 +344,8 @@ def _arrow_ids(table: dict, query_col: str, doc_col: str, path: str):
 
     qid = _TextColumn.from_spans(*arrow_spans(table[query_col], query_col, path))
     docno = _RowText(*arrow_spans(table[doc_col], doc_col, path))
-    line = np.arange(1, len(table[query_col]) + 1)
+    n = len(table[query_col])
+    line = np.arange(1, n + 1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
     source = f"{path} (row numbers)"
     return qid, docno, line, source
 
@@ -445,10 +446,13 @@ def join_columns(
     # Codes follow the query ids' string order; number the present ones 0..G-1.
     seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0
     present = np.flatnonzero(seen)
+    # Every query present (the common case): the codes are already 0..G-1, and
+    # no second array of n is made (memory: the join's peak).
+    codes = joined.qcode if seen.all() else (np.cumsum(seen) - 1)[joined.qcode]
     return TrecColumns(
         y_true=joined.y_true,
         y_score=joined.y_score,
-        query_codes=(np.cumsum(seen) - 1)[joined.qcode],
+        query_codes=codes,
         query_ids=joined.qids[present].tolist(),
         retrieved=joined.retrieved,
         rank=joined.rank,

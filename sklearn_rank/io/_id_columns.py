@@ -41,6 +41,15 @@ class _Spans:
             self._hashes = _spans.hash_spans(self.buf, self.starts, self.ends)
         return self._hashes
 
+    def compacted(self):
+        """The same column over a buffer of its own spans only (the file's
+        buffer can then be freed); hashes are kept."""
+        buf, starts, ends = _spans.compact(self.buf, self.starts, self.ends, _text.PAD)
+        out = type(self).__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        out.buf, out.starts, out.ends = buf, starts, ends
+        return out
+
 
 class _TextColumn(_Spans):
     """A column of strings as integer codes plus the bytes of each distinct value.

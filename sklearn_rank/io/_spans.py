@@ -277,7 +277,8 @@ def factorize(
     # Number the codes in order of first appearance: a file grouped by query
     # then has non-decreasing codes (sorts of keys led by them run fast).
     by_appearance = np.argsort(first)
-    renumber = np.empty(first.size, np.int64)
+    # 32-bit codes below 2**31 distinct values (a run's query codes: memory).
+    renumber = np.empty(first.size, np.int32 if first.size < 2**31 else np.int64)
     renumber[by_appearance] = np.arange(first.size)
     codes = renumber[inverse][run]
     return codes, heads[first[by_appearance]]
@@ -350,3 +351,60 @@ def decode(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
         bytes(view[s:e]).decode("utf-8", "surrogateescape")
         for s, e in zip(starts.tolist(), ends.tolist(), strict=True)
     ]
+
+
+_COMPACT_BYTES = 1 << 20  # bytes gathered per pass (bounded temporaries)
+_COMPACT_LONG = 4096  # longer spans are copied as slices, one at a time
+
+
+def compact(
+    buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, pad: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The spans' bytes one after the other in a new buffer (then ``pad`` zero
+    bytes), and their spans there (same dtypes): a column that keeps these no
+    longer holds the whole file's buffer (memory)."""
+    lengths = ends - starts
+    new_ends = np.cumsum(lengths, dtype=np.int64)
+    total = int(new_ends[-1]) if new_ends.size else 0
+    out = np.zeros(total + pad, np.uint8)
+    new_starts = new_ends - lengths
+    long = np.flatnonzero(lengths > _COMPACT_LONG)
+    for i in long.tolist():
+        out[new_starts[i] : new_ends[i]] = buf[starts[i] : ends[i]]
+    if long.size:
+        lengths = lengths.copy()
+        lengths[long] = 0
+    n = lengths.size
+    widest = int(lengths.max()) if n else 0
+    if widest <= 32 and not long.size:  # short ids: words, then the bytes inside
+        n_words = max(1, -(-widest // 8))
+        step = max(1, _COMPACT_BYTES // (8 * n_words))
+        inside = np.arange(8 * n_words)
+        same = n and int(lengths.min()) == widest  # fixed-width ids: no mask
+        last = max(buf.size - 8, 0)  # a word past a short span's end: unused
+        for a in range(0, n, step):
+            first = starts[a : a + step]
+            words = np.empty((first.size, n_words), np.uint64)
+            for k in range(n_words):
+                words[:, k] = _words(
+                    buf, np.minimum(first + 8 * k, last) if k else first
+                )
+            # Little-endian words: their bytes in memory are the file's bytes.
+            chunk = words.view(np.uint8).reshape(first.size, -1)
+            if same:
+                chunk = chunk[:, :widest]
+            else:
+                chunk = chunk[inside < lengths[a : a + step, None]]
+            lo = int(new_starts[a])
+            out[lo : lo + chunk.size] = chunk.reshape(-1)
+        return out, new_starts.astype(starts.dtype), new_ends.astype(ends.dtype)
+    step = max(1, _COMPACT_BYTES // max(1, total // max(n, 1)))  # rows per pass
+    for a in range(0, n, step):
+        count = lengths[a : a + step]
+        # Each byte's offset within its span, then its place in both buffers.
+        inner = np.arange(int(count.sum()), dtype=np.int64)
+        inner -= np.repeat(np.cumsum(count, dtype=np.int64) - count, count)
+        src = np.repeat(starts[a : a + step], count) + inner
+        inner += np.repeat(new_starts[a : a + step], count)
+        out[inner] = buf[src]
+    return out, new_starts.astype(starts.dtype), new_ends.astype(ends.dtype)

@@ -8,6 +8,7 @@ every hash match confirmed byte for byte.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +29,8 @@ def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
     # Byte order (trec_eval's strcmp): the code point order of UTF-8, and the
     # order of ids holding bytes that are not UTF-8 too.
     order = np.argsort(_as_bytes(names), kind="stable")
-    renumber = np.empty(n, np.int64)
+    # 32-bit codes below 2**31 queries: the join's arrays of n stay smaller.
+    renumber = np.empty(n, np.int32 if n < 2**31 - 1 else np.int64)
     renumber[order] = np.arange(n)
     qq = renumber[map_q][qrels.qid.codes]
     rq = renumber[map_r][run.qid.codes]
@@ -127,9 +129,16 @@ def _trec_order(
         # Rows sharing a truncated key: order them by their exact score.
         in_run = np.r_[merged, False] | np.r_[False, merged]
         pos = np.flatnonzero(in_run)
-        run = np.cumsum(np.r_[True, ~merged])[pos]
-        sub = order[pos]
-        order[pos] = sub[np.lexsort((-s[sub], run))]
+        del in_run
+        first = np.r_[True, ~merged][pos]  # where each run of equal keys starts
+        del merged
+        # Runs are sorted apart, a bounded number of rows at a time (memory
+        # and time when most rows tie: heavy ties).
+        for a, b in _whole_runs(first):
+            at = pos[a:b]
+            sub = order[at]
+            order[at] = sub[np.lexsort((-s[sub], np.cumsum(first[a:b])))]
+        del first
         order = _order_ties(order, q, s, rows, docno, pos)
     if file_q is not None:
         order = _blocks_in_order(order, q)
@@ -161,27 +170,86 @@ def _order_ties(order, q, s, rows, docno, pos=None):
 
     ``pos``: the only positions of ``order`` where ties can be (None: any).
     """
-    at = order if pos is None else order[pos]
-    tie = (q[at[1:]] == q[at[:-1]]) & (s[at[1:]] == s[at[:-1]])
-    if pos is not None:
-        tie &= pos[1:] == pos[:-1] + 1
+    # Whether each position ties with the next, a bounded number of positions
+    # at a time (no gathers of n: memory under heavy ties).
+    n_at = order.size if pos is None else pos.size
+    tie = np.zeros(max(n_at - 1, 0), bool)
+    for a in range(0, n_at - 1, _RUN_ROWS):
+        b = min(a + _RUN_ROWS, n_at - 1)  # the pairs a..b-1 read a..b
+        at = order[a : b + 1] if pos is None else order[pos[a : b + 1]]
+        key = q[at]
+        tie[a:b] = key[1:] == key[:-1]
+        key = s[at]
+        tie[a:b] &= key[1:] == key[:-1]
+        if pos is not None:
+            key = pos[a : b + 1]
+            tie[a:b] &= key[1:] == key[:-1] + 1
     if not tie.any():
         return order
     in_block = np.r_[tie, False] | np.r_[False, tie]
     where = np.flatnonzero(in_block)
-    block = np.cumsum(np.r_[True, ~tie])[where]
-    place = where if pos is None else pos[where]
+    del in_block
+    first = ~np.r_[False, tie][where]  # where each block of ties starts
+    del tie
+    # Blocks are sorted apart, a bounded number of rows at a time: the same
+    # order as one sort of them all (memory and time under heavy ties).
+    for a, b in _whole_runs(first):
+        place = where[a:b] if pos is None else pos[where[a:b]]
+        _order_block_rows(order, place, np.cumsum(first[a:b]), rows, docno)
+    return order
+
+
+def _order_block_rows(order, place, block, rows, docno) -> None:
+    """``order[place]`` sorted by ``block``, then by docno descending."""
     tied = rows[order[place]]
     starts, ends = docno.starts[tied], docno.ends[tied]
     words = _spans.byte_order_words(docno.buf, starts, ends)
     if words is not None:  # descending bytes: every key complemented
         keys = [~(ends - starts).astype(np.uint64)] + [~w for w in words[::-1]]
-        order[place] = order[place][np.lexsort((*keys, block))]
-        return order
+        order[place] = order[place][_lexsort_packed(keys, block)]
+        return
     names = np.array(docno.text(tied), dtype=object)  # ids over 32 bytes
     _, text_rank = np.unique(_as_bytes(names), return_inverse=True)
     order[place] = order[place][np.lexsort((-text_rank.reshape(-1), block))]
-    return order
+
+
+def _lexsort_packed(keys: list, block: np.ndarray) -> np.ndarray:
+    """``np.lexsort((*keys, block))`` for uint64 keys (the last most
+    significant after ``block``), by one sort of ``block`` packed with the top
+    bits of the most significant key; only rows whose packed keys collide are
+    then sorted by every key (heavy ties: one sort instead of several)."""
+    block_bits = max(1, int(block.max(initial=0)).bit_length())
+    if len(keys) < 2 or block_bits > 40:
+        return np.lexsort((*keys, block))
+    packed = block.astype(np.uint64) << np.uint64(64 - block_bits)
+    packed |= keys[-1] >> np.uint64(block_bits)
+    by = np.argsort(packed, kind="stable")
+    packed = packed[by]
+    same = packed[1:] == packed[:-1]
+    del packed
+    if same.any():  # truncated keys that collide: those rows by every key
+        at = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
+        run = np.cumsum(np.r_[True, ~same])[at]
+        sub = by[at]
+        by[at] = sub[np.lexsort((*(k[sub] for k in keys), run))]
+    return by
+
+
+_RUN_ROWS = 1 << 18  # rows sorted per pass in trec_eval's order (about)
+
+
+def _whole_runs(first: np.ndarray):
+    """``(a, b)`` ranges covering ``first``'s positions, each a whole number of
+    runs (``first``: True where a run starts) of about :data:`_RUN_ROWS`."""
+    n = first.size
+    if n <= _RUN_ROWS:
+        yield 0, n
+        return
+    heads = np.flatnonzero(first)
+    targets = np.arange(0, n, _RUN_ROWS)
+    cuts = np.unique(heads[np.searchsorted(heads, targets, "right") - 1])
+    bounds = [*cuts.tolist(), n]
+    yield from itertools.pairwise(bounds)
 
 
 @dataclass
@@ -228,6 +296,8 @@ def _join(
     del file_q
     if run.repeats:  # documents listed twice: an error where both are kept
         _check_kept_repeats(run, run_rows, max_docs_per_query)
+    if run_rows.size and int(run_rows.max()) < 2**31 - 1:
+        run_rows = run_rows.astype(np.int32)  # kept for the text (memory)
     # One lookup of each judgment's position (1-based, 32-bit below 2**31
     # judgments; 0: no qrels line) gives both the grade and the judged flag of
     # every run row.
@@ -248,7 +318,7 @@ def _join(
     y_score = np.concatenate([rs, np.full(m, floor)])
     del rs
     n_run = rq.size
-    qcode = np.concatenate([rq, qq[missing]])
+    qcode = np.concatenate([rq, qq[missing]], dtype=np.int64)
     del rq
     return _Joined(
         y_true=y_true,
@@ -301,8 +371,9 @@ def _rank_and_cut(cols, docno, max_docs_per_query, file_q=None):
     n = rq.size
     starts = np.flatnonzero(np.r_[True, rq[1:] != rq[:-1]]) if n else rq
     # rank = position within the query block: a running sum of ones that
-    # drops back to 1 at each block start (one array of n).
-    rank = np.ones(n, np.int64)
+    # drops back to 1 at each block start (one array of n; 32 bits below 2**31
+    # rows).
+    rank = np.ones(n, np.int32 if n < 2**31 - 1 else np.int64)
     if starts.size > 1:
         rank[starts[1:]] -= np.diff(starts)
     np.cumsum(rank, out=rank)

@@ -80,9 +80,27 @@ def _parse_qrels(
     ``strict_utf8=False``: bytes that are not UTF-8 are kept (trec_eval)."""
     fields = _parse(source, "qrels", [0, 2, 3], progress, keep_bom, strict_utf8)
     relevance = _numbers.parse_numbers(fields, 2, "rel", float, reader="atol")
-    qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
+    qid = _TextColumn.from_fields(fields, 0)
+    fields.starts[0] = fields.ends[0] = fields.starts[2] = fields.ends[2] = None
+    docno = _RowText.from_fields(fields, 1)
     keys = _check_unique(qid, docno, fields.line, fields.name)
-    return _ParsedQrels(qid, docno, relevance, fields.line, fields.name, keys)
+    line, name = fields.line, fields.name
+    del fields  # the spans of every field: only the ids' are kept
+    qid, docno = _own_bytes(qid, docno)
+    return _ParsedQrels(qid, docno, relevance, line, name, keys)
+
+
+def _own_bytes(qid: _TextColumn, docno: _RowText) -> tuple[_TextColumn, _RowText]:
+    """The id columns over buffers of their own bytes, when these take less than
+    half the file's: the file's buffer is then freed before the join (a run's
+    text is mostly scores, ranks and tags; memory)."""
+    buf = docno.buf
+    if qid.buf is not buf:
+        return qid, docno
+    used = int((docno.ends - docno.starts).sum(dtype=np.int64))
+    if 2 * used >= buf.size:
+        return qid, docno
+    return qid.compacted(), docno.compacted()
 
 
 def _parse_run(
@@ -103,15 +121,20 @@ def _parse_run(
     if ranks:
         hint = f" (are the columns in the order {_LAYOUT['run']}?)"
         rank = _numbers.parse_numbers(fields, 3, "rank", int, hint)
-    qid, docno = _TextColumn.from_fields(fields, 0), _RowText.from_fields(fields, 1)
-    repeats: list | None = [] if repeats_at_join else None
-    keys = _check_unique(qid, docno, fields.line, fields.name, repeats)
-    if keys is not None:  # the join reads the key table, not the hashes
-        docno._hashes = None  # (memory: recomputed if ever asked for)
     # The run tag of the last line (trec_eval keeps that one): only that line's
     # text is split for it.
     n = fields.line.size
     runid = _run_tag(fields) if n else ""
-    return _ParsedRun(
-        qid, docno, score, rank, runid, fields.line, fields.name, keys, repeats
-    )
+    qid = _TextColumn.from_fields(fields, 0)
+    # Spans read: freed before the key table (memory: two arrays of n each).
+    for j in (0, *range(2, len(wanted))):
+        fields.starts[j] = fields.ends[j] = None
+    docno = _RowText.from_fields(fields, 1)
+    repeats: list | None = [] if repeats_at_join else None
+    keys = _check_unique(qid, docno, fields.line, fields.name, repeats)
+    if keys is not None:  # the join reads the key table, not the hashes
+        docno._hashes = None  # (memory: recomputed if ever asked for)
+    line, name = fields.line, fields.name
+    del fields  # the spans of every field: only the ids' are kept
+    qid, docno = _own_bytes(qid, docno)
+    return _ParsedRun(qid, docno, score, rank, runid, line, name, keys, repeats)
