@@ -475,7 +475,7 @@ def _ideal_dcg(
         if k is None:
             depth = deepest
         else:
-            depth = min(int(k.max()) if many else k, deepest)
+            depth = min(int(np.max(k)) if many else k, deepest)
         prefix = _discount_prefix(ctx, depth, discount)
         # A level-major count table: each level's counts are contiguous.
         key = xp.astype(y, _index(xp))
