@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from .._utils.array_api import to_numpy
 from . import segments as seg
 
 ORDERS = ("gain", "trec_eval")
@@ -138,52 +137,50 @@ def ideal_rows(
     levels = y if judged is None else xp.where(judged, y, 0.0)
     if bool(xp.any(levels < 0)) or not bool(xp.all(levels == xp.floor(levels))):
         return keep, row_gains  # no integer levels: the gain order
-    # trec_eval's order is computed on the host (a few small per-level tables
-    # and gathers); a foreign array on another device is refused by to_numpy.
-    keep, key = _trec_rows(
-        to_numpy(levels, "y_true", "ideal_order"),
-        to_numpy(codes, "groups", "ideal_order"),
-        None if judged is None else to_numpy(judged, "judged", "ideal_order"),
-        n_groups,
-        gain,
-        level_gain,
-    )
-    if xp is np:
-        return keep, key
-    device = getattr(y, "device", None)
-    return xp.asarray(keep, device=device), xp.asarray(key, device=device)
+    return _trec_rows(xp, levels, codes, judged, n_groups, gain, level_gain)
 
 
-def _trec_rows(levels, codes, judged, n_groups, gain, level_gain):
-    """:func:`ideal_rows` under trec_eval's order, in numpy."""
-    level = levels.astype(np.intp)
-    mask = np.ones(level.shape, bool) if judged is None else np.asarray(judged)
-    top = np.full(n_groups, -1, np.intp)
-    np.maximum.at(top, codes[mask], level[mask])
-    n_levels = top + 1
-    sizes = np.unique(n_levels[n_levels > 0])
-    if not sizes.size:  # no judged row: no ideal list
-        return np.zeros(level.shape, bool), level.astype(np.float64)
+def _trec_rows(xp, levels, codes, judged, n_groups, gain, level_gain):
+    """:func:`ideal_rows` under trec_eval's order, in the arrays' namespace: the
+    level order is made on the host once per distinct number of levels (small
+    tables, scalar syncs only), every per-row step on the arrays' device."""
+    dev = getattr(levels, "device", None)
+    index = xp.int64
+    level = xp.astype(levels, index)
+    mask = xp.ones(level.shape, dtype=xp.bool, device=dev) if judged is None else judged
+    top = seg.segment_max(codes[mask], level[mask], n_groups, -1)
+    n_levels = xp.astype(top, index) + 1
+    present = n_levels[n_levels > 0]
+    if not present.shape[0]:  # no judged row: no ideal list
+        keep = xp.zeros(level.shape, dtype=xp.bool, device=dev)
+        return keep, xp.astype(level, xp.float64)
+    distinct = xp.unique_values(present)
+    sizes = sorted(int(distinct[i]) for i in range(distinct.shape[0]))
     pairs = given_pairs(gain)
-    width = int(n_levels.max(initial=0))
+    width = max(sizes)
     # Per number of levels: each level's position in the sorted list, its gain,
     # and whether the walk starts at all (the last item's gain > 0).
-    position = np.zeros((sizes.size, max(width, 1)), np.intp)
-    item_gain = np.zeros((sizes.size, max(width, 1)))
-    starts = np.zeros(sizes.size, bool)
-    for s, size in enumerate(sizes.tolist()):
+    position = np.zeros((len(sizes), width), np.int64)
+    item_gain = np.zeros((len(sizes), width))
+    starts = np.zeros(len(sizes), bool)
+    for s, size in enumerate(sizes):
         sorted_items = trec_level_order(pairs, size, level_gain)
         starts[s] = sorted_items[-1][1] > 0
         for at, (lv, value, counted) in enumerate(sorted_items):
             if counted and 0 <= lv < size:
                 position[s, lv], item_gain[s, lv] = at, value
-    row_size = np.searchsorted(sizes, n_levels)[codes]
-    row_size = np.minimum(row_size, max(sizes.size - 1, 0))
-    pos = position[row_size, np.minimum(level, max(width - 1, 0))]
-    value = item_gain[row_size, np.minimum(level, max(width - 1, 0))]
+
+    def on(a):
+        return a if xp is np else xp.asarray(a, device=dev)
+
+    row_size = xp.searchsorted(on(np.asarray(sizes, np.int64)), n_levels)
+    row_size = seg.take(xp.minimum(row_size, len(sizes) - 1), codes)
+    cell = row_size * width + xp.clip(level, 0, width - 1)
+    pos = seg.take(on(position.ravel()), cell)
+    value = seg.take(on(item_gain.ravel()), cell)
     # The walk stops at the highest non-empty level of gain <= 0.
-    stop = np.full(n_groups, -1, np.intp)
     low = mask & (value <= 0)
-    np.maximum.at(stop, codes[low], pos[low])
-    keep = mask & starts[row_size] & (pos > stop[codes]) & (value > 0)
-    return keep, pos.astype(np.float64)
+    stop = seg.segment_max(codes[low], pos[low], n_groups, -1)
+    keep = mask & seg.take(on(starts), row_size) & (value > 0)
+    keep = keep & (pos > seg.take(xp.astype(stop, index), codes))
+    return keep, xp.astype(pos, xp.float64)

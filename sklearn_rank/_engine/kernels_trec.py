@@ -67,14 +67,17 @@ def _g_values(
     xp = ctx.xp
     _refuse_mixed_blocks(ctx, ranked_gain, func)
     seen = ctx.group_exclusive_cumsum(ranked_gain) + ranked_gain
-    cost = _ideal_costs_from(ctx, ideal)
     all_gain, keep, _ = ideal
     norm = seg.segment_sum(ctx.totals.codes_all[keep], all_gain[keep], ctx.n_groups)
     term = xp.zeros(ctx.n_rows, dtype=ctx.float, device=ctx.device)
-    arg = 2.0 + cost - seen
-    bad = (ranked_gain != 0) & (arg <= 0.0)
+    gained = ranked_gain != 0
+    # The ideal cost only where a gain reads it (the same value per row; memory).
+    rows = seg.flatnonzero(gained)
+    gain_at = seg.take(ranked_gain, rows)
+    arg = 2.0 + _ideal_costs_from(ctx, ideal, rows) - seg.take(seen, rows)
+    bad = arg <= 0.0
     # Only in a defined group (an ideal list): elsewhere there is no value.
-    bad &= seg.take(norm, ctx.group) > 0
+    bad &= seg.take(norm, seg.take(ctx.group, rows)) > 0
     if bool(xp.any(bad)):  # a scalar sync (it raises)
         # The running gain can pass the ideal cost only with gains the ideal
         # list leaves out: unjudged rows' (levels -1, -2), or levels that
@@ -85,17 +88,21 @@ def _g_values(
             "ideal list leaves out): G takes log2(2 + cost - gain) of a number "
             "<= 0 there (trec_eval prints nan)."
         )
-    hit = (ranked_gain != 0) & (arg > 0.0)
+    hit = arg > 0.0
     # At 2 + cost - gain = 1 the term is gain / 0: infinite, as trec_eval's.
     if xp is np:
         with np.errstate(divide="ignore"):
-            term[hit] = ranked_gain[hit] / np.log2(arg[hit])
+            found = gain_at[hit] / np.log2(arg[hit])
     else:
-        term[hit] = ranked_gain[hit] / xp.log2(arg[hit])
+        found = gain_at[hit] / xp.log2(arg[hit])
+    term = seg.put(term, rows[hit], found)
     return ctx.group_sum(term), norm
 
 
-def _ideal_costs_from(ctx: RankingContext, ideal_rows_: tuple) -> np.ndarray:
+def _ideal_costs_from(ctx: RankingContext, ideal_rows_: tuple, rows) -> np.ndarray:
+    """The ideal cost of the position of each ranked row of index ``rows``: the
+    ideal gains of its group summed up to its rank (each at least 1), plus 1
+    per position past the group's ideal list."""
     xp = ctx.xp
     totals = ctx.totals
     all_gain, keep, key = ideal_rows_
@@ -106,11 +113,12 @@ def _ideal_costs_from(ctx: RankingContext, ideal_rows_: tuple) -> np.ndarray:
     n_ideal = seg.segment_count(codes, ctx.n_groups)
     first = _prefix_sum(xp, n_ideal)[:-1]
     prefix = _prefix_sum(xp, ideal)
-    n_g = seg.take(n_ideal, ctx.group)
-    start = seg.take(first, ctx.group)
-    cost = seg.take(prefix, start + xp.minimum(ctx.rank, n_g)) - seg.take(prefix, start)
+    group, rank = seg.take(ctx.group, rows), seg.take(ctx.rank, rows)
+    n_g = seg.take(n_ideal, group)
+    start = seg.take(first, group)
+    cost = seg.take(prefix, start + xp.minimum(rank, n_g)) - seg.take(prefix, start)
     # Past the ideal list every position costs 1 (trec_eval's min_cost).
-    cost += _as_f(xp, xp.maximum(ctx.rank - n_g, 0))
+    cost += _as_f(xp, xp.maximum(rank - n_g, 0))
     return cost
 
 
