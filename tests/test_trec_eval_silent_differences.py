@@ -177,3 +177,23 @@ def test_a_document_listed_twice_below_the_cutoff_is_computed(
     err = capsys.readouterr().err
     assert "line 1501: duplicate document 'FBIS3-20713'" in err
     assert "(first listed on line 119) within the top 501 (-M)" in err
+
+
+def test_ideal_dcg_of_a_query_judged_only_negative_is_refused(tmp_path, capsys):
+    # trec_eval 10.0-rc3 prints q1's ideal_dcg as 1.0000 here (q0's value: its
+    # level counts are not reset when no judgment has a level >= 0; seen with
+    # -D 1), while its dcg / ndcg of q1 are 0: refused rather than a different number.
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q0 0 d1 1\nq1 0 d2 -1\n")
+    run.write_text("q0 Q0 d1 1 2.0 r\nq1 Q0 d2 1 1.0 r\n")
+    argv = ["eval", "-q", "-m", "ideal_dcg", str(qrels), str(run)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "query 'q1' is judged only with negative grades" in err
+    assert main([*argv[:1], "--quiet", "--convention", "sklearn_rank", *argv[1:]]) == 0
+    out = capsys.readouterr().out
+    assert "ideal_dcg             \tq1\t0.0000" in out
+    # Without such a query the measure computes (trec_eval's q0 value).
+    qrels.write_text("q0 0 d1 1\nq1 0 d2 2\n")
+    assert main(["eval", "--quiet", *argv[1:]]) == 0
+    assert "ideal_dcg             \tq0\t1.0000" in capsys.readouterr().out

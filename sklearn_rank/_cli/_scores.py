@@ -251,6 +251,8 @@ def _library_values(run, measures, keywords, options, need_per_query, in_order, 
     for m in measures:
         if m.kind == "ideal":
             key = (m.keywords, m.metric)
+            if trec:
+                _refuse_stale_ideal(run)
             per[key] = _ideal_dcg(run, m, options)
             means[key] = _in_order_mean(per[key])
     return per, means
@@ -344,6 +346,28 @@ def _ideal_dcg(run: RunInput, m: Measure, options) -> np.ndarray:
         judged=run.judged,
         ideal_order=options.ideal_order,
     )
+
+
+def _refuse_stale_ideal(run: RunInput) -> None:
+    """trec_eval's ``ideal_dcg`` of a query judged only with negative grades
+    prints the ideal DCG of the query before it: te_form_res_rels keeps the
+    previous query's level counts when no judgment has a level >= 0 (seen with
+    trec_eval 10.0-rc3 -D 1). That is not a value of the query: refused."""
+    if run.pooled is None:  # not TREC input: every row has a judgment
+        return
+    judged = np.ones(run.y_true.shape, bool) if run.judged is None else run.judged
+    n = len(run.qids)
+    some = group_counts(run.codes, n, run.pooled) > 0  # a qrels line
+    levels = group_counts(run.codes, n, judged & (run.y_true >= 0)) > 0
+    stale = np.flatnonzero(some & ~levels)
+    if stale.size:
+        raise ValueError(
+            f"ideal_dcg: query {run.qids[int(stale[0])]!r} is judged only with "
+            "negative grades; trec_eval prints the previous query's ideal DCG "
+            "there (it keeps that query's level counts), which is not a value of "
+            "this query. Leave ideal_dcg out, or use --convention sklearn_rank "
+            "for its ideal DCG (0)"
+        )
 
 
 def _stand_in_gain(extra: tuple, options) -> bool:
