@@ -355,6 +355,24 @@ def test_plot_draws_into_the_given_axes_and_leaves_global_state(cls, kw):
 
 
 @pytest.mark.parametrize(("cls", "kw"), CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_a_legend_on_the_users_own_figure_stays_inside_it(cls, kw):
+    # plt.subplots() has no layout engine: nothing makes room beside the axes,
+    # so a legend placed there would be cut at the figure's edge.
+    y, scores, groups = _data(11)
+    fig, ax = plt.subplots()
+    for name in ("model A", "model B with a rather long name"):
+        disp = cls.from_predictions(y, scores, groups=groups, ax=ax, name=name, **kw)
+    fig.canvas.draw()
+    fb = fig.bbox
+    for legend in [disp.ax_.get_legend(), *fig.legends]:
+        if legend is not None:
+            b = legend.get_window_extent()
+            assert b.x0 >= fb.x0 - 1 and b.x1 <= fb.x1 + 1, (b, fb)
+            assert b.y0 >= fb.y0 - 1 and b.y1 <= fb.y1 + 1, (b, fb)
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(("cls", "kw"), CASES, ids=lambda c: getattr(c, "__name__", ""))
 def test_plot_without_axes_makes_a_figure(cls, kw):
     y, scores, groups = _data(10)
     n = len(plt.get_fignums())

@@ -325,6 +325,31 @@ def _fits_at_a_glance(ax: Any, legend: Any) -> bool:
     return box.width <= 0.3 * fb.width and box.height <= 0.6 * fb.height
 
 
+def _in_figure(ax: Any, legend: Any) -> bool:
+    """Whether the legend, measured alone (its extents, no draw), lies within
+    the figure."""
+    fig = ax.figure
+    get_renderer = getattr(fig.canvas, "get_renderer", None)
+    if get_renderer is None:
+        return True  # nothing to measure with: as laid out
+    b, fb = legend.get_window_extent(get_renderer()), fig.bbox
+    return (
+        b.x0 >= fb.x0 - 1
+        and b.x1 <= fb.x1 + 1
+        and b.y0 >= fb.y0 - 1
+        and b.y1 <= fb.y1 + 1
+    )
+
+
+def _inside_legend(ax: Any, legend: Any) -> Any:
+    """The same entries as ``legend``, inside the axes where they cover least."""
+    handles = list(getattr(legend, "legend_handles", None) or legend.legendHandles)
+    labels = [t.get_text() for t in legend.get_texts()]
+    heading = legend.get_title().get_text() or None
+    legend.remove()
+    return ax.legend(handles, labels, title=heading, loc="best", fontsize="small")
+
+
 def roomy(ax: Any) -> bool:
     """Whether the axes keeps at least 30% of its cell of the figure in each
     direction (its decorations did not squeeze it)."""
@@ -352,6 +377,10 @@ def finish(ax: Any, legend: Any, title: str | None = None) -> Any:
         or _fits_at_a_glance(ax, legend)
         or _draw_fits(ax, legend)
     )
+    if not managed and legend is not None and not _in_figure(ax, legend):
+        # The user's figure makes no room beside the axes: the legend would be
+        # cut at the figure's edge, so it goes inside the axes instead.
+        legend = _inside_legend(ax, legend)
     if not fits:
         handles = list(getattr(legend, "legend_handles", None) or legend.legendHandles)
         labels = [t.get_text().replace("\n", " ") for t in legend.get_texts()]
