@@ -403,7 +403,6 @@ def _trec_ideal_dcg(ctx, k, gain, discount, rows, order):
     """The ideal DCG in trec_eval's level order (``ideal_order="trec_eval"``
     with gains whose differences are not all integers): the kept rows sorted
     by their level's position in the group's sorted gain list."""
-    xp = ctx.xp
     y, codes = ctx.totals.y_all, ctx.totals.codes_all
     judged = ctx.totals.judged_all if rows == "judged" else None
     g = gains(y, gain)
@@ -411,12 +410,19 @@ def _trec_ideal_dcg(ctx, k, gain, discount, rows, order):
         y, codes, judged, ctx.n_groups, gain, g, order, _level_gain(gain)
     )
     codes, g, key = codes[keep], g[keep], key[keep]
+    return _ideal_sum(ctx, codes, key, k, discount, lambda by, _: seg.take(g, by))
+
+
+def _ideal_sum(ctx, codes, key, k, discount, sorted_gains) -> Any:
+    """The ideal DCG of rows sorted by group, then ``key`` descending:
+    ``sorted_gains(order, sorted_codes)`` gives their gains in that order."""
+    xp = ctx.xp
     by = seg.group_order(codes, key)
     sorted_codes = seg.take(codes, by)
     size = seg.segment_count(sorted_codes, ctx.n_groups)
-    rank = xp.arange(1, g.shape[0] + 1, dtype=_index(xp), device=ctx.device)
+    rank = xp.arange(1, codes.shape[0] + 1, dtype=_index(xp), device=ctx.device)
     rank -= seg.take(_prefix_sum(xp, size)[:-1], sorted_codes)
-    contrib = seg.take(g, by) * position_discount(rank, discount)
+    contrib = sorted_gains(by, sorted_codes) * position_discount(rank, discount)
     return _sum_to(xp, sorted_codes, contrib, rank, k, ctx.n_groups)
 
 
@@ -498,26 +504,22 @@ def _ideal_dcg(
             total += span
             below = reach
         return total
-    return _ideal_by_sorting(ctx, y, codes, size, k, gain, discount)
+    return _ideal_by_sorting(ctx, y, codes, k, gain, discount)
 
 
-def _ideal_by_sorting(ctx, y, codes, size, k, gain, discount) -> np.ndarray:
+def _ideal_by_sorting(ctx, y, codes, k, gain, discount) -> np.ndarray:
     """:func:`_ideal_dcg` by sorting each group by gain: by label for the
     monotone gains, by the gain itself for a mapping or a callable."""
-    xp, n_groups = ctx.xp, ctx.n_groups
     g = gains(y, gain) if custom_gain(gain) else None
-    by = seg.group_order(codes, y if g is None else g)
-    sorted_codes = seg.take(codes, by)
-    first = _prefix_sum(xp, size)[:-1]
-    rank = xp.arange(1, y.shape[0] + 1, dtype=_index(xp), device=ctx.device)
-    rank -= seg.take(first, sorted_codes)
     shift = gain_shift(ctx, gain)
-    row_shift = None if shift is None else seg.take(shift, sorted_codes)
-    ranked_gain = (
-        gains(seg.take(y, by), gain, row_shift) if g is None else seg.take(g, by)
-    )
-    contrib = ranked_gain * position_discount(rank, discount)
-    return _sum_to(xp, sorted_codes, contrib, rank, k, n_groups)
+
+    def sorted_gains(by, sorted_codes):
+        if g is not None:
+            return seg.take(g, by)
+        row_shift = None if shift is None else seg.take(shift, sorted_codes)
+        return gains(seg.take(y, by), gain, row_shift)
+
+    return _ideal_sum(ctx, codes, y if g is None else g, k, discount, sorted_gains)
 
 
 # The largest table of prefix differences the cutoff axis reads the ideal DCG from.

@@ -343,11 +343,16 @@ def _in_figure(ax: Any, legend: Any) -> bool:
 
 def _inside_legend(ax: Any, legend: Any) -> Any:
     """The same entries as ``legend``, inside the axes where they cover least."""
-    handles = list(getattr(legend, "legend_handles", None) or legend.legendHandles)
-    labels = [t.get_text() for t in legend.get_texts()]
-    heading = legend.get_title().get_text() or None
+    handles, labels, heading = _entries(legend)
     legend.remove()
     return ax.legend(handles, labels, title=heading, loc="best", fontsize="small")
+
+
+def _entries(legend: Any) -> tuple[list, list[str], str | None]:
+    """A legend's handles, label texts and title (None if empty)."""
+    handles = list(getattr(legend, "legend_handles", None) or legend.legendHandles)
+    labels = [t.get_text() for t in legend.get_texts()]
+    return handles, labels, legend.get_title().get_text() or None
 
 
 def roomy(ax: Any) -> bool:
@@ -382,9 +387,8 @@ def finish(ax: Any, legend: Any, title: str | None = None) -> Any:
         # cut at the figure's edge, so it goes inside the axes instead.
         legend = _inside_legend(ax, legend)
     if not fits:
-        handles = list(getattr(legend, "legend_handles", None) or legend.legendHandles)
-        labels = [t.get_text().replace("\n", " ") for t in legend.get_texts()]
-        heading = legend.get_title().get_text() or None
+        handles, labels, heading = _entries(legend)
+        labels = [t.replace("\n", " ") for t in labels]
         legend.remove()
         legend = outside_legend(
             ax, handles, labels, title=heading, fontsize="x-small", chars=14
