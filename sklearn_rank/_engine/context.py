@@ -12,6 +12,7 @@ own.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -381,6 +382,12 @@ class GroupTotals:
         """R per group: relevant rows, retrieved or not."""
 
         def count() -> np.ndarray:
+            # The ideal DCG's (label, group) count table, when it made one for
+            # this input (small whole labels): the counts of levels >= threshold.
+            table = self._cache.get("label_counts")
+            if table is not None and (threshold is None or math.isfinite(threshold)):
+                low = 1 if threshold is None else max(math.ceil(threshold), 0)
+                return seg.array_namespace(table).sum(table[low:, ...], axis=0)
             y = self.y_all
             rel = y > 0 if threshold is None else y >= threshold
             return seg.segment_count(self.codes_all[rel], self.n_groups)
@@ -567,6 +574,8 @@ class RankingContext:
         c_r = totals.ranked(totals.codes_all)
         n_groups = totals.n_groups
         length = seg.segment_count(c_r, n_groups)
+        if totals.ranked_rows is None:  # every row ranked: the same counts
+            totals.cached("size", lambda: length)
         order, tied_next = order_rows(c_r, s_r, y_r, ties, n_groups, length)
         group, rank = _positions(length, y_r.shape[0])
         if ties not in BLOCK_TIES:
@@ -633,6 +642,13 @@ class RankingContext:
         if k is None:
             return self
         key = ("head", k)
+        if key not in self._views and self.xp is np and self.n_rows:
+            # Every row at a position <= k is kept: when those alone reach the
+            # share below which a subset pays, no row mask is needed (a per-group
+            # count against three passes over the rows).
+            at_least = int(np.minimum(self.length, k).sum())
+            if at_least >= _HEAD_SHARE * self.n_rows:
+                self._views[key] = None
         if key not in self._views:
             keep = self.rank <= k
             if self.blocks:

@@ -37,16 +37,8 @@ def _cuts(ctx: RankingContext, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     its rows, ranked or not), and each ``k``'s index among them. Past that
     length no running sum grows and no denominator but precision's ``k`` changes
     (ranked lengths, relevant counts and ``min(k, n)`` all stop there)."""
-    longest = int(_sizes(ctx).max()) if ctx.n_groups else 0
+    longest = int(ctx.totals.size().max()) if ctx.n_groups else 0
     return np.unique(np.minimum(ks, max(longest, 1)), return_inverse=True)
-
-
-def _sizes(ctx: RankingContext) -> np.ndarray:
-    """Rows per group, ranked or not."""
-    return ctx.totals.cached(
-        "cutoff_curve_sizes",
-        lambda: np.bincount(ctx.totals.codes_all, minlength=ctx.n_groups),
-    )
 
 
 def _cumulated(ctx: RankingContext, form, ks: np.ndarray, opts: Options):

@@ -239,8 +239,11 @@ def _position_discounts(ctx: RankingContext, k: int | None, discount) -> np.ndar
     table[1 : depth + 1] = position_discount(
         xp.arange(1, depth + 1, dtype=f, device=dev), discount
     )
-    position = ctx.rank if depth == deepest else xp.minimum(ctx.rank, depth + 1)
-    return xp.take(table, position)
+    if depth == deepest:
+        return xp.take(table, ctx.rank)
+    if xp is np:  # positions beyond k read the table's last entry, 0
+        return np.take(table, ctx.rank, mode="clip")
+    return xp.take(table, xp.minimum(ctx.rank, depth + 1))
 
 
 # -- the cutoff metrics: per-row contributions and a finisher --------------------------
@@ -333,7 +336,10 @@ def _gain_rows(view: RankingContext, depth: int | None, opts: Options):
     row_shift = None if shift is None else seg.take(shift, view.group)
     gain = judged_gains(view, opts.gain, row_shift, opts.gain_rows)
     if view.blocks:
-        gain = view.block_mean(xp.astype(gain, f, copy=True))  # overwritten
+        # block_mean overwrites its input: a copy unless the gains are new.
+        fresh = isinstance(opts.gain, str) and opts.gain == "exponential"
+        fresh = fresh and gain is not view.y
+        gain = view.block_mean(xp.astype(gain, f, copy=not fresh))
     disc = _position_discounts(view, depth, opts.discount)  # 0 beyond depth
     disc *= gain
     return ((Part(None, disc, cut=True),),)
@@ -466,7 +472,6 @@ def _ideal_dcg(
             return xp.zeros(shape, dtype=f, device=dev)
     # Scalar syncs here and below: the method and the table sizes depend on them.
     top = int(xp.max(y))
-    size = seg.segment_count(codes, n_groups)
     dense = (top + 1) * n_groups <= _LEVEL_CELLS_PER_ROW * (y.shape[0] + 1024)
     if (
         not custom_gain(gain)
@@ -477,18 +482,27 @@ def _ideal_dcg(
         # In the ideal order the rows of label l take the positions right after
         # every higher label of the group, so each level adds its gain times a
         # difference of discount prefixes. One pass per level, none per group.
-        deepest = int(xp.max(size))
+        # A level-major count table: each level's counts are contiguous.
+        def level_counts():
+            key = xp.astype(y, _index(xp))
+            key *= n_groups
+            key += codes
+            counts = seg.segment_count(key, n_groups * (top + 1))
+            return xp.reshape(counts, (top + 1, n_groups))
+
+        # Over every row (rows="all") the table is the input's: kept for the
+        # relevant counts (GroupTotals.n_relevant) of the same input.
+        counts = (
+            level_counts()
+            if rows == "judged"
+            else ctx.totals.cached("label_counts", level_counts)
+        )
+        deepest = int(xp.max(xp.sum(counts, axis=0)))  # the longest group
         if k is None:
             depth = deepest
         else:
             depth = min(int(np.max(k)) if many else k, deepest)
         prefix = _discount_prefix(ctx, depth, discount)
-        # A level-major count table: each level's counts are contiguous.
-        key = xp.astype(y, _index(xp))
-        key *= n_groups
-        key += codes
-        counts = seg.segment_count(key, n_groups * (top + 1))
-        counts = xp.reshape(counts, (top + 1, n_groups))
         if many:
             return _ideal_by_levels_at_cutoffs(
                 prefix, counts, np.minimum(k, depth), gain
@@ -531,14 +545,18 @@ _SPAN_CHUNK = 1 << 16
 def _ideal_by_levels_at_cutoffs(prefix, counts, caps, gain) -> np.ndarray:
     """:func:`_ideal_dcg`'s counting form at each cutoff of ``caps`` ((n_cuts, 1),
     capped at the prefix's depth), (n_cuts, n_groups), numpy: the same spans
-    ``float64(prefix[a] - prefix[b])`` added level by level in the same order, so
-    each cutoff's value is the one the kernel computes. The spans come from a
-    table of every difference of two prefixes (no extended-precision arithmetic
-    per cell) when it is small, else from the prefixes themselves."""
+    ``float64(prefix[a] - prefix[b]) * gain`` added level by level in the same
+    order, so each cutoff's value is the one the kernel computes. The spans come
+    from a table of every difference of two prefixes, times each level's gain
+    (no extended-precision arithmetic per cell), when it is small, else from the
+    prefixes themselves."""
     width = prefix.shape[0]
-    table = None
+    levels = range(counts.shape[0] - 1, 0, -1)
+    scaled = {}
     if width * width <= _SPAN_CELLS:
         table = (prefix[:, None] - prefix[None, :]).astype(np.float64).ravel()
+        # The product each cell would get after the gather, taken once per level.
+        scaled = {lv: table * float(gains(np.float64(lv), gain)) for lv in levels}
     n_groups = counts.shape[1]
     total = np.zeros((caps.shape[0], n_groups))
     # A few cutoffs at a time, in buffers reused throughout: fresh (n_cuts,
@@ -552,17 +570,21 @@ def _ideal_by_levels_at_cutoffs(prefix, counts, caps, gain) -> np.ndarray:
         out, low, up = total[first : first + n], below[:n], at[:n]
         low[...] = 0  # min(higher, cap) so far
         higher = np.zeros(n_groups, dtype=np.intp)
-        for level in range(counts.shape[0] - 1, 0, -1):
+        for level in levels:
             higher += counts[level, :]
             np.minimum(higher[None, :], cap, out=up)
-            if table is not None:
+            if scaled:
                 np.multiply(up, width, out=index[:n])
                 index[:n] += low
-                part = np.take(table, index[:n], out=span[:n], mode="clip")
+                # 0 + x is x: the top level's spans are the running sum itself.
+                into = out if level == levels[0] else span[:n]
+                np.take(scaled[level], index[:n], out=into, mode="clip")
+                if into is not out:
+                    out += into
             else:
                 part = (prefix[up] - prefix[low]).astype(np.float64)
-            part *= float(gains(np.float64(level), gain))
-            out += part
+                part *= float(gains(np.float64(level), gain))
+                out += part
             low, up = up, low
     return total
 

@@ -342,16 +342,20 @@ def sums_to_cutoffs(
     width = int(min(cuts[-1], deepest)) if cuts.size else 0
     if width == 0:
         return np.zeros((cuts.size, n))
-    if width < deepest:
-        keep = rank <= width
-        group, rank, values = group[keep], rank[keep], values[keep]
-    table = np.zeros((width, n))
+    # Rows deeper than the table land in one spare row past its end (cheaper
+    # than cutting three arrays down to the rows that count).
+    spare = int(width < deepest)
+    table = np.zeros((width + spare, n))
     # One flat index: a pair of index arrays costs twice as much.
-    flat = rank.astype(np.intp)
+    if spare:
+        flat = np.minimum(rank, width + 1, dtype=np.intp)
+    else:
+        flat = rank.astype(np.intp)
     flat -= 1
     flat *= n
     flat += group
     table.reshape(-1)[flat] = values
+    table = table[:width]
     # np.cumsum along axis 0 of a C-ordered table runs an unvectorised strided
     # loop, an order of magnitude slower than one vectorised add per position.
     for p in range(1, width):
