@@ -387,6 +387,7 @@ class GroupTotals:
             table = self._cache.get("label_counts")
             if table is not None and (threshold is None or math.isfinite(threshold)):
                 low = 1 if threshold is None else max(math.ceil(threshold), 0)
+                low = min(low, table.shape[0])  # past the top label: no row
                 return seg.array_namespace(table).sum(table[low:, ...], axis=0)
             y = self.y_all
             rel = y > 0 if threshold is None else y >= threshold
@@ -737,6 +738,25 @@ class RankingContext:
             share = xp.astype(xp.clip(k_ties - b.rank + 1, 0, b.size), f)
             inside = seg.put(inside, b.rows, b.spread(share / xp.astype(b.size, f)))
         return inside
+
+    def hits_in_top(self, k: Any, threshold: float | None) -> Any:
+        """Per group, E[relevant rows at positions <= k] for one cutoff per group
+        (``k`` of shape (n_groups,)): the running sum of each position's expected
+        relevance (its tie block's mean), read at position ``min(k, length)``.
+        The running sum is made once per view and threshold, so many cutoffs
+        (trec_eval's Rprec_mult family) cost one gather each, not a pass."""
+        xp = self.xp
+        if not self.n_rows:
+            return xp.zeros(self.n_groups, dtype=self.float, device=self.device)
+        key = ("hits_prefix", threshold)
+        if key not in self._views:
+            rel = self.block_mean(xp.astype(self.relevant(threshold), self.float))
+            self._views[key] = self.group_exclusive_cumsum(rel) + rel
+        prefix = self._views[key]
+        reach = xp.minimum(xp.astype(k, self.starts.dtype), self.length)
+        inside = reach > 0
+        last = xp.where(inside, self.starts[:-1] + reach - 1, 0)
+        return xp.where(inside, seg.take(prefix, last), 0.0)
 
     # -- segment reductions over groups (see _segments)
     def group_sum(

@@ -455,48 +455,19 @@ def _ideal_dcg(
     rows="all",
     order="gain",
 ) -> np.ndarray:
-    xp, f, dev = ctx.xp, ctx.float, ctx.device
-    y, codes, n_groups = ctx.totals.y_all, ctx.totals.codes_all, ctx.n_groups
+    xp, f, dev, n_groups = ctx.xp, ctx.float, ctx.device, ctx.n_groups
     if order == "trec_eval" and custom_gain(gain):
         return _trec_ideal_dcg(ctx, k, gain, discount, rows, order)
     many = isinstance(k, np.ndarray)  # (n_cuts, 1) cutoffs: the cutoff axis
     shape = (k.shape[0], n_groups) if many else n_groups
-    if rows == "judged":
-        # trec_eval's ideal list (m_ndcg.c): the judged documents whose gain is
-        # > 0, by gain; the unjudged and those of gain <= 0 stay out.
-        keep = gains(y, gain) > 0
-        if ctx.totals.judged_all is not None:
-            keep &= ctx.totals.judged_all
-        y, codes = y[keep], codes[keep]
-        if not y.shape[0]:
-            return xp.zeros(shape, dtype=f, device=dev)
-    # Scalar syncs here and below: the method and the table sizes depend on them.
-    top = int(xp.max(y))
-    dense = (top + 1) * n_groups <= _LEVEL_CELLS_PER_ROW * (y.shape[0] + 1024)
-    if (
-        not custom_gain(gain)
-        and top < COUNTING_LEVELS
-        and dense
-        and bool(xp.all(y == xp.floor(y)))
-    ):
+    y, codes, counts = _ideal_levels(ctx, gain, rows)
+    if not y.shape[0]:
+        return xp.zeros(shape, dtype=f, device=dev)
+    if counts is not None:
         # In the ideal order the rows of label l take the positions right after
         # every higher label of the group, so each level adds its gain times a
         # difference of discount prefixes. One pass per level, none per group.
-        # A level-major count table: each level's counts are contiguous.
-        def level_counts():
-            key = xp.astype(y, _index(xp))
-            key *= n_groups
-            key += codes
-            counts = seg.segment_count(key, n_groups * (top + 1))
-            return xp.reshape(counts, (top + 1, n_groups))
-
-        # Over every row (rows="all") the table is the input's: kept for the
-        # relevant counts (GroupTotals.n_relevant) of the same input.
-        counts = (
-            level_counts()
-            if rows == "judged"
-            else ctx.totals.cached("label_counts", level_counts)
-        )
+        top = counts.shape[0] - 1
         deepest = int(xp.max(xp.sum(counts, axis=0)))  # the longest group
         if k is None:
             depth = deepest
@@ -519,6 +490,44 @@ def _ideal_dcg(
             below = reach
         return total
     return _ideal_by_sorting(ctx, y, codes, k, gain, discount)
+
+
+def _ideal_levels(ctx: RankingContext, gain, rows: str) -> tuple:
+    """``(y, codes, counts)``: the labels and group codes of the rows an ideal
+    list is made of (``rows="judged"``, trec_eval's m_ndcg.c: the judged rows
+    whose gain is > 0; else every row) and, when those labels are few whole
+    numbers, their level-major (label, group) count table (else None). For the
+    built-in gains (gain > 0 exactly when the label is > 0) this depends on no
+    cutoff or discount: computed once per input, not once per cutoff."""
+    xp, n_groups = ctx.xp, ctx.n_groups
+
+    def compute() -> tuple:
+        y, codes = ctx.totals.y_all, ctx.totals.codes_all
+        if rows == "judged":
+            keep = gains(y, gain) > 0
+            if ctx.totals.judged_all is not None:
+                keep &= ctx.totals.judged_all
+            y, codes = y[keep], codes[keep]
+        if not y.shape[0] or custom_gain(gain):
+            return y, codes, None
+        # Scalar syncs: the method and the table's size depend on them.
+        top = int(xp.max(y))
+        dense = (top + 1) * n_groups <= _LEVEL_CELLS_PER_ROW * (y.shape[0] + 1024)
+        if not (top < COUNTING_LEVELS and dense and bool(xp.all(y == xp.floor(y)))):
+            return y, codes, None
+        # A level-major count table: each level's counts are contiguous.
+        key = xp.astype(y, _index(xp))
+        key *= n_groups
+        key += codes
+        counts = seg.segment_count(key, n_groups * (top + 1))
+        counts = xp.reshape(counts, (top + 1, n_groups))
+        if rows != "judged":  # the input's own table: GroupTotals.n_relevant
+            ctx.totals.cached("label_counts", lambda: counts)
+        return y, codes, counts
+
+    if custom_gain(gain):
+        return compute()
+    return ctx.totals.cached(("ideal_levels", rows), compute)
 
 
 def _ideal_by_sorting(ctx, y, codes, k, gain, discount) -> np.ndarray:

@@ -31,7 +31,6 @@ from .kernels import (
     _level_gain,
     _positions,
     _prefix_sum,
-    _times_mask,
     custom_gain,
     gains,
     ideal_dcg,
@@ -189,8 +188,7 @@ def r_precision_mult(ctx: RankingContext, k: int | None, opts: Options) -> Group
     xp = ctx.xp
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     cut = xp.astype(xp.floor(opts.r_multiple * _as_f(xp, n_rel) + 0.9), xp.int64)
-    share = _times_mask(xp, ctx.in_top(cut), ctx.relevant(opts.relevance_threshold))
-    hits = ctx.group_sum(share)
+    hits = ctx.hits_in_top(cut, opts.relevance_threshold)
     values = seg.divide(hits, _as_f(xp, cut), cut > 0, 0.0)
     return _binary_result(ctx, values, opts)
 

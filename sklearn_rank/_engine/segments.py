@@ -15,6 +15,7 @@ namespace and device and returns arrays of it, never converting to numpy:
 
 - ``segment_sum(ids, values, n)``, ``segment_count(ids, n)``,
   ``segment_max`` / ``segment_min(ids, values, n, fill)``: per segment id.
+- ``run_sums(values, starts)``: per run of consecutive rows (numpy).
 - ``exclusive_cumsum(values, group, starts, n)``: per row, the sum over the
   earlier rows of its segment.
 - ``first_in_segment(mask, group, n)``: position of each segment's first True.
@@ -191,6 +192,27 @@ def segment_min(ids: Any, values: Any, n: int, fill: float) -> Any:
     hit = found & (xp.take(sorted_ids, first) == segments)
     low = xp.take(xp.take(values, order), first)
     return xp.where(hit, xp.minimum(low, out), out)
+
+
+def run_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Float sum of ``values`` over each run of rows ``starts[g]:starts[g + 1]``
+    (numpy; ``starts`` the cumulative sum of the run sizes, from 0). One
+    sequential pass (``np.add.reduceat``): an order of magnitude faster than
+    :func:`segment_sum`'s ``bincount`` on sorted rows, and as exact (pairwise
+    summation within each run)."""
+    n = starts.shape[0] - 1
+    if values.dtype != np.float64:
+        values = values.astype(np.float64)
+    if not values.shape[0]:
+        return np.zeros(n)
+    first = starts[:-1]
+    nonempty = first < starts[1:]
+    if nonempty.all():
+        return np.add.reduceat(values, first)
+    # An empty run would read the next run's first value: they stay 0.
+    out = np.zeros(n)
+    out[nonempty] = np.add.reduceat(values, first[nonempty])
+    return out
 
 
 def exclusive_cumsum(values: Any, group: Any, starts: Any, n: int) -> Any:

@@ -297,14 +297,8 @@ def mean_values(
     """Every request reduced to a float, in order. A metric requested at several
     cutoffs (``ndcg@1`` ... ``ndcg@100``) is computed once on the engine's cutoff
     axis (running sums over the head); the rest one kernel call each."""
-    by_metric: dict[str, list[MetricRequest]] = {}
-    for r in requests:
-        if r.k is not None and not r.options and r.spec.kernel in AXIS_KERNELS:
-            by_metric.setdefault(r.spec.name, []).append(r)
     out: dict[str, float] = {}
-    for name, group in by_metric.items():
-        if len(group) < _AXIS_FROM:
-            continue
+    for name, group in _axis_families(requests).items():
         ks = np.unique(np.array([r.k for r in group], dtype=np.int64))
         *_, means = values_at_cutoffs(ctx, name, group[0].spec.kernel, ks, opts)
         if means is None:  # the rule raises or warns: per cutoff, as below
@@ -502,9 +496,43 @@ def _ordering_key(opts: Options) -> tuple:
 
 def _group_scores(ctx, ids, requests, opts) -> GroupScores:
     xp = ctx.xp
-    values, weights_out = {}, {}
+    values, weights_out = _axis_group_values(ctx, requests, opts)
     for request in requests:
+        if request.label in values:
+            continue
         v, defined, w = group_values(ctx, request, opts)
         values[request.label] = xp.where(defined, v, float("nan"))
         weights_out[request.label] = w
+    values = {r.label: values[r.label] for r in requests}  # the requests' order
     return GroupScores(group_ids=ids, values=values, weights=weights_out)
+
+
+def _axis_group_values(ctx, requests, opts) -> tuple[dict, dict]:
+    """Per-group values of the metrics asked for at several cutoffs (the command
+    line's ``P.5,10,...,1000`` families), each family from one pass of the
+    cutoff axis, as :func:`mean_values` does for the means."""
+    values: dict[str, Any] = {}
+    weights: dict[str, Any] = {}
+    if ctx.xp is not np:
+        return values, weights
+    for name, group in _axis_families(requests).items():
+        ks = np.unique(np.array([r.k for r in group], dtype=np.int64))
+        table, rows, _, defined, weight, _ = values_at_cutoffs(
+            ctx, name, group[0].spec.kernel, ks, opts
+        )
+        for r in group:
+            row = rows[np.searchsorted(ks, r.k)]
+            values[r.label] = np.where(defined[row], table[row], np.nan)
+            weights[r.label] = weight
+    return values, weights
+
+
+def _axis_families(requests) -> dict[str, list]:
+    """The requests of each metric read off the cutoff axis: a cutoff, no
+    options set by the name, a kernel of the axis, at least ``_AXIS_FROM``
+    cutoffs."""
+    by_metric: dict[str, list] = {}
+    for r in requests:
+        if r.k is not None and not r.options and r.spec.kernel in AXIS_KERNELS:
+            by_metric.setdefault(r.spec.name, []).append(r)
+    return {n: g for n, g in by_metric.items() if len(g) >= _AXIS_FROM}
