@@ -200,6 +200,7 @@ def _merge(a: _TextColumn, b: _TextColumn) -> tuple[np.ndarray, np.ndarray, int]
 # codes then come in order) finds repeated (query, document) pairs and serves the
 # join's binary search.
 _MIN_HASH_BITS = 16
+_PACK_ROWS = 1 << 20
 
 
 @dataclass
@@ -224,12 +225,16 @@ def _key_table(qid: _TextColumn, docno: _RowText) -> _KeyTable | None:
         return None
     packed = qid.codes.astype(np.uint64)
     packed <<= np.uint64(64 - query_bits)
-    bits = docno.hashes >> np.uint64(64 - hash_bits)
-    bits <<= np.uint64(row_bits)
-    packed |= bits
-    bits[:] = np.arange(n, dtype=np.uint64)
-    packed |= bits
-    del bits
+    hashes = docno.hashes
+    # A slice of rows at a time: one temporary of _PACK_ROWS, not of n (the
+    # key table is made at the reading's memory peak).
+    for a in range(0, n, _PACK_ROWS):
+        b = min(a + _PACK_ROWS, n)
+        bits = hashes[a:b] >> np.uint64(64 - hash_bits)
+        bits <<= np.uint64(row_bits)
+        bits |= np.arange(a, b, dtype=np.uint64)
+        packed[a:b] |= bits
+    del hashes
     grouped = n < 2 or bool((qid.codes[1:] >= qid.codes[:-1]).all())
     packed.sort(kind="stable" if grouped else None)
     return _KeyTable(packed, row_bits, hash_bits)
