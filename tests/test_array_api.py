@@ -184,6 +184,28 @@ def _evaluate_and_per_group_agree(backend, dispatch, case, data):
     np.testing.assert_array_equal(back(ids), want[1].group_ids)
 
 
+@pytest.mark.parametrize("name", list(BACKENDS))
+def test_threshold_above_every_label_after_ndcg(name, dispatch):
+    """NDCG keeps its (label, group) count table; the relevant counts of a
+    threshold above the top label then read no level of it (array-api-strict
+    refuses the empty slice past the end that numpy allows)."""
+    convert, _ = BACKENDS[name]
+    y, s, g = [0, 1, 0, 1], [0.3, 0.2, 0.9, 0.1], [0, 0, 1, 1]
+    metrics = ["ndcg", "precision@1", "r_precision"]
+    want = sr.evaluate(
+        y, s, groups=g, metrics=metrics, relevance_threshold=2.0, undefined=0.0
+    )
+    got = sr.evaluate(
+        convert(y),
+        convert(s),
+        groups=convert(g),
+        metrics=metrics,
+        relevance_threshold=2.0,
+        undefined=0.0,
+    )
+    assert got == pytest.approx(want)
+
+
 def test_inputs_are_not_modified(dispatch):
     rng = np.random.default_rng(0)
     y = torch.asarray(rng.integers(0, 3, 200))

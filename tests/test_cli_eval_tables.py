@@ -131,6 +131,27 @@ def test_empty_run_file_says_so(tmp_path, capsys):
     assert "run.txt: the qrels file is empty" in err
 
 
+@pytest.mark.parametrize("quiet", [[], ["--quiet"]])
+def test_qrels_errors_come_before_the_runs(tmp_path, capsys, quiet):
+    """The qrels are read beside the first run (on a second thread when no
+    progress is shown); their errors are still the ones reported first."""
+    empty, bad_qrels = tmp_path / "empty.txt", tmp_path / "bad_qrels.txt"
+    bad_run = tmp_path / "bad_run.txt"
+    empty.write_text("")
+    bad_qrels.write_text("q1 0 d1 x\n")
+    bad_run.write_text("q1 Q0 d1 1 zz r\n")
+
+    def error(*files):
+        status = main(["eval", *quiet, *map(str, files)])
+        err = capsys.readouterr().err
+        assert status == 1, err
+        return err
+
+    assert "empty.txt: the qrels file is empty" in error(empty, bad_run)
+    assert "bad_qrels.txt, line 1: the rel field" in error(bad_qrels, bad_run)
+    assert "bad_qrels.txt, line 1" in error(bad_qrels, tmp_path / "missing.txt")
+
+
 def test_json_array_is_read_like_json_lines(tmp_path, capsys):
     rows = [
         {"qid": "a", "label": 1, "score": 0.2},

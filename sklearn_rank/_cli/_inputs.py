@@ -6,10 +6,13 @@ import argparse
 import os
 import sys
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
+from .._utils.memory import trim_heap
 from ..io import table_format
 
 
@@ -177,23 +180,38 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
     # trec_eval compares ids as bytes: under its convention a file that is not
     # UTF-8 is read as it reads it (the bytes come back out on stdout).
     errors = "surrogateescape" if bom == "keep" else "strict"
-    qrels = read_qrels_columns(
-        stdin_or_path(args.files[0]),
+    qrels_path = args.files[0]
+    # The qrels are read on a second thread while the first run is (numpy
+    # releases the GIL in most of both): on two cores the shorter costs no wall
+    # time. With a progress bar, or reading standard input, one at a time.
+    parallel = progress is None and "-" not in args.files
+    pool = ThreadPoolExecutor(max_workers=1) if parallel else None
+    read_qrels = partial(
+        read_qrels_columns,
+        stdin_or_path(qrels_path),
         byte_order_mark=bom,
         encoding_errors=errors,
-        progress=reader(args.files[0]),
+        progress=reader(qrels_path),
     )
-    check_not_empty(qrels, "qrels")
+    pending = pool.submit(read_qrels) if pool is not None else None
+    if pending is None:
+        qrels = read_qrels()
+        check_not_empty(qrels, "qrels")
     out, tags = [], []
     for path in args.files[1:]:
-        run = read_run_columns(
-            stdin_or_path(path),
-            byte_order_mark=bom,
-            encoding_errors=errors,
-            # trec_eval checks for a document listed twice in the top -M only
-            duplicates="join" if bom == "keep" else "raise",
-            progress=reader(path),
-        )
+        try:
+            run = read_run_columns(
+                stdin_or_path(path),
+                byte_order_mark=bom,
+                encoding_errors=errors,
+                # trec_eval checks for a document listed twice in the top -M only
+                duplicates="join" if bom == "keep" else "raise",
+                progress=reader(path),
+            )
+        finally:  # the qrels and their checks first, as when read first
+            if pending is not None:
+                qrels, pending = _finish(pool, pending), None
+                check_not_empty(qrels, "qrels")
         check_not_empty(run, "run")
         joined = join_columns(
             qrels, run, complete=args.complete, max_docs_per_query=args.max_docs
@@ -203,9 +221,21 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
         out[-1].max_docs = args.max_docs
         tags.append(run.run_tag)
         del run, joined
+    if pending is not None:  # no run given
+        check_not_empty(_finish(pool, pending), "qrels")
     for item, name in zip(out, _names(args.files[1:], tags), strict=True):
         item.name = name
     return out
+
+
+def _finish(pool: ThreadPoolExecutor, pending):
+    """The background read's result (its error raised here), the thread
+    joined and the memory it freed given back."""
+    try:
+        return pending.result()
+    finally:
+        pool.shutdown(wait=True)
+        trim_heap()
 
 
 def negative_label(run: RunInput) -> ValueError:

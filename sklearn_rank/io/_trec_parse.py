@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._utils.memory import trim_heap
 from . import _numbers, _text
 from ._id_columns import _check_unique, _KeyTable, _RowText, _TextColumn
 
@@ -112,18 +113,6 @@ def _parse_scores(fields: _text.Fields) -> np.ndarray:
         fields.starts[2] = fields.ends[2] = None
 
 
-def _trim_heap() -> None:
-    """Give the memory freed on a finished thread back to the system (glibc keeps
-    a thread's freed blocks in that thread's arena: the join's peak would carry
-    them). A no-op where there is no glibc."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
 def _parse_run(
     source: Any,
     ranks: bool = True,
@@ -163,7 +152,7 @@ def _parse_run(
         raise
     finally:
         pool.shutdown(wait=True)
-        _trim_heap()
+        trim_heap()
     score = scores.result()
     if keys is not None:  # the join reads the key table, not the hashes
         docno._hashes = None  # (memory: recomputed if ever asked for)

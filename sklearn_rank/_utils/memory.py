@@ -1,0 +1,20 @@
+"""Process memory: giving freed heap blocks back to the system."""
+
+from __future__ import annotations
+
+
+def trim_heap() -> None:
+    """Give the memory freed on a finished worker thread back to the system.
+
+    glibc's allocator keeps the blocks a thread frees in that thread's own arena,
+    where the main thread never reuses them: after a parse on a second thread the
+    command's later peak (the join) would carry them (about 35 MB on a 5M-line
+    run). ``malloc_trim(0)`` returns the free pages of every arena. A no-op where
+    there is no glibc.
+    """
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
