@@ -150,6 +150,12 @@ def test_qrels_errors_come_before_the_runs(tmp_path, capsys, quiet):
     assert "empty.txt: the qrels file is empty" in error(empty, bad_run)
     assert "bad_qrels.txt, line 1: the rel field" in error(bad_qrels, bad_run)
     assert "bad_qrels.txt, line 1" in error(bad_qrels, tmp_path / "missing.txt")
+    # Tables: the same order.
+    qrels_csv, run_csv = tmp_path / "q.csv", tmp_path / "r.csv"
+    qrels_csv.write_text("qid,docno,label\nq1,d1,x\n")
+    run_csv.write_text("qid,docno,score\nq1,d1,zz\n")
+    assert "q.csv, row 1: column 'label'" in error(qrels_csv, run_csv)
+    assert "q.csv, row 1: column 'label'" in error(qrels_csv, tmp_path / "none.csv")
 
 
 def test_json_array_is_read_like_json_lines(tmp_path, capsys):

@@ -210,7 +210,7 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
             )
         finally:  # the qrels and their checks first, as when read first
             if pending is not None:
-                qrels, pending = _finish(pool, pending), None
+                qrels, pending = finish_background(pool, pending), None
                 check_not_empty(qrels, "qrels")
         check_not_empty(run, "run")
         joined = join_columns(
@@ -222,13 +222,13 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
         tags.append(run.run_tag)
         del run, joined
     if pending is not None:  # no run given
-        check_not_empty(_finish(pool, pending), "qrels")
+        check_not_empty(finish_background(pool, pending), "qrels")
     for item, name in zip(out, _names(args.files[1:], tags), strict=True):
         item.name = name
     return out
 
 
-def _finish(pool: ThreadPoolExecutor, pending):
+def finish_background(pool: ThreadPoolExecutor, pending):
     """The background read's result (its error raised here), the thread
     joined and the memory it freed given back."""
     try:

@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import argparse
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from .. import io as _io
-from ._inputs import RunInput, _from_arrays, _names, check_overlap
+from ._inputs import (
+    RunInput,
+    _from_arrays,
+    _names,
+    check_overlap,
+    finish_background,
+)
 
 
 def _read(path: str, columns: list[str], args: argparse.Namespace):
@@ -85,26 +92,38 @@ def _joined(args: argparse.Namespace, progress=None) -> list[RunInput]:
 
     first = args.files[0]
     bom = byte_order_mark(args)
-    if file_format(first, args.input_format) == "trec":
-        qrels = read_qrels_columns(
-            first, byte_order_mark=bom, progress=_reader(progress, first)
-        )
-        check_not_empty(qrels, "qrels")
-    else:
-        qrels = _table_qrels(first, args, progress)
-    runs, paths = [], []
-    for path in args.files[1:]:
-        if file_format(path, args.input_format) == "trec":
-            run = read_run_columns(
-                path, byte_order_mark=bom, progress=_reader(progress, path)
+
+    def load_qrels():
+        if file_format(first, args.input_format) == "trec":
+            qrels = read_qrels_columns(
+                first, byte_order_mark=bom, progress=_reader(progress, first)
             )
-            check_not_empty(run, "run")
-            found = [run]
-        else:
-            found = _table_runs(path, args, progress)
-        for run in found:
-            runs.append(run)
-            paths.append(path if len(found) == 1 else f"{path}:{run.run_tag}")
+            check_not_empty(qrels, "qrels")
+            return qrels
+        return _table_qrels(first, args, progress)
+
+    # The qrels are read on a second thread while the runs are (as for TREC
+    # files, _inputs._load_trec); their errors still come first.
+    pool = ThreadPoolExecutor(max_workers=1) if progress is None else None
+    pending = pool.submit(load_qrels) if pool is not None else None
+    qrels = load_qrels() if pending is None else None
+    runs, paths = [], []
+    try:
+        for path in args.files[1:]:
+            if file_format(path, args.input_format) == "trec":
+                run = read_run_columns(
+                    path, byte_order_mark=bom, progress=_reader(progress, path)
+                )
+                check_not_empty(run, "run")
+                found = [run]
+            else:
+                found = _table_runs(path, args, progress)
+            for run in found:
+                runs.append(run)
+                paths.append(path if len(found) == 1 else f"{path}:{run.run_tag}")
+    finally:
+        if pending is not None:
+            qrels = finish_background(pool, pending)
     names = _names(paths, [os.path.basename(p) for p in paths])
     out = []
     for name, run in zip(names, runs, strict=True):
