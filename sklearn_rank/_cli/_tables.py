@@ -106,7 +106,8 @@ def _joined(args: argparse.Namespace, progress=None) -> list[RunInput]:
     # files, _inputs._load_trec); their errors still come first.
     pool = ThreadPoolExecutor(max_workers=1) if progress is None else None
     pending = pool.submit(load_qrels) if pool is not None else None
-    qrels = load_qrels() if pending is None else None
+    if pending is None:
+        qrels = load_qrels()
     runs, paths = [], []
     try:
         for path in args.files[1:]:
