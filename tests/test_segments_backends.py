@@ -6,6 +6,8 @@ array-api-strict arrays live on its ``device1``, which numpy cannot read: a
 primitive that converted to numpy behind the caller's back would raise there.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -158,3 +160,28 @@ def test_strict_device1_refuses_numpy():
     """The guard the tests above rely on: device1 arrays do not convert."""
     with pytest.raises(RuntimeError):
         np.asarray(_strict(np.zeros(2)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("with_end", [True, False])
+def test_exclusive_cumsum_is_each_segments_own_running_sum(seed, with_end):
+    """numpy: each segment's running sum from 0 in row order, to the last bit
+    (the sums trec_eval makes per query); the restarting global sum it replaces
+    left residues such as -1e-17 where a sum is 0."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    sizes = rng.integers(0, 30, n)
+    if seed % 2:
+        sizes[:] = sizes.max()  # equal segments (a TREC run's 1,000 per query)
+    starts = np.zeros(n + 1, dtype=np.intp)
+    np.cumsum(sizes, out=starts[1:])
+    group = np.repeat(np.arange(n), sizes)
+    values = rng.normal(size=int(sizes.sum())) * 10.0 ** rng.integers(-3, 4)
+    want = []
+    for a, b in itertools.pairwise(starts.tolist()):
+        total = 0.0
+        for v in values[a:b].tolist():
+            want.append(total)
+            total += v
+    got = seg.exclusive_cumsum(values, group, starts if with_end else starts[:-1], n)
+    assert np.array_equal(got, np.array(want, dtype=np.float64))

@@ -230,11 +230,19 @@ def rbp_residual(ctx: RankingContext, k: int | None, opts: Options) -> GroupValu
     p = opts.persistence
     if ctx.judged is None:
         return _ranked_any(ctx, xp.zeros(ctx.n_groups, dtype=f, device=ctx.device))
-    weight = ctx.block_mean(p ** (_as_f(xp, ctx.rank) - 1.0))
+    if xp is np:
+        # p^i as m_rbp_resid.c makes it, one product per position (cur_p *= p):
+        # its last bits, which a rounding boundary of the printed mean can show.
+        deepest = int(ctx.length.max()) if ctx.n_groups else 0
+        power = np.cumprod(np.r_[1.0, np.full(deepest, float(p))])
+        weight = ctx.block_mean(power[ctx.rank - 1])
+        tail = power[ctx.length]
+    else:
+        weight = ctx.block_mean(p ** (_as_f(xp, ctx.rank) - 1.0))
+        tail = p ** xp.astype(ctx.length, f)
     unjudged = ~ctx.judged
     mass = ctx.group_sum(xp.where(unjudged, weight, 0.0))
     has = ctx.group_sum(xp.astype(unjudged, f)) > 0
-    tail = p ** xp.astype(ctx.length, f)
     values = xp.where(has, tail + (1.0 - p) * mass, 0.0)
     return _ranked_any(ctx, values)
 

@@ -215,15 +215,57 @@ def run_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return out
 
 
+# The (segments, longest) table of exclusive_cumsum's exact form: at most this
+# many cells per row (the rest keep the restarting running sum).
+_TABLE_CELLS_PER_ROW = 4
+
+
+def _exclusive_by_rows(values, group, starts, n) -> np.ndarray | None:
+    """:func:`exclusive_cumsum` as one running sum per row of a (segments,
+    longest) table, each from 0; None when the table would be too large."""
+    size = values.shape[0]
+    if size == 0 or n == 0:
+        return None
+    # ``starts``: each segment's first row, with or without the end after them.
+    edges = starts if starts.shape[0] == n + 1 else np.r_[starts[:n], size]
+    if edges[0] != 0 or edges[-1] != size:  # not a cover of the rows
+        return None
+    sizes = np.diff(edges)
+    width = int(sizes.max())
+    if width * n > _TABLE_CELLS_PER_ROW * size + 1024:
+        return None
+    # Exclusive from the start: column j + 1 holds the sum of columns <= j.
+    table = np.zeros((n, width + 1))
+    if int(sizes.min()) == width:  # equal segments: the rows are the table
+        table[:, 1:] = values.reshape(n, width)
+        at = None
+    else:
+        at = np.arange(size, dtype=np.intp)
+        at -= edges[:-1].repeat(sizes)  # position within the segment
+        at += group * (width + 1)
+        table.reshape(-1)[at + 1] = values
+    np.cumsum(table, axis=1, out=table)
+    if at is None:
+        return table[:, :-1].reshape(-1)
+    return table.reshape(-1)[at]
+
+
 def exclusive_cumsum(values: Any, group: Any, starts: Any, n: int) -> Any:
     """Per row, the sum of ``values`` over the earlier rows of its segment.
 
     Rows of one segment are contiguous and ``starts[g]`` is segment g's first row.
-    Each segment's first row first takes away the previous segment's total, so one
-    running sum restarts at every segment: exact for the integer counts it serves,
-    with a single row-length array.
+    On numpy, when the segments fit a (segments, longest) table of a few cells per
+    row, each segment's running sum is its own row's, from 0, in row order: the
+    sums trec_eval makes per query, to the last bit. Otherwise each segment's
+    first row first takes away the previous segment's total, so one running sum
+    restarts at every segment: exact for the integer counts it serves, with a
+    single row-length array (float sums then carry a residue of the order of
+    the previous segment's rounding, e.g. -1e-17 where a sum is 0).
     """
     if isinstance(values, np.ndarray):
+        by_rows = _exclusive_by_rows(values, group, starts, n)
+        if by_rows is not None:
+            return by_rows
         out = np.array(values, dtype=np.float64)
         if n > 1 and out.size:
             totals = np.bincount(group, weights=values, minlength=n)
