@@ -742,7 +742,8 @@ class RankingContext:
     def hits_in_top(self, k: Any, threshold: float | None) -> Any:
         """Per group, E[relevant rows at positions <= k] for one cutoff per group
         (``k`` of shape (n_groups,)): the running sum of each position's expected
-        relevance (its tie block's mean), read at position ``min(k, length)``.
+        relevance (its tie block's mean), read at position ``min(k, rows of the
+        group in this view)``.
         The running sum is made once per view and threshold, so many cutoffs
         (trec_eval's Rprec_mult family) cost one gather each, not a pass."""
         xp = self.xp
@@ -753,9 +754,11 @@ class RankingContext:
             rel = self.block_mean(xp.astype(self.relevant(threshold), self.float))
             self._views[key] = self.group_exclusive_cumsum(rel) + rel
         prefix = self._views[key]
-        reach = xp.minimum(xp.astype(k, self.starts.dtype), self.length)
+        first = self.starts[:-1]
+        # The view's own rows per group (a cutoff view keeps fewer than length).
+        reach = xp.minimum(xp.astype(k, self.starts.dtype), self.starts[1:] - first)
         inside = reach > 0
-        last = xp.where(inside, self.starts[:-1] + reach - 1, 0)
+        last = xp.where(inside, first + reach - 1, 0)
         return xp.where(inside, seg.take(prefix, last), 0.0)
 
     # -- segment reductions over groups (see _segments)

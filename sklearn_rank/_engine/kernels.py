@@ -703,9 +703,15 @@ def ndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
 
 # -- counting metrics -----------------------------------------------------------------
 def _hits_in_top(ctx: RankingContext, k, opts: Options) -> np.ndarray:
-    """E[number of relevant rows at positions <= k] per group."""
-    share = _times_mask(ctx.xp, ctx.in_top(k), ctx.relevant(opts.relevance_threshold))
-    return ctx.group_sum(share)
+    """E[number of relevant rows at positions <= k] per group (``k`` an int or
+    one cutoff per group): :meth:`RankingContext.hits_in_top`, whose running
+    count serves every cutoff of the view."""
+    xp = ctx.xp
+    if k is None:  # every row of the view
+        k = ctx.starts[1:] - ctx.starts[:-1]
+    elif isinstance(k, (int, np.integer)):
+        k = xp.full(ctx.n_groups, int(k), dtype=xp.int64, device=ctx.device)
+    return ctx.hits_in_top(k, opts.relevance_threshold)
 
 
 def _relevant_rows(view: RankingContext, depth: int | None, opts: Options):

@@ -27,6 +27,7 @@ from .kernels import (
     GroupValues,
     _as_f,
     _binary_result,
+    _hits_in_top,
     _index,
     _level_gain,
     _positions,
@@ -188,7 +189,7 @@ def r_precision_mult(ctx: RankingContext, k: int | None, opts: Options) -> Group
     xp = ctx.xp
     n_rel = ctx.n_relevant(opts.relevance_threshold)
     cut = xp.astype(xp.floor(opts.r_multiple * _as_f(xp, n_rel) + 0.9), xp.int64)
-    hits = ctx.hits_in_top(cut, opts.relevance_threshold)
+    hits = _hits_in_top(ctx, cut, opts)
     values = seg.divide(hits, _as_f(xp, cut), cut > 0, 0.0)
     return _binary_result(ctx, values, opts)
 
