@@ -69,14 +69,21 @@ def test_cutoff_axis_equals_the_kernel_at_every_cutoff(metric, case, data):
         "judged": case.judged,
     }
     names = [f"{metric}@{k}" for k in KS]
-    per_k, err = _call(
-        sr.evaluate_per_group,
-        case.y_true,
-        case.y_score,
-        metrics=names,
-        **inputs,
-        **{k: v for k, v in opts.items() if k != "undefined"},
-    )
+    # One cutoff per call: the kernel's own values (evaluate_per_group reads a
+    # metric asked at several cutoffs off the axis itself).
+    per_k, err = {}, None
+    for name in names:
+        found, err = _call(
+            sr.evaluate_per_group,
+            case.y_true,
+            case.y_score,
+            metrics=[name],
+            **inputs,
+            **{k: v for k, v in opts.items() if k != "undefined"},
+        )
+        if err is not None:
+            break
+        per_k[name] = found.values[name]
     curve, curve_err = _call(
         cutoff_curve,
         "test",
@@ -98,6 +105,14 @@ def test_cutoff_axis_equals_the_kernel_at_every_cutoff(metric, case, data):
     many, many_err = _call(
         sr.evaluate, case.y_true, case.y_score, metrics=names, **inputs, **opts
     )
+    many_per_group, _ = _call(
+        sr.evaluate_per_group,
+        case.y_true,
+        case.y_score,
+        metrics=names,
+        **inputs,
+        **{k: v for k, v in opts.items() if k != "undefined"},
+    )
     if curve_err is not None or many_err is not None:
         assert curve_err is ValueError
         assert many_err is ValueError
@@ -105,7 +120,10 @@ def test_cutoff_axis_equals_the_kernel_at_every_cutoff(metric, case, data):
         return
     for i, name in enumerate(names):
         np.testing.assert_allclose(
-            curve.at(i), per_k.values[name], rtol=1e-12, atol=1e-12, err_msg=name
+            curve.at(i), per_k[name], rtol=1e-12, atol=1e-12, err_msg=name
+        )
+        np.testing.assert_allclose(  # many cutoffs in one per-group call
+            many_per_group.values[name], per_k[name], rtol=1e-12, atol=1e-12
         )
         expected = singles[name][name]
         for got in (curve.means[i], many[name]):

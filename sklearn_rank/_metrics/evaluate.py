@@ -503,7 +503,9 @@ def _group_scores(ctx, ids, requests, opts) -> GroupScores:
         v, defined, w = group_values(ctx, request, opts)
         values[request.label] = xp.where(defined, v, float("nan"))
         weights_out[request.label] = w
-    values = {r.label: values[r.label] for r in requests}  # the requests' order
+    # In the requests' order, as computed one at a time.
+    values = {r.label: values[r.label] for r in requests}
+    weights_out = {r.label: weights_out[r.label] for r in requests}
     return GroupScores(group_ids=ids, values=values, weights=weights_out)
 
 
