@@ -37,8 +37,12 @@ def test_unknown_measure_names_the_closest(measure, suggestion, capsys):
 @pytest.mark.parametrize(
     ("argv", "typed", "not_typed"),
     [
-        (["-l-1"], "-l -1: below 0", "--relevance-threshold"),
-        (["--level_for_rel=-1"], "--level_for_rel -1:", "--relevance-threshold"),
+        (["--undefined", "skip", "-l-1"], "-l -1 is", "--relevance-threshold"),
+        (
+            ["--undefined", "skip", "--level_for_rel=-1"],
+            "--level_for_rel -1 is",
+            "--relevance-threshold",
+        ),
         (["--convention", "sklearn_rank", "-l0"], "-l must be", "--relevance-"),
         (["-M", "-1"], "argument -M:", "--max-docs"),
         (["-R", "qrel_jg"], "did you mean 'qrels_jg'", "--Rel_info_format"),

@@ -20,6 +20,12 @@ from sklearn_rank._cli import main
 DATA = Path(__file__).parent / "data" / "trec_eval"
 BOM = b"\xef\xbb\xbf"
 
+_NEGATIVE_LEVEL_MEASURES = (
+    "-m official -m set -m relative_P -m success -m binG -m infAP -m utility "
+    "-m G -m ndcg -m Rndcg -m ndcg_rel -m 11pt_avg -m Rprec_mult "
+    "-m num_nonrel_judged_ret -m relstring"
+)
+
 CASES = {
     # 1. -l is read with atol: 2.5 is level 2.
     "out.test.l2_5": "-q -l 2.5 -m official qrels.rel_level results.test",
@@ -32,6 +38,22 @@ CASES = {
     "results.trunc",
     # 4. -D 0.QID -c: geometric means over every judged query.
     "out.test.D301c": "-D 0.301 -c -m official -m gm_bpref qrels.test results.test",
+    # -l below 0: unjudged documents relevant at their ranks (-1: no qrels
+    # line, -c's stand-in included; -2: a negative grade), not in num_rel;
+    # iprec, 11pt_avg and Rprec_mult count from num_rel_ret at the bottom.
+    "out.test.l1aq": "-q -l -1 -m all_trec qrels.test results.test",
+    **{
+        f"out.negative_level.{name}": f"-q {flags} {_NEGATIVE_LEVEL_MEASURES} "
+        "qrels.negative_level results.negative_level"
+        for name, flags in [
+            ("l1c", "-c -l -1"),
+            ("l2c", "-c -l -2"),
+            ("l1cM5", "-c -M 5 -l -1"),
+            ("l2cJ", "-c -J -l -2"),
+        ]
+    },
+    # -c's num_rel counts qrels lines graded above 0 read with atol (0.7: 0).
+    "out.fraction.c": "-c -m official qrels.fraction results.test",
     # 5. -nan where a query ranks nothing under -J.
     "out.test.aqcJ": "-c -J -q -m all_trec qrels.test results.trunc",
     # Refused before, computed as trec_eval now.
@@ -115,14 +137,31 @@ def test_another_convention_keeps_the_ideal_order(capsys):
     assert "ndcg_2=0.5            \t303\t0.3669" in lines
 
 
-@pytest.mark.parametrize("level", ["-1", "-2.5"])
-def test_a_negative_level_is_refused_with_the_reason(level, capsys):
-    # trec_eval counts unjudged documents as relevant at their ranks but not in
-    # num_rel below 0; refused, naming why.
+def test_a_negative_level_without_judged_relevant_documents_is_refused(
+    tmp_path, capsys
+):
+    # Query q1 has one qrels line, a negative grade: num_rel 0. At -l -2 its
+    # ranked document is relevant, so trec_eval divides by 0 (map and binG
+    # print inf): refused, naming the query; at -l -1 it is not relevant.
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("q0 0 d0 1\nq0 0 d1 0\nq1 0 d0 -1\n")
+    run.write_text("q0 Q0 d1 1 0.5 r\nq0 Q0 d0 2 0.2 r\nq1 Q0 d0 1 1.0 r\n")
+    assert main(["eval", "--quiet", "-l", "-2", str(qrels), str(run)]) == 1
+    err = capsys.readouterr().err
+    assert "query 'q1' has no judged relevant document (num_rel 0)" in err
+    assert main(["eval", "--quiet", "-q", "-l", "-1", str(qrels), str(run)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # q0: d1 (grade 0) is relevant at -l -1, and so is d0: map 1.
+    assert "map                   \tq0\t1.0000" in lines
+    assert "P_5                   \tq1\t0.0000" in lines
+
+
+def test_a_negative_level_reads_a_number_for_undefined(capsys):
     with pytest.raises(SystemExit) as info:
-        main(["eval", "-l", level, *_argv("out.test.l2_5")[-2:]])
+        main(["eval", "--undefined", "skip", "-l", "-1", *_argv("out.test.l2_5")[-2:]])
     assert info.value.code == 2
-    assert "not in the number of relevant documents" in capsys.readouterr().err
+    assert "-l -1 is trec_eval's reading" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -195,7 +195,8 @@ FLAGS: tuple[Flag, ...] = (
         "`relevance_threshold=N`; the `trec_eval` convention reads N with `atol`, as "
         "trec_eval (`-l 2.5` is 2); `-l 0` makes every judged document relevant "
         "(trec_eval's `rel >= 0`; the gain measures read the grades, as "
-        "trec_eval's); below 0 refused (see below)",
+        "trec_eval's); below 0, as trec_eval, documents it did not judge are "
+        "relevant at their ranks but not in `num_rel` (see below)",
         names=("--relevance-level", "--relevance-threshold"),
         kwargs={
             "dest": "relevance_threshold",

@@ -33,11 +33,12 @@ class RunInput:
     origin: tuple[str, str] | None = None
     pooled: np.ndarray | None = None  # has a qrels line (TREC input only)
     # (queries, relevant rows) before -D: what trec_eval's -c averages read
-    complete_totals: tuple[int, int] | None = None
+    complete_totals: tuple[int, int, int] | None = None
     # -M N: trec_eval's cut, which -c's stand-in document passes only if N >= 1
     max_docs: int | None = None
-    # -l 0 under the trec_eval convention: every judged document is relevant
-    level_zero: bool = False
+    # -l at or below 0 under the trec_eval convention (None: above 0): every
+    # judged document is relevant, and below 0 some unjudged ones at their ranks
+    low_level: int | None = None
 
 
 def file_format(path: str, forced: str | None) -> str:

@@ -113,21 +113,33 @@ def load_runs(
     for r, name in zip(runs, names, strict=True):
         r.name = name
     for r in runs:  # before -D: what trec_eval's -c averages read
-        r.complete_totals = (len(r.qids), int((r.y_true > 0).sum()))
+        # Qrels lines graded above 0, as read as they are and with atol
+        # (trec_eval's reading: 0.7 is 0).
+        positive = int((r.y_true > 0).sum()), int((r.y_true >= 1).sum())
+        r.complete_totals = (len(r.qids), *positive)
     if debug_qid is not None:
         runs = [only_query(r, debug_qid) for r in runs]
     return runs
 
 
 def complete_summary(
-    result, labels: list[str], totals, n_evaluated: int, geometric=()
+    result,
+    labels: list[str],
+    totals,
+    n_evaluated: int,
+    geometric=(),
+    integer_grades: bool = False,
 ) -> None:
     """trec_eval's ``-c`` summary (``meas_avg.c``, ``m_num_q.c``,
     ``m_num_rel.c``): means over every judged query (with ``-D 0.QID`` too, the
     others count 0), ``num_q`` every judged query, and ``num_rel`` every qrels
-    line with a grade above 0 (whatever ``-l`` says). The ``geometric`` labels
-    (``gm_map``, ``gm_bpref``) were taken over every judged query already."""
-    n_queries, n_positive = totals
+    line with a grade above 0 (whatever ``-l`` says; the grade read with atol
+    under ``integer_grades``, as trec_eval: 0.7 is not above 0). The
+    ``geometric`` labels (``gm_map``, ``gm_bpref``) were taken over every
+    judged query already."""
+    n_queries, n_positive, n_whole = totals
+    if integer_grades:
+        n_positive = n_whole
     for label in labels:
         value = result.summary[label]
         if label == "num_q":

@@ -72,10 +72,32 @@ def counts(
     return {
         "stand_in": (~in_file & stand_in).astype(np.float64),
         "num_ret": count(ret=True, judged=judged_ret),
-        "num_rel": count(rel=True),
-        "num_rel_ret": count(rel=True, ret=True, judged=judged_ret),
+        # Judged rows only: under -l below 0 unjudged rows are relevant at
+        # their ranks, but trec_eval's num_rel and num_rel_ret leave them out.
+        "num_rel": count(rel=True, judged=True),
+        "num_rel_ret": count(rel=True, ret=True, judged=True),
         "num_nonrel_judged_ret": count(rel=False, ret=True, judged=True),
+        # Retrieved rows relevant at their ranks, judged or not (-l below 0).
+        "rel_at_rank": count(rel=True, ret=True, judged=judged_ret),
     }
+
+
+def _refuse_empty_r(run: RunInput, c: dict[str, np.ndarray]) -> None:
+    """``-l`` below 0: a query without a judged relevant document (num_rel 0)
+    whose ranking holds a document relevant at its rank (one without a qrels
+    line, -c's stand-in included, or with a negative grade) makes trec_eval
+    divide by num_rel = 0: map, gm_map and binG print ``inf`` there, which is
+    not a value of those measures. Refused, naming the query."""
+    at_rank = c["rel_at_rank"] + (c["stand_in"] if run.low_level <= -1 else 0.0)
+    bad = np.flatnonzero((c["num_rel"] == 0) & (at_rank > 0))
+    if bad.size:
+        raise ValueError(
+            f"-l {run.low_level}: query {run.qids[int(bad[0])]!r} has no judged "
+            "relevant document (num_rel 0) but ranks documents that this level "
+            "counts relevant; trec_eval then divides by num_rel = 0 (map, gm_map "
+            "and binG print inf), which is not a value of those measures. Use "
+            "-J (judged documents only), -l 0, or leave that query out"
+        )
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -169,6 +191,8 @@ def score(
         run, measures, keywords, options, need_per_query, in_order, trec
     )
     c = counts(judged_levels(run), options.relevance_threshold, options.judged_only)
+    if run.low_level is not None and run.low_level < 0:
+        _refuse_empty_r(run, c)
     if trec and in_order:
         _empty_rankings(measures, per, means, c, run, notes)
         _stand_in_residual(measures, per, means, c)
@@ -229,12 +253,12 @@ def _library_values(run, measures, keywords, options, need_per_query, in_order, 
     for extra, all_names in calls.items():
         names = list(dict.fromkeys(all_names))
         stand_in = trec and _stand_in_gain(extra, options)
-        if need_per_query and not run.level_zero and not stand_in:
+        if need_per_query and run.low_level is None and not stand_in:
             shared[extra] = names
             continue
-        for some, y_true in _label_sets(run, names):
+        for some, y_true, at_rank in _label_sets(run, names, options):
             _call(run, some, y_true, {**common, **dict(extra)}, extra, per, means,
-                  flags)  # fmt: skip
+                  flags, at_rank)  # fmt: skip
     if shared:
         # One ordering of the rows for every set of keywords that only the
         # kernels read (relative_P's denominator beside recall's).
@@ -258,45 +282,125 @@ def _library_values(run, measures, keywords, options, need_per_query, in_order, 
     return per, means
 
 
-def _label_sets(run: RunInput, names: list[str]):
-    """``(metric names, y_true)`` to evaluate: all on the grades, or under
-    ``-l 0`` the binary metrics on :func:`judged_levels`, the others on the
-    grades."""
-    if not run.level_zero:
-        return [(names, run.y_true)]
+def _label_sets(run: RunInput, names: list[str], options):
+    """``(metric names, y_true, at_rank)`` to evaluate: all on the grades, or
+    under ``-l`` at or below 0 the binary metrics on :func:`judged_levels`
+    (``at_rank``: below 0, where unjudged rows carry labels), the others on
+    the grades."""
+    if run.low_level is None:
+        return [(names, run.y_true, False)]
     from .._metrics.registry import METRICS
 
     def binary(name: str) -> bool:
         spec = METRICS.get(name.partition("@")[0])
         return spec is not None and spec.labels == "binary"
 
+    levels = judged_levels(run).y_true
+    below = run.low_level < 0
+    counted = [n for n in names if binary(n)]
+    from_bottom = []
+    if below and not options.judged_only:
+        from_bottom = [n for n in counted if n.partition("@")[0] in _FROM_BOTTOM]
+        counted = [n for n in counted if n not in from_bottom]
     sets = [
-        ([n for n in names if binary(n)], judged_levels(run).y_true),
-        ([n for n in names if not binary(n)], run.y_true),
+        (counted, levels, below),
+        (from_bottom, _top_hits_dropped(run, levels) if from_bottom else None, True),
+        ([n for n in names if not binary(n)], run.y_true, False),
     ]
-    return [(n, y) for n, y in sets if n]
+    return [(n, y, b) for n, y, b in sets if n]
+
+
+# trec_eval's iprec_at_recall, 11pt_avg and Rprec_mult count the relevant
+# documents from the bottom of the ranking, starting from num_rel_ret.
+_FROM_BOTTOM = ("iprec", "iprec_11pt", "rprec_mult")
+
+
+def _top_hits_dropped(
+    run: RunInput, levels: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``-l`` below 0 for the measures of :data:`_FROM_BOTTOM`: their running
+    count of relevant documents starts from num_rel_ret (judged documents
+    only) at the bottom of the ranking, falls by one at each document
+    relevant at its rank, unjudged ones included, and stops at 0
+    (m_iprec_at_recall.c, m_11pt_avg.c, m_Rprec_mult.c). Above position i it
+    is ``max(H_i - U, 0)``, H_i the documents relevant at their ranks in the
+    top i and U the unjudged ones among all of them: the count the measures
+    take when the first U such documents of each query are non-relevant.
+    Returns those labels (retrieved rows come grouped by query, in
+    trec_eval's order) and, per judged document so moved out of R, the query
+    of one relevant judged row that is not ranked, which keeps R whole."""
+    y = levels.copy()
+    rel = y >= 1.0
+    if run.retrieved is not None:
+        rel &= run.retrieved
+    judged = np.ones(y.shape, bool) if run.judged is None else run.judged
+    unjudged = rel & ~judged
+    n = len(run.qids)
+    u = group_counts(run.codes, n, unjudged)
+    at = np.flatnonzero(rel)
+    if not at.size or not u.any():
+        return y, run.codes[:0]
+    q = run.codes[at]
+    # Place of each relevant row among its query's relevant rows (1, 2, ...).
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    sizes = np.diff(np.r_[starts, at.size])
+    place = np.arange(1, at.size + 1) - np.repeat(starts, sizes)
+    dropped = at[place <= u[q]]
+    y[dropped] = 0.0
+    return y, run.codes[dropped[judged[dropped]]]
 
 
 def judged_levels(run: RunInput) -> RunInput:
-    """``-l 0`` (trec_eval: ``rel >= 0``): the run with every judged grade moved
-    up by one and the other rows at 0, so that threshold 1 makes exactly the
-    judged documents relevant; the run itself otherwise."""
-    if not run.level_zero:
+    """``-l L`` at or below 0 (trec_eval: ``rel >= L``, where a document without
+    a qrels line has the value -1 and one with a negative grade -2): the run
+    with every judged grade moved up by one, and at threshold 1 relevant also
+    the retrieved documents whose value reaches L (label 1, still unjudged:
+    they count at their ranks, not in R); the other rows at 0. The run itself
+    above 0."""
+    if run.low_level is None:
         return run
     import dataclasses
 
     judged = np.ones(run.y_true.shape, bool) if run.judged is None else run.judged
     y = np.where(judged, np.trunc(run.y_true) + 1.0, 0.0)
-    return dataclasses.replace(run, y_true=y, level_zero=False)
+    if run.low_level < 0 and run.judged is not None:
+        # -1: no qrels line; -2: a negative grade (pooled, not judged).
+        pooled = judged if run.pooled is None else run.pooled
+        reached = ~pooled if run.low_level == -1 else ~judged
+        if run.retrieved is not None:
+            reached &= run.retrieved
+        y[reached] = 1.0
+    return dataclasses.replace(run, y_true=y, low_level=None)
 
 
-def _call(run, names, y_true, kw, extra, per, means, flags) -> None:
+def _call(run, names, y_true, kw, extra, per, means, flags, at_rank=False) -> None:
     """One library call: the per-query values (filled as trec_eval fills) and
-    the means of ``names`` on ``y_true``."""
+    the means of ``names`` on ``y_true``. ``at_rank``: ``-l`` below 0, whose
+    unjudged rows carry labels (trec_eval's in-order means only)."""
     from .. import evaluate, evaluate_per_group
+    from .._metrics.evaluate import evaluate_per_group_sets
 
     options, need_per_query, in_order, trec = flags
     y_score = run.y_score
+    if at_rank:
+        # -c's stand-in document has the value -1: relevant at its rank too,
+        # except where the count starts from num_rel_ret (_top_hits_dropped,
+        # which would drop it: it is the query's one relevant document).
+        stand_in = 1.0
+        if isinstance(y_true, tuple):  # _top_hits_dropped: R kept by rows
+            y_true, keep_r = y_true
+            y_true, y_score, kw = _with_rows(y_true, y_score, kw, keep_r, 1.0)
+            stand_in = 0.0
+        if not options.judged_only:
+            y_true, y_score, kw = _with_stand_in(
+                run, kw, y_true, label=stand_in, y_score=y_score
+            )
+        kw_pg = {k: v for k, v in kw.items() if k != "undefined"}
+        found = evaluate_per_group_sets(
+            y_true, y_score, metric_sets={(): names}, unjudged_labels=True, **kw_pg
+        )
+        _store(run, found[()].values, extra, per, means, flags)
+        return
     if trec and _stand_in_gain(extra, options):
         y_true, y_score, kw = _with_stand_in(run, kw, y_true)
     if need_per_query:
@@ -370,6 +474,25 @@ def _refuse_stale_ideal(run: RunInput) -> None:
         )
 
 
+def _with_rows(y_true, y_score, kw: dict, codes: np.ndarray, label: float):
+    """The rows with judged rows of ``label`` added, not ranked (retrieved
+    False), one per entry of ``codes``, the query of each."""
+    if not codes.size or kw.get("retrieved") is None:
+        return y_true, y_score, kw
+    m = codes.size
+
+    def add(a, value):
+        return np.concatenate([a, np.full(m, value, dtype=a.dtype)])
+
+    kw = dict(kw)
+    kw["groups"] = np.concatenate([kw["groups"], codes.astype(kw["groups"].dtype)])
+    kw["retrieved"] = add(kw["retrieved"], False)
+    for name in ("judged", "in_pool"):
+        if kw.get(name) is not None:
+            kw[name] = add(kw[name], True)
+    return add(y_true, label), add(y_score, float(y_score.min(initial=0.0))), kw
+
+
 def _stand_in_gain(extra: tuple, options) -> bool:
     """Whether a measure's gains give -c's stand-in document (outside the
     judgments: level -1) a gain."""
@@ -379,30 +502,36 @@ def _stand_in_gain(extra: tuple, options) -> bool:
     return gain is not None and unjudged_gains(gain)[0] != 0 and not options.judged_only
 
 
-def _with_stand_in(run: RunInput, kw: dict, y_true: np.ndarray):
+def _with_stand_in(
+    run: RunInput, kw: dict, y_true: np.ndarray, label: float = 0.0, y_score=None
+):
     """The run with trec_eval's stand-in document (trec_eval.c,
     ``bogus_ranking``: one retrieved document outside the judgments) ranked for
     each query that the run file lacks (-c), so that level -1's gain reaches
-    it; nothing to add without -c, or under -M 0 (the cut leaves none)."""
+    it (``label``: 1 under ``-l`` below 0, whose test its value -1 passes);
+    nothing to add without -c, or under -M 0 (the cut leaves none). The
+    rows are ``kw``'s (``y_score``: theirs, the run's by default)."""
+    y_score = run.y_score if y_score is None else y_score
     if run.retrieved is None or run.max_docs == 0:
-        return y_true, run.y_score, kw
+        return y_true, y_score, kw
     n = len(run.qids)
-    lacking = np.flatnonzero(group_counts(run.codes, n, run.retrieved) == 0)
+    codes, retrieved = kw["groups"], kw["retrieved"]
+    lacking = np.flatnonzero(group_counts(codes, n, retrieved) == 0)
     if not lacking.size:
-        return y_true, run.y_score, kw
+        return y_true, y_score, kw
     extra = lacking.size
-    top = float(run.y_score.max(initial=0.0)) + 1.0
+    top = float(y_score.max(initial=0.0)) + 1.0
 
     def add(a, value):
         return np.concatenate([a, np.full(extra, value, dtype=a.dtype)])
 
     kw = dict(kw)
-    kw["groups"] = np.concatenate([run.codes, lacking.astype(run.codes.dtype)])
-    kw["retrieved"] = add(run.retrieved, True)
+    kw["groups"] = np.concatenate([codes, lacking.astype(codes.dtype)])
+    kw["retrieved"] = add(retrieved, True)
     for name in ("judged", "in_pool"):
         if kw.get(name) is not None:
             kw[name] = add(kw[name], False)
-    return add(y_true, 0.0), add(run.y_score, top), kw
+    return add(y_true, label), add(y_score, top), kw
 
 
 # trec_eval measures read off a library metric here (their Measure.metric is

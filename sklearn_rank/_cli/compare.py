@@ -155,7 +155,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             "--plot / --segment-col)"
         )
     keywords = _eval._conventions(args, trec_input)
-    _eval.level_zero(args, parser, keywords, "compare")
+    _eval.low_level(args, parser, keywords, "compare")
     options = _eval._resolve(parser, keywords)
     progress = Progress(args.quiet)
     try:

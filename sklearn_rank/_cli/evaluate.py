@@ -206,42 +206,42 @@ def _conventions(args: argparse.Namespace, trec_input: bool) -> dict:
     }
 
 
-def level_zero(args, parser, keywords: dict, command: str = NAME) -> bool:
-    """``-l 0`` (and ``-l 0.5``, read with atol) under the ``trec_eval``
-    convention: every judged document is relevant, as trec_eval's ``rel >= 0``
-    (documents without a qrels line, or with a negative grade, are not). The
-    library's threshold is > 0: the binary measures read the grades moved up by
-    one (:func:`._scores.judged_levels`) at threshold 1, the gain measures the
-    grades themselves (trec_eval's gains never read ``-l``). Returns whether
-    that is the case. ``-l`` below 0 is refused: trec_eval then counts
-    unjudged documents as relevant in the ranking but not in R."""
+def low_level(args, parser, keywords: dict, command: str = NAME) -> int | None:
+    """``-l`` at or below 0 (``-l 0.5`` is 0, read with atol) under the
+    ``trec_eval`` convention, where trec_eval's test ``rel >= level`` reaches
+    the relevance values it gives documents it did not judge. ``-l 0``: every
+    judged document is relevant; ``-l -1``: documents without a qrels line (-1)
+    too, and ``-l -2`` and below: documents with a negative grade (-2) as well,
+    at their ranks only: R (num_rel) and num_rel_ret count judged documents.
+    The library's threshold is > 0: the binary measures read the levels of
+    :func:`._scores.judged_levels` at threshold 1, the gain measures the grades
+    themselves (trec_eval's gains never read ``-l``). Returns the level, or
+    None above 0."""
     level = getattr(args, "relevance_threshold", None)
     trec = keywords.get("convention") == "trec_eval"
     if not (trec and isinstance(level, _flags.TrecLevel) and level.atol <= 0):
-        return False
+        return None
     from ._usage import typed_spelling
 
     flag = typed_spelling(_flags.FLAG_NAMES["-l"]) or "-l"
-    if level.atol < 0:
-        parser.error(
-            f"{flag} {level.atol}: below 0 trec_eval counts the documents it did not "
-            "judge (relevance value -1, or -2 for a negative grade) as relevant "
-            "at their ranks but not in the number of relevant documents R "
-            "(num_rel), so precision, recall and AP mix two sets of relevant "
-            "documents; this command does not reproduce that. Use -l 0 (every "
-            "judged document relevant) or -l 1"
-        )
     if (
         command != NAME
         or getattr(args, "engine", None) == "dask"
         or (getattr(args, "rel_info_format", "qrels") == "qrels_jg")
     ):
         parser.error(
-            f"{flag} 0 (every judged document relevant) is computed by "
-            "`sklearn-rank eval` on qrels and run files; give a level >= 1 here"
+            f"{flag} {level.atol} (judged documents relevant whatever their "
+            "grade) is computed by `sklearn-rank eval` on qrels and run files; "
+            "give a level >= 1 here"
+        )
+    if level.atol < 0 and not isinstance(keywords.get("undefined", 0.0), float):
+        parser.error(
+            f"{flag} {level.atol} is trec_eval's reading, which scores every "
+            "query (--undefined must be a number, as under the trec_eval "
+            "convention)"
         )
     keywords["relevance_threshold"] = 1.0
-    return True
+    return level.atol
 
 
 def _resolve(parser: argparse.ArgumentParser, keywords: dict):
@@ -272,7 +272,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     measures, bases, skipped = _parse_measures(args, parser, trec_input, groups)
     _dask_engine.check_measures(args, parser, measures)
     keywords = _conventions(args, trec_input)
-    args.level_zero = level_zero(args, parser, keywords)
+    args.low_level = low_level(args, parser, keywords)
     options = _resolve(parser, keywords)
     if skipped and not args.quiet:
         print(
@@ -369,8 +369,7 @@ def _run_result(r, args, measures, keywords, options, zscores, notes):
     """One run's result: its values, then -Z's z-scores and -c's summary."""
     per_query = args.per_query or zscores is not None
     n_total = r.complete_totals[0] if args.complete else None
-    if getattr(args, "level_zero", False):  # -l 0: see level_zero
-        r.level_zero = True
+    r.low_level = getattr(args, "low_level", None)  # -l <= 0: see low_level
     result = score_run(
         r,
         measures,
@@ -394,7 +393,14 @@ def _run_result(r, args, measures, keywords, options, zscores, notes):
             result.per_query = {}
     if args.complete:
         geometric = {m.label for m in measures if m.kind == "gm"}
-        complete_summary(result, present, r.complete_totals, n_evaluated, geometric)
+        complete_summary(
+            result,
+            present,
+            r.complete_totals,
+            n_evaluated,
+            geometric,
+            options.integer_grades,
+        )
     return result
 
 

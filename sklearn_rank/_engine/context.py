@@ -379,21 +379,31 @@ class GroupTotals:
         return self._cache[key]
 
     def n_relevant(self, threshold: float | None) -> np.ndarray:
-        """R per group: relevant rows, retrieved or not."""
+        """R per group: relevant rows, retrieved or not, among the judged ones
+        (an unjudged row's label, which only the command line's ``-l`` below 0
+        gives, counts at its rank alone, as trec_eval's num_rel)."""
 
         def count() -> np.ndarray:
             # The ideal DCG's (label, group) count table, when it made one for
             # this input (small whole labels): the counts of levels >= threshold.
             table = self._cache.get("label_counts")
+            if self.judged_all is not None:
+                table = None  # a table of every row's label
             if table is not None and (threshold is None or math.isfinite(threshold)):
                 low = 1 if threshold is None else max(math.ceil(threshold), 0)
                 low = min(low, table.shape[0])  # past the top label: no row
                 return seg.array_namespace(table).sum(table[low:, ...], axis=0)
-            y = self.y_all
-            rel = y > 0 if threshold is None else y >= threshold
-            return seg.segment_count(self.codes_all[rel], self.n_groups)
+            return seg.segment_count(
+                self.codes_all[self.relevant_all(threshold)], self.n_groups
+            )
 
         return self.cached(("R", threshold), count)
+
+    def relevant_all(self, threshold: float | None) -> np.ndarray:
+        """Whether each row, ranked or not, counts in R: relevant and judged."""
+        y = self.y_all
+        rel = y > 0 if threshold is None else y >= threshold
+        return rel if self.judged_all is None else rel & self.judged_all
 
     def n_judged_non_relevant(self, threshold: float | None) -> np.ndarray:
         """Judged non-relevant rows per group, retrieved or not (bpref's N)."""
@@ -632,6 +642,12 @@ class RankingContext:
             y = self.y
             self._views[key] = y > 0 if threshold is None else y >= threshold
         return self._views[key]
+
+    def judged_relevant(self, threshold: float | None) -> np.ndarray:
+        """:meth:`relevant` among the judged rows (bpref's and infAP's relevant
+        rows; the same rows unless the command line's ``-l`` is below 0)."""
+        rel = self.relevant(threshold)
+        return rel if self.judged is None else rel & self.judged
 
     # -- derived views
     def head(self, k: int | None) -> RankingContext:

@@ -1381,7 +1381,7 @@ def bpref(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """
     threshold = opts.relevance_threshold
     xp, f = ctx.xp, ctx.float
-    rel = ctx.relevant(threshold)
+    rel = ctx.judged_relevant(threshold)
     non_rel = ~rel if ctx.judged is None else ~rel & ctx.judged
     non_rel_f = xp.astype(non_rel, f)
     above = ctx.group_exclusive_cumsum(non_rel_f)

@@ -141,8 +141,7 @@ def bing(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     xp, f = ctx.xp, ctx.float
     threshold = opts.relevance_threshold
     rel = xp.astype(ctx.relevant(threshold), f)
-    y_all = ctx.totals.y_all
-    rel_all = xp.astype(y_all > 0 if threshold is None else y_all >= threshold, f)
+    rel_all = xp.astype(ctx.totals.relevant_all(threshold), f)
     ideal = (rel_all, rel_all > 0, rel_all)
     total, norm = _g_values(ctx, rel, ideal, "bing_score")
     return _binary_result(ctx, total / xp.maximum(norm, 1.0), opts)
@@ -157,7 +156,7 @@ def infap(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     is divided by R. Unjudged rows outside the pool count only through p."""
     xp, f = ctx.xp, ctx.float
     threshold = opts.relevance_threshold
-    rel = ctx.relevant(threshold)
+    rel = ctx.judged_relevant(threshold)
     judged_non = ~rel if ctx.judged is None else ~rel & ctx.judged
     _refuse_mixed_blocks(ctx, xp.astype(rel, f), "infap_score")
     a = ctx.group_exclusive_cumsum(xp.astype(rel, f))

@@ -49,6 +49,7 @@ def prepare_inputs(
     in_pool: ArrayLike | None = None,
     *,
     host: bool = False,
+    unjudged_labels: bool = False,
 ) -> ValidatedInputs:
     """Every check of the per-row inputs, with the labels as the metrics read
     them (``integer_grades``, ``judged_only``): the first half of
@@ -65,6 +66,7 @@ def prepare_inputs(
         in_pool=in_pool,
         groups_required=not all(r.spec.pooled for r in requests),
         host=host,
+        unjudged_labels=unjudged_labels,
     )
     if opts.integer_grades:  # trec_eval reads grades with atol: 1.5 is 1
         xp = array_namespace(inputs.y_true)
@@ -92,6 +94,7 @@ def rank_inputs(
     in_pool: ArrayLike | None = None,
     *,
     host: bool = False,
+    unjudged_labels: bool = False,
 ) -> tuple[RankingContext, np.ndarray]:
     """Validate the per-row inputs and order them once; returns the ordered view
     and the group ids (aligned with group codes). ``host``: numpy arrays whatever
@@ -108,6 +111,7 @@ def rank_inputs(
         judged,
         in_pool,
         host=host,
+        unjudged_labels=unjudged_labels,
     )
     ctx = RankingContext.from_inputs(
         inputs.y_true,
@@ -440,6 +444,7 @@ def evaluate_per_group_sets(
     y_score: ArrayLike,
     *,
     metric_sets: dict[tuple, Sequence[str]],
+    unjudged_labels: bool = False,
     **keywords: Any,
 ) -> dict[tuple, GroupScores]:
     """:func:`evaluate_per_group` for several sets of keywords over the same rows.
@@ -449,6 +454,11 @@ def evaluate_per_group_sets(
     validated and ordered once for all the sets whose options differ only in
     :data:`KERNEL_ONLY_OPTIONS` (the command line's ``relative_P`` beside
     ``recall``): each value is the one :func:`evaluate_per_group` gives.
+
+    ``unjudged_labels`` is the command line's seam for trec_eval's ``-l`` below
+    0: rows with ``judged=False`` may carry labels, which count at their ranks
+    only (R, and the relevant and non-relevant rows of bpref and infAP, count
+    judged rows). The public functions keep refusing such labels.
     """
     func = "evaluate_per_group"
     data = {k: keywords.pop(k, None) for k in _ROW_ARGUMENTS}
@@ -476,6 +486,7 @@ def evaluate_per_group_sets(
             first,
             data["judged"],
             data["in_pool"],
+            unjudged_labels=unjudged_labels,
         )
         for extra, opts, found in shared:
             out[extra] = _group_scores(ctx, ids, found, opts)

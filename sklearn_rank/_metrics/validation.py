@@ -264,10 +264,13 @@ def check_inputs(
     in_pool: Any = None,
     groups_required: bool = True,
     host: bool = False,
+    unjudged_labels: bool = False,
 ) -> ValidatedInputs:
     """Convert and check every per-row input of one call: numpy arrays, or, for
     array API inputs under scikit-learn's ``array_api_dispatch``, arrays of their
-    namespace on their device (``space``)."""
+    namespace on their device (``space``). ``unjudged_labels`` (the command
+    line's ``-l`` below 0 only): unjudged rows may carry labels, read at their
+    ranks only (R and bpref's N count judged rows)."""
     space = NUMPY
     if not host:
         arrays = (y_true, y_score, groups, sample_weight, retrieved, judged, in_pool)
@@ -283,8 +286,10 @@ def check_inputs(
     n = check_lengths(
         func, y_true=yt, y_score=ys, retrieved=ret, judged=jud, in_pool=pool
     )
-    if jud is not None:
+    if jud is not None and not unjudged_labels:
         jud = _check_unjudged_labels(yt, jud, func)
+    elif jud is not None and bool(seg.array_namespace(jud).all(jud)):
+        jud = None  # every row judged: the default path
     if pool is not None:
         pool = _check_pool(pool, jud, func)
     sw = None
