@@ -157,6 +157,35 @@ def test_a_negative_level_without_judged_relevant_documents_is_refused(
     assert "P_5                   \tq1\t0.0000" in lines
 
 
+def test_rndcg_of_a_query_without_judged_relevant_documents_is_0(tmp_path, capsys):
+    # q2 is judged only with a negative grade (num_rel 0): trec_eval's Rndcg
+    # returns 0 there, though at -l -1 its document without a qrels line is
+    # relevant at its rank (-J drops it); q0's -nan is trec_eval's 0 / 0.
+    # Expected lines printed by trec_eval 10.0-rc3 (-q -J -l -1 -m Rndcg -m P.5).
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(
+        "q0 0 d001 0\nq1 0 d000 0\nq1 0 d001 2\nq1 0 d002 1\nq1 0 d003 3\n"
+        "q1 0 d004 1\nq1 0 d005 0\nq2 0 d002 -1\nq3 0 d000 1\nq3 0 d002 2\n"
+        "q3 0 d003 2\n"
+    )
+    run.write_text(
+        "q0 Q0 d001 1 0.2500 run\nq1 Q0 d004 1 0.5000 run\n"
+        "q1 Q0 d002 2 0.5000 run\nq2 Q0 d001 1 0.5000 run\n"
+        "q2 Q0 d002 2 0.2500 run\nq3 Q0 d002 1 0.5000 run\n"
+    )
+    argv = ["-q", "-J", "-l", "-1", "-m", "Rndcg", "-m", "P.5", str(qrels), str(run)]
+    assert main(["eval", "--quiet", *argv]) == 0
+    expected = [
+        ("P_5", "q0", "0.2000"), ("Rndcg", "q0", "  -nan"),
+        ("P_5", "q1", "0.4000"), ("Rndcg", "q1", "0.3434"),
+        ("P_5", "q2", "0.0000"), ("Rndcg", "q2", "0.0000"),
+        ("P_5", "q3", "0.2000"), ("Rndcg", "q3", "0.5724"),
+        ("P_5", "all", "0.2000"), ("Rndcg", "all", "  -nan"),
+    ]  # fmt: skip
+    lines = [f"{m:<22s}\t{q}\t{v}" for m, q, v in expected]
+    assert capsys.readouterr().out.splitlines() == lines
+
+
 def test_a_negative_level_reads_a_number_for_undefined(capsys):
     with pytest.raises(SystemExit) as info:
         main(["eval", "--undefined", "skip", "-l", "-1", *_argv("out.test.l2_5")[-2:]])

@@ -432,6 +432,8 @@ def _has_relevant(run: RunInput, options) -> np.ndarray:
     t = options.relevance_threshold
     y = judged_levels(run).y_true
     relevant = y > 0 if t is None else y >= t
+    if run.judged is not None:  # num_rel: judged rows (-l below 0)
+        relevant &= run.judged
     return group_counts(run.codes, len(run.qids), relevant) > 0
 
 
