@@ -60,6 +60,10 @@ OPTIONS = [
     "-n -q",
     "-N 1000 -c",
     "-q -l 2 -J",
+    # At or below 0 (docs/cli.md): unjudged documents relevant at their ranks.
+    "-q -l -1",
+    "-c -l -2",
+    "-q -l 0 -J",
 ]
 # Each measure set with 5 of the option sets, in rotation so that every option
 # set meets several measure sets: 14 x 5 = 70 combinations per pair.
