@@ -84,3 +84,44 @@ def test_one_long_field_does_not_explode_memory():
     # The old reader: ~1.2 GB for ~1 MB of text (ratio ~1000).
     assert with_long < 2 * base + 5
     assert with_long < 60
+
+
+@pytest.mark.parametrize("tail", range(0, 12))
+@pytest.mark.parametrize("bom", [False, True])
+def test_a_mapped_file_reads_as_a_read_one(tail, bom, tmp_path, monkeypatch):
+    # Large files are mapped (sklearn_rank.io._text._mapped): the buffer must be
+    # the read one's, PAD zero bytes after the content included, whether the
+    # file ends too close to a page boundary (then read, not mapped) or not,
+    # with or without a byte-order mark; gzip'd files are still unpacked.
+    import mmap
+
+    from sklearn_rank.io import _text
+
+    size = 2 * mmap.PAGESIZE - tail  # 0..11 bytes short of a page boundary
+    lines = b"".join(b"q%d Q0 d%d 1 1.0 r\n" % (i % 3, i) for i in range(400))
+    data = (b"\xef\xbb\xbf" if bom else b"") + lines
+    data = data[: data.rindex(b"\n", 0, size - 20) + 1]
+    data += b"q9 Q0 dx 1 1.0 r" + b" " * (size - len(data) - 17) + b"\n"
+    assert len(data) == size
+    path = tmp_path / "run.txt"
+    path.write_bytes(data)
+    read, _ = _text.read_buffer(path)
+    monkeypatch.setattr(_text, "_MAP_BYTES", 0)
+    mapped, _ = _text.read_buffer(path)
+    assert mapped.tobytes() == read.tobytes()
+    assert mapped[-_text.PAD :].tolist() == [0] * _text.PAD
+    assert _is_mapped(mapped) == (tail >= _text.PAD)  # else read
+    assert not _is_mapped(read)
+    got = read_run(path)
+    assert got.qid.tolist()[-1] == "q9" and len(got.qid) == data.count(b"\n")
+    gz = tmp_path / "run.txt.gz"
+    gz.write_bytes(gzip.compress(data))
+    assert _text.read_buffer(gz)[0].tobytes() == read.tobytes()
+
+
+def _is_mapped(buf) -> bool:
+    while buf is not None:
+        if type(buf).__module__ == "ctypes" or "c_ubyte_Array" in type(buf).__name__:
+            return True
+        buf = getattr(buf, "base", None)
+    return False
