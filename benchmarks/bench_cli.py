@@ -82,15 +82,39 @@ def make_files(folder: Path, lines: int, queries: int, qrels: int, seed: int = 0
     return qrels_path, run_path
 
 
+# Bytes a throwaway process fills and frees before each timed one (0: none).
+# On a virtual machine that hands freed memory back to its host (free page
+# reporting, after about 2 s), a process that starts right after a larger one
+# finds that one's pages still backed, and the next one cold: measured on the
+# 5M-row Parquet run, system time 0.54-0.60 s after a 1.2 GB process against
+# 0.92-0.95 s after a 4 s pause; the heavy-ties run 0.34-0.47 s after a 2 GB
+# primer against 0.64-1.11 s without. Without a primer each timed process inherits
+# the state its predecessor left (trec_eval's 450 MB, or the JSON reader's
+# 1.1 GB), and the order of the commands biases their ratios.
+PRIMER_BYTES = [2 << 30]
+
+
+def _prime_memory() -> None:
+    if PRIMER_BYTES[0]:
+        # numpy's large arrays ask for transparent huge pages, as the timed
+        # commands' do: the freed 2 MB blocks are the ones they take next (a
+        # primer of plain bytes, 4 kB pages, left system times at 0.60-0.86 s
+        # against 0.34-0.47 s).
+        code = f"import numpy as np; x = np.ones({PRIMER_BYTES[0] // 8})"
+        subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def run_measured(cmd: list[str], env: dict | None = None) -> tuple[float, int, str]:
     """(wall seconds, peak RSS in bytes, stdout) of one child process; its CPU
-    seconds (user + system, from ``os.wait4``) in :data:`LAST_CPU`.
+    seconds (user + system, from ``os.wait4``) in :data:`LAST_CPU`. Each starts
+    after :func:`_prime_memory` (the same memory state for every command).
 
     Peak memory comes from GNU time when installed: Linux carries a forked
     child's high-water mark across exec, so a child forked straight from this
     Python process would report at least this process's size.
     """
     gnu_time = shutil.which("time") or "/usr/bin/time"
+    _prime_memory()
     with tempfile.NamedTemporaryFile("r") as peak_file:
         use_time = os.access(gnu_time, os.X_OK)
         full = [gnu_time, "-f", "%M", "-o", peak_file.name, *cmd] if use_time else cmd
@@ -511,7 +535,15 @@ def main(argv=None) -> int:
         help="with --large: which measure sets (comma-separated names of the "
         "table's first column, and 'tables')",
     )
+    parser.add_argument(
+        "--primer-mb",
+        type=int,
+        default=PRIMER_BYTES[0] >> 20,
+        help="MB a throwaway process fills before each timed one, so that every "
+        "command starts in the same memory state (0: none; see run_measured)",
+    )
     args = parser.parse_args(argv)
+    PRIMER_BYTES[0] = args.primer_mb << 20
     trec_eval = args.trec_eval
     if not trec_eval or not os.access(trec_eval, os.X_OK):
         print(
@@ -526,7 +558,8 @@ def main(argv=None) -> int:
         print(
             f"# issue 28's data: 5,000,000 run lines, 5,000 queries, 1,000,000 "
             f"qrels lines; medians of {args.repeat} rounds, eval and trec_eval "
-            f"alternated; {platform.platform()}, {os.cpu_count()} CPUs, Python "
+            f"alternated, each after a {args.primer_mb} MB primer process; "
+            f"{platform.platform()}, {os.cpu_count()} CPUs, Python "
             f"{platform.python_version()}, numpy {np.__version__}; load average "
             f"at start {os.getloadavg()[0]:.2f}\n"
         )
