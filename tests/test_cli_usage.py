@@ -82,3 +82,15 @@ def test_trec_eval_abbreviated_long_options(capsys):
     assert capsys.readouterr().out == short
     assert main(["eval", "--quiet", "--query", "-m", "map", *FILES]) == 0
     assert capsys.readouterr().out == short  # results.test: every query judged
+
+
+@pytest.mark.parametrize(
+    ("level", "reading"),
+    [("0", "every judged document relevant"), ("-1", "unjudged documents relevant")],
+)
+def test_compare_sends_levels_at_or_below_0_to_eval(level, reading, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["compare", "-l", level, *FILES, FILES[1]])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"-l {level} ({reading}" in err and "sklearn-rank eval" in err

@@ -229,10 +229,14 @@ def low_level(args, parser, keywords: dict, command: str = NAME) -> int | None:
         or getattr(args, "engine", None) == "dask"
         or (getattr(args, "rel_info_format", "qrels") == "qrels_jg")
     ):
+        reading = (
+            "every judged document relevant"
+            if level.atol == 0
+            else "unjudged documents relevant at their ranks"
+        )
         parser.error(
-            f"{flag} {level.atol} (judged documents relevant whatever their "
-            "grade) is computed by `sklearn-rank eval` on qrels and run files; "
-            "give a level >= 1 here"
+            f"{flag} {level.atol} ({reading}) is computed by `sklearn-rank eval` "
+            "on qrels and run files; give a level >= 1 here"
         )
     if level.atol < 0 and not isinstance(keywords.get("undefined", 0.0), float):
         parser.error(
