@@ -479,7 +479,7 @@ def _refuse_stale_ideal(run: RunInput) -> None:
 def _with_rows(y_true, y_score, kw: dict, codes: np.ndarray, label: float):
     """The rows with judged rows of ``label`` added, not ranked (retrieved
     False), one per entry of ``codes``, the query of each."""
-    if not codes.size or kw.get("retrieved") is None:
+    if not codes.size:
         return y_true, y_score, kw
     m = codes.size
 
@@ -488,7 +488,10 @@ def _with_rows(y_true, y_score, kw: dict, codes: np.ndarray, label: float):
 
     kw = dict(kw)
     kw["groups"] = np.concatenate([kw["groups"], codes.astype(kw["groups"].dtype)])
-    kw["retrieved"] = add(kw["retrieved"], False)
+    retrieved = kw.get("retrieved")
+    if retrieved is None:  # every row ranked so far
+        retrieved = np.ones(y_true.shape, bool)
+    kw["retrieved"] = add(retrieved, False)
     for name in ("judged", "in_pool"):
         if kw.get(name) is not None:
             kw[name] = add(kw[name], True)
