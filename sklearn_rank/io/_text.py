@@ -158,11 +158,12 @@ def _mapped(handle, size: int, progress: Any) -> np.ndarray | None:
     run: 0.76 -> 0.32 s, docs/benchmarks.md). A file truncated by another
     process while it is mapped ends this one (SIGBUS), as with any mapping.
     """
+    if size < _MAP_BYTES:
+        return None
     import ctypes
     import mmap
 
-    page = mmap.PAGESIZE
-    if size < _MAP_BYTES or -size % page < PAD:
+    if -size % mmap.PAGESIZE < PAD:
         return None
     try:
         mapped = mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_COPY)
