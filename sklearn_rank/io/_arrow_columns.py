@@ -104,8 +104,8 @@ def read_columns(
         raise ValueError(f"{name}: the table has no rows")
     # Arrow's allocator keeps the memory the decoding freed; handed back now,
     # the join's arrays reuse those pages instead of fresh ones, which the
-    # kernel must zero first (5M-row Parquet run: 2.86 -> 1.81 s, peak 1044 ->
-    # 817 MB; docs/benchmarks.md).
+    # kernel must zero first (5M-row Parquet run: peak 922 -> 822 MB, and no
+    # cold pages for the join's first arrays; docs/benchmarks.md).
     pa.default_memory_pool().release_unused()
     return table
 
