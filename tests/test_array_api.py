@@ -388,14 +388,27 @@ def test_cuda_arrays(lib):
     metrics = [f"{m}@5" if METRICS[m].takes_k else m for m in METRICS]
     metrics = ["iprec@0.5" if m == "iprec" else m for m in metrics]
     for ties in ("average", "threshold", "stable", "pessimistic", "optimistic"):
-        opts = {"metrics": metrics, "ties": ties, "max_grade": 2}
-        if ties == "average":  # interpolated precision refuses mixed blocks
-            opts["metrics"] = [
-                m for m in metrics if m not in ("iprec@0.5", "iprec_11pt")
-            ]
-        want = sr.evaluate(y, s, groups=g, **opts)
+        opts = {"ties": ties, "max_grade": 2}
+        # A metric the host refuses under this policy (interpolated precision
+        # and g_score on mixed tie blocks under "average") must be refused on
+        # the device with the same message; the others are compared.
+        refused = {}
+        for m in metrics:
+            try:
+                sr.evaluate(y, s, groups=g, metrics=[m], **opts)
+            except ValueError as exc:
+                refused[m] = str(exc)
+        kept = [m for m in metrics if m not in refused]
+        assert len(kept) > len(metrics) // 2, refused
+        want = sr.evaluate(y, s, groups=g, metrics=kept, **opts)
         with sklearn.config_context(array_api_dispatch=True):
-            got = sr.evaluate(dev(y), dev(s), groups=dev(g), **opts)
+            got = sr.evaluate(dev(y), dev(s), groups=dev(g), metrics=kept, **opts)
             per = sr.evaluate_per_group(dev(y), dev(s), groups=dev(g), metrics=["mrr"])
+            for m, message in refused.items():
+                with pytest.raises(ValueError) as err:
+                    sr.evaluate(dev(y), dev(s), groups=dev(g), metrics=[m], **opts)
+                assert str(err.value) == message
         assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
-        assert str(per.values["mrr"].device).startswith("cuda")
+        values = per.values["mrr"]  # stays on the GPU, in the inputs' library
+        assert type(values) is type(dev(y))
+        assert "cuda" in str(values.device).lower()
