@@ -103,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="rows of the device section (1e6,1e7; --quick: 2000)",
     )
     p.add_argument(
+        "--device-host-rows",
+        type=float,
+        help="largest size of the device section that also times the host rows "
+        "(numpy floor and evaluate, dispatch off, the copy); default: every size",
+    )
+    p.add_argument(
         "--torchmetrics-rows",
         type=float,
         default=1e6,

@@ -36,6 +36,7 @@ DEVICE_HEADERS = [
     "median s",
     "runs",
     "÷ numpy evaluate",
+    "device peak GB",
     "note",
 ]
 
@@ -79,15 +80,16 @@ def _device_rows(args, d) -> list[dict]:
 
     numpy_row = "evaluate, numpy arrays"
     on_device = f"evaluate, torch on {dev}, dispatch on"
-    items = [
+    on_stable = f"evaluate, torch on {dev}, dispatch on, ties='stable'"
+    host = [
         Item("lexsort((-score, groups)), numpy", "floor", lambda: _floor(d)),
         Item(numpy_row, "sklearn_rank", lambda: call(d.y_true, d.y_score, d.groups)),
+    ]
+    items = [
         Item(on_device, "sklearn_rank", lambda: call(y, s, g, on=True)),
-        Item(
-            f"evaluate, torch on {dev}, dispatch on, ties='stable'",
-            "sklearn_rank",
-            lambda: call(y, s, g, on=True, ties="stable"),
-        ),
+        Item(on_stable, "sklearn_rank", lambda: call(y, s, g, on=True, ties="stable")),
+    ]
+    host_after = [
         Item(
             f"evaluate, torch on {dev}, dispatch off (read on the host)",
             "sklearn_rank",
@@ -95,11 +97,24 @@ def _device_rows(args, d) -> list[dict]:
         ),
         Item("evaluate after tensor.cpu().numpy()", "sklearn_rank", copied),
     ]
+    # The host's single-threaded work grows to minutes at 1e8 rows and more:
+    # above --device-host-rows only the device is timed (a GPU lease is short).
+    skipped = []
+    if args.device_host_rows is None or d.n <= args.device_host_rows:
+        items = host + items + host_after
+    else:
+        skipped = host + host_after
+        limit = int(args.device_host_rows)
+        for it in skipped:
+            it.error = f"skipped: over --device-host-rows {limit:_}"
     if d.n <= args.torchmetrics_rows and importlib.util.find_spec("torchmetrics"):
         items += _ndcg_items(d, y, s, g, call)
     time_items(items, args.repeats, args.budget, lambda w: _log(args, f"  device: {w}"))
+    peaks = _peak_items(dev, items, on_device, on_stable)
+    peak = {work: _device_peak(fn) for work, fn in peaks}
+    items += skipped
     med = {it.work: statistics.median(it.times) if it.times else None for it in items}
-    base = med[numpy_row]
+    base = med.get(numpy_row)
     return [
         {
             "device": str(dev),
@@ -109,6 +124,7 @@ def _device_rows(args, d) -> list[dict]:
             "median": med[it.work],
             "runs": len(it.times),
             "vs_numpy": med[it.work] / base if med[it.work] and base else None,
+            "peak_gb": peak.get(it.work),
             "note": it.error,
         }
         for it in items
@@ -135,6 +151,25 @@ def _ndcg_items(d, y, s, g, call) -> list[Item]:
             f"torchmetrics RetrievalNormalizedDCG(top_k=10), {y.device}", "peer", peer
         ),
     ]
+
+
+def _peak_items(dev, items, *works):
+    """The items whose device memory is read (CUDA only: torch's allocator)."""
+    if dev.type != "cuda":
+        return []
+    return [(it.work, it.fn) for it in items if it.work in works and not it.error]
+
+
+def _device_peak(fn) -> float:
+    """GB the call held on the device at its peak, above what was held before."""
+    import torch
+
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    fn()
+    torch.cuda.synchronize()
+    return (torch.cuda.max_memory_allocated() - before) / 1e9
 
 
 def _floor(d):

@@ -355,6 +355,7 @@ def render(results: dict, markdown: bool) -> str:
                 _fmt(r.get("median"), ".4g"),
                 str(r.get("runs", "")),
                 _fmt(r.get("vs_numpy"), ".3f"),
+                _fmt(r.get("peak_gb"), ".3g"),
                 r.get("note", ""),
             ]
             for r in device
