@@ -242,3 +242,13 @@ def test_validate_params_declares_constraints_once():
     with pytest.raises(TypeError, match="'as_frame' parameter of load_lambdarank"):
         load_lambdarank(as_frame="yes")
     assert StrOptions("a")("a")
+
+
+def test_a_discount_callable_that_zeroes_the_ideal_dcg_is_refused():
+    """The one discount that can make a relevant group's ideal DCG <= 0 is a
+    callable: NDCG would divide by it, so the call is refused (the named
+    discounts are > 0 and skip the check)."""
+    args = ([1, 0, 1], [0.3, 0.2, 0.1])
+    with pytest.raises(ValueError, match="ideal DCG of a group with a relevant row"):
+        sklearn_rank.ndcg_score(*args, groups=[0, 0, 0], discount=lambda r: r * 0.0)
+    assert sklearn_rank.ndcg_score(*args, groups=[0, 0, 0], discount=2) > 0

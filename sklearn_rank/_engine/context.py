@@ -291,18 +291,26 @@ class TieBlocks:
         """Blocks from ``cont[i]``: ranked row i is tied with row i + 1."""
         xp = seg.array_namespace(rank)
         dev = _device(rank)
-        if cont is None or not bool(xp.any(cont)):
-            empty = xp.zeros(0, dtype=_INDEX[xp is np](xp), device=dev)
+        empty = xp.zeros(0, dtype=_INDEX[xp is np](xp), device=dev)
+        if cont is None:
             return cls(empty, empty, rank, group)
         # +1 where a run of tied pairs starts, -1 just after it ends: the block
         # spans the run's first row to the row after its last pair.
         if xp is np:
+            if not cont.any():
+                return cls(empty, empty, rank, group)
             edge = np.diff(cont.view(np.int8), prepend=np.int8(0), append=np.int8(0))
-        else:
+            start = np.flatnonzero(edge == 1)
+            size = np.flatnonzero(edge == -1) - start + 1
+        else:  # starts and ends alternate: one search, one wait for the device
             zero = xp.zeros(1, dtype=xp.int8, device=rank.device)
             edge = xp.diff(xp.astype(cont, xp.int8), prepend=zero, append=zero)
-        start = seg.flatnonzero(edge == 1)
-        size = seg.flatnonzero(edge == -1) - start + 1
+            edges = seg.flatnonzero(edge != 0)
+            if not edges.shape[0]:
+                return cls(empty, empty, rank, group)
+            pair = xp.arange(0, edges.shape[0], 2, device=dev)  # contiguous picks
+            start = xp.take(edges, pair)
+            size = xp.take(edges, pair + 1) - start + 1
         n = cont.shape[0] + 1
         mask = xp.zeros(n, dtype=xp.bool, device=dev)
         mask[:-1] = cont  # tied with the next row
@@ -332,7 +340,7 @@ class TieBlocks:
 
     def spread(self, block_values: Any) -> Any:
         """Per-block values repeated for each row of the block."""
-        return self.xp.repeat(block_values, self.size)
+        return seg.repeat(block_values, self.size, self.rows.shape[0])
 
     def block_of(self, positions: Any) -> Any:
         """Index of the block holding each position, -1 for untied rows."""
@@ -813,7 +821,7 @@ def _positions(length: Any, n: int) -> tuple[Any, Any]:
         return group, rank
     xp = seg.array_namespace(length)
     codes = xp.arange(n_groups, dtype=xp.int64, device=length.device)
-    group = xp.repeat(codes, length)
+    group = seg.repeat(codes, length, n)
     first = xp.cumulative_sum(length, include_initial=True)[:-1]
     rank = xp.arange(1, n + 1, dtype=xp.int64, device=length.device)
     return group, rank - xp.take(first, group)

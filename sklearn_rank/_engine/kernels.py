@@ -676,8 +676,8 @@ def _ndcg_finish(ctx: RankingContext, sums, k, opts: Options) -> GroupValues:
             defined = defined & (ideal > 0)
     # Defined groups hold a label >= threshold > 0, so their ideal DCG is > 0
     # for every positive discount; a callable discount may break that (a scalar
-    # sync for the check, which raises).
-    if bool(xp.any(defined & (ideal <= 0))):
+    # sync for the check, which raises; the named discounts are all > 0).
+    if callable(opts.discount) and bool(xp.any(defined & (ideal <= 0))):
         raise ValueError(
             "ndcg_score: the ideal DCG of a group with a relevant row is <= 0 under "
             "the given 'discount' callable; discounts of the first positions must be "
@@ -783,19 +783,22 @@ def _first_relevant_block(ctx: RankingContext, opts: Options):
     rel = ctx.relevant(opts.relevance_threshold)
     first = ctx.first_in_group(rel)
     found = first >= 0
-    a = xp.ones(n, dtype=xp.int64, device=dev)
-    m = xp.ones(n, dtype=xp.int64, device=dev)
-    r = xp.ones(n, dtype=xp.int64, device=dev)
+    # Selections by `where` over gathers at a stand-in row 0 rather than boolean
+    # indexing, which waits for the device to count the selected entries.
+    at = xp.where(found, first, 0)
+    one = xp.ones(n, dtype=xp.int64, device=dev)
+    a = m = r = one
+    if ctx.rank.shape[0]:  # else no group has a ranked row: none found
+        a = xp.where(found, xp.astype(seg.take(ctx.rank, at), xp.int64), one)
     block = xp.full(n, -1, dtype=_index(xp), device=dev)
-    a[found] = xp.astype(seg.take(ctx.rank, first[found]), xp.int64)
     blocks = ctx.blocks
     if blocks:
-        block[found] = xp.astype(blocks.block_of(first[found]), _index(xp))
+        block = xp.where(found, xp.astype(blocks.block_of(at), _index(xp)), block)
         tied = block >= 0
-        tb = block[tied]
-        a[tied] = xp.astype(seg.take(blocks.rank, tb), xp.int64)
-        m[tied] = xp.astype(seg.take(blocks.size, tb), xp.int64)
-        r[tied] = xp.astype(seg.take(blocks.sum(rel), tb), xp.int64)
+        tb = xp.where(tied, block, 0)
+        a = xp.where(tied, xp.astype(seg.take(blocks.rank, tb), xp.int64), a)
+        m = xp.where(tied, xp.astype(seg.take(blocks.size, tb), xp.int64), one)
+        r = xp.where(tied, xp.astype(seg.take(blocks.sum(rel), tb), xp.int64), one)
     return first, block, a, m, r
 
 
@@ -828,8 +831,11 @@ def _first_hit_rows(view: RankingContext, depth: int | None, opts, reciprocal: b
         if depth is not None:
             last = xp.minimum(last, depth - a_t)
         count = xp.maximum(last + 1, 0)
-        owner, starts, n = _runs(count)
-        j = ranges(xp.zeros_like(count), count)  # offset of each row in its block
+        total = int(xp.sum(count))  # a scalar sync, shared by the two expansions
+        owner, starts, n = _runs(count, total)
+        j = ranges(
+            xp.zeros_like(count), count, total
+        )  # offset of each row in its block
         m_j = xp.astype(seg.take(m_t, owner), f)
         r_j = xp.astype(seg.take(r_t, owner), f)
         if whole:
@@ -873,14 +879,16 @@ def mrr(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     return cumulate(MRR, ctx, k, opts)
 
 
-def _runs(count: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+def _runs(
+    count: np.ndarray, total: int | None = None
+) -> tuple[np.ndarray, np.ndarray, int]:
     """(run id per row, run starts, number of runs) of consecutive runs of the
-    given lengths, for the segment primitives."""
+    given lengths (``total`` rows, when known), for the segment primitives."""
     xp = _ns(count)
     n = count.shape[0]
     starts = _prefix_sum(xp, xp.astype(count, _index(xp), copy=False))
     run = xp.arange(n, dtype=_index(xp), device=seg._device(count))
-    return xp.repeat(run, count), starts, n
+    return seg.repeat(run, count, total), starts, n
 
 
 def _positions(ctx: RankingContext, k):

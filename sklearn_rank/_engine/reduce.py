@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .segments import array_namespace, flatnonzero
+from .segments import array_namespace, flatnonzero, to_floats
 
 _SHOWN_IDS = 5
 
@@ -87,6 +87,12 @@ def weighted_mean(
 ) -> float:
     """Weighted mean over the included groups; NaN with a warning if none."""
     xp = array_namespace(values)
+    if xp is not np:  # in the inputs' namespace: masked sums, one read back
+        w = xp.where(include, weight, 0.0)
+        sums = xp.stack([xp.sum(w), xp.sum(w * xp.where(include, values, 0.0))])
+        total, weighted = to_floats(sums)
+        if total > 0:
+            return weighted / total
     if not bool(xp.any(include)):
         # scikit-learn's own warning class, imported here so that importing the
         # engine does not import scikit-learn.
@@ -104,12 +110,8 @@ def weighted_mean(
     # branches per element); small ones: the boolean index, which costs fewer
     # calls. Both pick the same values in the same order. The dot product is the
     # one sklearn_rank.stats uses, so that its means equal these to the last bit.
-    if xp is not np:  # in the inputs' namespace: masked sums, one number back
-        w = xp.where(include, weight, 0.0)
-        total = float(xp.sum(w))
-        if total <= 0:
-            raise _zero_weight(metric)
-        return float(xp.sum(w * xp.where(include, values, 0.0))) / total
+    if xp is not np:
+        raise _zero_weight(metric)
     if include.size > _GATHER_FROM:
         rows = np.flatnonzero(include)
         w, values = weight.take(rows), values.take(rows)

@@ -64,8 +64,9 @@ def _float(xp: Any, x: Any) -> Any:
     return xp.float64
 
 
-def ranges(start: Any, size: Any) -> Any:
-    """Concatenated ``arange(start[i], start[i] + size[i])`` for every i."""
+def ranges(start: Any, size: Any, total: int | None = None) -> Any:
+    """Concatenated ``arange(start[i], start[i] + size[i])`` for every i
+    (``total``: ``sum(size)``, when the caller knows it)."""
     if isinstance(size, np.ndarray):
         total = int(size.sum())
         offsets = np.zeros(size.size, dtype=np.intp)
@@ -74,9 +75,32 @@ def ranges(start: Any, size: Any) -> Any:
     xp = array_namespace(start, size)
     size = xp.astype(size, xp.int64)
     offsets = xp.cumulative_sum(size, include_initial=True)
-    total = int(offsets[-1]) if size.shape[0] else 0
+    if total is None:  # a scalar sync: the output's length
+        total = int(offsets[-1]) if size.shape[0] else 0
     base = xp.astype(start, xp.int64) - offsets[:-1]
-    return xp.repeat(base, size) + xp.arange(total, dtype=xp.int64, device=size.device)
+    dev = size.device
+    return repeat(base, size, total) + xp.arange(total, dtype=xp.int64, device=dev)
+
+
+def repeat(x: Any, counts: Any, total: int | None = None) -> Any:
+    """``x[i]`` repeated ``counts[i]`` times. ``total`` is ``sum(counts)`` when
+    the caller knows it: PyTorch then sizes the output without reading the
+    counts back from the device (a synchronisation per call otherwise)."""
+    if isinstance(x, np.ndarray):
+        return np.repeat(x, counts)
+    if _is_torch(x):
+        import torch
+
+        return torch.repeat_interleave(x, counts, output_size=total)
+    return array_namespace(x, counts).repeat(x, counts)
+
+
+def to_floats(x: Any) -> list[float]:
+    """The values of a short 1-d array as Python floats, read back from its
+    device in one transfer where the library has one (``tolist``)."""
+    if isinstance(x, np.ndarray) or _is_torch(x):
+        return [float(v) for v in x.tolist()]
+    return [float(x[i]) for i in range(x.shape[0])]
 
 
 def flatnonzero(mask: Any) -> Any:
@@ -150,10 +174,11 @@ def segment_count(ids: Any, n: int) -> Any:
     if isinstance(ids, np.ndarray):
         return np.bincount(ids, minlength=n).astype(np.int64, copy=False)
     xp = array_namespace(ids)
-    if _is_torch(ids):
-        import torch
-
-        return torch.bincount(ids, minlength=n)
+    if _is_torch(ids):  # bincount would read max(ids) back from the device
+        out = xp.zeros(n, dtype=xp.int64, device=ids.device)
+        return out.index_add_(
+            0, ids, xp.ones(ids.shape[0], dtype=xp.int64, device=ids.device)
+        )
     sorted_ids = xp.sort(ids)
     segments = xp.arange(n, dtype=ids.dtype, device=ids.device)
     end = xp.searchsorted(sorted_ids, segments, side="right")
@@ -331,11 +356,11 @@ def segment_cumprod(values: Any, rank: Any) -> Any:
 
 def _block_owner(xp: Any, offsets: Any, n_rows: int) -> Any:
     """Block index of each listed row (blocks start at ``offsets``)."""
-    size = xp.diff(
-        offsets, append=xp.asarray([n_rows], dtype=offsets.dtype, device=offsets.device)
-    )
+    # A fill, not asarray([n_rows]): a list becomes a host-to-device copy.
+    end = xp.full(1, n_rows, dtype=offsets.dtype, device=offsets.device)
+    size = xp.diff(offsets, append=end)
     nb = offsets.shape[0]
-    return xp.repeat(xp.arange(nb, dtype=xp.int64, device=offsets.device), size)
+    return repeat(xp.arange(nb, dtype=xp.int64, device=offsets.device), size, n_rows)
 
 
 def block_sum(values: Any, rows: Any, offsets: Any) -> Any:
