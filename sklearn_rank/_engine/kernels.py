@@ -833,9 +833,8 @@ def _first_hit_rows(view: RankingContext, depth: int | None, opts, reciprocal: b
         count = xp.maximum(last + 1, 0)
         total = int(xp.sum(count))  # a scalar sync, shared by the two expansions
         owner, starts, n = _runs(count, total)
-        j = ranges(
-            xp.zeros_like(count), count, total
-        )  # offset of each row in its block
+        # the offset of each row in its block
+        j = ranges(xp.zeros_like(count), count, total)
         m_j = xp.astype(seg.take(m_t, owner), f)
         r_j = xp.astype(seg.take(r_t, owner), f)
         if whole:

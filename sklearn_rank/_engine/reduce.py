@@ -93,6 +93,7 @@ def weighted_mean(
         total, weighted = to_floats(sums)
         if total > 0:
             return weighted / total
+        # A total of 0: no group included (the warning) or zero weights (the error).
     if not bool(xp.any(include)):
         # scikit-learn's own warning class, imported here so that importing the
         # engine does not import scikit-learn.

@@ -22,7 +22,9 @@ namespace and device and returns arrays of it, never converting to numpy:
 - ``segment_cumprod(values, rank)``: running product restarting at each segment.
 - ``block_sum`` / ``block_min`` / ``block_max(values, rows, offsets)``: reductions
   over blocks listed as row positions with their start offsets.
-- ``ranges(start, size)``: the concatenated row positions of several runs.
+- ``ranges(start, size)``: the concatenated row positions of several runs;
+  ``repeat(x, counts, total)``: ``x[i]`` repeated ``counts[i]`` times.
+- ``to_floats(x)``: a few values read back to the host in one transfer.
 - ``sums_to_cutoffs(group, rank, values, n, cuts)``: per cutoff and segment, the
   sum over the rows at positions <= the cutoff (numpy: the cutoff axis).
 - ``flatnonzero(mask)``, ``put(x, rows, values)`` (``x[rows] = values``),
