@@ -389,9 +389,10 @@ def test_cuda_arrays(lib):
     metrics = ["iprec@0.5" if m == "iprec" else m for m in metrics]
     for ties in ("average", "threshold", "stable", "pessimistic", "optimistic"):
         opts = {"ties": ties, "max_grade": 2}
-        # A metric the host refuses under this policy (interpolated precision
-        # and g_score on mixed tie blocks under "average") must be refused on
-        # the device with the same message; the others are compared.
+        # A metric the host refuses under this policy (mixed tie blocks:
+        # interpolated precision under "average", the trec_eval-style g, bing,
+        # infap, ndcg_rel and rndcg under "average" and "threshold") must be
+        # refused on the device with the same message; the others are compared.
         refused = {}
         for m in metrics:
             try:
