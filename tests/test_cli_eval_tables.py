@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 import json
+import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -131,10 +133,38 @@ def test_empty_run_file_says_so(tmp_path, capsys):
     assert "run.txt: the qrels file is empty" in err
 
 
-@pytest.mark.parametrize("quiet", [[], ["--quiet"]])
-def test_qrels_errors_come_before_the_runs(tmp_path, capsys, quiet):
+@pytest.mark.parametrize("terminal", [False, True])
+@pytest.mark.parametrize("tabular", [False, True])
+def test_qrels_read_beside_the_run_unless_progress_is_shown(
+    tables, tabular, terminal, monkeypatch, capsys
+):
+    """No progress line (a pipe, --quiet): the qrels are read on a second
+    thread while the run is; on a terminal, one file at a time."""
+    import sklearn_rank.io as srio
+
+    name = "table_qrels_columns" if tabular else "read_qrels_columns"
+    read, threads = getattr(srio, name), []
+
+    def record(*args, **kwargs):
+        threads.append(threading.current_thread())
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(srio, name, record)
+    if terminal:
+        monkeypatch.setattr("sys.stderr", _Terminal())
+    files = tables[".parquet"] if tabular else (QRELS, RUN)
+    assert main(["eval", "-m", "map", *map(str, files)]) == 0
+    assert len(threads) == 1
+    assert (threads[0] is threading.main_thread()) == terminal
+
+
+@pytest.mark.parametrize("quiet", [[], ["--quiet"], "terminal"])
+def test_qrels_errors_come_before_the_runs(tmp_path, capsys, monkeypatch, quiet):
     """The qrels are read beside the first run (on a second thread when no
     progress is shown); their errors are still the ones reported first."""
+    if quiet == "terminal":  # a progress line: one file at a time
+        monkeypatch.setattr("sys.stderr", _Terminal())
+        quiet = []
     empty, bad_qrels = tmp_path / "empty.txt", tmp_path / "bad_qrels.txt"
     bad_run = tmp_path / "bad_run.txt"
     empty.write_text("")
@@ -144,6 +174,10 @@ def test_qrels_errors_come_before_the_runs(tmp_path, capsys, quiet):
     def error(*files):
         status = main(["eval", *quiet, *map(str, files)])
         err = capsys.readouterr().err
+        if isinstance(sys.stderr, _Terminal):  # this call's output only
+            err += sys.stderr.getvalue()
+            sys.stderr.seek(0)
+            sys.stderr.truncate()
         assert status == 1, err
         return err
 

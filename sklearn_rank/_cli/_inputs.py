@@ -14,6 +14,7 @@ import numpy as np
 
 from .._utils.memory import trim_heap
 from ..io import table_format
+from ._progress import showing
 
 
 @dataclass
@@ -185,7 +186,7 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
     # The qrels are read on a second thread while the first run is (numpy
     # releases the GIL in most of both): on two cores the shorter costs no wall
     # time. With a progress bar, or reading standard input, one at a time.
-    parallel = progress is None and "-" not in args.files
+    parallel = not showing(progress) and "-" not in args.files
     pool = ThreadPoolExecutor(max_workers=1) if parallel else None
     read_qrels = partial(
         read_qrels_columns,

@@ -55,3 +55,9 @@ class Progress:
         if self.active:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
+
+
+def showing(progress: Progress | None) -> bool:
+    """Whether a progress line is on screen (reads then go one at a time, so
+    that the line follows one file)."""
+    return progress is not None and progress.active

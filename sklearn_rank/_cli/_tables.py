@@ -20,6 +20,7 @@ from ._inputs import (
     check_overlap,
     finish_background,
 )
+from ._progress import showing
 
 
 def _read(path: str, columns: list[str], args: argparse.Namespace):
@@ -104,7 +105,7 @@ def _joined(args: argparse.Namespace, progress=None) -> list[RunInput]:
 
     # The qrels are read on a second thread while the runs are (as for TREC
     # files, _inputs._load_trec); their errors still come first.
-    pool = ThreadPoolExecutor(max_workers=1) if progress is None else None
+    pool = None if showing(progress) else ThreadPoolExecutor(max_workers=1)
     pending = pool.submit(load_qrels) if pool is not None else None
     if pending is None:
         qrels = load_qrels()
