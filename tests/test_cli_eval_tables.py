@@ -252,3 +252,45 @@ def test_progress_shows_bytes_read_of_the_total(tables, tabular, monkeypatch, ca
     if not tabular:
         assert f"parsing {Path(files[1]).name}: {size:.1f} of {size:.1f} MB" in shown
     assert np.isfinite(size)
+
+
+# Two rows added to results.test (as in test_trec_eval_silent_differences): the
+# last document of query 301 again, one point lower (rank 501), and the first
+# of 302 again at score -1000.
+DUPLICATES = (
+    "301\tQ0\tFBIS3-20713\t999\t0.655716\tSTANDARD\n"
+    "302\tQ0\tFR940126-2-00106\t999\t-1000\tSTANDARD\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("expected", "flags"),
+    [("out.test.dup_M100", ["-q", "-M", "100", "-m", "all_trec"]),
+     ("out.test.dup_M500c", ["-q", "-M", "500", "-c", "-m", "official"])],
+)  # fmt: skip
+def test_table_run_listing_a_document_twice_reads_as_the_trec_file(
+    expected, flags, tmp_path, capsys
+):
+    """Under trec_eval's convention a table run is checked as the same rows
+    in a TREC file: a document listed twice below the -M cut is computed
+    (trec_eval's bytes), both copies kept is an error naming both rows; under
+    the library's convention any repeat is refused when the table is read."""
+    text = tmp_path / "results.dup"
+    text.write_text(RUN.read_text() + DUPLICATES)
+    table = _columns(text, ["qid", "docno", "score"], [0, 2, 4])
+    table["score"] = [float(x) for x in table["score"]]
+    table = _write(table, tmp_path / "run_dup.parquet")
+    trec = ["--convention", "trec_eval", "--format", "trec"]
+    status, out, err = _eval([*trec, *flags, QRELS, table], capsys)
+    assert status == 0, err
+    # The run is named by its file (a table has no run tag).
+    tagged = "\tall\tSTANDARD\n", "\tall\trun_dup.parquet\n"
+    assert out == (DATA / expected).read_text().replace(*tagged)
+    status, _, err = _eval([*trec, "-M", "501", QRELS, table], capsys)
+    assert status == 1
+    assert "line 1501: duplicate document 'FBIS3-20713'" in err
+    assert "(first listed on line 119) within the top 501 (-M)" in err
+    status, _, err = _eval(["--convention", "sklearn_rank", QRELS, table], capsys)
+    assert status == 1
+    assert "line 1501: duplicate document 'FBIS3-20713'" in err
+    assert "within the top" not in err

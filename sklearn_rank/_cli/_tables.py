@@ -29,11 +29,17 @@ def _read(path: str, columns: list[str], args: argparse.Namespace):
 
 
 def _columns(path, columns, text, args, progress=None):
-    """Arrow columns of one table (ids as strings), bytes read reported."""
+    """Arrow columns of one table (ids as strings, query ids dictionary-encoded
+    where a Parquet file stores them so), bytes read reported."""
     fmt = args.input_format if args.input_format != "trec" else None
     report = None if progress is None else progress.reader(path)
     return _io.read_table_columns(
-        path, columns, input_format=fmt, text=text, progress=report
+        path,
+        columns,
+        input_format=fmt,
+        text=text,
+        dictionary=[args.query_col],
+        progress=report,
     )
 
 
@@ -82,7 +88,13 @@ def _table_runs(path: str, args: argparse.Namespace, progress=None) -> list:
 
     q, d, scores = args.query_col, args.doc_col, _score_cols(args)
     table = _columns(path, [q, d, *scores], [q, d], args, progress)
-    return table_run_columns(table, q, d, scores, path)
+    # As for TREC files: under trec_eval's convention a document listed twice
+    # is an error only where the join keeps both (trec_eval checks the top -M);
+    # that check then runs beside the join's ranking.
+    trec = getattr(args, "convention", None) == "trec_eval"
+    return table_run_columns(
+        table, q, d, scores, path, duplicates="join" if trec else "raise"
+    )
 
 
 def _joined(args: argparse.Namespace, progress=None) -> list[RunInput]:

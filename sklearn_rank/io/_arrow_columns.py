@@ -52,15 +52,18 @@ def read_columns(
     *,
     input_format: str | None = None,
     text: Sequence[str] = (),
+    dictionary: Sequence[str] = (),
     progress: Any = None,
 ) -> dict[str, Any]:
     """The given columns of a table as pyarrow arrays, without Python objects
     per row: ids stay Arrow strings (their bytes become spans with
     :func:`arrow_spans`), numbers typed arrays (:func:`arrow_numbers`).
 
-    ``text`` columns are read as strings whatever they look like. A ``.json``
-    file may hold JSON lines or one JSON array of objects. ``progress(done,
-    total, "read")`` is called with the bytes of the file read so far.
+    ``text`` columns are read as strings whatever they look like; of those,
+    the ``dictionary`` ones stay dictionary-encoded where the file stores them
+    so (Parquet; :func:`arrow_codes` reads either). A ``.json`` file may hold
+    JSON lines or one JSON array of objects. ``progress(done, total, "read")``
+    is called with the bytes of the file read so far.
     """
     try:
         import pyarrow as pa
@@ -93,7 +96,9 @@ def read_columns(
             if fmt == "jsonl" and _starts_array(stream):
                 table = _json_array(stream, columns, name)
             else:
-                table = _arrow_table(stream, fmt, columns, list(text), name)
+                table = _arrow_table(
+                    stream, fmt, columns, list(text), name, list(dictionary)
+                )
         except (pa.ArrowInvalid, OSError, EOFError) as exc:
             if "UTF8" in str(exc):  # name the line
                 _text.check_utf8(_text.read_bytes(source)[0], name)
@@ -248,3 +253,30 @@ def arrow_spans(array: Any, column: str, name: str):
     ends = offsets[1:] - base
     index = np.int32 if buf.size < 2**31 - 1 else np.int64
     return buf, starts.astype(index, copy=False), ends.astype(index, copy=False)
+
+
+def arrow_codes(array: Any, column: str, name: str):
+    """An Arrow id column as ``(codes, (buf, starts, ends))``: an integer code per
+    row and the span of each code's value, or None for the codes of a column
+    that is not dictionary-encoded (then :func:`arrow_spans` of every row).
+
+    A dictionary's values are factorized again (a dictionary may repeat a
+    value): equal ids, equal codes.
+    """
+    import pyarrow as pa
+
+    from ._spans import factorize
+
+    if not pa.types.is_dictionary(array.type) or array.dictionary.null_count:
+        if pa.types.is_dictionary(array.type):
+            array = array.dictionary_decode()
+        return None, arrow_spans(array, column, name)
+    if array.null_count:
+        raise ValueError(
+            f"{name}, row {_first_row(array.is_null())}: column {column!r} has a "
+            "missing id; every row needs one"
+        )
+    buf, starts, ends = arrow_spans(array.dictionary, column, name)
+    value_codes, first = factorize(buf, starts, ends)
+    codes = value_codes[_primitive(array.indices)]
+    return codes, (buf, starts[first], ends[first])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numbers
 import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -236,16 +237,24 @@ def read_table_columns(
     *,
     input_format: str | None = None,
     text: Sequence[str] = (),
+    dictionary: Sequence[str] = (),
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """The given columns of a table as pyarrow arrays (``{name: array}``),
-    without a Python object per row: ``text`` columns are read as strings;
-    pass the result to :func:`table_qrels_columns`, :func:`table_run_columns`,
+    without a Python object per row: ``text`` columns are read as strings,
+    and the ``dictionary`` ones (query ids) stay dictionary-encoded where a
+    Parquet file stores them so; pass the result to
+    :func:`table_qrels_columns`, :func:`table_run_columns`,
     :func:`table_query_codes` and :func:`table_numbers`. Needs pyarrow."""
     from ._arrow_columns import read_columns
 
     return read_columns(
-        source, columns, input_format=input_format, text=list(text), progress=progress
+        source,
+        columns,
+        input_format=input_format,
+        text=list(text),
+        dictionary=list(dictionary),
+        progress=progress,
     )
 
 
@@ -339,10 +348,21 @@ def read_run_columns(
     return RunColumns(parsed)
 
 
+def _query_column(table: dict, query_col: str, path: str) -> _TextColumn:
+    """The query ids of an Arrow column as codes (a dictionary-encoded column
+    keeps its indices: no span per row)."""
+    from ._arrow_columns import arrow_codes
+
+    codes, spans = arrow_codes(table[query_col], query_col, path)
+    if codes is None:
+        return _TextColumn.from_spans(*spans)
+    return _TextColumn(codes, *spans)
+
+
 def _arrow_ids(table: dict, query_col: str, doc_col: str, path: str):
     from ._arrow_columns import arrow_spans
 
-    qid = _TextColumn.from_spans(*arrow_spans(table[query_col], query_col, path))
+    qid = _query_column(table, query_col, path)
     docno = _RowText(*arrow_spans(table[doc_col], doc_col, path))
     n = len(table[query_col])
     line = np.arange(1, n + 1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
@@ -353,9 +373,7 @@ def _arrow_ids(table: dict, query_col: str, doc_col: str, path: str):
 def table_query_codes(table: dict, query_col: str, path: str):
     """Integer codes of an Arrow column of query ids, numbered in the ids'
     string order, and the ids: ``(codes, query_ids)``; no string per row."""
-    from ._arrow_columns import arrow_spans
-
-    column = _TextColumn.from_spans(*arrow_spans(table[query_col], query_col, path))
+    column = _query_column(table, query_col, path)
     names = np.array(column.text(), dtype=object)
     order = np.argsort(names, kind="stable")
     renumber = np.empty(order.size, np.int64)
@@ -379,14 +397,39 @@ def table_qrels_columns(
 
 
 def table_run_columns(
-    table: dict, query_col: str, doc_col: str, score_cols: list[str], path: str
+    table: dict,
+    query_col: str,
+    doc_col: str,
+    score_cols: list[str],
+    path: str,
+    *,
+    duplicates: str = "raise",
 ) -> list[RunColumns]:
     """One run per score column of Arrow columns (ids as strings), each named
-    by its column; as :func:`table_qrels_columns`."""
+    by its column; as :func:`table_qrels_columns`.
+
+    ``duplicates`` as for :func:`read_run_columns`: a document listed twice
+    for one query raises here ("raise"), or in :func:`join_columns` only if
+    both rows are among the documents it keeps ("join": trec_eval checks the
+    top ``-M`` documents only). With "join" the check runs on a second thread
+    while the caller goes on, and the join waits for it after ranking the
+    rows (on two cores the check then costs no wall time).
+    """
     from ._arrow_columns import arrow_numbers
 
+    if duplicates not in ("raise", "join"):
+        raise ValueError(f"duplicates must be 'raise' or 'join', got {duplicates!r}")
     qid, docno, line, source = _arrow_ids(table, query_col, doc_col, path)
-    keys = _check_unique(qid, docno, line, source)
+    keys, repeats, pending = None, None, None
+    if duplicates == "raise":
+        keys = _check_unique(qid, docno, line, source)
+        if keys is not None:  # the join reads the key table, not the hashes
+            docno._hashes = None
+    else:
+        repeats = []
+        pool = ThreadPoolExecutor(max_workers=1)
+        pending = pool.submit(_check_unique, qid, docno, line, source, repeats)
+        pool.shutdown(wait=False)  # the thread ends with the check
     return [
         RunColumns(
             _ParsedRun(
@@ -398,6 +441,8 @@ def table_run_columns(
                 line,
                 source,
                 keys,
+                repeats,
+                pending,
             )
         )
         for s in score_cols

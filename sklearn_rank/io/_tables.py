@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,11 +54,20 @@ def _read_arrow(data: bytes, fmt: str, columns: list[str], name: str):
     return {c: table[c].to_numpy(zero_copy_only=False) for c in columns}
 
 
-def _arrow_table(source, fmt: str, columns: list[str], text: list[str], name: str):
+def _arrow_table(
+    source,
+    fmt: str,
+    columns: list[str],
+    text: list[str],
+    name: str,
+    dictionary: Sequence[str] = (),
+):
     """The wanted columns of a table as pyarrow arrays (one chunk each).
 
     ``text``: columns read as strings whatever they look like (ids: ``007``
-    stays ``007`` in a CSV file).
+    stays ``007`` in a CSV file). ``dictionary``: string columns of a Parquet
+    file kept dictionary-encoded, as the file stores them (one index per row
+    and each distinct value once: no string per row).
     """
     import pyarrow as pa
 
@@ -66,7 +76,20 @@ def _arrow_table(source, fmt: str, columns: list[str], text: list[str], name: st
 
         # ParquetFile, not read_table: read_table loads pyarrow.dataset and
         # pyarrow.compute (about 0.3 s of imports) for features not used here.
-        parquet = pq.ParquetFile(source)
+        # A plain file is mapped: its column chunks are read from the page
+        # cache's own pages, not copied into fresh memory first.
+        plain = isinstance(source, io.BufferedReader) and isinstance(
+            source.name, str | bytes
+        )
+        where = source.name if plain else source
+        try:
+            parquet = pq.ParquetFile(
+                where, memory_map=plain, read_dictionary=list(dictionary) or None
+            )
+        except KeyError:  # a dictionary column the file lacks: named below
+            if not plain:
+                source.seek(0)
+            parquet = pq.ParquetFile(where, memory_map=plain)
         _check_columns(parquet.schema_arrow.names, columns, name)
         table = parquet.read(columns=list(dict.fromkeys(columns)))
     elif fmt in ("csv", "tsv"):

@@ -294,6 +294,7 @@ def _join(
     del rq, rs, run_rows  # the list holds the only references (memory)
     rq, rs, run_rows, rank = _rank_and_cut(cols, run.docno, max_docs_per_query, file_q)
     del file_q
+    run.settle()  # a duplicate check that ran beside the ranking
     if run.repeats:  # documents listed twice: an error where both are kept
         _check_kept_repeats(run, run_rows, max_docs_per_query)
     if run_rows.size and int(run_rows.max()) < 2**31 - 1:

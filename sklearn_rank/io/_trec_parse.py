@@ -7,7 +7,7 @@ key table of that check for the join (:mod:`._trec_join`).
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +72,21 @@ class _ParsedRun:
     # (first row, row) of each document listed twice for a query, when the
     # check waits for the join's -M cut (trec_eval checks the top M only)
     repeats: list | None = None
+    # That check still running on a second thread (a table run): the join
+    # ranks the rows meanwhile and waits for it (settle) before reading
+    # ``keys`` or ``repeats``.
+    pending: Future | None = None
+
+    def settle(self) -> None:
+        """Wait for the duplicate check running beside the caller; its key
+        table is kept (its error, if any, raised again at every call)."""
+        if self.pending is None:
+            return
+        self.keys = self.pending.result()
+        self.pending = None
+        trim_heap()  # the check's temporaries, freed on its thread
+        if self.keys is not None:  # the join reads the key table, not these
+            self.docno._hashes = None
 
 
 def _parse_qrels(
