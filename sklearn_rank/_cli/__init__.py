@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -169,11 +168,10 @@ def _keep_freed_memory() -> None:
     """
     if not sys.platform.startswith("linux"):
         return
-    # pyarrow (tables) allocates from its own pool by default, whose freed
-    # memory numpy cannot reuse; from glibc's, the join's arrays reuse the
-    # table's pages (faster, about 40 MB less at the peak of a 1M-row
-    # Parquet run). A user's own choice of pool is kept.
-    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    # pyarrow (tables) keeps its own pool (mimalloc), whose freed memory numpy
+    # cannot reuse: glibc's pool saves about 110 MB at the peak of the 5M-row
+    # Parquet pair but costs 0.25 s of its 1.4 s (fresh pages for every
+    # decoded column; docs/benchmarks.md), so the command leaves it alone.
     try:
         import ctypes
 
