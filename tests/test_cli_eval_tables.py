@@ -294,3 +294,15 @@ def test_table_run_listing_a_document_twice_reads_as_the_trec_file(
     assert status == 1
     assert "line 1501: duplicate document 'FBIS3-20713'" in err
     assert "within the top" not in err
+
+
+def test_tables_cut_at_m0_print_trec_eval_bytes(tables, capsys):
+    """-M 0 on tables as on the TREC pair: every query ranks nothing, and
+    trec_eval's -nan where it divides 0 by 0 (the table path did not pass the
+    cut on to the measures)."""
+    trec = ["--convention", "trec_eval", "--format", "trec"]
+    status, out, err = _eval([*trec, "-q", "-m", "all_trec", "-M", "0",
+                              *tables[".parquet"]], capsys)  # fmt: skip
+    assert status == 0, err
+    tagged = "\tall\tSTANDARD\n", "\tall\trun.parquet\n"
+    assert out == (DATA / "out.test.M0").read_text().replace(*tagged)

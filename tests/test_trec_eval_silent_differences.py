@@ -92,6 +92,12 @@ CASES = {
     # boundary).
     "out.rbp_resid_mean": "-q -c -m rbp_resid qrels.rbp_resid_mean "
     "results.rbp_resid_mean",
+    # -R qrels_jg under -c: a group none of whose queries the run has still
+    # counts (its queries print zeros); under -M 0 every group counts.
+    "out.jg_edge.cq": "-R qrels_jg -q -c -m qrels_jg qrels.jg_edge results.jg_edge",
+    "out.jg_edge.cqM0": "-R qrels_jg -q -c -M 0 -m qrels_jg qrels.jg_edge "
+    "results.jg_edge",
+    "out.test.qrels_jg_M0": "-R qrels_jg -q -M 0 -m qrels_jg qrels.123 results.test",
 }
 
 

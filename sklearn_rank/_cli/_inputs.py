@@ -119,9 +119,10 @@ def stdin_or_path(path: str):
     return sys.stdin.buffer if path == "-" else path
 
 
-def from_join(name: str, runid: str, joined) -> RunInput:
+def from_join(name: str, runid: str, joined, max_docs: int | None) -> RunInput:
     """A run joined with the judgments (:class:`sklearn_rank.io.TrecColumns`)
-    as flat arrays."""
+    as flat arrays; ``max_docs``: the ``-M`` it was cut at (``-M 0`` changes
+    what trec_eval prints for queries that rank nothing)."""
     score = joined.y_score
     if not np.isfinite(score).all():
         # inf, -inf (trec_eval reads 1e400 as inf): the same order and ties in
@@ -137,6 +138,7 @@ def from_join(name: str, runid: str, joined) -> RunInput:
         retrieved=joined.retrieved,
         judged=joined.judged,
         pooled=joined.pooled,
+        max_docs=max_docs,
     )
 
 
@@ -219,8 +221,7 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
             qrels, run, complete=args.complete, max_docs_per_query=args.max_docs
         )
         check_overlap(joined, run.source, qrels.source, args.complete)
-        out.append(from_join(path, run.run_tag, joined))
-        out[-1].max_docs = args.max_docs
+        out.append(from_join(path, run.run_tag, joined, args.max_docs))
         tags.append(run.run_tag)
         del run, joined
     if pending is not None:  # no run given

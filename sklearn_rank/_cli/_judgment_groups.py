@@ -107,10 +107,10 @@ def score_run(path, qrels_path, measures, bases, keywords, options, args, only=N
         joined = join_columns(
             qrels, run, complete=args.complete, max_docs_per_query=args.max_docs
         )
-        if not joined.retrieved.any():
-            continue  # no query of this group is in the run
+        if not len(joined):
+            continue  # no query of this group is in the run (and no -c)
         any_overlap = True
-        one = from_join(path, run.run_tag, joined)
+        one = from_join(path, run.run_tag, joined, args.max_docs)
         one.pooled = None  # (as before: the judged rows only)
         result = score(one, base_measures, keywords, options, True)
         for qid, row in result.per_query.items():

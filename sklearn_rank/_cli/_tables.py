@@ -145,7 +145,7 @@ def _joined(args: argparse.Namespace, progress=None) -> list[RunInput]:
             qrels, run, complete=args.complete, max_docs_per_query=args.max_docs
         )
         check_overlap(joined, run.source, qrels.source, args.complete)
-        out.append(from_join(name, name, joined))
+        out.append(from_join(name, name, joined, args.max_docs))
     return out
 
 
