@@ -412,9 +412,19 @@ def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
     # The table is sorted by (high part, row): the rows of one high part lie
     # between the packed values high << row_bits and (high + 1) << row_bits.
     shift = np.uint64(table.row_bits)
-    left = np.searchsorted(table.packed, high << shift, "left")
-    count = np.searchsorted(table.packed, (high + np.uint64(1)) << shift, "left")
-    count -= left
+    packed = table.packed
+    left = np.searchsorted(packed, high << shift, "left")
+    # How many entries share each high part: read off the entries at left and
+    # left + 1 (ascending positions: one pass), counted by a second search only
+    # where two or more do (colliding hash bits: rare).
+    last = packed.size - 1
+    count = (left <= last) & (packed[np.minimum(left, last)] >> shift == high)
+    more = count & (left < last) & (packed[np.minimum(left + 1, last)] >> shift == high)
+    count = count.astype(np.intp)
+    if more.any():
+        at = np.flatnonzero(more)
+        end = np.searchsorted(packed, (high[at] + np.uint64(1)) << shift, "left")
+        count[at] = end - left[at]
     one = np.flatnonzero(count == 1)
     i, j = wanted[one], r_pos[table.rows(left[one])]
     kept = j >= 0
