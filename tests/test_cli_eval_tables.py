@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _trec_eval_files import DUPLICATE_CASES, DUPLICATES
 
 from sklearn_rank._cli import _progress, main
 from sklearn_rank.io import _id_columns, _text
@@ -254,20 +255,7 @@ def test_progress_shows_bytes_read_of_the_total(tables, tabular, monkeypatch, ca
     assert np.isfinite(size)
 
 
-# Two rows added to results.test (as in test_trec_eval_silent_differences): the
-# last document of query 301 again, one point lower (rank 501), and the first
-# of 302 again at score -1000.
-DUPLICATES = (
-    "301\tQ0\tFBIS3-20713\t999\t0.655716\tSTANDARD\n"
-    "302\tQ0\tFR940126-2-00106\t999\t-1000\tSTANDARD\n"
-)
-
-
-@pytest.mark.parametrize(
-    ("expected", "flags"),
-    [("out.test.dup_M100", ["-q", "-M", "100", "-m", "all_trec"]),
-     ("out.test.dup_M500c", ["-q", "-M", "500", "-c", "-m", "official"])],
-)  # fmt: skip
+@pytest.mark.parametrize(("expected", "flags"), DUPLICATE_CASES)
 def test_table_run_listing_a_document_twice_reads_as_the_trec_file(
     expected, flags, tmp_path, capsys
 ):

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _trec_eval_files import DUPLICATE_CASES, DUPLICATES
 
 from sklearn_rank._cli import main
 
@@ -228,19 +229,7 @@ def test_ids_that_are_not_utf8_are_refused_under_another_convention(capsys):
     assert "line 1: not valid UTF-8 (byte 0xe9" in capsys.readouterr().err
 
 
-# Two lines appended to results.test: the last document of query 301 again,
-# one point lower (rank 501), and the first of 302 again at score -1000.
-DUPLICATES = (
-    "301\tQ0\tFBIS3-20713\t999\t0.655716\tSTANDARD\n"
-    "302\tQ0\tFR940126-2-00106\t999\t-1000\tSTANDARD\n"
-)
-
-
-@pytest.mark.parametrize(
-    ("expected", "flags"),
-    [("out.test.dup_M100", ["-q", "-M", "100", "-m", "all_trec"]),
-     ("out.test.dup_M500c", ["-q", "-M", "500", "-c", "-m", "official"])],
-)  # fmt: skip
+@pytest.mark.parametrize(("expected", "flags"), DUPLICATE_CASES)
 def test_a_document_listed_twice_below_the_cutoff_is_computed(
     expected, flags, tmp_path, capsys
 ):
