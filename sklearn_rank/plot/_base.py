@@ -398,7 +398,7 @@ def finish(ax: Any, legend: Any, title: str | None = None) -> Any:
             # one line per entry (cut with an ellipsis): a small figure
             legend = fig.legend(
                 handles,
-                [shorten(t, 24) for t in labels],
+                shorten_distinct(labels, 24),
                 title=heading,
                 loc="outside lower center",
                 ncols=min(2, len(labels)),
@@ -484,7 +484,7 @@ def fit_ticklabels(ax: Any, short: list[str]) -> None:
         t.set_rotation_mode("default")
     if not clash() and (roomy(ax) or not managed):
         return
-    ax.set_xticks(ax.get_xticks(), [shorten(t, 14) for t in short])
+    ax.set_xticks(ax.get_xticks(), shorten_distinct(short, 14))
     ax.tick_params(axis="x", labelsize="x-small")
 
 
@@ -512,10 +512,47 @@ def drop_overlaps(texts: list, ax: Any) -> list:
     return kept
 
 
-def check_values(name: str, values: Any, size: int, func: str) -> None:
-    """Every array of a mapping has ``size`` entries."""
+def texts_fit(texts: list, ax: Any) -> bool:
+    """Whether the texts (measured as last drawn) stay within the axes' width
+    and below its top, and overlap no other."""
+    box = ax.get_window_extent()
+    boxes = [t.get_window_extent() for t in texts]
+    out = any(b.x0 < box.x0 or b.x1 > box.x1 or b.y1 > box.y1 for b in boxes)
+    return not out and not any(
+        a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]
+    )
+
+
+def shorten_distinct(texts: list[str], width: int) -> list[str]:
+    """Each text on one line of at most ``width`` characters; where cutting the
+    end would make two texts alike, the middle is cut instead (start and end
+    kept), so that distinct texts stay distinct when that is possible."""
+    short = [shorten(t, width) for t in texts]
+    if len(set(short)) == len(set(texts)):
+        return short
+    head = (width - 1) // 2
+    tail = width - 1 - head
+    middle = [
+        t if len(t) <= width else f"{t[:head]}\u2026{t[len(t) - tail :]}"
+        for t in (" ".join(str(t).split()) for t in texts)
+    ]
+    if len(set(middle)) == len(set(texts)):
+        return middle
+    # the same start and end: number them (their order is the drawing order)
+    return [f"{i + 1}. {shorten(t, width - 4)}" for i, t in enumerate(texts)]
+
+
+def check_values(
+    name: str, values: Any, size: int, func: str, models: Any = None
+) -> None:
+    """Every array of a mapping has ``size`` entries (and, given ``models``,
+    the mapping has exactly those models)."""
     if values is None:
         return
+    if models is not None and set(values) != set(models):
+        raise param_error(
+            name, func, f"a mapping with the models {list(models)}", list(values)
+        )
     for m, v in values.items():
         n = np.asarray(v).shape[0] if np.ndim(v) else -1
         if n != size:
@@ -538,3 +575,141 @@ def external_stacklevel() -> int:
     ):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def check_per_group(per_group: Any, func: str, at_least: int = 1) -> dict[str, Any]:
+    """Model name -> GroupScores, at least ``at_least`` models."""
+    if not isinstance(per_group, Mapping) or len(per_group) < at_least:
+        what = (
+            "a non-empty mapping model -> GroupScores"
+            if at_least == 1
+            else f"a mapping of at least {at_least} models -> GroupScores"
+        )
+        raise param_error(
+            "per_group",
+            func,
+            what,
+            type(per_group).__name__,
+        )
+    return {str(m): v for m, v in per_group.items()}
+
+
+def _estimator_doc(cls: type) -> str:
+    import inspect
+
+    rest = [
+        p
+        for p in list(inspect.signature(cls.from_predictions).parameters)[2:]
+        if p not in ("groups", "kwargs")
+    ]
+    return f"""Score ``X`` with a fitted estimator (or a mapping name -> estimator),
+        then :meth:`from_predictions`.
+
+        Parameters
+        ----------
+        estimator : estimator or mapping of str to estimator
+            Fitted; a single one is named by its class.
+        X : array-like
+            The rows to score.
+        y : array-like of shape (n_samples,)
+            Relevance labels of the rows.
+        groups : array-like of shape (n_samples,)
+            Group ids of the rows.
+        response_method : "auto", str or tuple of str, default="auto"
+            The estimator's methods tried in order; "auto" is
+            ``("decision_function", "predict_proba", "predict")``.
+        {", ".join(rest)}, **kwargs
+            As in :meth:`from_predictions`.
+
+        Returns
+        -------
+        display : {cls.__name__}
+        """
+
+
+def _estimator_signature(cls: type):
+    """``from_predictions``' signature with the estimator's first arguments."""
+    import inspect
+
+    sig = inspect.signature(cls.from_predictions)
+    params = list(sig.parameters.values())
+    P = inspect.Parameter
+    head = [
+        P("cls", P.POSITIONAL_OR_KEYWORD),
+        P("estimator", P.POSITIONAL_OR_KEYWORD),
+        P("X", P.POSITIONAL_OR_KEYWORD),
+        P("y", P.POSITIONAL_OR_KEYWORD),
+    ]
+    rest = [p for p in params[2:]]
+    at = next(i for i, p in enumerate(rest) if p.name == "groups") + 1
+    method = P("response_method", P.KEYWORD_ONLY, default="auto")
+    return sig.replace(parameters=[*head, *rest[:at], method, *rest[at:]])
+
+
+class DisplayMixin:
+    """What every display shares (scikit-learn keeps the same in
+    ``sklearn.utils._plotting``): the axes and legend names of :meth:`plot`,
+    the models' styles and colours, the legend placed by the layout rules, and
+    ``from_estimator``, which scores ``X`` and hands over to the display's own
+    ``from_predictions`` (its signature and docstring are derived from it)."""
+
+    name: Any = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "from_predictions" in cls.__dict__ and "from_estimator" not in cls.__dict__:
+
+            def from_estimator(
+                cls, estimator, X, y, *, groups, response_method="auto", **kw
+            ):
+                func = f"{cls.__name__}.from_estimator"
+                scores = estimator_scores(estimator, X, response_method, func)
+                return cls.from_predictions(y, scores, groups=groups, **kw)
+
+            from_estimator.__doc__ = _estimator_doc(cls)
+            from_estimator.__signature__ = _estimator_signature(cls)
+            from_estimator.__qualname__ = f"{cls.__name__}.from_estimator"
+            from_estimator.__module__ = cls.__module__
+            cls.from_estimator = classmethod(from_estimator)
+
+    def _start(self, ax: Any, name: Any, models: list[str]):
+        """The axes, the figure and the legend names of :meth:`plot` (a name
+        given here is kept for the next plot)."""
+        func = f"{type(self).__name__}.plot"
+        ax, fig = new_axes(ax, func)
+        name = self.name if name is None else name
+        names = check_names(name, models, func)
+        self.name = name
+        self.ax_, self.figure_ = ax, fig
+        return ax, fig, names
+
+    def _styles(
+        self,
+        models: list[str],
+        labels: list[str],
+        curve_kwargs: Any,
+        kwargs: dict[str, Any],
+        defaults: dict[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Each model's style keywords (see :func:`model_styles`)."""
+        func = f"{type(self).__name__}.plot"
+        return model_styles(
+            self.figure_, models, labels, curve_kwargs, kwargs, func, defaults
+        )
+
+    def _legend(
+        self, ax: Any, handles=None, labels=None, *, heading=None, title=None
+    ) -> Any:
+        """The legend beside the axes, fitted by the layout rules of
+        :func:`finish` (with the axes' ``title``, wrapped to fit)."""
+        legend = outside_legend(ax, handles, labels, title=heading)
+        self.legend_ = finish(ax, legend, title)
+        return self.legend_
+
+    @staticmethod
+    def _scores(y_score: Any, name: Any, func: str) -> tuple[dict, Any]:
+        """The models' scores, and the legend names left for :meth:`plot` (a
+        single str names the one model's scores)."""
+        single = name if isinstance(name, str) else None
+        scores = model_scores(y_score, func, name=single)
+        return scores, None if single is not None else name

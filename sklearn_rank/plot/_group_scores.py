@@ -10,37 +10,27 @@ from numpy.typing import ArrayLike
 
 from .._utils.params import param_error
 from ._base import (
+    DisplayMixin,
     check_curve_kwargs,
     check_matplotlib,
     check_metric_name,
-    check_names,
     check_options,
-    estimator_scores,
-    finish,
+    check_per_group,
     fit_ticklabels,
     model_colors,
-    model_scores,
-    model_styles,
-    new_axes,
-    outside_legend,
     per_group,
-    shorten,
+    shorten_distinct,
     wrap,
 )
 
 KINDS = ("hist", "ecdf", "box")
 
 
-class GroupScoreDisplay:
+class GroupScoreDisplay(DisplayMixin):
     """The per-group values of one metric: histogram, empirical CDF or box plot.
 
     Groups where the metric is undefined (no relevant row) are not drawn; the
     legend (the tick labels of a box plot) counts them for each model.
-
-
-    One class over the size line: scikit-learn's Display API puts every
-    constructor (``from_predictions``, ``from_estimator``, from precomputed
-    data) and the drawing on the display class.
 
     Parameters
     ----------
@@ -143,11 +133,8 @@ class GroupScoreDisplay:
         func = "GroupScoreDisplay.plot"
         if kind not in KINDS:
             raise param_error("kind", func, f"a str among {set(KINDS)}", kind)
-        ax, fig = new_axes(ax, func)
         models = list(self.values)
-        name = self.name if name is None else name
-        names = check_names(name, models, func)
-        self.name = name
+        ax, fig, names = self._start(ax, name, models)
         defined = {m: v[~np.isnan(v)] for m, v in self.values.items()}
         labels = [
             f"{n} ({defined[m].size} groups, {self.n_undefined[m]} undefined)"
@@ -157,7 +144,7 @@ class GroupScoreDisplay:
         if kind == "hist":
             self._hist(ax, fig, models, labels, defined, curve_kwargs, kwargs)
         elif kind == "ecdf":
-            styles = model_styles(fig, models, labels, curve_kwargs, kwargs, func)
+            styles = self._styles(models, labels, curve_kwargs, kwargs)
             for m, style in zip(models, styles, strict=True):
                 if defined[m].size:
                     self.artists_[m] = ax.ecdf(defined[m], **style)
@@ -165,23 +152,21 @@ class GroupScoreDisplay:
                     (self.artists_[m],) = ax.plot([], [], **style)
             ax.set_xlabel(self.metric)
             ax.set_ylabel("share of defined groups\nat or below")
-            self.legend_ = finish(ax, outside_legend(ax))
+            self._legend(ax)
         else:
             self._box(
                 ax, fig, models, names, labels, defined, curve_kwargs, kwargs, func
             )
-        self.ax_, self.figure_ = ax, fig
         return self
 
     def _hist(self, ax, fig, models, labels, defined, curve_kwargs, kwargs):
-        func = "GroupScoreDisplay.plot"
         everything = np.concatenate([defined[m] for m in models])
         bins = kwargs.pop("bins", 20)
         # The metric's own range [0, 1] (wider only if the data are).
         lo = min(0.0, float(everything.min())) if everything.size else 0.0
         hi = max(1.0, float(everything.max())) if everything.size else 1.0
         self.bin_edges_ = np.histogram_bin_edges(everything, bins, (lo, hi))
-        styles = model_styles(fig, models, labels, curve_kwargs, kwargs, func)
+        styles = self._styles(models, labels, curve_kwargs, kwargs)
         colors = [st.pop("color") for st in styles]
         names = [st.pop("label") for st in styles]
         shared = (
@@ -210,7 +195,7 @@ class GroupScoreDisplay:
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(self.metric)
         ax.set_ylabel("groups")
-        self.legend_ = finish(ax, outside_legend(ax))
+        self._legend(ax)
 
     def _box(self, ax, fig, models, names, labels, defined, curve_kwargs, kwargs, func):
         colors = model_colors(fig, models)
@@ -238,8 +223,8 @@ class GroupScoreDisplay:
         ax.set_ylabel(self.metric)
         self.legend_ = None
         short = [
-            f"{shorten(n, 18)} ({defined[m].size})"
-            for m, n in zip(models, names, strict=True)
+            f"{n} ({defined[m].size})"
+            for m, n in zip(models, shorten_distinct(names, 18), strict=True)
         ]
         fit_ticklabels(ax, short)
 
@@ -261,13 +246,7 @@ class GroupScoreDisplay:
         ``curve_kwargs`` and ``**kwargs`` go to :meth:`plot`."""
         func = "GroupScoreDisplay.from_group_scores"
         check_matplotlib(func)
-        if not isinstance(per_group, Mapping) or not per_group:
-            raise param_error(
-                "per_group",
-                func,
-                "a non-empty mapping model -> GroupScores",
-                type(per_group).__name__,
-            )
+        per_group = check_per_group(per_group, func)
         disp = cls(
             values={str(m): r.values[metric] for m, r in per_group.items()},
             group_ids={str(m): r.group_ids for m, r in per_group.items()},
@@ -315,69 +294,11 @@ class GroupScoreDisplay:
         check_matplotlib(func)  # before any work
         check_metric_name(metric, func)
         options = check_options(metric_options, func)
-        scores = model_scores(
-            y_score, func, name=name if isinstance(name, str) else None
-        )
+        scores, name = cls._scores(y_score, name, func)
         res = per_group(y_true, scores, groups, [metric], sample_weight, options)
         return cls.from_group_scores(
             res,
             metric=metric,
-            ax=ax,
-            name=None if isinstance(name, str) else name,
-            kind=kind,
-            curve_kwargs=curve_kwargs,
-            **kwargs,
-        )
-
-    @classmethod
-    def from_estimator(
-        cls,
-        estimator: Any,
-        X: Any,
-        y: ArrayLike,
-        *,
-        groups: ArrayLike,
-        response_method: Any = "auto",
-        metric: str = "ndcg@10",
-        sample_weight: ArrayLike | None = None,
-        metric_options: Mapping[str, Any] | None = None,
-        ax: Any = None,
-        name: Any = None,
-        kind: str = "hist",
-        curve_kwargs: Any = None,
-        **kwargs: Any,
-    ) -> GroupScoreDisplay:
-        """Score ``X`` with a fitted estimator (or a mapping name -> estimator),
-        then :meth:`from_predictions`.
-
-        Parameters
-        ----------
-        estimator : estimator or mapping of str to estimator
-        X : array-like
-        y, groups
-            Relevance labels and group ids of the rows.
-        response_method : "auto", str or tuple of str, default="auto"
-            The methods tried in order; "auto" is ``("decision_function",
-            "predict_proba", "predict")``.
-        metric, sample_weight, metric_options
-            As in :meth:`from_predictions`.
-        ax, name, kind, curve_kwargs, **kwargs
-            Passed to :meth:`plot`.
-
-        Returns
-        -------
-        display : GroupScoreDisplay
-        """
-        scores = estimator_scores(
-            estimator, X, response_method, "GroupScoreDisplay.from_estimator"
-        )
-        return cls.from_predictions(
-            y,
-            scores,
-            groups=groups,
-            metric=metric,
-            sample_weight=sample_weight,
-            metric_options=metric_options,
             ax=ax,
             name=name,
             kind=kind,

@@ -11,29 +11,19 @@ from numpy.typing import ArrayLike
 from .._metrics.cutoff_curves import check_cutoff_metric, check_ks, cutoff_curve
 from .._utils.params import param_error
 from ._base import (
+    DisplayMixin,
     check_matplotlib,
-    check_names,
     check_options,
+    check_per_group,
     check_values,
-    estimator_scores,
-    finish,
-    model_scores,
-    model_styles,
-    new_axes,
-    outside_legend,
 )
 
 
-class MetricAtKDisplay:
+class MetricAtKDisplay(DisplayMixin):
     """A cutoff metric at ``k = 1..K``, one line per model (with bootstrap bands).
 
     Build it with :meth:`from_predictions` or :meth:`from_estimator`; the
     constructor takes values already computed.
-
-
-    One class over the size line: scikit-learn's Display API puts every
-    constructor (``from_predictions``, ``from_estimator``, from precomputed
-    data) and the drawing on the display class.
 
     Parameters
     ----------
@@ -99,16 +89,7 @@ class MetricAtKDisplay:
         if self.ks.ndim != 1:
             raise param_error("ks", func, "a 1-D array of cutoffs", ks)
         for what in ("values", "ci_low", "ci_high"):
-            check_values(what, getattr(self, what), self.ks.size, func)
-        for what in ("ci_low", "ci_high"):
-            given = getattr(self, what)
-            if given is not None and set(given) != set(self.values):
-                raise param_error(
-                    what,
-                    func,
-                    f"a mapping with the models {list(self.values)}",
-                    list(given),
-                )
+            check_values(what, getattr(self, what), self.ks.size, func, self.values)
 
     def plot(
         self,
@@ -138,20 +119,10 @@ class MetricAtKDisplay:
         -------
         display : MetricAtKDisplay
         """
-        func = "MetricAtKDisplay.plot"
-        ax, fig = new_axes(ax, func)
         models = list(self.values)
-        name = self.name if name is None else name
-        names = check_names(name, models, func)
-        self.name = name
-        styles = model_styles(
-            fig,
-            models,
-            names,
-            curve_kwargs,
-            kwargs,
-            func,
-            {"marker": "o", "markersize": 3},
+        ax, _, names = self._start(ax, name, models)
+        styles = self._styles(
+            models, names, curve_kwargs, kwargs, {"marker": "o", "markersize": 3}
         )
         self.lines_, self.bands_ = {}, {}
         for model, style in zip(models, styles, strict=True):
@@ -184,8 +155,7 @@ class MetricAtKDisplay:
                 text = f"{level:.0%} bootstrap band" if level is not None else "band"
             handles.append(Patch(facecolor="0.5", alpha=0.3, linewidth=0))
             labels.append(text)
-        self.legend_ = finish(ax, outside_legend(ax, handles, labels))
-        self.ax_, self.figure_ = ax, fig
+        self._legend(ax, handles, labels)
         return self
 
     @classmethod
@@ -227,49 +197,12 @@ class MetricAtKDisplay:
         -------
         display : MetricAtKDisplay
         """
-        from ..stats import bootstrap_ci
-
         func = "MetricAtKDisplay.from_group_scores"
         check_matplotlib(func)
-        if not isinstance(per_group, Mapping) or not per_group:
-            raise param_error(
-                "per_group",
-                func,
-                "a non-empty mapping model -> GroupScores",
-                type(per_group).__name__,
-            )
-        first = next(iter(per_group.values()))
-        prefix = f"{metric}@"
-        ks = sorted(int(k[len(prefix) :]) for k in first.values if k.startswith(prefix))
-        if not ks:
-            raise param_error(
-                "metric",
-                func,
-                f"a metric with '{prefix}k' entries in per_group",
-                metric,
-            )
-        keys = [f"{prefix}{k}" for k in ks]
-        values, low, high = {}, {}, {}
-        for model, res in per_group.items():
-            missing = [k for k in keys if k not in res.values]
-            if missing:
-                raise ValueError(
-                    f"{func}: the per-group values of {model!r} lack {missing}; "
-                    "score every model at the same cutoffs."
-                )
-            res = _with_rule(res, keys, undefined)
-            values[str(model)] = np.array([res.mean(k) for k in keys])
-            if confidence_level is not None:
-                report = bootstrap_ci(
-                    None,
-                    res,
-                    metrics=keys,
-                    confidence_level=confidence_level,
-                    n_resamples=n_resamples,
-                    random_state=random_state,
-                )
-                low[str(model)] = np.array([r.ci_low for r in report])
-                high[str(model)] = np.array([r.ci_high for r in report])
+        per_group = check_per_group(per_group, func)
+        ks, values, low, high = _group_score_curves(
+            per_group, metric, undefined, confidence_level, n_resamples, random_state
+        )
         disp = cls(
             ks=np.asarray(ks),
             values=values,
@@ -319,60 +252,15 @@ class MetricAtKDisplay:
         """
         func = "MetricAtKDisplay.from_cv_results"
         check_matplotlib(func)
-        if not isinstance(cv_results, Mapping):
-            raise param_error(
-                "cv_results",
-                func,
-                "a search's cv_results_ dict",
-                type(cv_results).__name__,
-            )
-        prefix = f"mean_test_{metric}@"
-        ks = sorted(
-            int(k[len(prefix) :])
-            for k in cv_results
-            if k.startswith(prefix) and k[len(prefix) :].isdigit()
+        ks, values, low, high = _cv_curves(
+            cv_results, metric, candidates, n_candidates, func
         )
-        if not ks:
-            raise param_error(
-                "metric",
-                func,
-                f"a metric scored at cutoffs ('{prefix}k' keys in cv_results)",
-                metric,
-            )
-        mean = np.array([np.asarray(cv_results[f"{prefix}{k}"], float) for k in ks])
-        std = np.array(
-            [np.asarray(cv_results[f"std_test_{metric}@{k}"], float) for k in ks]
-        )
-        n = mean.shape[1]
-        if candidates is None:
-            if (
-                isinstance(n_candidates, bool)
-                or not isinstance(n_candidates, (int, np.integer))
-                or n_candidates < 1
-            ):
-                raise param_error(
-                    "n_candidates", func, "an int in the range [1, inf)", n_candidates
-                )
-            last = np.where(np.isnan(mean[-1]), -np.inf, mean[-1])
-            candidates = np.argsort(-last, kind="stable")[: int(n_candidates)]
-        idx = [int(i) for i in candidates]
-        if any(i < 0 or i >= n for i in idx):
-            raise param_error("candidates", func, f"indices in [0, {n})", candidates)
-        params = cv_results.get("params")
-        labels = [
-            ", ".join(f"{k}={v!r}" for k, v in params[i].items())
-            if params is not None and params[i]
-            else f"candidate {i}"
-            for i in idx
-        ]
-        labels = [_unique(lab, labels[:j]) for j, lab in enumerate(labels)]
-        pairs = list(zip(labels, idx, strict=True))
         disp = cls(
-            ks=np.asarray(ks),
-            values={lab: mean[:, i] for lab, i in pairs},
+            ks=ks,
+            values=values,
             metric=metric,
-            ci_low={lab: mean[:, i] - std[:, i] for lab, i in pairs},
-            ci_high={lab: mean[:, i] + std[:, i] for lab, i in pairs},
+            ci_low=low,
+            ci_high=high,
             name=name,
             band_label="mean +- 1 SD over folds",
         )
@@ -446,9 +334,7 @@ class MetricAtKDisplay:
             ks = np.arange(1, int(k_max) + 1)
         ks = check_ks(ks, func)
         options = check_options(metric_options, func)
-        scores = model_scores(
-            y_score, func, name=name if isinstance(name, str) else None
-        )
+        scores, name = cls._scores(y_score, name, func)
         values, low, high = {}, {}, {}
         for model, score in scores.items():
             curve = cutoff_curve(
@@ -473,75 +359,9 @@ class MetricAtKDisplay:
             ci_low=low or None,
             ci_high=high or None,
             confidence_level=confidence_level,
-            name=None if isinstance(name, str) else name,
+            name=name,
         )
         return disp.plot(ax=ax, curve_kwargs=curve_kwargs, **kwargs)
-
-    @classmethod
-    def from_estimator(
-        cls,
-        estimator: Any,
-        X: Any,
-        y: ArrayLike,
-        *,
-        groups: ArrayLike,
-        response_method: Any = "auto",
-        metric: str = "ndcg",
-        k_max: int = 20,
-        ks: Sequence[int] | None = None,
-        confidence_level: float | None = None,
-        n_resamples: int = 999,
-        random_state: Any = None,
-        sample_weight: ArrayLike | None = None,
-        metric_options: Mapping[str, Any] | None = None,
-        ax: Any = None,
-        name: Any = None,
-        curve_kwargs: Any = None,
-        **kwargs: Any,
-    ) -> MetricAtKDisplay:
-        """Score ``X`` with a fitted estimator (or a mapping name -> estimator),
-        then :meth:`from_predictions`.
-
-        Parameters
-        ----------
-        estimator : estimator or mapping of str to estimator
-            Fitted; a single one is named by its class.
-        X : array-like
-            The rows to score.
-        y, groups
-            Relevance labels and group ids of the rows.
-        response_method : "auto", str or tuple of str, default="auto"
-            The estimator's methods tried in order; "auto" is
-            ``("decision_function", "predict_proba", "predict")``.
-        metric, k_max, ks, confidence_level, n_resamples, random_state
-            As in :meth:`from_predictions`.
-        sample_weight, metric_options, ax, name, curve_kwargs, **kwargs
-            As in :meth:`from_predictions`.
-
-        Returns
-        -------
-        display : MetricAtKDisplay
-        """
-        scores = estimator_scores(
-            estimator, X, response_method, "MetricAtKDisplay.from_estimator"
-        )
-        return cls.from_predictions(
-            y,
-            scores,
-            groups=groups,
-            metric=metric,
-            k_max=k_max,
-            ks=ks,
-            confidence_level=confidence_level,
-            n_resamples=n_resamples,
-            random_state=random_state,
-            sample_weight=sample_weight,
-            metric_options=metric_options,
-            ax=ax,
-            name=name,
-            curve_kwargs=curve_kwargs,
-            **kwargs,
-        )
 
 
 def _unique(label: str, before: list[str]) -> str:
@@ -581,3 +401,103 @@ def _bands(curve, level, n_resamples, random_state, options):
     low = np.array([r.ci_low for r in report])
     high = np.array([r.ci_high for r in report])
     return low, high
+
+
+def _group_score_curves(per_group, metric, undefined, level, n_resamples, random_state):
+    """Cutoffs, means and bootstrap interval ends per model from per-group
+    values holding ``metric@k`` for every cutoff."""
+    from ..stats import bootstrap_ci
+
+    func = "MetricAtKDisplay.from_group_scores"
+    first = next(iter(per_group.values()))
+    prefix = f"{metric}@"
+    ks = sorted(int(k[len(prefix) :]) for k in first.values if k.startswith(prefix))
+    if not ks:
+        raise param_error(
+            "metric",
+            func,
+            f"a metric with '{prefix}k' entries in per_group",
+            metric,
+        )
+    keys = [f"{prefix}{k}" for k in ks]
+    values, low, high = {}, {}, {}
+    for model, res in per_group.items():
+        missing = [k for k in keys if k not in res.values]
+        if missing:
+            raise ValueError(
+                f"{func}: the per-group values of {model!r} lack {missing}; "
+                "score every model at the same cutoffs."
+            )
+        res = _with_rule(res, keys, undefined)
+        values[str(model)] = np.array([res.mean(k) for k in keys])
+        if level is not None:
+            report = bootstrap_ci(
+                None,
+                res,
+                metrics=keys,
+                confidence_level=level,
+                n_resamples=n_resamples,
+                random_state=random_state,
+            )
+            low[str(model)] = np.array([r.ci_low for r in report])
+            high[str(model)] = np.array([r.ci_high for r in report])
+    return ks, values, low, high
+
+
+def _cv_curves(cv_results, metric, candidates, n_candidates, func):
+    """Cutoffs, and per candidate the mean and mean +- 1 SD over folds, read
+    from a search's ``cv_results_``."""
+    if not isinstance(cv_results, Mapping):
+        raise param_error(
+            "cv_results",
+            func,
+            "a search's cv_results_ dict",
+            type(cv_results).__name__,
+        )
+    prefix = f"mean_test_{metric}@"
+    ks = sorted(
+        int(k[len(prefix) :])
+        for k in cv_results
+        if k.startswith(prefix) and k[len(prefix) :].isdigit()
+    )
+    if not ks:
+        raise param_error(
+            "metric",
+            func,
+            f"a metric scored at cutoffs ('{prefix}k' keys in cv_results)",
+            metric,
+        )
+    mean = np.array([np.asarray(cv_results[f"{prefix}{k}"], float) for k in ks])
+    std = np.array(
+        [np.asarray(cv_results[f"std_test_{metric}@{k}"], float) for k in ks]
+    )
+    n = mean.shape[1]
+    if candidates is None:
+        if (
+            isinstance(n_candidates, bool)
+            or not isinstance(n_candidates, (int, np.integer))
+            or n_candidates < 1
+        ):
+            raise param_error(
+                "n_candidates", func, "an int in the range [1, inf)", n_candidates
+            )
+        last = np.where(np.isnan(mean[-1]), -np.inf, mean[-1])
+        candidates = np.argsort(-last, kind="stable")[: int(n_candidates)]
+    idx = [int(i) for i in candidates]
+    if any(i < 0 or i >= n for i in idx):
+        raise param_error("candidates", func, f"indices in [0, {n})", candidates)
+    params = cv_results.get("params")
+    labels = [
+        ", ".join(f"{k}={v!r}" for k, v in params[i].items())
+        if params is not None and params[i]
+        else f"candidate {i}"
+        for i in idx
+    ]
+    labels = [_unique(lab, labels[:j]) for j, lab in enumerate(labels)]
+    pairs = list(zip(labels, idx, strict=True))
+    return (
+        np.asarray(ks),
+        {lab: mean[:, i] for lab, i in pairs},
+        {lab: mean[:, i] - std[:, i] for lab, i in pairs},
+        {lab: mean[:, i] + std[:, i] for lab, i in pairs},
+    )

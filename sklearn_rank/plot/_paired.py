@@ -11,20 +11,15 @@ from numpy.typing import ArrayLike
 
 from .._utils.params import param_error
 from ._base import (
+    DisplayMixin,
     check_matplotlib,
     check_metric_name,
-    check_names,
     check_options,
+    check_per_group,
     drop_overlaps,
-    estimator_scores,
     external_stacklevel,
-    finish,
-    fit_title,
     model_colors,
     model_scores,
-    model_styles,
-    new_axes,
-    outside_legend,
     per_group,
 )
 
@@ -46,7 +41,7 @@ def _warn_all_undefined(func, metric, model, baseline, n_groups) -> None:
     )
 
 
-class PairedDifferenceDisplay:
+class PairedDifferenceDisplay(DisplayMixin):
     """Per-group differences ``model - baseline`` of one metric, sorted from the
     largest win to the largest loss (the per-query difference plot of IR papers).
 
@@ -56,11 +51,6 @@ class PairedDifferenceDisplay:
     (as :func:`sklearn_rank.evaluate` does) and that model's plot is empty.
     The title counts wins, ties (within 1e-12) and losses; the largest wins and
     losses are labelled with group ids.
-
-
-    One class over the size line: scikit-learn's Display API puts every
-    constructor (``from_predictions``, ``from_estimator``, from precomputed
-    data) and the drawing on the display class.
 
     Parameters
     ----------
@@ -174,13 +164,10 @@ class PairedDifferenceDisplay:
         -------
         display : PairedDifferenceDisplay
         """
-        func = "PairedDifferenceDisplay.plot"
-        ax, fig = new_axes(ax, func)
         models = list(self.differences)
-        name = self.name if name is None else name
-        names = check_names(name, models, func)
+        ax, fig, names = self._start(ax, name, models)
         base = baseline_name or self.baseline_name or self.baseline
-        self.name, self.baseline_name = name, base
+        self.baseline_name = base
         model_colors(fig, [*models, self.baseline])  # the baseline keeps its own
         labels = []
         for m, n in zip(models, names, strict=True):
@@ -190,8 +177,8 @@ class PairedDifferenceDisplay:
                 total = self.differences[m].size + self.n_dropped[m]
                 text += f"; {self.n_dropped[m]} of {total} groups undefined, left out"
             labels.append(text)
-        styles = model_styles(
-            fig, models, labels, curve_kwargs, kwargs, func, {"drawstyle": "steps-mid"}
+        styles = self._styles(
+            models, labels, curve_kwargs, kwargs, {"drawstyle": "steps-mid"}
         )
         self.lines_, self.annotations_ = {}, {}
         for m, style in zip(models, styles, strict=True):
@@ -204,11 +191,7 @@ class PairedDifferenceDisplay:
         ax.axhline(0.0, color=_edge(), linewidth=0.8)
         ax.set_xlabel("groups, sorted by difference")
         ax.set_ylabel(f"{self.metric} difference")
-        fit_title(ax, f"{self.metric} per group, model - {base}")
-        self.legend_ = finish(
-            ax, outside_legend(ax), f"{self.metric} per group, model - {base}"
-        )
-        self.ax_, self.figure_ = ax, fig
+        self._legend(ax, title=f"{self.metric} per group, model - {base}")
         every = [a for m in models for a in self.annotations_[m]]
         kept = set(map(id, drop_overlaps(every, ax))) if every else set()
         self.annotations_ = {
@@ -289,39 +272,10 @@ class PairedDifferenceDisplay:
         func = "PairedDifferenceDisplay.from_group_scores"
         check_matplotlib(func)
         n_labels = _check_n_labels(n_labels, func)
-        if not isinstance(per_group, Mapping) or len(per_group) < 2:
-            raise param_error(
-                "per_group",
-                func,
-                "a mapping of at least two models",
-                type(per_group).__name__,
-            )
-        models = [str(m) for m in per_group]
-        per_group = {str(m): v for m, v in per_group.items()}
-        if baseline is None:
-            baseline = models[-1]
-        elif baseline not in per_group:
-            raise param_error("baseline", func, f"None or one of {models}", baseline)
-        fill = None if undefined is None or isinstance(undefined, str) else undefined
-
-        def values(m):
-            v = np.asarray(per_group[m].values[metric], float)
-            return v if fill is None else np.where(np.isnan(v), float(fill), v)
-
-        base_ids = np.asarray(per_group[baseline].group_ids)
-        where = {g: i for i, g in enumerate(base_ids.tolist())}
-        base = values(baseline)
-        diffs, ids, dropped = {}, {}, {}
-        for m in models:
-            if m == baseline:
-                continue
-            own = np.asarray(per_group[m].group_ids)
-            idx = np.array([where.get(g, -1) for g in own.tolist()], dtype=np.intp)
-            d = np.where(idx >= 0, values(m) - base[np.maximum(idx, 0)], np.nan)
-            keep = ~np.isnan(d)
-            if not keep.any():
-                _warn_all_undefined(func, metric, m, baseline, d.size)
-            diffs[m], ids[m], dropped[m] = d[keep], own[keep], int((~keep).sum())
+        per_group = check_per_group(per_group, func, at_least=2)
+        baseline, diffs, ids, dropped = _differences(
+            per_group, metric, baseline, undefined, func
+        )
         disp = cls(
             differences=diffs,
             group_ids=ids,
@@ -403,66 +357,6 @@ class PairedDifferenceDisplay:
             **kwargs,
         )
 
-    @classmethod
-    def from_estimator(
-        cls,
-        estimator: Mapping[str, Any],
-        X: Any,
-        y: ArrayLike,
-        *,
-        groups: ArrayLike,
-        response_method: Any = "auto",
-        baseline: str | None = None,
-        metric: str = "ndcg@10",
-        n_labels: int = 3,
-        sample_weight: ArrayLike | None = None,
-        metric_options: Mapping[str, Any] | None = None,
-        ax: Any = None,
-        name: Any = None,
-        baseline_name: str | None = None,
-        curve_kwargs: Any = None,
-        **kwargs: Any,
-    ) -> PairedDifferenceDisplay:
-        """Score ``X`` with a mapping name -> fitted estimator (at least two),
-        then :meth:`from_predictions`.
-
-        Parameters
-        ----------
-        estimator : mapping of str to estimator
-        X : array-like
-        y, groups
-            Relevance labels and group ids of the rows.
-        response_method : "auto", str or tuple of str, default="auto"
-            The methods tried in order; "auto" is ``("decision_function",
-            "predict_proba", "predict")``.
-        baseline, metric, n_labels, sample_weight, metric_options
-            As in :meth:`from_predictions`.
-        ax, name, baseline_name, curve_kwargs, **kwargs
-            Passed to :meth:`plot`.
-
-        Returns
-        -------
-        display : PairedDifferenceDisplay
-        """
-        scores = estimator_scores(
-            estimator, X, response_method, "PairedDifferenceDisplay.from_estimator"
-        )
-        return cls.from_predictions(
-            y,
-            scores,
-            groups=groups,
-            baseline=baseline,
-            metric=metric,
-            n_labels=n_labels,
-            sample_weight=sample_weight,
-            metric_options=metric_options,
-            ax=ax,
-            name=name,
-            baseline_name=baseline_name,
-            curve_kwargs=curve_kwargs,
-            **kwargs,
-        )
-
 
 def _check_n_labels(n_labels: Any, func: str) -> int:
     if (
@@ -478,3 +372,35 @@ def _edge():
     import matplotlib as mpl
 
     return mpl.rcParams["axes.edgecolor"]
+
+
+def _differences(per_group, metric, baseline, undefined, func):
+    """The baseline (None: the last model) and per model: the differences to
+    it on the groups both define (matched by id), those groups' ids, and how
+    many were left out."""
+    models = list(per_group)
+    if baseline is None:
+        baseline = models[-1]
+    elif baseline not in per_group:
+        raise param_error("baseline", func, f"None or one of {models}", baseline)
+    fill = None if undefined is None or isinstance(undefined, str) else undefined
+
+    def values(m):
+        v = np.asarray(per_group[m].values[metric], float)
+        return v if fill is None else np.where(np.isnan(v), float(fill), v)
+
+    base_ids = np.asarray(per_group[baseline].group_ids)
+    where = {g: i for i, g in enumerate(base_ids.tolist())}
+    base = values(baseline)
+    diffs, ids, dropped = {}, {}, {}
+    for m in per_group:
+        if m == baseline:
+            continue
+        own = np.asarray(per_group[m].group_ids)
+        idx = np.array([where.get(g, -1) for g in own.tolist()], dtype=np.intp)
+        d = np.where(idx >= 0, values(m) - base[np.maximum(idx, 0)], np.nan)
+        keep = ~np.isnan(d)
+        if not keep.any():
+            _warn_all_undefined(func, metric, m, baseline, d.size)
+        diffs[m], ids[m], dropped[m] = d[keep], own[keep], int((~keep).sum())
+    return baseline, diffs, ids, dropped

@@ -10,16 +10,10 @@ from numpy.typing import ArrayLike
 
 from .._utils.params import param_error
 from ._base import (
+    DisplayMixin,
     check_matplotlib,
-    check_names,
     check_options,
     check_values,
-    estimator_scores,
-    finish,
-    model_scores,
-    model_styles,
-    new_axes,
-    outside_legend,
 )
 
 ELEVEN_POINTS = tuple(np.round(np.linspace(0.0, 1.0, 11), 1).tolist())
@@ -30,7 +24,7 @@ def iprec_names(levels: np.ndarray) -> list[str]:
     return [f"iprec@{r:g}" for r in levels.tolist()]
 
 
-class InterpolatedPrecisionRecallDisplay:
+class InterpolatedPrecisionRecallDisplay(DisplayMixin):
     """The ranked-retrieval precision-recall curve: interpolated precision at
     recall levels (trec_eval's ``iprec_at_recall``, the 11-point curve by
     default), averaged over groups, one line per model.
@@ -53,13 +47,16 @@ class InterpolatedPrecisionRecallDisplay:
         named in the legend's title).
     name : str or list of str, default=None
         Legend names per model.
+    average_precision : mapping of str to float, default=None
+        Model name -> the engine's 11-point average precision (the metric
+        ``"iprec_11pt"``, trec_eval's ``11pt_avg``), shown in the legend as
+        "11-pt AP"; :meth:`from_predictions` computes it with the default
+        levels. None shows no summary in the legend.
 
     Attributes
     ----------
     average_precision : dict of str to float
-        Per model, the mean interpolated precision over the levels (the
-        11-point average precision with the default levels), shown in the
-        legend.
+        Per model, the ``average_precision`` given (empty when None).
     ax_ : matplotlib Axes
     figure_ : matplotlib Figure
     lines_ : dict of str to Line2D
@@ -84,15 +81,16 @@ class InterpolatedPrecisionRecallDisplay:
         precision: Mapping[str, ArrayLike],
         prevalence: float | None = None,
         name: Any = None,
+        average_precision: Mapping[str, float] | None = None,
     ) -> None:
         self.recall = np.asarray(recall, dtype=np.float64)
         self.precision = {m: np.asarray(p, float) for m, p in precision.items()}
         check_values("precision", self.precision, self.recall.size, type(self).__name__)
         self.prevalence = prevalence
         self.name = name
+        # Taken from the engine's metric, never averaged here from the points.
         self.average_precision = {
-            m: float(np.mean(p)) if p.size else float("nan")
-            for m, p in self.precision.items()
+            str(m): float(v) for m, v in (average_precision or {}).items()
         }
 
     def plot(
@@ -121,28 +119,15 @@ class InterpolatedPrecisionRecallDisplay:
         -------
         display : InterpolatedPrecisionRecallDisplay
         """
-        func = f"{type(self).__name__}.plot"
-        ax, fig = new_axes(ax, func)
         models = list(self.precision)
-        name = self.name if name is None else name
-        names = check_names(name, models, func)
-        self.name = name
-        eleven = self.recall.size == 11 and np.allclose(
-            self.recall, np.linspace(0, 1, 11)
-        )
-        summary = "11-pt AP" if eleven else "mean iP"
+        ax, _, names = self._start(ax, name, models)
+        ap = self.average_precision
         labels = [
-            f"{n} ({summary} {self.average_precision[m]:.3f})"
+            f"{n} (11-pt AP {ap[m]:.3f})" if m in ap else n
             for m, n in zip(models, names, strict=True)
         ]
-        styles = model_styles(
-            fig,
-            models,
-            labels,
-            curve_kwargs,
-            kwargs,
-            func,
-            {"marker": "o", "markersize": 3},
+        styles = self._styles(
+            models, labels, curve_kwargs, kwargs, {"marker": "o", "markersize": 3}
         )
         self.lines_ = {}
         for m, style in zip(models, styles, strict=True):
@@ -173,10 +158,9 @@ class InterpolatedPrecisionRecallDisplay:
             else:  # far below the curves: named, not drawn
                 title = text
         ax.set_ylim(max(lo - pad, -0.02), min(hi + pad, 1.02))
-        self.legend_ = finish(ax, outside_legend(ax, title=title))
+        self._legend(ax, heading=title)
         if self.legend_ is not None and title is not None:
             self.legend_.get_title().set_fontsize("small")
-        self.ax_, self.figure_ = ax, fig
         return self
 
     @classmethod
@@ -237,84 +221,35 @@ class InterpolatedPrecisionRecallDisplay:
                 recall_levels,
             )
         options = check_options(metric_options, func)
-        scores = model_scores(
-            y_score, func, name=name if isinstance(name, str) else None
-        )
+        scores, name = cls._scores(y_score, name, func)
         names = iprec_names(levels)
-        precision, prevalence = {}, None
+        eleven = levels.size == 11 and np.allclose(levels, np.linspace(0, 1, 11))
+        # The legend's summary is the engine's 11-point AP (iprec_11pt), only
+        # where the curve drawn is that metric's 11 points.
+        summary = ["iprec_11pt"] if eleven else []
+        precision, prevalence, ap = {}, None, {}
         for m, score in scores.items():
             res = evaluate(
                 y_true,
                 score,
                 groups=groups,
-                metrics=[*names, "precision"],
+                metrics=[*names, *summary, "precision"],
                 sample_weight=sample_weight,
                 **options,
             )
             precision[m] = np.array([res[n] for n in names])
+            if eleven:
+                ap[m] = res["iprec_11pt"]
             # precision over the whole list: the share of relevant rows
             prevalence = res["precision"]
         disp = cls(
             recall=levels,
             precision=precision,
             prevalence=prevalence,
-            name=None if isinstance(name, str) else name,
+            name=name,
+            average_precision=ap or None,
         )
         return disp.plot(ax=ax, curve_kwargs=curve_kwargs, **kwargs)
-
-    @classmethod
-    def from_estimator(
-        cls,
-        estimator: Any,
-        X: Any,
-        y: ArrayLike,
-        *,
-        groups: ArrayLike,
-        response_method: Any = "auto",
-        recall_levels: Sequence[float] = ELEVEN_POINTS,
-        sample_weight: ArrayLike | None = None,
-        metric_options: Mapping[str, Any] | None = None,
-        ax: Any = None,
-        name: Any = None,
-        curve_kwargs: Any = None,
-        **kwargs: Any,
-    ) -> InterpolatedPrecisionRecallDisplay:
-        """Score ``X`` with a fitted estimator (or a mapping name -> estimator),
-        then :meth:`from_predictions`.
-
-        Parameters
-        ----------
-        estimator : estimator or mapping of str to estimator
-        X : array-like
-        y, groups
-            Relevance labels and group ids of the rows.
-        response_method : "auto", str or tuple of str, default="auto"
-            The methods tried in order; "auto" is ``("decision_function",
-            "predict_proba", "predict")``.
-        recall_levels, sample_weight, metric_options
-            As in :meth:`from_predictions`.
-        ax, name, curve_kwargs, **kwargs
-            Passed to :meth:`plot`.
-
-        Returns
-        -------
-        display : InterpolatedPrecisionRecallDisplay
-        """
-        scores = estimator_scores(
-            estimator, X, response_method, f"{cls.__name__}.from_estimator"
-        )
-        return cls.from_predictions(
-            y,
-            scores,
-            groups=groups,
-            recall_levels=recall_levels,
-            sample_weight=sample_weight,
-            metric_options=metric_options,
-            ax=ax,
-            name=name,
-            curve_kwargs=curve_kwargs,
-            **kwargs,
-        )
 
 
 # The former name (it is not scikit-learn's PrecisionRecallDisplay).

@@ -11,34 +11,28 @@ from numpy.typing import ArrayLike
 
 from .._utils.params import param_error
 from ._base import (
+    DisplayMixin,
     check_matplotlib,
     check_metric_name,
-    check_names,
     check_options,
     check_values,
     drop_overlaps,
-    estimator_scores,
     finish,
     fit_ticklabels,
     fit_title,
-    model_scores,
-    model_styles,
-    new_axes,
+    model_colors,
     outside_legend,
     shorten,
+    shorten_distinct,
+    texts_fit,
     wrap,
 )
 
 
-class SegmentDisplay:
+class SegmentDisplay(DisplayMixin):
     """A metric per segment as grouped bars, one bar per model, with bootstrap
     confidence intervals and, against a baseline, the adjusted p-value of the
     paired test in each segment (:func:`sklearn_rank.stats.compare_by_segment`).
-
-
-    One class over the size line: scikit-learn's Display API puts every
-    constructor (``from_predictions``, ``from_estimator``, from precomputed
-    data) and the drawing on the display class.
 
     Parameters
     ----------
@@ -122,10 +116,8 @@ class SegmentDisplay:
         self.values = {m: np.asarray(v, float) for m, v in values.items()}
         self.metric = metric
         self.n_groups = None if n_groups is None else np.asarray(n_groups)
-        self.ci_low = None if ci_low is None else dict(ci_low)
-        self.ci_high = None if ci_high is None else dict(ci_high)
-        self.p_values = None if p_values is None else dict(p_values)
-        self.p_adjusted = None if p_adjusted is None else dict(p_adjusted)
+        self.ci_low, self.ci_high = _copy(ci_low), _copy(ci_high)
+        self.p_values, self.p_adjusted = _copy(p_values), _copy(p_adjusted)
         for what in ("values", "ci_low", "ci_high", "p_values", "p_adjusted"):
             check_values(what, getattr(self, what), n, func)
         if self.n_groups is not None and self.n_groups.shape != (n,):
@@ -171,178 +163,58 @@ class SegmentDisplay:
         """
         import matplotlib as mpl
 
-        func = "SegmentDisplay.plot"
-        ax, fig = new_axes(ax, func)
         models = list(self.values)
-        name = self.name if name is None else name
-        names = check_names(name, models, func)
-        self.name = name
+        ax, _, names = self._start(ax, name, models)
         label_of = dict(zip(models, names, strict=True))
-        self.figure_ = fig
         n_seg = self.segments.size
         x = np.arange(n_seg, dtype=np.float64)
         width = 0.8 / len(models)
         edge = mpl.rcParams["text.color"]  # error bars visible on dark styles
-        styles = model_styles(
-            fig,
+        styles = self._styles(
             models,
             names,
             curve_kwargs,
             kwargs,
-            func,
             {"capsize": 2, "error_kw": {"ecolor": edge, "elinewidth": 1}},
         )
-        centers = self._bars(ax, x, width, models, styles)
+        centers = _bars(self, ax, x, width, models, styles)
         finite = [t for m in models for t in self._tops(m).tolist() if t == t]
         top = max(finite) if finite else 1.0
         bottom = min(0.0, *(v for m in models for v in self.values[m] if v == v))
         span = (top - bottom) or 1.0
         self.texts_: list[Any] = []
         self.markers_: list[Any] = []
-        undefined = [
-            ax.text(
-                x[s],
-                0.02,
-                "no defined group",
-                rotation=90,
-                ha="center",
-                va="bottom",
-                fontsize="x-small",
-                transform=ax.get_xaxis_transform(),
-            )
-            for s in range(n_seg)
-            if all(self.values[m][s] != self.values[m][s] for m in models)
-        ]
+        undefined = _mark_undefined(ax, x, [self.values[m] for m in models])
         tested = [m for m in (self.p_adjusted or {}) if m in centers]
         headroom = 0.3 if tested else 0.08
         ax.set_ylim(bottom, top + headroom * span)
-        self._p_labels(ax, tested, centers, span)
-        ticks = [wrap(str(v), 14) for v in self.segments.tolist()]
-        if self.n_groups is not None:
-            ticks = [
-                f"{t}\n({int(n)} groups)"
-                for t, n in zip(ticks, self.n_groups, strict=True)
-            ]
+        _p_labels(self, ax, tested, centers, span)
+        ticks, self._short_ticks = _tick_labels(self.segments, self.n_groups)
         ax.set_xticks(x, ticks)
         ax.set_xlim(-0.5, n_seg - 0.5)
         ax.set_ylabel(self.metric)
         handles, labels = ax.get_legend_handles_labels()
         self.legend_ = outside_legend(ax, handles, labels)
-        fit_title(ax, self._title(label_of), fontsize="medium")
-        self.ax_, self.figure_ = ax, fig
+        fit_title(ax, _title(self, label_of), fontsize="medium")
         self._fit(ax, tested, centers, span, undefined, handles, labels)
-        self.legend_ = finish(ax, self.legend_, self._title(label_of))
+        self.legend_ = finish(ax, self.legend_, _title(self, label_of))
         return self
-
-    def _bars(self, ax, x, width, models, styles) -> dict:
-        """One bar per model and segment, with its interval; the bar centres."""
-        self.bars_, centers = {}, {}
-        for i, (m, style) in enumerate(zip(models, styles, strict=True)):
-            h = self.values[m]
-            yerr = None
-            if self.ci_low is not None and self.ci_high is not None:
-                lo = np.nan_to_num(h - self.ci_low[m])
-                hi = np.nan_to_num(self.ci_high[m] - h)
-                # nested lists: matplotlib 3.8 reads a (2, 1) array's rows as scalars
-                # (numpy's deprecation, an error under the suite's warnings filter)
-                yerr = np.vstack([np.fmax(lo, 0), np.fmax(hi, 0)]).tolist()
-            centers[m] = x + (i - (len(models) - 1) / 2) * width
-            self.bars_[m] = ax.bar(
-                centers[m], np.nan_to_num(h), width, yerr=yerr, **style
-            )
-        return centers
-
-    def _p_labels(self, ax, tested, centers, span) -> None:
-        """The adjusted p-value of each tested bar, rotated, above its interval."""
-        for m in tested:
-            for s in range(self.segments.size):
-                if self.p_adjusted[m][s] != self.p_adjusted[m][s]:
-                    continue
-                self.texts_.append(
-                    ax.text(
-                        centers[m][s],
-                        self._tops(m)[s] + 0.02 * span,
-                        f"p {self._p_text(m, s)}",
-                        rotation=90,
-                        ha="center",
-                        va="bottom",
-                        fontsize="x-small",
-                    )
-                )
-
-    def _p_text(self, m: str, s: int) -> str:
-        p = float(np.asarray(self.p_adjusted[m])[s])
-        raw = None if self.p_values is None else self.p_values[m][s]
-        text = f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
-        floor = 1.0 / (self.n_resamples + 1) if self.n_resamples else 0.0
-        if raw is not None and floor and raw <= floor * (1 + 1e-9):
-            return f"<= {text}"  # at the Monte Carlo floor: a bound
-        return f"= {text}"
-
-    def _title(self, label_of: dict) -> str:
-        title = f"{self.metric} per segment"
-        if self.confidence_level is not None and self.ci_low is not None:
-            title += f", {self.confidence_level:.0%} bootstrap CI"
-        small = (
-            self.figure_.get_figheight() < 3.6 if hasattr(self, "figure_") else False
-        )
-        if small and self.baseline is not None and self.p_adjusted:
-            # a small figure: the test and its adjustment, without the family
-            base = shorten(label_of.get(self.baseline, self.baseline), 16)
-            return f"{title}\np: {self.correction or ''} {self.test or ''} vs {base}"
-        if self.baseline is not None and self.p_adjusted:
-            test = f"paired {self.test} test" if self.test else "paired test"
-            base = shorten(label_of.get(self.baseline, self.baseline), 24)
-            title += f"\np: {test} vs {base}"
-            if self.correction:
-                title += f", {self.correction}-adjusted"
-                if self.family:
-                    title += f" over {self.family}"
-        return title
 
     def _fit(self, ax, tested, centers, span, undefined, handles, labels):
         """Tick labels rotated when they overlap; p-value labels replaced by
         markers when they overlap or leave the axes."""
-        fig = ax.figure
-        short = [shorten(v, 16) for v in self.segments.tolist()]
-        if self.n_groups is not None:
-            short = [
-                f"{t} ({int(n)})" for t, n in zip(short, self.n_groups, strict=True)
-            ]
-        fit_ticklabels(ax, short)
-        kept = drop_overlaps(list(undefined), ax) if undefined else []
-        del kept
-        if not self.texts_:
-            return
-        box = ax.get_window_extent()
-        boxes = [t.get_window_extent() for t in self.texts_]
-        bad = any(
-            b.x0 < box.x0 or b.x1 > box.x1 or b.y1 > box.y1 for b in boxes
-        ) or any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
-        if not bad:
+        fit_ticklabels(ax, self._short_ticks)
+        if undefined:
+            drop_overlaps(undefined, ax)
+        if not self.texts_ or texts_fit(self.texts_, ax):
             return
         for t in self.texts_:
             t.remove()
         self.texts_ = []
-        for m in tested:
-            hit = np.flatnonzero(self.p_adjusted[m] < 0.05)
-            (mark,) = ax.plot(
-                centers[m][hit],
-                self._tops(m)[hit] + 0.04 * span,
-                linestyle="none",
-                marker="*",
-                color=fig.__dict__["_sklearn_rank_colors"][m],
-                markersize=7,
-            )
-            self.markers_.append(mark)
-        from matplotlib.lines import Line2D
-
-        handles = [
-            *handles,
-            Line2D([], [], linestyle="none", marker="*", color="0.4", markersize=7),
-        ]
-        labels = [*labels, "adjusted p < 0.05"]
-        self.legend_ = outside_legend(ax, handles, labels)
+        self.markers_, key = _p_markers(self, ax, tested, centers, span)
+        self.legend_ = outside_legend(
+            ax, [*handles, key], [*labels, "adjusted p < 0.05"]
+        )
 
     def _tops(self, m: str) -> np.ndarray:
         v = np.nan_to_num(self.values[m])
@@ -381,37 +253,7 @@ class SegmentDisplay:
         metric = report.metrics[0] if metric is None else metric
         if metric not in report.metrics:
             raise param_error("metric", func, f"one of {report.metrics}", metric)
-        tables = report.tables
-        first = tables[report.models[0]]
-        with_ci = first.ci_low is not None
-        tested = bool(report.p_adjusted)
-        disp = cls(
-            segments=report.segments,
-            values={m: t.values[metric] for m, t in tables.items()},
-            metric=metric,
-            n_groups=first.used(metric),
-            ci_low={m: t.ci_low[metric] for m, t in tables.items()}
-            if with_ci
-            else None,
-            ci_high={m: t.ci_high[metric] for m, t in tables.items()}
-            if with_ci
-            else None,
-            p_values={m: v[metric] for m, v in report.p_value.items()}
-            if tested
-            else None,
-            p_adjusted={m: v[metric] for m, v in report.p_adjusted.items()}
-            if tested
-            else None,
-            baseline=report.baseline,
-            confidence_level=report.confidence_level,
-            test=report.test,
-            correction=report.correction,
-            family=_short_family(report) if tested else None,
-            n_resamples=report.n_resamples
-            if report.test in ("randomization", "bootstrap", "bootstrap-t")
-            else None,
-            name=name,
-        )
+        disp = cls(**_report_fields(report, metric), name=name)
         return disp.plot(ax=ax, curve_kwargs=curve_kwargs, **kwargs)
 
     @classmethod
@@ -483,9 +325,7 @@ class SegmentDisplay:
         check_matplotlib(func)  # before any work
         check_metric_name(metric, func)
         options = check_options(metric_options, func)
-        scores = model_scores(
-            y_score, func, name=name if isinstance(name, str) else None
-        )
+        scores, name = cls._scores(y_score, name, func)
         if len(scores) > 1 and baseline is not None and baseline not in scores:
             raise param_error(
                 "baseline", func, f"None or one of {list(scores)}", baseline
@@ -510,78 +350,6 @@ class SegmentDisplay:
         return cls.from_comparison(
             report,
             ax=ax,
-            name=None if isinstance(name, str) else name,
-            curve_kwargs=curve_kwargs,
-            **kwargs,
-        )
-
-    @classmethod
-    def from_estimator(
-        cls,
-        estimator: Any,
-        X: Any,
-        y: ArrayLike,
-        *,
-        groups: ArrayLike,
-        segments: ArrayLike | Mapping[Any, Any],
-        response_method: Any = "auto",
-        metric: str = "ndcg@10",
-        baseline: str | None = None,
-        confidence_level: float | None = 0.95,
-        test: str = "randomization",
-        correction: str = "holm",
-        n_resamples: int = 999,
-        random_state: Any = None,
-        sample_weight: ArrayLike | None = None,
-        metric_options: Mapping[str, Any] | None = None,
-        order: Any = None,
-        ax: Any = None,
-        name: Any = None,
-        curve_kwargs: Any = None,
-        **kwargs: Any,
-    ) -> SegmentDisplay:
-        """Score ``X`` with a fitted estimator (or a mapping name -> estimator),
-        then :meth:`from_predictions`.
-
-        Parameters
-        ----------
-        estimator : estimator or mapping of str to estimator
-        X : array-like
-        y, groups, segments
-            Relevance labels, group ids and segments of the rows.
-        response_method : "auto", str or tuple of str, default="auto"
-            The methods tried in order; "auto" is ``("decision_function",
-            "predict_proba", "predict")``.
-        metric, baseline, confidence_level, test, correction, n_resamples
-            As in :meth:`from_predictions`.
-        random_state, sample_weight, metric_options, order
-            As in :meth:`from_predictions`.
-        ax, name, curve_kwargs, **kwargs
-            Passed to :meth:`plot`.
-
-        Returns
-        -------
-        display : SegmentDisplay
-        """
-        scores = estimator_scores(
-            estimator, X, response_method, "SegmentDisplay.from_estimator"
-        )
-        return cls.from_predictions(
-            y,
-            scores,
-            groups=groups,
-            segments=segments,
-            metric=metric,
-            baseline=baseline,
-            confidence_level=confidence_level,
-            test=test,
-            correction=correction,
-            n_resamples=n_resamples,
-            random_state=random_state,
-            sample_weight=sample_weight,
-            metric_options=metric_options,
-            order=order,
-            ax=ax,
             name=name,
             curve_kwargs=curve_kwargs,
             **kwargs,
@@ -591,3 +359,178 @@ class SegmentDisplay:
 def _short_family(report: Any) -> str:
     n = report.model_family_size
     return f"{n} test{'s' if n != 1 else ''} (segments x models)"
+
+
+def _p_text(self: SegmentDisplay, m: str, s: int) -> str:
+    """The adjusted p-value of model ``m`` in segment ``s``, as printed."""
+    p = float(np.asarray(self.p_adjusted[m])[s])
+    raw = None if self.p_values is None else self.p_values[m][s]
+    text = f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
+    floor = 1.0 / (self.n_resamples + 1) if self.n_resamples else 0.0
+    if raw is not None and floor and raw <= floor * (1 + 1e-9):
+        return f"<= {text}"  # at the Monte Carlo floor: a bound
+    return f"= {text}"
+
+
+def _title(self: SegmentDisplay, label_of: dict) -> str:
+    """The title: the metric, the intervals' level and the paired test."""
+    title = f"{self.metric} per segment"
+    if self.confidence_level is not None and self.ci_low is not None:
+        title += f", {self.confidence_level:.0%} bootstrap CI"
+    small = self.figure_.get_figheight() < 3.6 if hasattr(self, "figure_") else False
+    if small and self.baseline is not None and self.p_adjusted:
+        # a small figure: the test and its adjustment, without the family
+        base = shorten(label_of.get(self.baseline, self.baseline), 16)
+        return f"{title}\np: {self.correction or ''} {self.test or ''} vs {base}"
+    if self.baseline is not None and self.p_adjusted:
+        test = f"paired {self.test} test" if self.test else "paired test"
+        base = shorten(label_of.get(self.baseline, self.baseline), 24)
+        title += f"\np: {test} vs {base}"
+        if self.correction:
+            title += f", {self.correction}-adjusted"
+            if self.family:
+                title += f" over {self.family}"
+    return title
+
+
+def _report_fields(report: Any, metric: str) -> dict[str, Any]:
+    """The constructor's keywords for one metric of a segment comparison."""
+    tables = report.tables
+    first = tables[report.models[0]]
+    with_ci = first.ci_low is not None
+    tested = bool(report.p_adjusted)
+    return dict(
+        segments=report.segments,
+        values={m: t.values[metric] for m, t in tables.items()},
+        metric=metric,
+        n_groups=first.used(metric),
+        ci_low={m: _clip(t, metric, t.ci_low) for m, t in tables.items()}
+        if with_ci
+        else None,
+        ci_high={m: _clip(t, metric, t.ci_high) for m, t in tables.items()}
+        if with_ci
+        else None,
+        p_values={m: v[metric] for m, v in report.p_value.items()} if tested else None,
+        p_adjusted={m: v[metric] for m, v in report.p_adjusted.items()}
+        if tested
+        else None,
+        baseline=report.baseline,
+        confidence_level=report.confidence_level,
+        test=report.test,
+        correction=report.correction,
+        family=_short_family(report) if tested else None,
+        n_resamples=report.n_resamples
+        if report.test in ("randomization", "bootstrap", "bootstrap-t")
+        else None,
+    )
+
+
+def _copy(values: Any) -> dict | None:
+    return None if values is None else dict(values)
+
+
+def _tick_labels(segments: np.ndarray, n_groups: Any) -> tuple[list, list]:
+    """The segments' tick labels (wrapped, with their group counts) and the
+    one-line labels used when those do not fit. Labels cut to one line keep
+    their end, where long labels that share a start differ."""
+    labels = [" ".join(str(v).split()) for v in segments.tolist()]
+    ticks = [wrap(t, 14) for t in labels]
+    short = shorten_distinct(labels, 16)
+    if n_groups is not None:
+        counts = [int(n) for n in n_groups]
+        ticks = [f"{t}\n({n} groups)" for t, n in zip(ticks, counts, strict=True)]
+        short = [f"{t} ({n})" for t, n in zip(short, counts, strict=True)]
+    return ticks, short
+
+
+def _mark_undefined(ax: Any, x: np.ndarray, values: list) -> list:
+    """'no defined group' written in each segment where no model has a value."""
+    return [
+        ax.text(
+            x[s],
+            0.02,
+            "no defined group",
+            rotation=90,
+            ha="center",
+            va="bottom",
+            fontsize="x-small",
+            transform=ax.get_xaxis_transform(),
+        )
+        for s in range(x.size)
+        if all(v[s] != v[s] for v in values)
+    ]
+
+
+def _p_markers(disp: SegmentDisplay, ax, tested, centers, span) -> list:
+    """A star above each bar with adjusted p < 0.05 (where the p-values do not
+    fit as text), in its model's colour; and the legend's grey key."""
+    colors = model_colors(ax.figure, tested)
+    marks = []
+    for m in tested:
+        hit = np.flatnonzero(disp.p_adjusted[m] < 0.05)
+        (mark,) = ax.plot(
+            centers[m][hit],
+            disp._tops(m)[hit] + 0.04 * span,
+            linestyle="none",
+            marker="*",
+            color=colors[m],
+            markersize=7,
+        )
+        marks.append(mark)
+    from matplotlib.lines import Line2D
+
+    key = Line2D([], [], linestyle="none", marker="*", color="0.4", markersize=7)
+    return marks, key
+
+
+def _bars(self: SegmentDisplay, ax, x, width, models, styles) -> dict:
+    """One bar per model and segment, with its interval; the bar centres."""
+    self.bars_, centers = {}, {}
+    for i, (m, style) in enumerate(zip(models, styles, strict=True)):
+        h = self.values[m]
+        yerr = None
+        if self.ci_low is not None and self.ci_high is not None:
+            lo = np.nan_to_num(h - self.ci_low[m])
+            hi = np.nan_to_num(self.ci_high[m] - h)
+            # nested lists: matplotlib 3.8 reads a (2, 1) array's rows as scalars
+            # (numpy's deprecation, an error under the suite's warnings filter)
+            yerr = np.vstack([np.fmax(lo, 0), np.fmax(hi, 0)]).tolist()
+        centers[m] = x + (i - (len(models) - 1) / 2) * width
+        self.bars_[m] = ax.bar(centers[m], np.nan_to_num(h), width, yerr=yerr, **style)
+    return centers
+
+
+def _p_labels(self: SegmentDisplay, ax, tested, centers, span) -> None:
+    """The adjusted p-value of each tested bar, rotated, above its interval."""
+    for m in tested:
+        for s in range(self.segments.size):
+            if self.p_adjusted[m][s] != self.p_adjusted[m][s]:
+                continue
+            self.texts_.append(
+                ax.text(
+                    centers[m][s],
+                    self._tops(m)[s] + 0.02 * span,
+                    f"p {_p_text(self, m, s)}",
+                    rotation=90,
+                    ha="center",
+                    va="bottom",
+                    fontsize="x-small",
+                )
+            )
+
+
+def _clip(table: Any, metric: str, ends: dict) -> np.ndarray:
+    """Interval ends of ``metric`` within the range of its group values in each
+    segment: a mean of resampled groups cannot leave that range, while a
+    studentized (bootstrap-t) interval can (above 1 for a metric bounded by
+    1). Segments where undefined groups enter with a fill value are kept."""
+    n_seg = table.segments.size
+    v = np.asarray(table.per_group.values[metric], dtype=np.float64)
+    seg = np.asarray(table.group_segment)
+    ok = ~np.isnan(v)
+    lo, hi = np.full(n_seg, np.inf), np.full(n_seg, -np.inf)
+    np.minimum.at(lo, seg[ok], v[ok])
+    np.maximum.at(hi, seg[ok], v[ok])
+    filled = np.bincount(seg[ok], minlength=n_seg) != table.used(metric)
+    out = np.asarray(ends[metric], dtype=np.float64)
+    return np.where(filled, out, np.clip(out, lo, hi))
