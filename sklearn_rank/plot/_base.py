@@ -372,9 +372,21 @@ def finish(ax: Any, legend: Any, title: str | None = None) -> Any:
     axes has its figure alone, below it as the figure's legend) and wrap the
     title to the axes' final width. Returns the legend drawn."""
     fig = ax.figure
+    if fig.get_layout_engine() is None:
+        # The user's figure (plt.subplots without a layout): nothing would make
+        # room for the decorations, and they would cover the next axes or leave
+        # the figure. Constrained layout is matplotlib's own way to make room.
+        fig.set_layout_engine("constrained")
     if title is not None:
         fit_title(ax, title)
-    # Without a layout engine nothing makes room: the user's figure, as laid out.
+    if legend is not None and len(fig.axes) > 1:
+        # A figure of several axes: the legend goes below its own axes, where
+        # it covers neither data nor a neighbour, whatever the others draw.
+        legend = legend_below(ax, legend)
+        if title is not None:
+            fit_title(ax, title)
+        fit_ylabel(ax)
+        return legend
     managed = fig.get_layout_engine() is not None
     fits = (
         not managed
@@ -407,6 +419,47 @@ def finish(ax: Any, legend: Any, title: str | None = None) -> Any:
     if title is not None:
         fit_title(ax, title)
     return legend
+
+
+def fit_ylabel(ax: Any) -> None:
+    """Rewrap the y label onto more lines while it is taller than 60% of its
+    axes (a small axes in a grid, whose height the displays drawn later on the
+    other axes may still reduce), measured after a draw without rendering."""
+    label = ax.yaxis.label
+    text = " ".join(label.get_text().split())
+    for lines in (2, 3):
+        quiet_draw(ax.figure)
+        if label.get_window_extent().height <= 0.6 * ax.get_window_extent().height:
+            return
+        label.set_text(wrap(text, max(8, len(text) // lines + 1)))
+
+
+def legend_below(ax: Any, legend: Any) -> Any:
+    """The legend's entries below the axes' x labels, one line each (cut to
+    the axes' width, kept distinct), in a small font."""
+    from matplotlib.font_manager import FontProperties
+
+    handles, labels, heading = _entries(legend)
+    legend.remove()
+    fig = ax.figure
+    quiet_draw(fig)  # measure the x axis' ticks and label as drawn
+    renderer = fig.canvas.get_renderer()
+    box = ax.get_window_extent(renderer)
+    under = max(0.0, box.y0 - ax.xaxis.get_tightbbox(renderer).y0)
+    size = FontProperties(size="x-small").get_size_in_points()
+    chars = max(12, int(box.width * 72 / fig.dpi / (0.55 * size)) - 5)
+    labels = shorten_distinct([" ".join(t.split()) for t in labels], chars)
+    return ax.legend(
+        handles,
+        labels,
+        title=heading,
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        # the pad is in font sizes: the x axis' decorations plus a little
+        borderaxespad=under * 72 / fig.dpi / size + 0.4,
+        fontsize="x-small",
+        title_fontsize="x-small",
+    )
 
 
 def wrap(text: str, width: int) -> str:
