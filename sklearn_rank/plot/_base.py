@@ -443,9 +443,8 @@ def legend_below(ax: Any, legend: Any) -> Any:
     legend.remove()
     fig = ax.figure
     quiet_draw(fig)  # measure the x axis' ticks and label as drawn
-    renderer = fig.canvas.get_renderer()
-    box = ax.get_window_extent(renderer)
-    under = max(0.0, box.y0 - ax.xaxis.get_tightbbox(renderer).y0)
+    box = ax.get_window_extent()
+    under = max(0.0, box.y0 - ax.xaxis.get_tightbbox().y0)
     size = FontProperties(size="x-small").get_size_in_points()
     chars = max(12, int(box.width * 72 / fig.dpi / (0.55 * size)) - 5)
     labels = shorten_distinct([" ".join(t.split()) for t in labels], chars)

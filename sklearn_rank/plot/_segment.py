@@ -47,6 +47,9 @@ class SegmentDisplay(DisplayMixin):
         ``undefined="skip"``), shown under the labels.
     ci_low, ci_high : mapping of str to array-like, default=None
         Interval ends per model and segment; None draws no error bars.
+        :meth:`from_comparison` clips them to the range of the segment's group
+        values (a mean of resampled groups cannot leave it; a bootstrap-t
+        interval can).
     p_values, p_adjusted : mapping of str to array-like, default=None
         Model name -> raw and adjusted p-value against ``baseline`` per segment.
     baseline : str, default=None
