@@ -698,6 +698,29 @@ def _estimator_signature(cls: type):
     return sig.replace(parameters=[*head, *rest[:at], method, *rest[at:]])
 
 
+_PLOT_DOC = """Draw every model on ``ax``.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Where to draw; None makes a new figure (constrained layout). A
+            figure without a layout engine gets constrained layout.
+        name : str or list of str, default=None
+            Legend names, one per model; None uses the names given to the
+            constructor, else the model names (kept for the next plot).
+        curve_kwargs : dict, list of dict or mapping of str to dict, default=None
+            Keywords of :meth:`matplotlib.axes.Axes.{artist}` per model (one
+            dict for all, one per model, or model name -> dict).
+        **kwargs
+            Keywords of :meth:`matplotlib.axes.Axes.{artist}` for every model
+            (``label`` is refused: use ``name``).
+
+        Returns
+        -------
+        display : {cls}
+        """
+
+
 class DisplayMixin:
     """What every display shares (scikit-learn keeps the same in
     ``sklearn.utils._plotting``): the axes and legend names of :meth:`plot`,
@@ -706,6 +729,8 @@ class DisplayMixin:
     ``from_predictions`` (its signature and docstring are derived from it)."""
 
     name: Any = None
+    # the Axes method that draws each model (named in plot's docstring)
+    _artist = "plot"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -723,6 +748,17 @@ class DisplayMixin:
             from_estimator.__qualname__ = f"{cls.__name__}.from_estimator"
             from_estimator.__module__ = cls.__module__
             cls.from_estimator = classmethod(from_estimator)
+        if "_draw" in cls.__dict__ and "plot" not in cls.__dict__:
+
+            def plot(self, ax=None, *, name=None, curve_kwargs=None, **kwargs):
+                ax, _, names = self._start(ax, name, list(self._models()))
+                self._draw(ax, names, curve_kwargs, kwargs)
+                return self
+
+            plot.__doc__ = _PLOT_DOC.format(artist=cls._artist, cls=cls.__name__)
+            plot.__qualname__ = f"{cls.__name__}.plot"
+            plot.__module__ = cls.__module__
+            cls.plot = plot
 
     def _start(self, ax: Any, name: Any, models: list[str]):
         """The axes, the figure and the legend names of :meth:`plot` (a name
@@ -765,3 +801,17 @@ class DisplayMixin:
         single = name if isinstance(name, str) else None
         scores = model_scores(y_score, func, name=single)
         return scores, None if single is not None else name
+
+    @classmethod
+    def _inputs(
+        cls, y_score: Any, name: Any, metric_options: Any, metric: Any = None
+    ) -> tuple[str, dict, dict, Any]:
+        """``from_predictions``' checks before any work: matplotlib, the
+        metric (when given), the options, then the scores. Returns the
+        function's name, the options, the scores and the names left."""
+        func = f"{cls.__name__}.from_predictions"
+        check_matplotlib(func)
+        if metric is not None:
+            check_metric_name(metric, func)
+        options = check_options(metric_options, func)
+        return (func, options, *cls._scores(y_score, name, func))

@@ -13,8 +13,6 @@ from ._base import (
     DisplayMixin,
     check_curve_kwargs,
     check_matplotlib,
-    check_metric_name,
-    check_options,
     check_per_group,
     fit_ticklabels,
     model_colors,
@@ -290,11 +288,7 @@ class GroupScoreDisplay(DisplayMixin):
         -------
         display : GroupScoreDisplay
         """
-        func = "GroupScoreDisplay.from_predictions"
-        check_matplotlib(func)  # before any work
-        check_metric_name(metric, func)
-        options = check_options(metric_options, func)
-        scores, name = cls._scores(y_score, name, func)
+        func, options, scores, name = cls._inputs(y_score, name, metric_options, metric)
         res = per_group(y_true, scores, groups, [metric], sample_weight, options)
         return cls.from_group_scores(
             res,

@@ -91,36 +91,12 @@ class MetricAtKDisplay(DisplayMixin):
         for what in ("values", "ci_low", "ci_high"):
             check_values(what, getattr(self, what), self.ks.size, func, self.values)
 
-    def plot(
-        self,
-        ax: Any = None,
-        *,
-        name: Any = None,
-        curve_kwargs: Any = None,
-        **kwargs: Any,
-    ):
-        """Draw one line per model (and its band) on ``ax``.
+    def _models(self):
+        return self.values
 
-        Parameters
-        ----------
-        ax : matplotlib Axes, default=None
-            Where to draw; None makes a new figure (constrained layout).
-        name : str or list of str, default=None
-            Legend names (one per model); None uses the names given to the
-            constructor, else the model names.
-        curve_kwargs : dict, list of dict or mapping of str to dict, default=None
-            Keywords of :meth:`matplotlib.axes.Axes.plot` per model (one dict
-            for all, one per model, or model name -> dict).
-        **kwargs
-            Keywords of :meth:`matplotlib.axes.Axes.plot` for every line
-            (``label`` is refused: use ``name``).
-
-        Returns
-        -------
-        display : MetricAtKDisplay
-        """
-        models = list(self.values)
-        ax, _, names = self._start(ax, name, models)
+    def _draw(self, ax, names, curve_kwargs, kwargs) -> None:
+        """Draw every model on ``ax`` (the mixin's :meth:`plot` calls it)."""
+        models = list(self._models())
         styles = self._styles(
             models, names, curve_kwargs, kwargs, {"marker": "o", "markersize": 3}
         )
@@ -156,7 +132,6 @@ class MetricAtKDisplay(DisplayMixin):
             handles.append(Patch(facecolor="0.5", alpha=0.3, linewidth=0))
             labels.append(text)
         self._legend(ax, handles, labels)
-        return self
 
     @classmethod
     def from_group_scores(

@@ -93,34 +93,12 @@ class InterpolatedPrecisionRecallDisplay(DisplayMixin):
             str(m): float(v) for m, v in (average_precision or {}).items()
         }
 
-    def plot(
-        self,
-        ax: Any = None,
-        *,
-        name: Any = None,
-        curve_kwargs: Any = None,
-        **kwargs: Any,
-    ):
-        """Draw one curve per model on ``ax``.
+    def _models(self):
+        return self.precision
 
-        Parameters
-        ----------
-        ax : matplotlib Axes, default=None
-            Where to draw; None makes a new figure (constrained layout).
-        name : str or list of str, default=None
-            Legend names per model; None uses the constructor's, else the model
-            names.
-        curve_kwargs : dict, list of dict or mapping of str to dict, default=None
-            Keywords of :meth:`~matplotlib.axes.Axes.plot` per model.
-        **kwargs
-            Passed to :meth:`~matplotlib.axes.Axes.plot` for every line.
-
-        Returns
-        -------
-        display : InterpolatedPrecisionRecallDisplay
-        """
-        models = list(self.precision)
-        ax, _, names = self._start(ax, name, models)
+    def _draw(self, ax, names, curve_kwargs, kwargs) -> None:
+        """Draw every model on ``ax`` (the mixin's :meth:`plot` calls it)."""
+        models = list(self._models())
         ap = self.average_precision
         labels = [
             f"{n} (11-pt AP {ap[m]:.3f})" if m in ap else n
@@ -161,7 +139,6 @@ class InterpolatedPrecisionRecallDisplay(DisplayMixin):
         self._legend(ax, heading=title)
         if self.legend_ is not None and title is not None:
             self.legend_.get_title().set_fontsize("small")
-        return self
 
     @classmethod
     def from_predictions(

@@ -13,8 +13,6 @@ from .._utils.params import param_error
 from ._base import (
     DisplayMixin,
     check_matplotlib,
-    check_metric_name,
-    check_options,
     check_values,
     drop_overlaps,
     finish,
@@ -94,6 +92,8 @@ class SegmentDisplay(DisplayMixin):
     (True, 2)
     """
 
+    _artist = "bar"
+
     def __init__(
         self,
         *,
@@ -138,36 +138,14 @@ class SegmentDisplay(DisplayMixin):
         self.n_resamples = n_resamples
         self.name = name
 
-    def plot(
-        self,
-        ax: Any = None,
-        *,
-        name: Any = None,
-        curve_kwargs: Any = None,
-        **kwargs: Any,
-    ):
-        """Draw the grouped bars on ``ax``.
+    def _models(self):
+        return self.values
 
-        Parameters
-        ----------
-        ax : matplotlib Axes, default=None
-            Where to draw; None makes a new figure (constrained layout).
-        name : str or list of str, default=None
-            Legend names per model; None uses the constructor's, else the model
-            names.
-        curve_kwargs : dict, list of dict or mapping of str to dict, default=None
-            Keywords of :meth:`~matplotlib.axes.Axes.bar` per model.
-        **kwargs
-            Passed to :meth:`~matplotlib.axes.Axes.bar` for every model.
-
-        Returns
-        -------
-        display : SegmentDisplay
-        """
+    def _draw(self, ax, names, curve_kwargs, kwargs) -> None:
+        """Draw every model on ``ax`` (the mixin's :meth:`plot` calls it)."""
         import matplotlib as mpl
 
-        models = list(self.values)
-        ax, _, names = self._start(ax, name, models)
+        models = list(self._models())
         label_of = dict(zip(models, names, strict=True))
         n_seg = self.segments.size
         x = np.arange(n_seg, dtype=np.float64)
@@ -201,7 +179,6 @@ class SegmentDisplay(DisplayMixin):
         fit_title(ax, _title(self, label_of), fontsize="medium")
         self._fit(ax, tested, centers, span, undefined, handles, labels)
         self.legend_ = finish(ax, self.legend_, _title(self, label_of))
-        return self
 
     def _fit(self, ax, tested, centers, span, undefined, handles, labels):
         """Tick labels rotated when they overlap; p-value labels replaced by
@@ -324,11 +301,7 @@ class SegmentDisplay(DisplayMixin):
         """
         from ..stats import compare_by_segment
 
-        func = "SegmentDisplay.from_predictions"
-        check_matplotlib(func)  # before any work
-        check_metric_name(metric, func)
-        options = check_options(metric_options, func)
-        scores, name = cls._scores(y_score, name, func)
+        func, options, scores, name = cls._inputs(y_score, name, metric_options, metric)
         if len(scores) > 1 and baseline is not None and baseline not in scores:
             raise param_error(
                 "baseline", func, f"None or one of {list(scores)}", baseline
