@@ -288,7 +288,7 @@ class GroupScoreDisplay(DisplayMixin):
         -------
         display : GroupScoreDisplay
         """
-        func, options, scores, name = cls._inputs(y_score, name, metric_options, metric)
+        _, options, scores, name = cls._inputs(y_score, name, metric_options, metric)
         res = per_group(y_true, scores, groups, [metric], sample_weight, options)
         return cls.from_group_scores(
             res,
