@@ -224,3 +224,44 @@ def test_precision_recall_summary_is_the_engines_metric_or_none():
     assert disp.average_precision == {}
     assert not any("AP" in t or "mean iP" in t for t in texts), texts
     plt.close("all")
+
+
+# (at the cutoffs where every group scores 1 the bootstrap-t standard error is 0)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_metric_at_k_bands_stay_in_the_range_of_group_values():
+    # ndcg@k of a good ranker on 8 groups is near its bound of 1 at every
+    # cutoff (its bootstrap-t band reached 1.011 before).
+    y, _, groups = _data(["good"], n_groups=8)
+    noise = np.random.default_rng(1).normal(scale=0.6, size=y.size)
+    disp = MetricAtKDisplay.from_predictions(
+        y,
+        {"good": y * 2.0 + noise},
+        groups=groups,
+        k_max=5,
+        confidence_level=0.95,
+        n_resamples=99,
+        random_state=0,
+    )
+    assert np.nanmax(disp.ci_high["good"]) <= 1.0
+    assert np.nanmin(disp.ci_low["good"]) >= 0.0
+    plt.close("all")
+
+
+def test_six_bands_are_outlines_not_a_blur():
+    # Six translucent bands overlap into one blur: beyond three models each
+    # band is drawn as its dotted edges, without a fill.
+    names = [f"model {i}" for i in range(6)]
+    y, scores, groups = _data(names)
+    disp = MetricAtKDisplay.from_predictions(
+        y,
+        scores,
+        groups=groups,
+        k_max=5,
+        confidence_level=0.9,
+        n_resamples=49,
+        random_state=0,
+    )
+    for band in disp.bands_.values():
+        assert band.get_facecolor().size == 0 or band.get_facecolor()[0][3] == 0.0
+        assert band.get_linestyle() != [(0, None)]
+    plt.close("all")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -101,6 +102,9 @@ class MetricAtKDisplay(DisplayMixin):
             models, names, curve_kwargs, kwargs, {"marker": "o", "markersize": 3}
         )
         self.lines_, self.bands_ = {}, {}
+        # Up to three translucent bands stay readable; more overlap into a
+        # blur, so then each band is its two edges, dotted, without a fill.
+        filled = len(models) <= 3
         for model, style in zip(models, styles, strict=True):
             (line,) = ax.plot(self.ks, self.values[model], **style)
             self.lines_[model] = line
@@ -109,9 +113,7 @@ class MetricAtKDisplay(DisplayMixin):
                     self.ks,
                     self.ci_low[model],
                     self.ci_high[model],
-                    color=line.get_color(),
-                    alpha=0.2,
-                    linewidth=0,
+                    **_band_style(line.get_color(), filled),
                 )
         ax.set_xlabel("cutoff k")
         from matplotlib.ticker import MaxNLocator
@@ -129,7 +131,7 @@ class MetricAtKDisplay(DisplayMixin):
             if text is None:
                 level = self.confidence_level
                 text = f"{level:.0%} bootstrap band" if level is not None else "band"
-            handles.append(Patch(facecolor="0.5", alpha=0.3, linewidth=0))
+            handles.append(Patch(**_band_style("0.5", filled)))
             labels.append(text)
         self._legend(ax, handles, labels)
 
@@ -160,7 +162,9 @@ class MetricAtKDisplay(DisplayMixin):
             The metric without its cutoff (``"ndcg"``).
         confidence_level : float, default=None
             Draw bootstrap bands of this level
-            (:func:`sklearn_rank.stats.bootstrap_ci` of each model).
+            (:func:`sklearn_rank.stats.bootstrap_ci` of each model), clipped
+            to the range of each cutoff's group values (where every mean of
+            resampled groups lies; a bootstrap-t interval can leave it).
         n_resamples, random_state
             Of the bootstrap.
         undefined : {"skip"} or float, default=None
@@ -281,7 +285,11 @@ class MetricAtKDisplay(DisplayMixin):
             The cutoffs, increasing.
         confidence_level : float, default=None
             Draw bootstrap bands of this level (:func:`sklearn_rank.stats.
-            bootstrap_ci` over groups, one bootstrap per model for every k).
+            bootstrap_ci` over groups, one bootstrap per model for every k),
+            clipped to the range of each cutoff's group values (where every
+            mean of resampled groups lies; a bootstrap-t interval can leave
+            it). With more than three models a band is drawn as its dotted
+            edges (translucent fills would overlap into a blur).
         n_resamples : int, default=999
             Bootstrap resamples.
         random_state : None, int or Generator, default=None
@@ -365,9 +373,10 @@ def _bands(curve, level, n_resamples, random_state, options):
     from ..stats import bootstrap_ci
 
     extra = {"undefined": options["undefined"]} if "undefined" in options else {}
+    scores = curve.group_scores()
     report = bootstrap_ci(
         None,
-        curve.group_scores(),
+        scores,
         confidence_level=level,
         n_resamples=n_resamples,
         random_state=random_state,
@@ -375,7 +384,20 @@ def _bands(curve, level, n_resamples, random_state, options):
     )
     low = np.array([r.ci_low for r in report])
     high = np.array([r.ci_high for r in report])
-    return low, high
+    if isinstance(extra.get("undefined"), (int, float)):
+        return low, high  # undefined groups enter with a fill value: as computed
+    # Within the group values' range, where every mean of resampled groups
+    # lies (a bootstrap-t interval of a metric bounded by 1 can reach above 1).
+    return _within_values(low, high, [scores.values[r.metric] for r in report])
+
+
+def _within_values(low, high, columns):
+    """Interval ends at each cutoff clipped to the range of its group values."""
+    values = np.array([np.asarray(c, dtype=np.float64) for c in columns])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN cutoff
+        lo, hi = np.nanmin(values, axis=1), np.nanmax(values, axis=1)
+    return np.clip(low, lo, hi), np.clip(high, lo, hi)
 
 
 def _group_score_curves(per_group, metric, undefined, level, n_resamples, random_state):
@@ -414,8 +436,11 @@ def _group_score_curves(per_group, metric, undefined, level, n_resamples, random
                 n_resamples=n_resamples,
                 random_state=random_state,
             )
-            low[str(model)] = np.array([r.ci_low for r in report])
-            high[str(model)] = np.array([r.ci_high for r in report])
+            low[str(model)], high[str(model)] = _within_values(
+                np.array([r.ci_low for r in report]),
+                np.array([r.ci_high for r in report]),
+                [res.values[k] for k in keys],
+            )
     return ks, values, low, high
 
 
@@ -476,3 +501,9 @@ def _cv_curves(cv_results, metric, candidates, n_candidates, func):
         {lab: mean[:, i] - std[:, i] for lab, i in pairs},
         {lab: mean[:, i] + std[:, i] for lab, i in pairs},
     )
+
+
+def _band_style(color: Any, filled: bool) -> dict[str, Any]:
+    if filled:
+        return {"facecolor": color, "alpha": 0.2, "linewidth": 0}
+    return {"facecolor": "none", "edgecolor": color, "linestyle": ":", "linewidth": 1}
