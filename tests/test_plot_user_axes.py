@@ -265,3 +265,41 @@ def test_six_bands_are_outlines_not_a_blur():
         assert band.get_facecolor().size == 0 or band.get_facecolor()[0][3] == 0.0
         assert band.get_linestyle() != [(0, None)]
     plt.close("all")
+
+
+def test_cli_panels_with_long_run_names(tmp_path, monkeypatch):
+    # compare --plot with two long run names that differ only near the end:
+    # three panels side by side, none squeezed, nothing covering a neighbour,
+    # the two names distinct in every legend.
+    pd = pytest.importorskip("pandas")
+    from sklearn_rank._cli import _plotting, main
+
+    rng = np.random.default_rng(0)
+    q = rng.integers(0, 40, 600)
+    y = rng.integers(0, 3, 600)
+    a = "lambdamart_500_trees_early_stopping_ndcg10_fold1_run"
+    b = "lambdamart_500_trees_early_stopping_ndcg10_fold2_run"
+    frame = pd.DataFrame(
+        {
+            "qid": q,
+            "label": y,
+            a: y + rng.normal(size=600),
+            b: rng.normal(size=600),
+            "cohort": np.where(q % 3 == 0, "new users", "returning users"),
+        }
+    )
+    path = tmp_path / "runs.csv"
+    frame.to_csv(path, index=False)
+    figures = []
+    monkeypatch.setattr(_plotting, "_save", lambda fig, args: figures.append(fig))
+    argv = ["compare", "--quiet", str(path), "--score-col", a, "--score-col", b]
+    argv += ["-m", "ndcg@10", "--resamples", "99", "--segment-col", "cohort"]
+    assert main([*argv, "--plot", str(tmp_path / "x.png")]) == 0
+    (fig,) = figures
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    check_grid(fig, "CLI compare, long run names")
+    for ax in (fig.axes[0], fig.axes[2]):
+        texts = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert len(set(texts)) == len(texts), texts

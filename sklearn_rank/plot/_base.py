@@ -435,8 +435,9 @@ def fit_ylabel(ax: Any) -> None:
 
 
 def legend_below(ax: Any, legend: Any) -> Any:
-    """The legend's entries below the axes' x labels, one line each (cut to
-    the axes' width, kept distinct), in a small font."""
+    """The legend's entries below the axes' x labels, in a small font, each on
+    one line of the axes' width (two with at most two entries), cut beyond and
+    kept distinct."""
     from matplotlib.font_manager import FontProperties
 
     handles, labels, heading = _entries(legend)
@@ -447,7 +448,11 @@ def legend_below(ax: Any, legend: Any) -> Any:
     under = max(0.0, box.y0 - ax.xaxis.get_tightbbox().y0)
     size = FontProperties(size="x-small").get_size_in_points()
     chars = max(12, int(box.width * 72 / fig.dpi / (0.55 * size)) - 5)
-    labels = shorten_distinct([" ".join(t.split()) for t in labels], chars)
+    # one line an entry (two for one or two entries), cut where longer and
+    # kept distinct: the legend's height stays that of a few lines of text
+    lines = 2 if len(labels) <= 2 else 1
+    flat = shorten_distinct([" ".join(t.split()) for t in labels], lines * chars)
+    labels = [wrap(t, chars) for t in flat]
     return ax.legend(
         handles,
         labels,
