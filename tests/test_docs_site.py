@@ -24,9 +24,9 @@ PUBLIC = [
 ]
 
 
-def _listed():
-    """{module: names} of the autosummary tables of docs/api/index.rst."""
-    listed: dict[str, set[str]] = {}
+def _rows():
+    """(module, name) of each row of the autosummary tables of
+    docs/api/index.rst, in order."""
     module = None
     in_table = False
     for line in (DOCS / "api" / "index.rst").read_text().splitlines():
@@ -35,9 +35,16 @@ def _listed():
         elif line.startswith(".. autosummary::"):
             in_table = True
         elif in_table and (m := re.match(r"   (\w+)$", line)):
-            listed.setdefault(module, set()).add(m.group(1))
+            yield module, m.group(1)
         elif in_table and line and not line.startswith("   "):
             in_table = False
+
+
+def _listed():
+    """{module: names} of the autosummary tables of docs/api/index.rst."""
+    listed: dict[str, set[str]] = {}
+    for module, name in _rows():
+        listed.setdefault(module, set()).add(name)
     return listed
 
 
@@ -47,6 +54,13 @@ def test_every_public_name_has_a_reference_page(module):
     listed = _listed().get(module, set())
     assert names - listed == set(), f"add to docs/api/index.rst under {module}"
     assert listed - names == set(), f"not in {module}.__all__"
+
+
+def test_no_name_is_listed_twice_in_a_module():
+    # A name listed twice generates its page twice and shows twice in the table.
+    rows = list(_rows())
+    twice = sorted({row for row in rows if rows.count(row) > 1})
+    assert not twice, twice
 
 
 def test_every_public_subpackage_is_in_the_reference():
