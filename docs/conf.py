@@ -95,14 +95,16 @@ sphinx_gallery_conf = {
 }
 
 html_theme = "pydata_sphinx_theme"
-html_title = "sklearn-rank"
+# the version in the header of every page (the changelog page says what changed)
+html_title = f"sklearn-rank {release}"
 html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,
     "navigation_with_keys": False,
     "header_links_before_dropdown": 6,
 }
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["sklearn_rank.css"]  # long API page titles wrap
 html_show_sourcelink = False
 
 # Pictures of docs/plots.md: the displays example draws them (in the page's

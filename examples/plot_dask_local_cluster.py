@@ -63,6 +63,13 @@ per_query = sklearn_rank.dask.evaluate_per_group(frame, metrics=["ndcg@10"])
 print(per_query.compute().sort_index().head())
 
 # %%
+# Computed, they draw like any per-query values: here their distribution.
+from sklearn_rank.plot import GroupScoreDisplay
+
+values = per_query.compute()["ndcg@10"].to_numpy()
+_ = GroupScoreDisplay(values={"score": values}, metric="ndcg@10").plot()
+
+# %%
 # A search whose fits and scorings run on the cluster's workers.
 X, y, qid = load_lambdarank(subset="train", return_X_y=True)
 with sklearn.config_context(enable_metadata_routing=True):

@@ -55,6 +55,20 @@ search = GridSearchCV(
 print("best:", search.best_params_)
 
 # %%
+# Scored at several cutoffs, the candidates draw as curves over k: the mean
+# over the folds, and mean +- one standard deviation as a band.
+from sklearn_rank.plot import MetricAtKDisplay
+
+curves = GridSearchCV(
+    Ridge(),
+    {"alpha": [1.0, 1000.0]},
+    scoring=make_ranking_scorer([f"ndcg@{k}" for k in (1, 3, 5, 10)]),
+    refit=False,
+    cv=GroupKFold(n_splits=3),
+).fit(X, y, groups=qid)
+_ = MetricAtKDisplay.from_cv_results(curves.cv_results_, metric="ndcg")
+
+# %%
 # The refit model on held-out queries, every metric from one call.
 scores = search.predict(X_test)
 print(evaluate(y_test, scores, groups=qid_test, metrics=["ndcg@10", "map", "mrr"]))

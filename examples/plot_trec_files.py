@@ -71,3 +71,15 @@ per_query = evaluate_per_group(
 )
 for metric, values in per_query.values.items():
     print(metric, dict(zip(per_query.group_ids, values.round(4).tolist(), strict=True)))
+
+# %%
+# The run's interpolated precision-recall curve, averaged over the queries
+# with trec_eval's conventions (the legend gives its 11-point average).
+from sklearn_rank.plot import InterpolatedPrecisionRecallDisplay
+
+_ = InterpolatedPrecisionRecallDisplay.from_predictions(
+    trec.y_true,
+    {"mine": trec.y_score},
+    groups=trec.groups,
+    metric_options={"convention": "trec_eval", "retrieved": trec.retrieved},
+)

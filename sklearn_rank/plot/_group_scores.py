@@ -51,6 +51,12 @@ class GroupScoreDisplay(DisplayMixin):
     bin_edges_ : ndarray
         The shared histogram bins (``kind="hist"`` only).
 
+    See Also
+    --------
+    sklearn_rank.evaluate_per_group : The values drawn.
+    PairedDifferenceDisplay : The same values as differences to a baseline.
+    SegmentDisplay : The metric per segment of the groups.
+
     Examples
     --------
     >>> import numpy as np

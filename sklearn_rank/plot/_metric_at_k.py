@@ -48,6 +48,12 @@ class MetricAtKDisplay(DisplayMixin):
     bands_ : dict of str to PolyCollection
         The interval band of each model (empty without intervals).
 
+    See Also
+    --------
+    sklearn_rank.evaluate_per_group : The per-group values behind each point.
+    sklearn_rank.stats.bootstrap_ci : The intervals drawn as bands.
+    InterpolatedPrecisionRecallDisplay : Precision against recall levels.
+
     Examples
     --------
     >>> import numpy as np

@@ -76,6 +76,12 @@ class PairedDifferenceDisplay(DisplayMixin):
     annotations_ : dict of str to list of Annotation
         The group-id labels of each model.
 
+    See Also
+    --------
+    sklearn_rank.stats.compare : The paired test on the same differences.
+    GroupScoreDisplay : Each model's distribution over groups.
+    SegmentDisplay : The comparison within each segment.
+
     Examples
     --------
     >>> import numpy as np

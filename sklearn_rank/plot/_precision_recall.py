@@ -61,6 +61,12 @@ class InterpolatedPrecisionRecallDisplay(DisplayMixin):
     figure_ : matplotlib Figure
     lines_ : dict of str to Line2D
 
+    See Also
+    --------
+    sklearn_rank.interpolated_precision_score : One point of the curve.
+    sklearn_rank.eleven_point_precision_score : The 11-point average in the legend.
+    MetricAtKDisplay : A metric against the cutoff k.
+
     Examples
     --------
     >>> import numpy as np

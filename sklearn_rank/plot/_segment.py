@@ -74,6 +74,12 @@ class SegmentDisplay(DisplayMixin):
         p < 0.05.
     markers_ : list of Line2D
 
+    See Also
+    --------
+    sklearn_rank.stats.compare_by_segment : The report drawn.
+    sklearn_rank.evaluate_by_segment : The values per segment alone.
+    PairedDifferenceDisplay : Per-group differences against a baseline.
+
     Examples
     --------
     >>> import numpy as np
