@@ -80,8 +80,9 @@ def _decorations(ax):
 
 def check_grid(fig, where):
     """No decoration of one axes covers another axes (its data area and its
-    own decorations), none leaves the figure, and no axes keeps under 20% of
-    its cell (constrained layout collapsing it)."""
+    own decorations), none leaves the figure, the texts inside an axes (group
+    ids, p-values) overlap no other, and no axes keeps under 20% of its cell
+    (constrained layout collapsing it)."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     fb = fig.bbox
@@ -90,6 +91,11 @@ def check_grid(fig, where):
         box = ax.get_window_extent()
         assert box.width >= 0.2 * fb.width / cols, f"{where}: axes {i} collapsed"
         assert box.height >= 0.2 * fb.height / rows, f"{where}: axes {i} collapsed"
+        inner = [t.get_window_extent(renderer).padded(-1) for t in ax.texts]
+        for k, b in enumerate(inner):
+            assert not any(b.overlaps(o) for o in inner[k + 1 :]), (
+                f"{where}: {ax.texts[k].get_text()!r} of axes {i} overlaps a text"
+            )
         for art in _decorations(ax):
             b = art.get_window_extent(renderer)
             what = getattr(art, "get_text", lambda: "the legend")()
