@@ -80,3 +80,36 @@ def test_the_command_line_reference_documents_the_real_parser():
     page = (DOCS / "api" / "cli.rst").read_text()
     assert ":module: sklearn_rank._cli" in page
     assert ":func: get_parser" in page
+
+
+def test_the_site_shows_its_version_and_a_changelog_page():
+    # Checked on the sources (the build is .ci's): the header names the
+    # version, the changelog page is in the site's table of contents and
+    # includes CHANGELOG.md, and long API titles wrap (a stylesheet).
+    conf = (DOCS / "conf.py").read_text()
+    assert 'html_title = f"sklearn-rank {release}"' in conf
+    toctree = (DOCS / "index.md").read_text().split("```{toctree}")[1]
+    assert "\nchangelog\n" in toctree
+    assert "{include} ../CHANGELOG.md" in (DOCS / "changelog.md").read_text()
+    css = re.search(r'html_css_files = \["([^"]+)"\]', conf).group(1)
+    assert "overflow-wrap: anywhere" in (DOCS / "_static" / css).read_text()
+
+
+def test_every_gallery_example_draws_its_thumbnail():
+    # An example without a figure gets sphinx-gallery's placeholder thumbnail.
+    examples = sorted((DOCS.parent / "examples").glob("plot_*.py"))
+    assert examples
+    draws = re.compile(r"Display\b|\.plot\(|plt\.|\.subplots\(|\.savefig\(")
+    bare = [p.name for p in examples if not draws.search(p.read_text())]
+    assert not bare, f"no figure (placeholder thumbnail): {bare}"
+
+
+def test_public_displays_have_see_also():
+    import sklearn_rank.plot as plot
+
+    missing = [
+        name
+        for name in plot.__all__
+        if "See Also\n" not in (getattr(plot, name).__doc__ or "")
+    ]
+    assert not missing, missing
