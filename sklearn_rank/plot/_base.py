@@ -451,8 +451,7 @@ def legend_below(ax: Any, legend: Any) -> Any:
     # one line an entry (two for one or two entries), cut where longer and
     # kept distinct: the legend's height stays that of a few lines of text
     lines = 2 if len(labels) <= 2 else 1
-    flat = shorten_distinct([" ".join(t.split()) for t in labels], lines * chars)
-    labels = [wrap(t, chars) for t in flat]
+    labels = [wrap(t, chars) for t in _cut_names(labels, lines * chars)]
     return ax.legend(
         handles,
         labels,
@@ -464,6 +463,26 @@ def legend_below(ax: Any, legend: Any) -> Any:
         fontsize="x-small",
         title_fontsize="x-small",
     )
+
+
+def _cut_names(labels: list[str], width: int) -> list[str]:
+    """Each label in at most ``width`` characters, kept distinct. Where every
+    label ends in figures (what follows its first ": ", as the paired
+    display's wins, ties and losses, or a closing parenthesis, as "(11-pt AP
+    0.884)"), those are kept whole and the names before them are cut."""
+    import re
+
+    flat = [" ".join(t.split()) for t in labels]
+    parts = [re.match(r"^(.+?)(: .*| \([^()]*\))?$", t).groups("") for t in flat]
+    heads, tails = [h for h, _ in parts], [t for _, t in parts]
+    if not all(tails):  # figures only where the display gave every entry some
+        heads, tails = flat, [""] * len(flat)
+    pairs = list(zip(heads, tails, strict=True))
+    out = [shorten(h, max(12, width - len(t))) + t for h, t in pairs]
+    if len(set(out)) == len(set(flat)):
+        return out
+    room = max(12, width - max(len(t) for t in tails))
+    return [h + t for h, t in zip(shorten_distinct(heads, room), tails, strict=True)]
 
 
 def wrap(text: str, width: int) -> str:

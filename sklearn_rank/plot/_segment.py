@@ -359,9 +359,14 @@ def _title(self: SegmentDisplay, label_of: dict) -> str:
     title = f"{self.metric} per segment"
     if self.confidence_level is not None and self.ci_low is not None:
         title += f", {self.confidence_level:.0%} bootstrap CI"
-    small = self.figure_.get_figheight() < 3.6 if hasattr(self, "figure_") else False
+    # a small figure, or a small cell of the user's grid (by the axes' share)
+    ax = getattr(self, "ax_", None)
+    small = ax is not None and (
+        ax.figure.get_figheight() < 3.6
+        or ax.get_position().height * ax.figure.get_figheight() < 2.4
+    )
     if small and self.baseline is not None and self.p_adjusted:
-        # a small figure: the test and its adjustment, without the family
+        # a small axes: the test and its adjustment, without the family
         base = shorten(label_of.get(self.baseline, self.baseline), 16)
         return f"{title}\np: {self.correction or ''} {self.test or ''} vs {base}"
     if self.baseline is not None and self.p_adjusted:
