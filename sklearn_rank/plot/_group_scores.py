@@ -14,9 +14,11 @@ from ._base import (
     check_curve_kwargs,
     check_matplotlib,
     check_per_group,
-    fit_ticklabels,
     model_colors,
     per_group,
+)
+from ._layout import (
+    fit_ticklabels,
     shorten_distinct,
     wrap,
 )

@@ -16,11 +16,13 @@ from ._base import (
     check_metric_name,
     check_options,
     check_per_group,
-    drop_overlaps,
     external_stacklevel,
     model_colors,
     model_scores,
     per_group,
+)
+from ._layout import (
+    drop_overlaps,
 )
 
 # |difference| at or below this is a tie (as in sklearn_rank.stats.compare).

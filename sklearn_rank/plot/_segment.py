@@ -14,11 +14,13 @@ from ._base import (
     DisplayMixin,
     check_matplotlib,
     check_values,
+    model_colors,
+)
+from ._layout import (
     drop_overlaps,
     finish,
     fit_ticklabels,
     fit_title,
-    model_colors,
     outside_legend,
     shorten,
     shorten_distinct,
