@@ -180,8 +180,8 @@ def prepare(
     >>> prepared = prepare(y_true, groups=groups, metrics=["mrr", "precision@2"])
     >>> prepared.evaluate([0.9, 0.8, 0.1, 0.3, 0.2, 0.7])
     {'mrr': 0.6666666666666666, 'precision@2': 0.25}
-    >>> prepared.evaluate([0.1, 0.8, 0.9, 0.3, 0.9, 0.7])  # the next round
-    {'mrr': 0.6666666666666666, 'precision@2': 0.5}
+    >>> prepared.evaluate([0.9, 0.1, 0.2, 0.3, 0.9, 0.7])  # the next round
+    {'mrr': 1.0, 'precision@2': 0.5}
     """
     func = "prepare"
     unknown = sorted(set(options) - set(OPTIONS))
