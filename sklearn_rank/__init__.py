@@ -61,7 +61,7 @@ _LAZY = {
 
 
 # Subpackages reachable as attributes (``sklearn_rank.stats``) without an import.
-_SUBPACKAGES = ("datasets", "io", "online", "plot", "stats")
+_SUBPACKAGES = ("boosting", "datasets", "io", "online", "plot", "stats")
 
 
 def __getattr__(name: str) -> Any:
