@@ -20,6 +20,7 @@ _LAZY = {
     "evaluate_per_group": "_metrics.evaluate",
     "PreparedEvaluation": "_metrics.prepared",
     "prepare": "_metrics.prepared",
+    "RankingAccumulator": "_metrics.accumulator",
     "SegmentTable": "_metrics.by_segment",
     "evaluate_by_segment": "_metrics.by_segment",
     "arp_score": "_metrics.functions",
