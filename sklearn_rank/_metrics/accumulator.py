@@ -35,6 +35,39 @@ def _concat(parts: list) -> Any:
     return xp.concat(parts)
 
 
+def _check_batch(batch: dict[str, Any], index: int) -> None:
+    """One entry per row in every array of a batch."""
+    lengths = {k: v.shape[0] for k, v in batch.items() if v is not None}
+    if len(set(lengths.values())) > 1:
+        detail = ", ".join(f"{k}={v}" for k, v in lengths.items())
+        raise ValueError(
+            f"Batch {index} of RankingAccumulator.update has inconsistent "
+            f"numbers of rows: {detail}. Give one entry per row in each array."
+        )
+
+
+def _reduce(parts: list, metrics: tuple, undefined: Any) -> dict[str, float]:
+    """The undefined rule and the weighted mean over every finished query (the
+    per-group results ``parts`` of the in-order mode)."""
+    ids = _concat(
+        [
+            np.asarray(p.group_ids, dtype=object)
+            if isinstance(p.group_ids, np.ndarray)
+            else p.group_ids
+            for p in parts
+        ]
+    )
+    out = {}
+    for name in metrics:
+        values = _concat([p.values[name] for p in parts])
+        weight = _concat([p.weights[name] for p in parts])
+        xp = seg.array_namespace(values)
+        out[name] = mean_over_groups(
+            values, ~xp.isnan(values), weight, undefined, name, ids
+        )
+    return out
+
+
 class RankingAccumulator:
     """Metrics of a stream of batches, equal to one :func:`evaluate` of them all.
 
@@ -133,14 +166,7 @@ class RankingAccumulator:
             "groups": _as_array(groups),
             "sample_weight": _as_array(sample_weight),
         }
-        lengths = {k: v.shape[0] for k, v in batch.items() if v is not None}
-        if len(set(lengths.values())) > 1:
-            detail = ", ".join(f"{k}={v}" for k, v in lengths.items())
-            raise ValueError(
-                f"Batch {self.n_batches} of RankingAccumulator.update has "
-                f"inconsistent numbers of rows: {detail}. Give one entry per row "
-                "in each array."
-            )
+        _check_batch(batch, self.n_batches)
         weighted = sample_weight is not None
         if self._weighted is None:
             self._weighted = weighted
@@ -232,32 +258,7 @@ class RankingAccumulator:
                 **self.options,
             )
         self._reduce_finished(final=True)
-        return self._reduce(self._done)
-
-    def _reduce(self, parts: list) -> dict[str, float]:
-        """The undefined rule and the weighted mean over every finished query."""
-        out = {}
-        ids = _concat(
-            [
-                np.asarray(p.group_ids, dtype=object)
-                if isinstance(p.group_ids, np.ndarray)
-                else p.group_ids
-                for p in parts
-            ]
-        )
-        for name in self.metrics:
-            values = _concat([p.values[name] for p in parts])
-            weight = _concat([p.weights[name] for p in parts])
-            xp = seg.array_namespace(values)
-            out[name] = mean_over_groups(
-                values,
-                ~xp.isnan(values),
-                weight,
-                self._opts.undefined,
-                name,
-                ids,
-            )
-        return out
+        return _reduce(self._done, self.metrics, self._opts.undefined)
 
     def merge(self, other: RankingAccumulator) -> RankingAccumulator:
         """Add the rows of ``other`` (another worker's accumulator) to this one;
