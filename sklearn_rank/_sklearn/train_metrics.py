@@ -92,15 +92,17 @@ class _TrainMetric:
                 f"eval set of {prepared.n_samples} rows; pass the eval set's own "
                 "labels and query information."
             )
-        if not np.isfinite(preds).all():
-            bad = int(np.count_nonzero(~np.isfinite(preds)))
+        try:
+            scores = prepared.evaluate(preds)
+        except ValueError as exc:
+            if "NaN or infinite" not in str(exc):
+                raise
             raise ValueError(
-                f"{self.framework}_metric: the model's predictions hold {bad} NaN "
-                f"or infinite value(s) at iteration {round_} of this eval set (the "
-                "model diverged). Lower the learning rate or check the features; "
-                "a NaN metric would stop training silently."
-            )
-        scores = prepared.evaluate(preds)
+                f"{self.framework}_metric: the model's predictions at iteration "
+                f"{round_} of this eval set hold NaN or infinite values (the model "
+                "diverged). Lower the learning rate or check the features; a NaN "
+                f"metric would stop training silently. ({exc})"
+            ) from None
         return [(self.prefix + name, scores[name]) for name in self.metrics]
 
 
