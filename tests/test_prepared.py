@@ -188,3 +188,17 @@ def test_bad_scores_name_the_problem():
         sr.prepare([1, 0], groups=[0, 0], metrics="auc").evaluate_per_group([1, 2])
     with pytest.raises(ValueError, match="negative labels"):
         sr.prepare([-1, 0], groups=[0, 0], metrics="ndcg")
+
+
+def test_training_benchmark_runs_small(capsys):
+    """benchmarks/bench_training.py runs (its values are asserted equal inside)."""
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_training.py"
+    spec = importlib.util.spec_from_file_location("bench_training", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    argv = ["--rows", "20000", "--groups", "200", "--repeats", "1"]
+    assert module.main([*argv, "--sections", "accumulator"]) == 0
+    assert "ratio" in capsys.readouterr().out

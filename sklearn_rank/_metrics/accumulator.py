@@ -9,11 +9,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine import segments as seg
-from .._engine.conventions import OPTIONS, resolve_options
+from .._engine.conventions import resolve_options
 from .._engine.reduce import mean_over_groups
 from .._utils.array_api import is_foreign
 from .evaluate import DEFAULT_METRICS, evaluate, evaluate_per_group
-from .validation import check_metrics
+from .validation import check_metrics, check_option_keywords
 
 _FIELDS = ("y_true", "y_score", "groups", "sample_weight")
 
@@ -114,12 +114,7 @@ class RankingAccumulator:
         **options: Any,
     ) -> None:
         func = "RankingAccumulator"
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise TypeError(
-                f"RankingAccumulator() got an unexpected keyword argument "
-                f"{unknown[0]!r}; the convention keywords are {', '.join(OPTIONS)}."
-            )
+        check_option_keywords(options, "RankingAccumulator()")
         self._opts = resolve_options(func, convention, options)
         self._requests = check_metrics(metrics, func, per_group=in_order)
         self.metrics = tuple(r.label for r in self._requests)
@@ -227,16 +222,21 @@ class RankingAccumulator:
         if rows["sample_weight"] is None:
             self._batches["sample_weight"] = []
 
-    def _per_group(self, rows: dict[str, Any]):
-        return evaluate_per_group(
+    def _call(self, func, rows: dict[str, Any], **options: Any):
+        """``func`` (evaluate or evaluate_per_group) on the gathered rows."""
+        return func(
             rows["y_true"],
             rows["y_score"],
             groups=rows["groups"],
             metrics=list(self.metrics),
             sample_weight=rows["sample_weight"],
             convention=self.convention,
-            **{k: v for k, v in self.options.items() if k != "undefined"},
+            **options,
         )
+
+    def _per_group(self, rows: dict[str, Any]):
+        options = {k: v for k, v in self.options.items() if k != "undefined"}
+        return self._call(evaluate_per_group, rows, **options)
 
     def compute(self) -> dict[str, float]:
         """The metrics of every row added since the last :meth:`reset`: what
@@ -247,16 +247,7 @@ class RankingAccumulator:
                 "least one batch first."
             )
         if not self.in_order:
-            rows = self._pending()
-            return evaluate(
-                rows["y_true"],
-                rows["y_score"],
-                groups=rows["groups"],
-                metrics=list(self.metrics),
-                sample_weight=rows["sample_weight"],
-                convention=self.convention,
-                **self.options,
-            )
+            return self._call(evaluate, self._pending(), **self.options)
         self._reduce_finished(final=True)
         return _reduce(self._done, self.metrics, self._opts.undefined)
 

@@ -10,16 +10,22 @@ from typing import Any
 from numpy.typing import ArrayLike
 
 from .._engine.context import GroupTotals, RankingContext
-from .._engine.conventions import OPTIONS, Options, resolve_options
+from .._engine.conventions import Options, resolve_options
 from .._engine.group_layout import GroupLayout
 from .evaluate import (
     DEFAULT_METRICS,
     GroupScores,
     _group_scores,
+    input_totals,
     mean_values,
     prepare_inputs,
 )
-from .validation import MetricRequest, check_metrics, check_numeric_in
+from .validation import (
+    MetricRequest,
+    check_metrics,
+    check_numeric_in,
+    check_option_keywords,
+)
 
 
 class PreparedEvaluation:
@@ -184,12 +190,7 @@ def prepare(
     {'mrr': 1.0, 'precision@2': 0.5}
     """
     func = "prepare"
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise TypeError(
-            f"prepare() got an unexpected keyword argument {unknown[0]!r}; the "
-            f"convention keywords are {', '.join(OPTIONS)}."
-        )
+    check_option_keywords(options, "prepare()")
     opts = resolve_options(func, convention, options)
     requests = check_metrics(metrics, func)
     inputs = prepare_inputs(
@@ -204,18 +205,7 @@ def prepare(
         judged,
         in_pool,
     )
-    totals = GroupTotals.from_inputs(
-        inputs.y_true,
-        inputs.codes,
-        inputs.n_groups,
-        ties=opts.ties,
-        retrieved=inputs.retrieved,
-        sample_weight=inputs.sample_weight,
-        judged=inputs.judged,
-        in_pool=inputs.in_pool,
-        group_weight=opts.group_weight,
-        relevance_threshold=opts.relevance_threshold,
-    )
+    totals = input_totals(inputs, opts)
     # Rows of the input as given (judged_only may have dropped some).
     n_samples = inputs.y_true.shape[0] if inputs.rows is None else len(y_true)
     return PreparedEvaluation(

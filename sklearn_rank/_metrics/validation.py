@@ -471,6 +471,16 @@ def _name_option(name: str, spec: MetricSpec, text: str) -> tuple[str, Any]:
         raise ValueError(f"In {name!r}: {exc}") from None
 
 
+def check_option_keywords(options: Mapping[str, Any], owner: str) -> None:
+    """The ``**options`` of a front end name convention keywords only."""
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"{owner} got an unexpected keyword argument {unknown[0]!r}; the "
+            f"convention keywords are {', '.join(OPTIONS)}."
+        )
+
+
 def check_metrics(
     metrics: Any, func: str, *, per_group: bool = False
 ) -> list[MetricRequest]:

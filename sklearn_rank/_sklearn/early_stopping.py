@@ -61,30 +61,10 @@ def fit_with_early_stopping(
     held_out = np.asarray(ids)[np.unique(codes[valid])]
     name = ranker.scoring
     estimator = clone(ranker.estimator)
-    if argument == "group":
-        fitted, best, curve = _lightgbm(
-            estimator,
-            ranker,
-            X_train,
-            y_train,
-            query,
-            X_valid,
-            y_valid,
-            codes[valid],
-            name,
-        )
-    else:
-        fitted, best, curve = _xgboost(
-            estimator,
-            ranker,
-            X_train,
-            y_train,
-            query,
-            X_valid,
-            y_valid,
-            codes[valid],
-            name,
-        )
+    fit = _lightgbm if argument == "group" else _xgboost
+    fitted, best, curve = fit(
+        estimator, ranker, X_train, y_train, query, X_valid, y_valid, codes[valid], name
+    )
     return fitted, best, curve, held_out
 
 
