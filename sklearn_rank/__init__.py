@@ -18,6 +18,9 @@ _LAZY = {
     "GroupScores": "_metrics.evaluate",
     "evaluate": "_metrics.evaluate",
     "evaluate_per_group": "_metrics.evaluate",
+    "PreparedEvaluation": "_metrics.prepared",
+    "prepare": "_metrics.prepared",
+    "RankingAccumulator": "_metrics.accumulator",
     "SegmentTable": "_metrics.by_segment",
     "evaluate_by_segment": "_metrics.by_segment",
     "arp_score": "_metrics.functions",
@@ -59,7 +62,7 @@ _LAZY = {
 
 
 # Subpackages reachable as attributes (``sklearn_rank.stats``) without an import.
-_SUBPACKAGES = ("datasets", "io", "online", "plot", "stats")
+_SUBPACKAGES = ("boosting", "datasets", "io", "online", "plot", "stats")
 
 
 def __getattr__(name: str) -> Any:

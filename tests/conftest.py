@@ -34,7 +34,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 # Documentation pages whose examples need an optional package: skipped, with the
 # reason, where it does not import (the test extra installs each of them).
-PAGES_NEEDING = {"gpu.md": "torch"}
+PAGES_NEEDING = {"gpu.md": "torch", "training.md": "xgboost"}
 
 # Modules whose session fixture starts a service: one xdist worker each.
 SHARED_SERVICE_MODULES = {

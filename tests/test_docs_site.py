@@ -21,6 +21,7 @@ PUBLIC = [
     "sklearn_rank.datasets",
     "sklearn_rank.dask",
     "sklearn_rank.spark",
+    "sklearn_rank.boosting",
 ]
 
 

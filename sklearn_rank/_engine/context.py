@@ -12,6 +12,7 @@ own.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 from typing import Any
@@ -378,7 +379,58 @@ class GroupTotals:
         # How row weights become group weights (the group_weight keyword) and
         # the relevance threshold "relevant_mean" reads.
         self.weight_rule: tuple[str, float | None] = ("mean", None)
+        # Values of the labels, groups and masks alone (ideal DCG, R, counts):
+        # shared by every set of scores of a prepared evaluation (with_scores).
         self._cache: dict[Any, Any] = {}
+        self._scored: dict[Any, Any] = {}  # values that depend on the scores too
+
+    @classmethod
+    def from_inputs(
+        cls,
+        y_true: Any,
+        codes: Any,
+        n_groups: int,
+        *,
+        ties: str,
+        retrieved: Any | None = None,
+        sample_weight: Any | None = None,
+        judged: Any | None = None,
+        in_pool: Any | None = None,
+        group_weight: str = "mean",
+        relevance_threshold: float | None = None,
+    ) -> GroupTotals:
+        """The per-group facts of one input without scores (``y_score`` None):
+        give scores with :meth:`with_scores`. ``group_weight`` and
+        ``relevance_threshold`` say how row weights become group weights
+        (:meth:`group_weight`)."""
+        rows = None
+        if retrieved is not None and not bool(
+            seg.array_namespace(retrieved).all(retrieved)
+        ):
+            rows = seg.flatnonzero(retrieved)
+            if isinstance(rows, np.ndarray) and rows.size and rows[-1] == rows.size - 1:
+                # The ranked rows come first (a TREC join): a slice, whose
+                # gathers are views (read-only uses), not copies of n.
+                rows = slice(0, rows.size)
+        totals = cls(
+            y_true, None, codes, n_groups, ties, sample_weight, rows, judged, in_pool
+        )
+        totals.weight_rule = (group_weight, relevance_threshold)
+        return totals
+
+    def with_scores(self, y_score: Any) -> GroupTotals:
+        """These facts with the scores ``y_score``: the cache of label-only
+        values is shared (computed once for every set of scores), the values
+        that depend on the scores start empty."""
+        scored = copy.copy(self)
+        scored.y_score, scored._scored = y_score, {}
+        return scored
+
+    def cached_scored(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """:meth:`cached` for a value that depends on the scores as well."""
+        if key not in self._scored:
+            self._scored[key] = compute()
+        return self._scored[key]
 
     def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
         """``compute()`` once per key for this input."""
@@ -572,37 +624,63 @@ class RankingContext:
         """Order the ranked rows by group, then descending score, once.
         ``group_weight`` and ``relevance_threshold`` say how row weights become
         group weights (:meth:`GroupTotals.group_weight`)."""
-        rows = None
-        if retrieved is not None and not bool(
-            seg.array_namespace(retrieved).all(retrieved)
-        ):
-            rows = seg.flatnonzero(retrieved)
-            if isinstance(rows, np.ndarray) and rows.size and rows[-1] == rows.size - 1:
-                # The ranked rows come first (a TREC join): a slice, whose
-                # gathers are views (read-only uses), not copies of n.
-                rows = slice(0, rows.size)
-        totals = GroupTotals(
-            y_true, y_score, codes, n_groups, ties, sample_weight, rows, judged, in_pool
+        totals = GroupTotals.from_inputs(
+            y_true,
+            codes,
+            n_groups,
+            ties=ties,
+            retrieved=retrieved,
+            sample_weight=sample_weight,
+            judged=judged,
+            in_pool=in_pool,
+            group_weight=group_weight,
+            relevance_threshold=relevance_threshold,
         )
-        totals.weight_rule = (group_weight, relevance_threshold)
-        return cls._ordered(totals, ties)
+        return cls.from_scores(totals, y_score)
 
     @classmethod
-    def _ordered(cls, totals: GroupTotals, ties: str) -> RankingContext:
+    def from_scores(
+        cls, totals: GroupTotals, y_score: Any, layout: Any | None = None
+    ) -> RankingContext:
+        """The ordered view of ``totals`` (made once per labels) under the scores
+        ``y_score`` (one per row of the input). ``layout``: an ordering of the
+        ranked rows prepared from the group codes (``GroupLayout``; its
+        ``order`` returns None where it leaves the scores to
+        :func:`order_rows`), else :func:`order_rows`."""
+        return cls._ordered(totals.with_scores(y_score), totals.ties, layout)
+
+    @classmethod
+    def _ordered(
+        cls, totals: GroupTotals, ties: str, layout: Any | None = None
+    ) -> RankingContext:
         y_r, s_r = totals.ranked(totals.y_all), totals.ranked(totals.y_score)
         c_r = totals.ranked(totals.codes_all)
         n_groups = totals.n_groups
-        length = seg.segment_count(c_r, n_groups)
+        found = None
+        if layout is not None and not layout.tied_last:
+            found = layout.order(s_r)
+        if found is not None:
+            length = layout.length
+            order, tied_next = found
+        else:  # no layout, or ties it leaves to order_rows
+            length = seg.segment_count(c_r, n_groups)
+            order, tied_next = order_rows(c_r, s_r, y_r, ties, n_groups, length)
         if totals.ranked_rows is None:  # every row ranked: the same counts
             totals.cached("size", lambda: length)
-        order, tied_next = order_rows(c_r, s_r, y_r, ties, n_groups, length)
-        group, rank = _positions(length, y_r.shape[0])
+        if layout is not None:
+            group, rank = layout.group, layout.rank
+        else:
+            group, rank = _positions(length, y_r.shape[0])
         if ties not in BLOCK_TIES:
             blocks = TieBlocks.find(None, rank, group)
         elif tied_next is not None:  # the ordering compared the keys already
             blocks = TieBlocks.from_continuation(tied_next, rank, group)
         else:
             blocks = TieBlocks.find(s_r[order], rank, group)
+        if layout is not None and ties in BLOCK_TIES:
+            # Scores with ties go to order_rows; the next call tries the
+            # layout again once a call finds none.
+            layout.tied_last = bool(blocks)
         row_weight = None
         if totals.sample_weight is not None:
             row_weight = totals.ranked(totals.sample_weight)[order]
@@ -734,7 +812,7 @@ class RankingContext:
             )
             return RankingContext._ordered(one, totals.ties)
 
-        return totals.cached("pooled", build)
+        return totals.cached_scored("pooled", build)
 
     # -- positional expectations under averaged ties
     def block_mean(self, values: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._engine.context import RankingContext
+from .._engine.context import GroupTotals, RankingContext
 from .._engine.conventions import Options, given_options, resolve_options
 from .._engine.cutoffs import AXIS_KERNELS, values_at_cutoffs
 from .._engine.kernels import GroupValues
@@ -127,6 +127,23 @@ def rank_inputs(
         relevance_threshold=opts.relevance_threshold,
     )
     return ctx, inputs.group_ids
+
+
+def input_totals(inputs: ValidatedInputs, opts: Options) -> GroupTotals:
+    """The per-group facts of checked inputs before any scores, as
+    :func:`rank_inputs` builds them (a prepared evaluation's)."""
+    return GroupTotals.from_inputs(
+        inputs.y_true,
+        inputs.codes,
+        inputs.n_groups,
+        ties=opts.ties,
+        retrieved=inputs.retrieved,
+        sample_weight=inputs.sample_weight,
+        judged=inputs.judged,
+        in_pool=inputs.in_pool,
+        group_weight=opts.group_weight,
+        relevance_threshold=opts.relevance_threshold,
+    )
 
 
 def group_values(

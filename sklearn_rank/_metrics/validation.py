@@ -246,6 +246,9 @@ class ValidatedInputs:
     judged: np.ndarray | None = None
     in_pool: np.ndarray | None = None
     space: InputSpace = NUMPY  # the namespace and device of the arrays above
+    # The rows of the input these arrays hold (judged_only drops some); None:
+    # every row, in input order.
+    rows: Any = None
 
     @property
     def n_groups(self) -> int:
@@ -276,7 +279,8 @@ def check_inputs(
         arrays = (y_true, y_score, groups, sample_weight, retrieved, judged, in_pool)
         space = input_space(*arrays, func=func)
     yt = check_numeric_in(y_true, "y_true", func, space)
-    ys = check_numeric_in(y_score, "y_score", func, space)
+    # No scores yet: a prepared evaluation checks each set as it comes.
+    ys = None if y_score is None else check_numeric_in(y_score, "y_score", func, space)
 
     def mask(x: Any, name: str) -> Any:
         return None if x is None else check_bool_mask(x, name, func, space)
@@ -370,13 +374,14 @@ def drop_unjudged(inputs: ValidatedInputs, func: str) -> ValidatedInputs:
 
     return ValidatedInputs(
         inputs.y_true[rows],
-        inputs.y_score[rows],
+        take(inputs.y_score),
         inputs.codes[rows],
         inputs.group_ids,
         weight,
         take(inputs.retrieved),
         None,
         space=inputs.space,
+        rows=rows,
     )
 
 
@@ -464,6 +469,16 @@ def _name_option(name: str, spec: MetricSpec, text: str) -> tuple[str, Any]:
         return option, OPTIONS[option].check(value, "evaluate")
     except ValueError as exc:
         raise ValueError(f"In {name!r}: {exc}") from None
+
+
+def check_option_keywords(options: Mapping[str, Any], owner: str) -> None:
+    """The ``**options`` of a front end name convention keywords only."""
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"{owner} got an unexpected keyword argument {unknown[0]!r}; the "
+            f"convention keywords are {', '.join(OPTIONS)}."
+        )
 
 
 def check_metrics(

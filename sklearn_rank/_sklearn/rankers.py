@@ -9,6 +9,7 @@ fits it. Neither lightgbm nor xgboost is imported here.
 """
 
 import inspect
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
@@ -16,7 +17,8 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine.group_codes import encode_groups
-from .._utils.params import param_error
+from .._utils.params import Interval, IsBool, check_param, param_error
+from .early_stopping import fit_with_early_stopping, query_argument
 from .groups_source import (
     check_group_column,
     drop_group_column,
@@ -67,6 +69,29 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         or a position. The column is dropped before ``X`` reaches the ranker, in
         ``fit`` and ``predict``. Used when ``fit`` gets no ``groups``.
 
+    early_stopping : bool, default=False
+        Hold out whole queries of the training data as a validation part, score
+        the ranker on it after every boosting round with this library's
+        ``scoring`` metric and keep the best round. The held-out queries are
+        never trained on, so inside a search (``GridSearchCV`` with
+        ``GroupKFold``) neither the outer test fold nor the validation part
+        leaks into training.
+
+    validation_fraction : float, default=0.1
+        Share of the training queries held out for early stopping (at least
+        one query on each side).
+
+    n_iter_no_change : int, default=10
+        Stop when ``scoring`` has not improved for this many rounds.
+
+    scoring : str, default="ndcg@10"
+        The metric early stopping reads (a name of
+        :func:`~sklearn_rank.get_metric_names`, this library's default
+        conventions).
+
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split of queries into training and validation parts.
+
     Attributes
     ----------
     estimator_ : estimator object
@@ -77,6 +102,18 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
 
     n_groups_ : int
         Number of groups in the training data.
+
+    best_iteration_ : int or None
+        With ``early_stopping``: the number of boosting rounds kept (the best
+        round, 1-based). None otherwise.
+
+    validation_scores_ : ndarray or None
+        With ``early_stopping``: the ``scoring`` value on the validation part
+        after each round trained. None otherwise.
+
+    validation_groups_ : ndarray or None
+        With ``early_stopping``: the ids of the queries held out for
+        validation. None otherwise.
 
     See Also
     --------
@@ -108,9 +145,24 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
     # routing on, a search passes its groups to fit without set_fit_request.
     __metadata_request__fit: ClassVar[dict] = {"groups": True}
 
-    def __init__(self, estimator, *, group_column=None):
+    def __init__(
+        self,
+        estimator,
+        *,
+        group_column=None,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        scoring="ndcg@10",
+        random_state=None,
+    ):
         self.estimator = estimator
         self.group_column = group_column
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.scoring = scoring
+        self.random_state = random_state
 
     def fit(self, X, y, groups=None):
         """Sort the rows by group and fit a clone of the ranker.
@@ -142,13 +194,18 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         if self.group_column is not None:
             X = drop_group_column(X, self.group_column)
         codes, ids = encode_groups(groups, X.shape[0], f"{owner}.fit")
-        order = np.argsort(codes, kind="stable")
-        X_sorted, y_sorted = take_rows(X, order), take_rows(y, order)
-        if argument == "qid":
-            query = {"qid": codes[order]}
+        self._check_early_stopping(owner)
+        self.best_iteration_ = self.validation_scores_ = None
+        self.validation_groups_ = None
+        if self.early_stopping:
+            fitted = fit_with_early_stopping(self, X, y, codes, ids, argument, owner)
+            self.estimator_, self.best_iteration_, self.validation_scores_ = fitted[:3]
+            self.validation_groups_ = fitted[3]
         else:
-            query = {"group": np.bincount(codes, minlength=len(ids))}
-        self.estimator_ = clone(self.estimator).fit(X_sorted, y_sorted, **query)
+            order = np.argsort(codes, kind="stable")
+            X_sorted, y_sorted = take_rows(X, order), take_rows(y, order)
+            query = query_argument(argument, codes[order], len(ids))
+            self.estimator_ = clone(self.estimator).fit(X_sorted, y_sorted, **query)
         self.n_features_in_ = X.shape[1]
         self.n_groups_ = len(ids)
         # The training queries, so that a scorer can tell when a splitter put
@@ -156,6 +213,25 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         self.train_groups_ = ids
         self.train_group_sizes_ = np.bincount(codes, minlength=len(ids))
         return self
+
+    def _check_early_stopping(self, owner):
+        check_param(self.early_stopping, "early_stopping", owner, [IsBool()])
+        check_param(
+            self.validation_fraction,
+            "validation_fraction",
+            owner,
+            [Interval(Real, 0, 1, closed="neither")],
+        )
+        check_param(
+            self.n_iter_no_change,
+            "n_iter_no_change",
+            owner,
+            [Interval(Integral, 1, None, closed="left")],
+        )
+        if not isinstance(self.scoring, str):
+            raise param_error(
+                "scoring", owner, "a metric name such as 'ndcg@10'", self.scoring
+            )
 
     def predict(self, X):
         """Score each row with the fitted ranker, in the row order of ``X``.

@@ -13,6 +13,7 @@ import numpy as np
 from .._engine.conventions import resolve_options
 from .._engine.reduce import fill_undefined
 from .._metrics.evaluate import DEFAULT_METRICS, GroupScores, evaluate_per_group
+from .._metrics.prepared import prepare
 from .._utils.array_api import on_host
 from .._utils.params import (  # noqa: F401 (the statistics' modules import them here)
     CI_METHODS,
@@ -191,12 +192,7 @@ def collect(
         # The statistics run on the host (scipy): array inputs are read there.
         arrays = (y_true, groups, *y_scores.values(), *options.values())
         with on_host(*arrays):
-            results = {
-                model: evaluate_per_group(
-                    y_true, score, groups=groups, metrics=names, **options
-                )
-                for model, score in y_scores.items()
-            }
+            results = _per_model(y_true, y_scores, groups, names, options)
     group_ids = next(iter(results.values())).group_ids
     values = {
         model: {
@@ -209,3 +205,17 @@ def collect(
         model: {m: res.weights[m] for m in names} for model, res in results.items()
     }
     return PerGroup(group_ids, names, values, weights)
+
+
+def _per_model(y_true, y_scores, groups, names, options) -> dict[str, GroupScores]:
+    """evaluate_per_group of every model's scores; with several models the
+    labels are checked and encoded once (``prepare``)."""
+    if len(y_scores) == 1:
+        return {
+            model: evaluate_per_group(
+                y_true, score, groups=groups, metrics=names, **options
+            )
+            for model, score in y_scores.items()
+        }
+    prepared = prepare(y_true, groups=groups, metrics=names, **options)
+    return {model: prepared.evaluate_per_group(s) for model, s in y_scores.items()}

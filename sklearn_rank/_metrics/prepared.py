@@ -1,0 +1,219 @@
+"""Prepared evaluation: the labels and groups checked and encoded once, many
+sets of scores evaluated against them (validation sets during training, the
+resamples and folds of a search)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numpy.typing import ArrayLike
+
+from .._engine.context import GroupTotals, RankingContext
+from .._engine.conventions import Options, resolve_options
+from .._engine.group_layout import GroupLayout
+from .evaluate import (
+    DEFAULT_METRICS,
+    GroupScores,
+    _group_scores,
+    input_totals,
+    mean_values,
+    prepare_inputs,
+)
+from .validation import (
+    MetricRequest,
+    check_metrics,
+    check_numeric_in,
+    check_option_keywords,
+)
+
+
+class PreparedEvaluation:
+    """Metrics of many score arrays against the same labels and groups.
+
+    Made by :func:`prepare`. Everything that depends on the labels, groups,
+    weights and masks alone is computed once: the checks of those inputs, the
+    group codes, the layout of the rows by group, and (on first use) the
+    per-group facts the metrics read (ideal DCG, relevant counts, group
+    weights). Each call checks the new scores, orders the rows by them within
+    their groups and runs the metric kernels.
+
+    :meth:`evaluate` returns what :func:`~sklearn_rank.evaluate` returns for the
+    same arguments and :meth:`evaluate_per_group` what
+    :func:`~sklearn_rank.evaluate_per_group` returns, value for value.
+
+    Attributes
+    ----------
+    metrics : tuple of str
+        The metric names, in the order of the results.
+    n_samples : int
+        The number of rows each score array must have.
+    group_ids : ndarray of shape (n_groups,)
+        The distinct group ids, sorted (``GroupScores.group_ids``).
+    options : Options
+        The resolved conventions.
+    """
+
+    def __init__(
+        self,
+        requests: list[MetricRequest],
+        opts: Options,
+        totals: GroupTotals,
+        group_ids: Any,
+        n_samples: int,
+        rows: Any,
+        space: Any,
+    ) -> None:
+        self.metrics = tuple(r.label for r in requests)
+        self.n_samples, self.group_ids, self.options = n_samples, group_ids, opts
+        self._requests, self._totals, self._rows, self._space = (
+            requests,
+            totals,
+            rows,
+            space,
+        )
+        self._layout = GroupLayout.build(
+            totals.ranked(totals.codes_all),
+            totals.ranked(totals.y_all),
+            totals.n_groups,
+            totals.ties,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"PreparedEvaluation(metrics={list(self.metrics)!r}, "
+            f"n_samples={self.n_samples}, n_groups={len(self.group_ids)})"
+        )
+
+    def _context(self, y_score: ArrayLike, func: str) -> RankingContext:
+        """The new scores checked and the rows ordered by them."""
+        score = check_numeric_in(y_score, "y_score", func, self._space)
+        if score.shape[0] != self.n_samples:
+            raise ValueError(
+                f"y_score in {func} has {score.shape[0]} entries but the prepared "
+                f"labels have {self.n_samples}; pass one score per row of the "
+                "y_true given to prepare(), in the same order."
+            )
+        if self._rows is not None:  # judged_only dropped the unjudged rows
+            score = score[self._rows]
+        return RankingContext.from_scores(self._totals, score, self._layout)
+
+    def evaluate(self, y_score: ArrayLike) -> dict[str, float]:
+        """Every metric of ``y_score``, as :func:`~sklearn_rank.evaluate`.
+
+        Parameters
+        ----------
+        y_score : array-like of shape (n_samples,)
+            Scores of the prepared rows, in their order; higher ranks first.
+
+        Returns
+        -------
+        scores : dict of str to float
+            One entry per metric, in the order given to :func:`prepare`.
+        """
+        ctx = self._context(y_score, "PreparedEvaluation.evaluate")
+        return mean_values(ctx, self.group_ids, self._requests, self.options)
+
+    def evaluate_per_group(self, y_score: ArrayLike) -> GroupScores:
+        """One value per group for each metric, as
+        :func:`~sklearn_rank.evaluate_per_group`.
+
+        Parameters
+        ----------
+        y_score : array-like of shape (n_samples,)
+            Scores of the prepared rows, in their order; higher ranks first.
+
+        Returns
+        -------
+        scores : GroupScores
+        """
+        func = "PreparedEvaluation.evaluate_per_group"
+        check_metrics(list(self.metrics), func, per_group=True)  # pooled "auc"
+        ctx = self._context(y_score, func)
+        return _group_scores(ctx, self.group_ids, self._requests, self.options)
+
+
+def prepare(
+    y_true: ArrayLike,
+    *,
+    groups: ArrayLike | None,
+    metrics: str | Sequence[str] = DEFAULT_METRICS,
+    sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
+    judged: ArrayLike | None = None,
+    in_pool: ArrayLike | None = None,
+    convention: str | None = None,
+    **options: Any,
+) -> PreparedEvaluation:
+    """Check and encode labels and groups once, to evaluate many score arrays.
+
+    For the scores of a model on a fixed validation set, evaluated again after
+    every boosting round or epoch: the groups are encoded, the labels checked
+    and every label-only quantity (ideal DCG, relevant counts, group weights)
+    computed once; each :meth:`~PreparedEvaluation.evaluate` call orders the
+    rows by the new scores and runs the metrics. The numbers are those of
+    :func:`evaluate` / :func:`evaluate_per_group` with the same arguments.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Relevance labels, binary or graded.
+    groups : array-like of shape (n_samples,)
+        Query, user or session id of each row (any hashable type, any order).
+        May be None when only ``"auc"`` is requested.
+    metrics : str or sequence of str, default=("ndcg@10", "map", "mrr")
+        Names from :func:`get_metric_names`, with ``"@k"`` for a cutoff.
+    sample_weight, retrieved, judged, in_pool : array-like of shape \
+(n_samples,), default=None
+        As in :func:`evaluate`.
+    convention : str, default=None
+        Name of a preset of conventions; None is ``"sklearn_rank"``.
+    **options
+        The convention keywords of :func:`evaluate` (``ties``, ``gain``,
+        ``undefined``, ...); None takes the value of ``convention``.
+
+    Returns
+    -------
+    prepared : PreparedEvaluation
+        Call ``prepared.evaluate(y_score)`` or
+        ``prepared.evaluate_per_group(y_score)`` for each set of scores.
+
+    Examples
+    --------
+    >>> from sklearn_rank import prepare
+    >>> y_true = [1, 0, 0, 0, 1, 0]
+    >>> groups = ["q1", "q1", "q1", "q2", "q2", "q2"]
+    >>> prepared = prepare(y_true, groups=groups, metrics=["mrr", "precision@2"])
+    >>> prepared.evaluate([0.9, 0.8, 0.1, 0.3, 0.2, 0.7])
+    {'mrr': 0.6666666666666666, 'precision@2': 0.25}
+    >>> prepared.evaluate([0.9, 0.1, 0.2, 0.3, 0.9, 0.7])  # the next round
+    {'mrr': 1.0, 'precision@2': 0.5}
+    """
+    func = "prepare"
+    check_option_keywords(options, "prepare()")
+    opts = resolve_options(func, convention, options)
+    requests = check_metrics(metrics, func)
+    inputs = prepare_inputs(
+        func,
+        y_true,
+        None,
+        groups,
+        sample_weight,
+        retrieved,
+        requests,
+        opts,
+        judged,
+        in_pool,
+    )
+    totals = input_totals(inputs, opts)
+    # Rows of the input as given (judged_only may have dropped some).
+    n_samples = inputs.y_true.shape[0] if inputs.rows is None else len(y_true)
+    return PreparedEvaluation(
+        requests,
+        opts,
+        totals,
+        inputs.group_ids,
+        n_samples,
+        inputs.rows,
+        inputs.space,
+    )
