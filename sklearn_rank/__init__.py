@@ -18,6 +18,7 @@ _LAZY = {
     "GroupScores": "_metrics.evaluate",
     "evaluate": "_metrics.evaluate",
     "evaluate_per_group": "_metrics.evaluate",
+    "evaluate_run": "io._stack",
     "SegmentTable": "_metrics.by_segment",
     "evaluate_by_segment": "_metrics.by_segment",
     "arp_score": "_metrics.functions",

@@ -47,8 +47,8 @@ def _rows(qrels, run, descending_docno=True):
     order (score descending, then docno descending for trec_eval, ascending for
     the judged provider), then the judged documents left unretrieved."""
     y, s, g, ret, jud = [], [], [], [], []
-    for q in sorted(set(run) & set(qrels)):
-        docs = sorted(run[q].items(), reverse=descending_docno)
+    for q in sorted(qrels):  # a judged query the run misses scores 0
+        docs = sorted(run.get(q, {}).items(), reverse=descending_docno)
         docs = sorted(docs, key=lambda item: -item[1])  # stable: keeps the docno order
         for d, _ in docs:
             y.append(qrels[q].get(d, 0))
@@ -57,7 +57,7 @@ def _rows(qrels, run, descending_docno=True):
             ret.append(True)
             jud.append(d in qrels[q])
         for d, label in qrels[q].items():
-            if d not in run[q]:
+            if d not in run.get(q, {}):
                 y.append(label)
                 s.append(-1e9)
                 g.append(q)
@@ -96,6 +96,8 @@ def _random_pair(rng):
         run[qid] = {str(d): float(rng.integers(0, 4)) for d in retrieved}
     if rng.random() < 0.3:  # a query of the run without judgements
         run["qx"] = {"d1": 1.0}
+    if len(run) > 1 and rng.random() < 0.3:  # a judged query the run misses
+        del run["q0"]
     return qrels, run
 
 

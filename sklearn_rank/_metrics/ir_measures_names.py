@@ -63,8 +63,9 @@ IR_MEASURES: dict[str, IrMeasure] = {
     # m_set_P.c / m_set_recall.c: the whole retrieved list (no cutoff).
     "SetP": IrMeasure("precision", "none", _BINARY, _trec("undefined")),
     "SetR": IrMeasure("recall", "none", ("rel",), _trec("undefined")),
-    # The judged provider: J_k / min(k, n), every query of the run and qrels.
-    "Judged": IrMeasure("judged", "optional", (), (), "judged"),
+    # The judged provider: J_k / min(k, n); a judged query the run does not
+    # return scores 0, as every ir_measures provider scores it.
+    "Judged": IrMeasure("judged", "optional", (), (("undefined", 0.0),), "judged"),
     # gdeval: exponential gains over the top grade 4 (its $MAX_JUDGMENT).
     "ERR": IrMeasure(
         "err", "optional", (), (("max_grade", 4.0), ("undefined", 0.0)), "gdeval"
@@ -218,4 +219,22 @@ def _options(text: str, spec: IrMeasure, params: dict[str, Any]) -> dict[str, An
     return options
 
 
-__all__ = ["IR_MEASURES", "IrMeasureError", "looks_like_ir_measure", "parse_ir_measure"]
+def tie_order(name: Any) -> str:
+    """How the provider of ``name`` orders tied scores: "docno_descending"
+    (trec_eval's, also the library's names under the ``trec_eval`` preset) or
+    "docno_ascending" (the judged provider's)."""
+    text = name if isinstance(name, str) else str(name)
+    if looks_like_ir_measure(text):
+        match = _NAME.match(text)
+        if IR_MEASURES[match.group()].provider == "judged":
+            return "docno_ascending"
+    return "docno_descending"
+
+
+__all__ = [
+    "IR_MEASURES",
+    "IrMeasureError",
+    "looks_like_ir_measure",
+    "parse_ir_measure",
+    "tie_order",
+]
