@@ -134,3 +134,24 @@ def test_mixed_id_types():
     mixed = pd.DataFrame({"qid": [1, "2"], "docno": ["d1", "d1"], "score": [1.0, 1]})
     with pytest.raises(TypeError, match="one type"):
         evaluate_run(qrels, mixed, metrics="AP")
+
+
+def test_ir_measures_provider_gives_ir_measures_values():
+    from sklearn_rank.io import ir_measures_provider
+
+    provider = ir_measures_provider()
+    assert ir_measures.providers.registry["sklearn_rank"] is provider
+    measures = [ir_measures.parse_measure(n) for n in NAMES]
+    assert all(provider.supports(m) for m in measures)
+    got = provider.calc_aggregate(measures, QRELS, RUN)
+    want = ir_measures.calc_aggregate(measures, QRELS, RUN)
+    assert got == pytest.approx(want)
+    per_query = {(m.query_id, str(m.measure)): m.value
+                 for m in provider.iter_calc(measures, QRELS, RUN)}  # fmt: skip
+    theirs = {(m.query_id, str(m.measure)): m.value
+              for m in ir_measures.iter_calc(measures, QRELS, RUN)}  # fmt: skip
+    assert per_query == pytest.approx(theirs)
+    frame_got = provider.calc_aggregate(
+        measures, _frame(QRELS, "label"), _frame(RUN, "score")
+    )
+    assert frame_got == pytest.approx(want)
