@@ -155,3 +155,13 @@ def test_ir_measures_provider_gives_ir_measures_values():
         measures, _frame(QRELS, "label"), _frame(RUN, "score")
     )
     assert frame_got == pytest.approx(want)
+
+
+def test_docs_page_examples_run():
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "ir_stack.md"
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    result = doctest.testfile(str(page), module_relative=False, optionflags=flags)
+    assert result.failed == 0 and result.attempted > 0
