@@ -200,3 +200,28 @@ def test_ir_names_in_scorers():
         assert scorer(model, X, y, groups=groups) == pytest.approx(want)
     both = make_ranking_scorer(["AP", "RR"])(model, X, y, groups=groups)
     assert set(both) == {"AP", "RR"}
+
+
+def test_command_line_takes_ir_measures_names(capsys):
+    from pathlib import Path
+
+    from sklearn_rank._cli import main
+
+    data = Path(__file__).parent / "data" / "trec_eval"
+    qrels, run = str(data / "qrels.test"), str(data / "results.test")
+    names = ["nDCG@10", "AP", "P(rel=2)@5", "Judged@10", "RR", "Bpref"]
+    assert main(["eval", "-m", ",".join(names), qrels, run]) == 0
+    printed = {
+        line.split()[0]: float(line.split()[2])
+        for line in capsys.readouterr().out.splitlines()
+    }
+    want = ir_measures.calc_aggregate(
+        [ir_measures.parse_measure(n) for n in names],
+        list(ir_measures.read_trec_qrels(qrels)),
+        list(ir_measures.read_trec_run(run)),
+    )
+    for measure, value in want.items():
+        assert printed[str(measure)] == pytest.approx(value, abs=5e-5)
+    with pytest.raises(SystemExit):
+        main(["eval", "-m", "nDGC@10", qrels, run])
+    assert "did you mean 'nDCG'" in capsys.readouterr().err
