@@ -95,6 +95,23 @@ def _caption(report: Any) -> str:
     )
 
 
+# How each format writes a bold value and superscript marks.
+_LATEX = (r"\textbf{{{}}}", r"$^{{{}}}$")
+_MARKDOWN = ("**{}**", "<sup>{}</sup>")
+
+
+def _rows(models, metrics, letters, cells, escape, styles):
+    """The cells of each model's row: letter, name, then one per metric."""
+    bold_style, mark_style = styles
+    for model in models:
+        row = [letters[model], escape(model)]
+        for metric in metrics:
+            text, bold, marks = cells[(model, metric)]
+            text = bold_style.format(text) if bold else text
+            row.append(text + (mark_style.format(marks) if marks else ""))
+        yield row
+
+
 def to_latex(report: Any, *, digits: int = 4, caption: str | None = None) -> str:
     """The report as a LaTeX ``table`` with booktabs rules (needs
     ``\\usepackage{booktabs}``)."""
@@ -109,12 +126,7 @@ def to_latex(report: Any, *, digits: int = 4, caption: str | None = None) -> str
         " & ".join(["\\#", "Model", *(_latex_escape(m) for m in metrics)]) + r" \\",
         r"\midrule",
     ]
-    for model in models:
-        row = [letters[model], _latex_escape(model)]
-        for metric in metrics:
-            text, bold, marks = cells[(model, metric)]
-            text = rf"\textbf{{{text}}}" if bold else text
-            row.append(text + (rf"$^{{{marks}}}$" if marks else ""))
+    for row in _rows(models, metrics, letters, cells, _latex_escape, _LATEX):
         lines.append(" & ".join(row) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
@@ -132,12 +144,7 @@ def to_markdown(report: Any, *, digits: int = 4, caption: str | None = None) -> 
         "| # | Model | " + " | ".join(md(m) for m in metrics) + " |",
         "|---|---|" + "---:|" * len(metrics),
     ]
-    for model in models:
-        row = [letters[model], md(model)]
-        for metric in metrics:
-            text, bold, marks = cells[(model, metric)]
-            text = f"**{text}**" if bold else text
-            row.append(text + (f"<sup>{marks}</sup>" if marks else ""))
+    for row in _rows(models, metrics, letters, cells, md, _MARKDOWN):
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) + f"\n\n{caption}\n"
 
