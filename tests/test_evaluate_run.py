@@ -165,3 +165,32 @@ def test_docs_page_examples_run():
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     result = doctest.testfile(str(page), module_relative=False, optionflags=flags)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_gdeval_measures_match_at_its_printed_precision():
+    # ERR@k and nDCG(dcg='exp-log2')@k come from gdeval (a perl script that
+    # takes numeric query ids and prints 5 decimals).
+    import shutil
+
+    if shutil.which("perl") is None:
+        pytest.skip("gdeval needs perl")
+    rng = np.random.default_rng(7)
+    names = ["ERR@20", "ERR@5", "nDCG(dcg='exp-log2')@10", "nDCG(dcg='exp-log2')@3"]
+    measures = [ir_measures.parse_measure(n) for n in names]
+    differences, compared = [], 0
+    for trial in range(40):
+        qrels, run = {}, {}
+        for q in range(1, rng.integers(2, 6)):
+            docs = [f"d{i}" for i in range(rng.integers(2, 25))]
+            judged = rng.choice(docs, rng.integers(1, len(docs) + 1), replace=False)
+            qrels[str(q)] = {str(d): int(rng.integers(0, 5)) for d in judged}
+            ranked = rng.choice(docs, rng.integers(1, len(docs) + 1), replace=False)
+            run[str(q)] = {str(d): float(rng.integers(0, 4)) for d in ranked}
+        theirs = ir_measures.calc_aggregate(measures, qrels, run)
+        ours = evaluate_run(qrels, run, metrics=names)
+        for name, measure in zip(names, measures, strict=True):
+            compared += 1
+            if abs(ours[name] - theirs[measure]) > 5.01e-6:
+                differences.append((trial, name, ours[name], theirs[measure]))
+    assert compared == 160
+    assert differences == [], differences[:5]

@@ -27,6 +27,7 @@ from .validation import (
     check_metrics,
     drop_unjudged,
     names_judged_only,
+    options_of_requests,
 )
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr")
@@ -78,7 +79,9 @@ def prepare_inputs(
         del whole
     if opts.judged_only or names_judged_only(requests):
         inputs = drop_unjudged(inputs, func)
-    check_labels(inputs.y_true, [r.spec for r in requests], opts, func)
+    for options, specs in options_of_requests(requests).items():
+        named = dataclasses.replace(opts, **dict(options)) if options else opts
+        check_labels(inputs.y_true, specs, named, func)
     return inputs
 
 

@@ -352,6 +352,17 @@ def names_judged_only(requests: Sequence[MetricRequest]) -> bool:
     return any(dict(r.options).get("judged_only") for r in requests)
 
 
+def options_of_requests(
+    requests: Sequence[MetricRequest],
+) -> dict[tuple, list[MetricSpec]]:
+    """The requests' specs by the options their names set (``ERR@20`` sets
+    max_grade=4): labels are checked against each set of options."""
+    out: dict[tuple, list[MetricSpec]] = {}
+    for r in requests:
+        out.setdefault(r.options, []).append(r.spec)
+    return out
+
+
 def drop_unjudged(inputs: ValidatedInputs, func: str) -> ValidatedInputs:
     """trec_eval's -J (``judged_only=True``): the rows with ``judged=False`` leave
     every per-row array in one pass; group codes and ids are kept, so a group
