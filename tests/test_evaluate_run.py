@@ -230,3 +230,14 @@ def test_ranx_values_without_ties():
                 differences.append((trial, name, ours[name], theirs[theirs_name]))
     assert compared == 600
     assert differences == [], differences[:5]
+
+
+def test_several_runs_average_as_one_run():
+    # per-query values fill undefined queries as the names say (0), so the
+    # mean of each run's values is evaluate_run's value of that run alone
+    names = ["AP", "nDCG@10", "map", "Judged@10"]
+    both = evaluate_run(QRELS, {"a": RUN, "b": {"q1": {"d3": 1.0}}}, metrics=names)
+    for name in names:
+        alone = evaluate_run(QRELS, RUN, metrics=[name])[name]
+        assert np.mean(both["a"].values[name]) == pytest.approx(alone)
+        assert not np.isnan(both["b"].values[name]).any()

@@ -9,13 +9,17 @@ path (:func:`~sklearn_rank.io.join_columns`), as trec_eval joins two files.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
+from .._engine.conventions import resolve_options
+from .._engine.reduce import fill_undefined
 from .._metrics.evaluate import GroupScores, evaluate, evaluate_per_group
 from .._metrics.ir_measures_names import tie_order
+from .._metrics.validation import parse_metric
 from ._columns import (
     TrecColumns,
     join_columns,
@@ -267,13 +271,25 @@ def _evaluate(function, cols: TrecColumns, metrics, convention, options):
         for result in out.values():
             merged.update(result)
         return {str(n): merged[str(n)] for n in names}
-    return _merge_group_scores(list(out.values()), cols.query_ids)
+    return _fill(_merge_group_scores(list(out.values()), cols.query_ids), convention,
+                 options)  # fmt: skip
+
+
+def _fill(scores: GroupScores, convention: str, options: dict) -> GroupScores:
+    """Each metric's undefined rule on its per-query values (the name's, as
+    ``AP`` sets 0, else the call's), so that ``compare`` averages what
+    ``evaluate_run`` on one run averages."""
+    given = {"undefined": options.get("undefined")}
+    rule = resolve_options("evaluate_run", convention, given).undefined
+    values = {}
+    for name, v in scores.values.items():
+        named = dict(parse_metric(name).options).get("undefined", rule)
+        values[name] = fill_undefined(v, named, name, scores.group_ids)
+    return dataclasses.replace(scores, values=values)
 
 
 def _merge_group_scores(parts: list[GroupScores], query_ids) -> GroupScores:
     """One GroupScores of the metrics of every tie order, by query id."""
-    import dataclasses
-
     first = parts[0]
     values, weights = dict(first.values), dict(first.weights)
     for part in parts[1:]:
