@@ -58,7 +58,7 @@ def err(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
             is_mixed &= ctx.blocks.rank <= k
         mixed = seg.flatnonzero(is_mixed)
         _check_err_block_sizes(ctx.blocks.size[mixed])
-    # 2**max_grade of the Python float, on the host (numpy's exp2, as ever).
+    # 2**max_grade as a Python float on the host: one scalar, whatever the namespace.
     stop = (exp2(xp, ctx.y) - 1.0) / float(np.exp2(opts.max_grade))
     through = ctx.segmented_cumprod(1.0 - stop)  # P(user passes row p)
     reach = xp.ones(ctx.n_rows, dtype=f, device=ctx.device)
