@@ -277,11 +277,24 @@ default="ips"
     n = check_same_length(func, clicks=c, position=pos, new_score=score)
     log = check_log(func, groups, n=n, position=pos, sample_weight=sample_weight)
     check_no_unshown_clicks(c, pos, func)
+    if not (pos > 0).any():
+        raise ValueError(
+            f"{func}: no row of the log was shown (every position is 0), so the "
+            "log says nothing about any ranking; pass the logged 1-based positions "
+            "of the shown rows."
+        )
     check_unique_positions(log, pos, func)
     rho = check_propensity(propensity, func, int(pos.max()))
     pred = _check_predictions(predicted_attraction, c, func)
     if discount is not None and not (isinstance(discount, str)):
         discount = check_numeric(discount, "discount", func)
+        if (discount < 0).any():
+            i = int(np.flatnonzero(discount < 0)[0])
+            raise ValueError(
+                f"discount in {func} must hold weights >= 0, one per rank; got "
+                f"{float(discount[i])!r} at rank {i + 1}. Pass e.g. "
+                "1 / np.log2(np.arange(2, K + 2))."
+            )
     elif discount is not None and discount != "propensity":
         raise param_error("discount", func, '"propensity", an array or None', discount)
     level = None if confidence_level is None else check_level(confidence_level, func)
