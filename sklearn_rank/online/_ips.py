@@ -307,6 +307,10 @@ default="ips"
     if clip is not None:
         rho = np.maximum(rho, clip)
     parts = _Parts(log, c, pos, lam, pred, estimator)
+    if isinstance(discount, str):  # λ(r) = ρ(r): the bootstrap redraws it too
+        idx = np.minimum(rank, rho.size) - 1
+        idx = idx if k is None else np.where(rank <= k, idx, -1)
+        parts.lam_index(idx, c, pos, pred, rho.size)
     per_group, weights, defined = parts.per_group(rho)
     value = _value(per_group, weights, defined, estimator, func)
     ci, se = None, float("nan")
@@ -315,7 +319,9 @@ default="ips"
     if level is not None:
         rho_star = None
         if resample_rho:
-            rho_star = _resampled_propensity(propensity, n_resamples, rng, clip)
+            raw = _resampled_propensity(propensity, n_resamples, rng, None)
+            rho_star = raw if clip is None else np.maximum(raw, clip)
+            parts.lam_star = raw  # the discount ρ(r) is not clipped
         ci, se = _interval(
             parts, rho, rho_star, (per_group, weights, defined), value, level,
             n_resamples, method, rng,
@@ -415,11 +421,31 @@ class _Parts:
         self.hit_lam = lam[hit]
         self.base = np.zeros(log.n_groups)
         self.shown_codes = self.shown_pos = self.shown_lp = None
+        self.pairs = self.lam_star = None
         if pred is not None:
             if estimator == "direct":
                 self.base = log.group_sum(lam * pred)
             else:  # doubly robust: the model's term cancels on shown rows
                 self.base = log.group_sum(lam * pred, pos == 0)
+
+    def lam_index(self, idx, c, pos, pred, size: int) -> None:
+        """With λ(r) = ρ(r): per group, Σ c by (logged position, index of λ in
+        ρ) and Σ pred of the unshown rows by index of λ, so that a resample can
+        redraw ρ in the discount as well as in 1/ρ."""
+        log = self.log
+        n = log.n_groups
+        hit = np.flatnonzero(c)
+        keep = idx[hit] >= 0
+        pair = (self.hit_pos[keep] - 1) * size + idx[hit][keep]
+        keys, inv = np.unique(pair, return_inverse=True)
+        codes = self.hit_codes[keep] * keys.size + inv
+        counts = seg.segment_sum(codes, np.ones(codes.size), n * keys.size)
+        self.pairs = (keys // size, keys % size, counts.reshape(n, keys.size))
+        self.base_by_lam = None
+        if pred is not None and self.estimator == "doubly_robust":
+            m = (pos == 0) & (idx >= 0)
+            key = log.codes[m] * size + idx[m]
+            self.base_by_lam = seg.segment_sum(key, pred[m], n * size).reshape(n, size)
 
     def per_group(self, rho: np.ndarray):
         log = self.log
@@ -479,6 +505,8 @@ def _interval(parts, rho, rho_star, fitted, value, level, n_resamples, method, r
     v, w = per_group[defined], weights[defined]
     if rho_star is None:
         star = bootstrap_distribution(v[:, None], w[:, None], n_resamples, rng)[:, 0]
+    elif parts.pairs is not None:  # λ = ρ(r): redraw it in the discount too
+        star = _propensity_discount_star(parts, rho_star, n_resamples, rng)
     else:
         num, den = parts.by_position(rho.size)
         gw = parts.group_w[:, None]
@@ -501,3 +529,26 @@ def _interval(parts, rho, rho_star, fitted, value, level, n_resamples, method, r
     )
     se = float(star.std(ddof=1)) if n_resamples > 1 else float("nan")
     return (float(low[0]), float(high[0])), se
+
+
+def _propensity_discount_star(parts, rho_star, n_resamples, rng) -> np.ndarray:
+    """Resampled estimates with λ(r) = ρ*(r) and 1/ρ*(p) both from the same
+    resampled swap experiment, paired with one resample of the groups."""
+    p_idx, l_idx, counts = parts.pairs
+    size = rho_star.shape[1]
+    cols = [counts]
+    if parts.base_by_lam is not None:
+        cols.append(parts.base_by_lam)
+    if parts.estimator == "snips":
+        cols.append(parts.by_position(size)[1])
+    mat = np.concatenate(cols, axis=1)
+    gw = np.broadcast_to(parts.group_w[:, None], mat.shape)
+    means = bootstrap_distribution(mat, gw, n_resamples, rng)
+    lam, j = parts.lam_star, counts.shape[1]
+    total = (means[:, :j] * lam[:, l_idx] / rho_star[:, p_idx]).sum(axis=1)
+    if parts.base_by_lam is not None:
+        total = total + (means[:, j : j + size] * lam).sum(axis=1)
+        j += size
+    if parts.estimator == "snips":
+        return total / (means[:, j:] / rho_star).sum(axis=1)
+    return total
