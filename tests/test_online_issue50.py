@@ -132,3 +132,16 @@ def test_propensity_discount_bootstrap_other_estimators(kw):
         confidence_level=0.9, n_resamples=100, random_state=0, **kw,
     )  # fmt: skip
     assert np.isfinite(got.standard_error) and got.ci[0] <= got.value <= got.ci[1]
+
+
+def test_online_takes_gain_and_discount_from_the_engine():
+    # Issue 43 item 2: no DCG discount or exponential gain restated in online/.
+    import re
+    from pathlib import Path
+
+    import sklearn_rank.online as online
+
+    for path in Path(online.__file__).parent.glob("*.py"):
+        text = path.read_text()
+        assert not re.search(r"np\.log2\(rank", text), path.name
+        assert not re.search(r"expm1\(\w+ \* np\.log\(2", text), path.name

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine import segments as seg
+from .._engine.gains_public import dcg_discount
 from .._engine.reduce import weighted_mean
 from .._metrics.validation import check_numeric
 from .._utils.params import Interval, IsNone, StrOptions, check_param, param_error
@@ -132,7 +133,7 @@ def metric_discount(
         if name == "clicks":
             lam = np.ones(rank.size)
         elif name == "dcg":
-            lam = 1.0 / np.log2(rank + 1.0)
+            lam = dcg_discount(rank)
         else:
             lam = 1.0 / rank
     else:
@@ -277,24 +278,13 @@ default="ips"
     n = check_same_length(func, clicks=c, position=pos, new_score=score)
     log = check_log(func, groups, n=n, position=pos, sample_weight=sample_weight)
     check_no_unshown_clicks(c, pos, func)
-    if not (pos > 0).any():
-        raise ValueError(
-            f"{func}: no row of the log was shown (every position is 0), so the "
-            "log says nothing about any ranking; pass the logged 1-based positions "
-            "of the shown rows."
-        )
+    _check_something_shown(pos, func)
     check_unique_positions(log, pos, func)
     rho = check_propensity(propensity, func, int(pos.max()))
     pred = _check_predictions(predicted_attraction, c, func)
     if discount is not None and not (isinstance(discount, str)):
         discount = check_numeric(discount, "discount", func)
-        if (discount < 0).any():
-            i = int(np.flatnonzero(discount < 0)[0])
-            raise ValueError(
-                f"discount in {func} must hold weights >= 0, one per rank; got "
-                f"{float(discount[i])!r} at rank {i + 1}. Pass e.g. "
-                "1 / np.log2(np.arange(2, K + 2))."
-            )
+        _check_discount(discount, func)
     elif discount is not None and discount != "propensity":
         raise param_error("discount", func, '"propensity", an array or None', discount)
     level = None if confidence_level is None else check_level(confidence_level, func)
@@ -308,9 +298,7 @@ default="ips"
         rho = np.maximum(rho, clip)
     parts = _Parts(log, c, pos, lam, pred, estimator)
     if isinstance(discount, str):  # λ(r) = ρ(r): the bootstrap redraws it too
-        idx = np.minimum(rank, rho.size) - 1
-        idx = idx if k is None else np.where(rank <= k, idx, -1)
-        parts.lam_index(idx, c, pos, pred, rho.size)
+        parts.lam_index(rank, k, c, pos, pred, rho.size)
     per_group, weights, defined = parts.per_group(rho)
     value = _value(per_group, weights, defined, estimator, func)
     ci, se = None, float("nan")
@@ -338,6 +326,25 @@ default="ips"
         ESTIMANDS["ratio" if estimator == "snips" else "total"],
         bool(level is not None and resample_rho),
     )
+
+
+def _check_discount(discount: np.ndarray, func: str) -> None:
+    if (discount < 0).any():
+        i = int(np.flatnonzero(discount < 0)[0])
+        raise ValueError(
+            f"discount in {func} must hold weights >= 0, one per rank; got "
+            f"{float(discount[i])!r} at rank {i + 1}. Pass e.g. "
+            "1 / np.log2(np.arange(2, K + 2))."
+        )
+
+
+def _check_something_shown(pos: np.ndarray, func: str) -> None:
+    if not (pos > 0).any():
+        raise ValueError(
+            f"{func}: no row of the log was shown (every position is 0), so the "
+            "log says nothing about any ranking; pass the logged 1-based positions "
+            "of the shown rows."
+        )
 
 
 def _check_predictions(pred: Any, c: np.ndarray, func: str) -> np.ndarray | None:
@@ -428,12 +435,14 @@ class _Parts:
             else:  # doubly robust: the model's term cancels on shown rows
                 self.base = log.group_sum(lam * pred, pos == 0)
 
-    def lam_index(self, idx, c, pos, pred, size: int) -> None:
+    def lam_index(self, rank, k, c, pos, pred, size: int) -> None:
         """With λ(r) = ρ(r): per group, Σ c by (logged position, index of λ in
         ρ) and Σ pred of the unshown rows by index of λ, so that a resample can
         redraw ρ in the discount as well as in 1/ρ."""
         log = self.log
         n = log.n_groups
+        idx = np.minimum(rank, size) - 1
+        idx = idx if k is None else np.where(rank <= k, idx, -1)
         hit = np.flatnonzero(c)
         keep = idx[hit] >= 0
         pair = (self.hit_pos[keep] - 1) * size + idx[hit][keep]
