@@ -196,7 +196,10 @@ def ips_estimate(
       rows keep IPS's unbiasedness whatever â (with one logged position per row
       the prediction cancels out there: the estimate equals IPS plus the
       predictions of the unshown rows); unshown rows, which IPS counts as
-      unclicked, are right when the predictions are.
+      unclicked, are right when the predictions are. So it is unbiased when the
+      propensities are right and the unshown rows' predictions are right; it is
+      NOT "unbiased if either model is right": with wrong propensities it is
+      biased like IPS however good the predictions (see docs/online.md, table A).
 
     λ: ``"clicks@k"`` 1[r <= k]; ``"dcg@k"`` 1[r <= k] / log2(r + 1);
     ``"rr_sum@k"`` 1[r <= k] / r (a sum over all items, not the reciprocal rank
