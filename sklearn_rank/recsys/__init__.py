@@ -1,0 +1,10 @@
+"""Recommender evaluation: the top-k items of each user from scores over a
+catalogue, training interactions excluded exactly, in blocks of users so memory is
+bounded by one block.
+
+See docs/recsys.md for the workflow, the tie rule and the bad-input rules.
+"""
+
+from ._topk import top_k
+
+__all__ = ["top_k"]

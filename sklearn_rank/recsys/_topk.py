@@ -1,0 +1,239 @@
+"""``top_k``: each user's k best items from a score matrix, a sparse one or a
+callable scoring a block of users, with the training interactions excluded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._utils.params import param_error
+
+_FUNC = "top_k"
+_BLOCK_CELLS = 1 << 24  # about 64 MiB of float32 scores per block
+
+
+def _check_exclude(exclude: Any, n_users: int | None, n_items: int | None):
+    """The exclusion matrix as CSR with sorted, unique indices, shape checked."""
+    if exclude is None:
+        return None
+    if not sp.issparse(exclude):
+        raise param_error(
+            "exclude",
+            _FUNC,
+            "a scipy sparse (n_users, n_items) matrix of interactions to exclude",
+            type(exclude).__name__,
+            "Build one with scipy.sparse.csr_matrix((data, (users, items))).",
+        )
+    if exclude.ndim != 2:
+        raise param_error("exclude", _FUNC, "2-D", exclude.shape)
+    want = (n_users, n_items)
+    for axis, (got, expected) in enumerate(zip(exclude.shape, want, strict=True)):
+        if expected is not None and got != expected:
+            raise param_error(
+                "exclude",
+                _FUNC,
+                f"of shape {want} (users x items, as the scores)",
+                exclude.shape,
+                f"Axis {axis} differs: item or user ids outside the catalogue, or a "
+                "transposed matrix.",
+            )
+    csr = sp.csr_matrix(exclude)
+    csr.sum_duplicates()  # duplicate interactions exclude the item once
+    csr.sort_indices()
+    return csr
+
+
+def _check_k(k: Any, n_items: int) -> int:
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise param_error("k", _FUNC, "an int >= 1", k)
+    if k < 1 or k > n_items:
+        raise param_error(
+            "k",
+            _FUNC,
+            f"an int in [1, n_items={n_items}]",
+            k,
+            "k cannot exceed the catalogue; pass k <= the number of items.",
+        )
+    return int(k)
+
+
+def _blocks(
+    scores: Any, n_users: int, block_size: int
+) -> Iterator[tuple[int, np.ndarray]]:
+    """(first user, dense 2-D float block) over the users."""
+    for start in range(0, n_users, block_size):
+        stop = min(start + block_size, n_users)
+        if callable(scores):
+            block = np.asarray(scores(np.arange(start, stop)))
+            if block.ndim != 2 or block.shape[0] != stop - start:
+                raise param_error(
+                    "scores",
+                    _FUNC,
+                    "a callable returning a (len(users), n_items) array",
+                    getattr(block, "shape", type(block).__name__),
+                )
+        elif sp.issparse(scores):
+            block = scores[start:stop].toarray()
+        else:
+            block = scores[start:stop]
+        if block.dtype.kind not in "fiu":
+            raise param_error("scores", _FUNC, "numeric", block.dtype)
+        yield start, block
+
+
+def _refuse_nan(block: np.ndarray, start: int) -> None:
+    if block.dtype.kind == "f" and np.isnan(block.sum(dtype=np.float64)):
+        nan = np.isnan(block)
+        if nan.any():
+            user = start + int(np.nonzero(nan.any(axis=1))[0][0])
+            raise param_error(
+                "scores",
+                _FUNC,
+                "free of NaN",
+                f"NaN for user {user}",
+                "Score every item, or give unscorable items -inf.",
+            )
+
+
+def _mask(block: np.ndarray, start: int, exclude) -> tuple[np.ndarray, np.ndarray]:
+    """A copy of the block with excluded items at -inf; the candidates per user."""
+    n_items = block.shape[1]
+    rows = exclude[start : start + block.shape[0]]
+    block = np.array(block, dtype=np.result_type(block.dtype, np.float32))
+    users = np.repeat(np.arange(block.shape[0]), np.diff(rows.indptr))
+    block[users, rows.indices] = -np.inf
+    left = n_items - np.diff(rows.indptr)
+    if (left == 0).any():
+        user = start + int(np.nonzero(left == 0)[0][0])
+        raise param_error(
+            "exclude",
+            _FUNC,
+            "leaving at least one candidate item per user",
+            f"every item excluded for user {user}",
+            "Drop that user from the scores, or exclude fewer items.",
+        )
+    return block, left
+
+
+def _block_top_k(block: np.ndarray, k: int) -> np.ndarray:
+    """Item indices of the k highest scores per row: descending score, ties by
+    ascending item index (also at the k-th place)."""
+    n_items = block.shape[1]
+    if k == n_items:
+        part = np.broadcast_to(np.arange(n_items), block.shape)
+    else:
+        part = np.argpartition(block, n_items - k, axis=1)[:, n_items - k :]
+    values = np.take_along_axis(block, part, axis=1)
+    kth = values.min(axis=1)
+    # A row whose k-th score is tied with an item left out: which tied items
+    # enter is settled by item index, from a stable sort of that row alone.
+    crowded = np.count_nonzero(block >= kth[:, None], axis=1) > k
+    if crowded.any():
+        part = np.array(part)
+        for row in np.nonzero(crowded)[0]:
+            part[row] = np.argsort(-block[row], kind="stable")[:k]
+        values = np.take_along_axis(block, part, axis=1)
+    order = np.lexsort((part, -values), axis=1)
+    return np.take_along_axis(part, order, axis=1)
+
+
+def top_k(
+    scores: np.ndarray | sp.spmatrix | Callable[[np.ndarray], np.ndarray],
+    k: int,
+    *,
+    exclude: sp.spmatrix | None = None,
+    n_users: int | None = None,
+    block_size: int | None = None,
+) -> np.ndarray:
+    """The ``k`` highest-scored items of every user, seen items excluded.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_users, n_items), sparse matrix or callable
+        Users' scores over the catalogue. A sparse matrix is read one block of
+        users at a time, its implicit entries as score 0. A callable takes an
+        array of user indices and returns their ``(len(users), n_items)`` scores,
+        so the whole matrix never sits in memory. NaN scores are refused; give
+        an item that must never be recommended ``-inf``.
+    k : int
+        Items per user, ``1 <= k <= n_items``.
+    exclude : sparse matrix of shape (n_users, n_items), default=None
+        Interactions to exclude (the training items); any stored entry, whatever
+        its value, excludes that item. Duplicates count once.
+    n_users : int, default=None
+        Number of users; needed only with a callable ``scores`` and no
+        ``exclude``.
+    block_size : int, default=None
+        Users per block; by default about 16M scores per block.
+
+    Returns
+    -------
+    items : ndarray of shape (n_users, k), dtype intp
+        Item indices by descending score. Ties are broken by ascending item
+        index, both inside the list and at the k-th place, so the result is
+        deterministic; evaluate the lists with their scores (not their
+        positions) for the ``ties`` convention of the metrics. A user with
+        fewer than ``k`` items left after exclusion is padded with ``-1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from sklearn_rank.recsys import top_k
+    >>> scores = np.array([[0.1, 0.9, 0.5, 0.7], [0.3, 0.3, 0.8, 0.1]])
+    >>> seen = sp.csr_matrix(([1, 1], ([0, 1], [1, 2])), shape=(2, 4))
+    >>> top_k(scores, 2, exclude=seen)
+    array([[3, 2],
+           [0, 1]])
+    """
+    if callable(scores):
+        if n_users is None:
+            if exclude is None:
+                raise param_error(
+                    "n_users",
+                    _FUNC,
+                    "an int with a callable scores and no exclude",
+                    None,
+                )
+            n_users = exclude.shape[0]
+        n_items = None
+    elif sp.issparse(scores):
+        scores = sp.csr_matrix(scores)
+        n_users, n_items = scores.shape
+    else:
+        scores = np.asarray(scores)
+        if scores.ndim != 2:
+            raise param_error("scores", _FUNC, "2-D (n_users, n_items)", scores.shape)
+        n_users, n_items = scores.shape
+    exclude = _check_exclude(exclude, n_users, n_items)
+    if block_size is None:
+        width = n_items or (exclude.shape[1] if exclude is not None else 1)
+        block_size = max(1, _BLOCK_CELLS // max(width, 1))
+    out = None
+    for start, block in _blocks(scores, n_users, block_size):
+        if out is None:
+            n_items = block.shape[1]
+            k = _check_k(k, n_items)
+            out = np.empty((n_users, k), dtype=np.intp)
+        elif block.shape[1] != n_items:
+            raise param_error(
+                "scores", _FUNC, f"{n_items} items in every block", block.shape[1]
+            )
+        _refuse_nan(block, start)
+        left = None
+        if exclude is not None:
+            if exclude.shape[1] != n_items:
+                raise param_error(
+                    "exclude", _FUNC, f"{n_items} columns", exclude.shape[1]
+                )
+            block, left = _mask(block, start, exclude)
+        items = _block_top_k(block, k)
+        if left is not None and (left < k).any():
+            items[np.arange(k)[None, :] >= left[:, None]] = -1
+        out[start : start + block.shape[0]] = items
+    if out is None:
+        return np.empty((0, _check_k(k, n_items or 1)), dtype=np.intp)
+    return out

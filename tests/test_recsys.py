@@ -1,0 +1,79 @@
+"""sklearn_rank.recsys.top_k against a brute force: exclusion exact, order by
+descending score with ties by ascending item index, blocks and inputs agree."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sklearn_rank.recsys import top_k
+
+
+def _brute(scores, k, exclude=None):
+    out = []
+    for u, row in enumerate(scores):
+        seen = set() if exclude is None else set(exclude[u].indices)
+        cand = [(-row[i], i) for i in range(len(row)) if i not in seen]
+        items = [i for _, i in sorted(cand)[:k]]
+        out.append(items + [-1] * (k - len(items)))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("block_size", [1, 3, None])
+def test_top_k_matches_brute_force_with_ties_and_exclusion(seed, block_size):
+    rng = np.random.default_rng(seed)
+    n_users, n_items = 11, 17
+    scores = rng.integers(0, 4, size=(n_users, n_items)).astype(np.float32)
+    dense_ex = rng.random((n_users, n_items)) < 0.3
+    exclude = sp.csr_matrix(dense_ex.astype(float))
+    for k in (1, 5, 12, n_items):
+        want = _brute(scores, k, exclude)
+        got = top_k(scores, k, exclude=exclude, block_size=block_size)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(top_k(scores, k), _brute(scores, k))
+        sparse = top_k(sp.csr_matrix(scores), k, exclude=exclude)
+        np.testing.assert_array_equal(sparse, want)
+        calls = []
+
+        def score(users, calls=calls):
+            calls.append(len(users))
+            return scores[users]
+
+        got = top_k(score, k, exclude=exclude, block_size=4)
+        np.testing.assert_array_equal(got, want)
+        assert max(calls) <= 4
+
+
+def test_inputs_are_not_modified_and_duplicates_count_once():
+    scores = np.array([[3.0, 2.0, 1.0]])
+    before = scores.copy()
+    dup = sp.coo_matrix(([1, 1], ([0, 0], [0, 0])), shape=(1, 3))
+    np.testing.assert_array_equal(top_k(scores, 2, exclude=dup), [[1, 2]])
+    np.testing.assert_array_equal(scores, before)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"scores": np.array([[np.nan, 1.0]]), "k": 1}, "'scores'.*NaN"),
+        ({"scores": np.ones((2, 3)), "k": 4}, "'k'.*n_items=3"),
+        ({"scores": np.ones((2, 3)), "k": 0}, "'k'"),
+        (
+            {"scores": np.ones((2, 3)), "k": 1, "exclude": sp.csr_matrix((2, 4))},
+            "'exclude'.*outside the catalogue",
+        ),
+        (
+            {
+                "scores": np.ones((1, 2)),
+                "k": 1,
+                "exclude": sp.csr_matrix(np.ones((1, 2))),
+            },  # noqa: E501
+            "'exclude'.*every item excluded for user 0",
+        ),
+        ({"scores": np.ones((2, 3)), "k": 1, "exclude": np.ones((2, 3))}, "'exclude'"),
+        ({"scores": lambda u: np.ones((len(u), 3)), "k": 1}, "'n_users'"),
+    ],
+)
+def test_bad_input_names_the_argument(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        top_k(**kwargs)
