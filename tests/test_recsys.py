@@ -67,7 +67,7 @@ def test_inputs_are_not_modified_and_duplicates_count_once():
                 "scores": np.ones((1, 2)),
                 "k": 1,
                 "exclude": sp.csr_matrix(np.ones((1, 2))),
-            },  # noqa: E501
+            },
             "'exclude'.*every item excluded for user 0",
         ),
         ({"scores": np.ones((2, 3)), "k": 1, "exclude": np.ones((2, 3))}, "'exclude'"),
