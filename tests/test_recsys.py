@@ -77,3 +77,21 @@ def test_inputs_are_not_modified_and_duplicates_count_once():
 def test_bad_input_names_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
         top_k(**kwargs)
+
+
+def test_minus_inf_scores_stay_candidates_and_excluded_items_pad_with_minus_one():
+    scores = np.array([[-np.inf, 1.0, -np.inf, 2.0]])
+    seen = sp.csr_matrix(([1, 1], ([0, 0], [1, 2])), shape=(1, 4))
+    got = top_k(scores, 4, exclude=seen)
+    np.testing.assert_array_equal(got, [[3, 0, -1, -1]])
+    np.testing.assert_array_equal(got, _brute(scores, 4, seen))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_many_exclusions_and_boundary_ties(seed):
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 3, size=(9, 40))
+    exclude = sp.csr_matrix((rng.random((9, 40)) < 0.6).astype(float))
+    for k in (1, 3, 20, 40):
+        got = top_k(scores, k, exclude=exclude, block_size=2)
+        np.testing.assert_array_equal(got, _brute(scores, k, exclude))

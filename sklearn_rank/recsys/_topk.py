@@ -98,13 +98,8 @@ def _refuse_nan(block: np.ndarray, start: int) -> None:
             )
 
 
-def _mask(block: np.ndarray, start: int, exclude) -> tuple[np.ndarray, np.ndarray]:
-    """A copy of the block with excluded items at -inf; the candidates per user."""
-    n_items = block.shape[1]
-    rows = exclude[start : start + block.shape[0]]
-    block = np.array(block, dtype=np.result_type(block.dtype, np.float32))
-    users = np.repeat(np.arange(block.shape[0]), np.diff(rows.indptr))
-    block[users, rows.indices] = -np.inf
+def _check_left(rows, n_items: int, start: int) -> None:
+    """Refuse a user whose every item is excluded."""
     left = n_items - np.diff(rows.indptr)
     if (left == 0).any():
         user = start + int(np.nonzero(left == 0)[0][0])
@@ -115,29 +110,49 @@ def _mask(block: np.ndarray, start: int, exclude) -> tuple[np.ndarray, np.ndarra
             f"every item excluded for user {user}",
             "Drop that user from the scores, or exclude fewer items.",
         )
-    return block, left
 
 
-def _block_top_k(block: np.ndarray, k: int) -> np.ndarray:
-    """Item indices of the k highest scores per row: descending score, ties by
-    ascending item index (also at the k-th place)."""
-    n_items = block.shape[1]
-    if k == n_items:
+def _block_top_k(block: np.ndarray, k: int, rows=None) -> np.ndarray:
+    """Item indices of the k highest scores per row, the items stored in ``rows``
+    (the block's CSR slice of ``exclude``) left out: descending score, ties by
+    ascending item index (also at the k-th place), -1 where a row runs out.
+
+    The block is never copied: the top ``k + m`` (``m`` the most items excluded
+    in a row) of the raw scores hold the top ``k`` of the candidates."""
+    n_users, n_items = block.shape
+    counts = np.zeros(n_users, dtype=np.intp) if rows is None else np.diff(rows.indptr)
+    width = min(k + int(counts.max(initial=0)), n_items)
+    if width == n_items:
         part = np.broadcast_to(np.arange(n_items), block.shape)
     else:
-        part = np.argpartition(block, n_items - k, axis=1)[:, n_items - k :]
-    values = np.take_along_axis(block, part, axis=1)
-    kth = values.min(axis=1)
-    # A row whose k-th score is tied with an item left out: which tied items
+        part = np.argpartition(block, n_items - width, axis=1)[:, n_items - width :]
+    values = np.take_along_axis(block, part, axis=1).astype(np.float64)
+    excluded = np.zeros(part.shape, dtype=bool)
+    if rows is not None and rows.nnz:
+        ex_users = np.repeat(np.arange(n_users), counts)
+        ex_codes = ex_users.astype(np.int64) * n_items + rows.indices
+        codes = np.arange(n_users, dtype=np.int64)[:, None] * n_items + part
+        excluded = np.isin(codes, ex_codes)
+    order = np.lexsort((part, -values, excluded), axis=1)[:, :k]
+    part = np.take_along_axis(part, order, axis=1)
+    values = np.take_along_axis(values, order, axis=1)
+    excluded = np.take_along_axis(excluded, order, axis=1)
+    # A row whose k-th score is tied with a candidate left out: which tied items
     # enter is settled by item index, from a stable sort of that row alone.
-    crowded = np.count_nonzero(block >= kth[:, None], axis=1) > k
-    if crowded.any():
-        part = np.array(part)
-        for row in np.nonzero(crowded)[0]:
-            part[row] = np.argsort(-block[row], kind="stable")[:k]
-        values = np.take_along_axis(block, part, axis=1)
-    order = np.lexsort((part, -values), axis=1)
-    return np.take_along_axis(part, order, axis=1)
+    kth = values[:, -1]
+    above = np.count_nonzero(block >= kth[:, None], axis=1)
+    if rows is not None and rows.nnz:
+        ex_scores = block[ex_users, rows.indices]
+        above -= np.bincount(ex_users[ex_scores >= kth[ex_users]], minlength=n_users)
+    crowded = (above > k) & ~excluded[:, -1]
+    for row in np.nonzero(crowded)[0]:
+        mask = np.zeros(n_items, dtype=bool)
+        if rows is not None:
+            mask[rows.indices[rows.indptr[row] : rows.indptr[row + 1]]] = True
+        full = np.lexsort((np.arange(n_items), -block[row].astype(np.float64), mask))
+        part[row] = full[:k]
+    part[excluded] = -1
+    return part
 
 
 def top_k(
@@ -223,17 +238,15 @@ def top_k(
                 "scores", _FUNC, f"{n_items} items in every block", block.shape[1]
             )
         _refuse_nan(block, start)
-        left = None
+        rows = None
         if exclude is not None:
             if exclude.shape[1] != n_items:
                 raise param_error(
                     "exclude", _FUNC, f"{n_items} columns", exclude.shape[1]
                 )
-            block, left = _mask(block, start, exclude)
-        items = _block_top_k(block, k)
-        if left is not None and (left < k).any():
-            items[np.arange(k)[None, :] >= left[:, None]] = -1
-        out[start : start + block.shape[0]] = items
+            rows = exclude[start : start + block.shape[0]]
+            _check_left(rows, n_items, start)
+        out[start : start + block.shape[0]] = _block_top_k(block, k, rows)
     if out is None:
         return np.empty((0, _check_k(k, n_items or 1)), dtype=np.intp)
     return out
