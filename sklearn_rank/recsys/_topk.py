@@ -85,7 +85,7 @@ def _blocks(
 
 
 def _refuse_nan(block: np.ndarray, start: int) -> None:
-    if block.dtype.kind == "f" and np.isnan(block.sum(dtype=np.float64)):
+    if block.dtype.kind == "f" and np.isnan(block.sum()):
         nan = np.isnan(block)
         if nan.any():
             user = start + int(np.nonzero(nan.any(axis=1))[0][0])
