@@ -95,3 +95,56 @@ def test_many_exclusions_and_boundary_ties(seed):
     for k in (1, 3, 20, 40):
         got = top_k(scores, k, exclude=exclude, block_size=2)
         np.testing.assert_array_equal(got, _brute(scores, k, exclude))
+
+
+def _brute_accuracy(scores, test, exclude, k):
+    """Per-user binary hit_rate / recall / ndcg of the top-k over the catalogue,
+    users without held-out items left out (the default undefined rule)."""
+    lists = _brute(scores, k, exclude)
+    hits, recalls, ndcgs = [], [], []
+    for u, items in enumerate(lists):
+        rel = set(test[u].indices)
+        if not rel:
+            continue
+        gains = [1.0 if i in rel else 0.0 for i in items if i >= 0]
+        dcg = sum(g / np.log2(r + 2) for r, g in enumerate(gains))
+        idcg = sum(1 / np.log2(r + 2) for r in range(min(len(rel), k)))
+        hits.append(float(any(gains)))
+        recalls.append(sum(gains) / len(rel))
+        ndcgs.append(dcg / idcg)
+    return np.mean(hits), np.mean(recalls), np.mean(ndcgs)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_evaluate_recommendations_matches_brute_force(seed):
+    from sklearn_rank.recsys import evaluate_recommendations
+
+    rng = np.random.default_rng(seed)
+    n_users, n_items = 13, 30
+    scores = rng.random((n_users, n_items))  # no ties: the tie rule not in play
+    exclude = sp.csr_matrix((rng.random((n_users, n_items)) < 0.3).astype(float))
+    held = (rng.random((n_users, n_items)) < 0.15) & (exclude.toarray() == 0)
+    held[0] = False  # a user without held-out items: undefined, left out
+    test = sp.csr_matrix(held.astype(float))
+    for k in (1, 5, 10):
+        got = evaluate_recommendations(
+            scores, test, exclude=exclude, k=k, metrics=["hit_rate", "recall", "ndcg"]
+        )
+        want = _brute_accuracy(scores, test, exclude, k)
+        np.testing.assert_allclose(
+            [got[f"hit_rate@{k}"], got[f"recall@{k}"], got[f"ndcg@{k}"]],
+            want,
+            rtol=0,
+            atol=1e-12,
+        )
+
+
+def test_evaluate_recommendations_refuses_duplicates_and_wrong_shapes():
+    from sklearn_rank.recsys import evaluate_recommendations
+
+    scores = np.ones((2, 3))
+    dup = sp.coo_matrix(([1, 1], ([0, 0], [1, 1])), shape=(2, 3))
+    with pytest.raises(ValueError, match=r"'test'.*duplicate"):
+        evaluate_recommendations(scores, dup, k=1, metrics="hit_rate")
+    with pytest.raises(ValueError, match=r"'test'.*shape"):
+        evaluate_recommendations(scores, sp.csr_matrix((2, 5)), k=1, metrics="ndcg")

@@ -5,6 +5,7 @@ bounded by one block.
 See docs/recsys.md for the workflow, the tie rule and the bad-input rules.
 """
 
+from ._evaluate import evaluate_recommendations, flat_table
 from ._topk import top_k
 
-__all__ = ["top_k"]
+__all__ = ["evaluate_recommendations", "flat_table", "top_k"]

@@ -155,6 +155,67 @@ def _block_top_k(block: np.ndarray, k: int, rows=None) -> np.ndarray:
     return part
 
 
+def ranked_top_k(
+    scores: Any,
+    k: int,
+    exclude: Any = None,
+    n_users: int | None = None,
+    block_size: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``top_k``'s items and their scores (float64; -1 items carry junk scores)."""
+    if callable(scores):
+        if n_users is None:
+            if exclude is None:
+                raise param_error(
+                    "n_users",
+                    _FUNC,
+                    "an int with a callable scores and no exclude",
+                    None,
+                )
+            n_users = exclude.shape[0]
+        n_items = None
+    elif sp.issparse(scores):
+        scores = sp.csr_matrix(scores)
+        n_users, n_items = scores.shape
+    else:
+        scores = np.asarray(scores)
+        if scores.ndim != 2:
+            raise param_error("scores", _FUNC, "2-D (n_users, n_items)", scores.shape)
+        n_users, n_items = scores.shape
+    exclude = _check_exclude(exclude, n_users, n_items)
+    if block_size is None:
+        width = n_items or (exclude.shape[1] if exclude is not None else 1)
+        block_size = max(1, _BLOCK_CELLS // max(width, 1))
+    out = None
+    for start, block in _blocks(scores, n_users, block_size):
+        if out is None:
+            n_items = block.shape[1]
+            k = _check_k(k, n_items)
+            out = np.empty((n_users, k), dtype=np.intp)
+            vals = np.empty((n_users, k), dtype=np.float64)
+        elif block.shape[1] != n_items:
+            raise param_error(
+                "scores", _FUNC, f"{n_items} items in every block", block.shape[1]
+            )
+        _refuse_nan(block, start)
+        rows = None
+        if exclude is not None:
+            if exclude.shape[1] != n_items:
+                raise param_error(
+                    "exclude", _FUNC, f"{n_items} columns", exclude.shape[1]
+                )
+            rows = exclude[start : start + block.shape[0]]
+            _check_left(rows, n_items, start)
+        items = _block_top_k(block, k, rows)
+        stop = start + block.shape[0]
+        out[start:stop] = items
+        vals[start:stop] = np.take_along_axis(block, np.maximum(items, 0), axis=1)
+    if out is None:
+        k = _check_k(k, n_items or 1)
+        return np.empty((0, k), dtype=np.intp), np.empty((0, k))
+    return out, vals
+
+
 def top_k(
     scores: np.ndarray | sp.spmatrix | Callable[[np.ndarray], np.ndarray],
     k: int,
@@ -204,49 +265,4 @@ def top_k(
     array([[3, 2],
            [0, 1]])
     """
-    if callable(scores):
-        if n_users is None:
-            if exclude is None:
-                raise param_error(
-                    "n_users",
-                    _FUNC,
-                    "an int with a callable scores and no exclude",
-                    None,
-                )
-            n_users = exclude.shape[0]
-        n_items = None
-    elif sp.issparse(scores):
-        scores = sp.csr_matrix(scores)
-        n_users, n_items = scores.shape
-    else:
-        scores = np.asarray(scores)
-        if scores.ndim != 2:
-            raise param_error("scores", _FUNC, "2-D (n_users, n_items)", scores.shape)
-        n_users, n_items = scores.shape
-    exclude = _check_exclude(exclude, n_users, n_items)
-    if block_size is None:
-        width = n_items or (exclude.shape[1] if exclude is not None else 1)
-        block_size = max(1, _BLOCK_CELLS // max(width, 1))
-    out = None
-    for start, block in _blocks(scores, n_users, block_size):
-        if out is None:
-            n_items = block.shape[1]
-            k = _check_k(k, n_items)
-            out = np.empty((n_users, k), dtype=np.intp)
-        elif block.shape[1] != n_items:
-            raise param_error(
-                "scores", _FUNC, f"{n_items} items in every block", block.shape[1]
-            )
-        _refuse_nan(block, start)
-        rows = None
-        if exclude is not None:
-            if exclude.shape[1] != n_items:
-                raise param_error(
-                    "exclude", _FUNC, f"{n_items} columns", exclude.shape[1]
-                )
-            rows = exclude[start : start + block.shape[0]]
-            _check_left(rows, n_items, start)
-        out[start : start + block.shape[0]] = _block_top_k(block, k, rows)
-    if out is None:
-        return np.empty((0, _check_k(k, n_items or 1)), dtype=np.intp)
-    return out
+    return ranked_top_k(scores, k, exclude, n_users, block_size)[0]
