@@ -148,3 +148,65 @@ def test_evaluate_recommendations_refuses_duplicates_and_wrong_shapes():
         evaluate_recommendations(scores, dup, k=1, metrics="hit_rate")
     with pytest.raises(ValueError, match=r"'test'.*shape"):
         evaluate_recommendations(scores, sp.csr_matrix((2, 5)), k=1, metrics="ndcg")
+
+
+def _brute_beyond(lists, n_items, train):
+    from math import log, log2
+
+    n_users = train.shape[0]
+    dense = train.toarray() > 0
+    pop = [int(dense[:, i].sum()) for i in range(n_items)]
+    recs = [i for row in lists for i in row if i >= 0]
+    counts = [recs.count(i) for i in range(n_items)]
+    coverage = sum(c > 0 for c in counts) / n_items
+    # Gini (RecBole GiniIndex): sorted exposure counts, zeros included
+    srt = sorted(counts)
+    gini = sum((2 * (j + 1) - n_items - 1) * c for j, c in enumerate(srt))
+    gini /= n_items * len(recs)
+    entropy = -sum(c / len(recs) * log(c / len(recs)) for c in counts if c)
+    nov, arp = [], []
+    for row in lists:
+        row = [i for i in row if i >= 0]
+        nov.append(sum(-log2(pop[i] / n_users) for i in row) / len(row))
+        arp.append(sum(pop[i] for i in row) / len(row))
+    return {
+        "catalog_coverage": coverage,
+        "gini": gini,
+        "entropy": entropy,
+        "novelty": sum(nov) / len(nov),
+        "arp": sum(arp) / len(arp),
+    }
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_beyond_accuracy_matches_brute_force(seed):
+    from sklearn_rank.recsys import beyond_accuracy
+
+    rng = np.random.default_rng(seed)
+    n_users, n_items = 12, 25
+    seen = rng.random((n_users, n_items)) < 0.5
+    seen[0] = True  # every item seen in training once at least
+    train = sp.csr_matrix(seen.astype(float))
+    scores = rng.random((n_users, n_items))
+    lists = top_k(scores, 6, exclude=None)
+    lists[3, 4:] = -1  # padding ignored
+    want = _brute_beyond(lists, n_items, train)
+    got = beyond_accuracy(lists, n_items=n_items, metrics=list(want), train=train)
+    for name, value in want.items():
+        assert abs(got[name] - value) <= 1e-12, name
+
+
+def test_beyond_accuracy_bad_input():
+    from sklearn_rank.recsys import beyond_accuracy
+
+    with pytest.raises(ValueError, match=r"'lists'.*catalogue"):
+        beyond_accuracy(np.array([[0, 9]]), n_items=4, metrics="gini")
+    with pytest.raises(ValueError, match=r"'train'"):
+        beyond_accuracy(np.array([[0, 1]]), n_items=4, metrics="novelty")
+    with pytest.raises(ValueError, match=r"'train'"):
+        beyond_accuracy(
+            np.array([[0, 1]]),
+            n_items=4,
+            metrics="novelty",
+            train=sp.csr_matrix((1, 3)),
+        )

@@ -5,7 +5,14 @@ bounded by one block.
 See docs/recsys.md for the workflow, the tie rule and the bad-input rules.
 """
 
+from ._beyond import BEYOND_ACCURACY, beyond_accuracy
 from ._evaluate import evaluate_recommendations, flat_table
 from ._topk import top_k
 
-__all__ = ["evaluate_recommendations", "flat_table", "top_k"]
+__all__ = [
+    "BEYOND_ACCURACY",
+    "beyond_accuracy",
+    "evaluate_recommendations",
+    "flat_table",
+    "top_k",
+]
