@@ -11,29 +11,14 @@ import scipy.sparse as sp
 
 from .._metrics.evaluate import evaluate
 from .._utils.params import param_error
-from ._topk import ranked_top_k
+from ._topk import check_interactions, ranked_top_k
 
 _FUNC = "evaluate_recommendations"
 
 
 def _check_test(test: Any, shape: tuple[int, int]) -> sp.csr_matrix:
-    if not sp.issparse(test):
-        raise param_error(
-            "test",
-            _FUNC,
-            "a scipy sparse (n_users, n_items) matrix of held-out grades",
-            type(test).__name__,
-            "Build one with scipy.sparse.csr_matrix((grades, (users, items))).",
-        )
-    if test.shape != shape:
-        raise param_error(
-            "test",
-            _FUNC,
-            f"of shape {shape} (users x items, as the scores)",
-            test.shape,
-            "Item or user ids outside the catalogue, or a transposed matrix.",
-        )
-    coo = sp.coo_matrix(test)
+    csr = check_interactions(test, "test", _FUNC, shape, "held-out grades")
+    coo = sp.coo_matrix(test)  # as given: CSR would have summed duplicates
     codes = coo.row.astype(np.int64) * shape[1] + coo.col
     if np.unique(codes).size != codes.size:
         raise param_error(
@@ -45,7 +30,7 @@ def _check_test(test: Any, shape: tuple[int, int]) -> sp.csr_matrix:
         )
     if coo.data.size and not np.isfinite(coo.data).all():
         raise param_error("test", _FUNC, "finite grades", "NaN or inf")
-    return sp.csr_matrix(test)
+    return csr
 
 
 def _metric_names(metrics: str | Sequence[str], k: int) -> list[str]:

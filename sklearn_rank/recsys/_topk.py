@@ -15,32 +15,39 @@ _FUNC = "top_k"
 _BLOCK_CELLS = 1 << 24  # about 64 MiB of float32 scores per block
 
 
+def check_interactions(
+    value: Any, name: str, func: str, shape: tuple[int | None, int | None], what: str
+) -> sp.csr_matrix:
+    """A scipy sparse (users x items) matrix as CSR, its shape checked against
+    ``shape`` (None: any size on that axis)."""
+    if not sp.issparse(value) or value.ndim != 2:
+        raise param_error(
+            name,
+            func,
+            f"a scipy sparse (n_users, n_items) matrix of {what}",
+            getattr(value, "shape", type(value).__name__),
+            "Build one with scipy.sparse.csr_matrix((data, (users, items))).",
+        )
+    for axis, (got, expected) in enumerate(zip(value.shape, shape, strict=True)):
+        if expected is not None and got != expected:
+            raise param_error(
+                name,
+                func,
+                f"of shape {shape} (users x items, as the scores)",
+                value.shape,
+                f"Axis {axis} differs: item or user ids outside the catalogue, or a "
+                "transposed matrix.",
+            )
+    return sp.csr_matrix(value)
+
+
 def _check_exclude(exclude: Any, n_users: int | None, n_items: int | None):
     """The exclusion matrix as CSR with sorted, unique indices, shape checked."""
     if exclude is None:
         return None
-    if not sp.issparse(exclude):
-        raise param_error(
-            "exclude",
-            _FUNC,
-            "a scipy sparse (n_users, n_items) matrix of interactions to exclude",
-            type(exclude).__name__,
-            "Build one with scipy.sparse.csr_matrix((data, (users, items))).",
-        )
-    if exclude.ndim != 2:
-        raise param_error("exclude", _FUNC, "2-D", exclude.shape)
-    want = (n_users, n_items)
-    for axis, (got, expected) in enumerate(zip(exclude.shape, want, strict=True)):
-        if expected is not None and got != expected:
-            raise param_error(
-                "exclude",
-                _FUNC,
-                f"of shape {want} (users x items, as the scores)",
-                exclude.shape,
-                f"Axis {axis} differs: item or user ids outside the catalogue, or a "
-                "transposed matrix.",
-            )
-    csr = sp.csr_matrix(exclude)
+    csr = check_interactions(
+        exclude, "exclude", _FUNC, (n_users, n_items), "interactions to exclude"
+    )
     csr.sum_duplicates()  # duplicate interactions exclude the item once
     csr.sort_indices()
     return csr
