@@ -351,6 +351,23 @@ def _model_columns(data: PerGroup, models, entropy, method, level, n_resamples):
     ]  # fmt: skip
 
 
+_ZEROS_AT_0 = {"wilcox": "dropped", "pratt": "ranked, then dropped", "zsplit": "split"}
+
+
+def _warn_no_wilcoxon_interval(key, d, p, zero_method, alpha):
+    """Say why a Wilcoxon row has a p-value and no interval (none inverts it)."""
+    warn_nan(
+        f"the Wilcoxon test of {key[0]} ({key[1]!r} - {key[2]!r}) rejects every "
+        f"shift at the {1 - alpha:.0%} level (p = {p:.4g} at 0): at the shift 0 "
+        f"its {int(np.count_nonzero(d == 0))} zero differences are "
+        f"{_ZEROS_AT_0[zero_method]} (zero_method={zero_method!r}), at every "
+        "other shift they are ranked, so no interval inverts the test and its "
+        "interval is NaN. test='randomization' gives a matched interval on tied "
+        "scores.",
+        _FUNC,
+    )
+
+
 def run_compare(data: PerGroup, models, pairs, opts, entropy) -> ComparisonReport:
     """compare after validation: per pair test and interval, adjustment, report."""
     test, level = opts["test"], opts["level"]
@@ -372,9 +389,10 @@ def run_compare(data: PerGroup, models, pairs, opts, entropy) -> ComparisonRepor
                 pvals[key] = np.nan
                 continue
             rng = stream(entropy, "test", test, *key)
-            m, res = test_pair(
-                test, d, w, opts, rng, alpha, matched and level is not None
-            )
+            want_ci = matched and level is not None
+            m, res = test_pair(test, d, w, opts, rng, alpha, want_ci)
+            if want_ci and test == "wilcoxon" and np.isnan(res.low) and res.p >= 0:
+                _warn_no_wilcoxon_interval(key, d, res.p, opts["zero_method"], alpha)
             if not matched and level is not None:
                 ci_rng = stream(entropy, "ci", opts["ci_method"], *key)
                 _, lo, hi, _ = intervals(
