@@ -18,6 +18,7 @@ from ._corrections import CORRECTIONS, adjust
 from ._inputs import (
     _apply_undefined,
     _undefined_rule,
+    canonical_order,
     check_choice,
     check_level,
     check_random_state,
@@ -599,8 +600,11 @@ def segment_test_values(values, weights, test, n_resamples, rng):
     if n_seg < 2:
         return diff, p
     sizes = np.array([v.size for v in values])
-    v_all = np.concatenate(values)
-    w_all = np.concatenate(weights)
+    # each segment's groups in an order of their values: the shuffles do not
+    # see the order the groups came in
+    orders = [canonical_order(v, w) for v, w in zip(values, weights, strict=True)]
+    v_all = np.concatenate([v[o] for v, o in zip(values, orders, strict=True)])
+    w_all = np.concatenate([w[o] for w, o in zip(weights, orders, strict=True)])
     label = np.repeat(np.arange(n_seg), sizes)
     rows = range(1) if n_seg == 2 else range(n_seg)
     for s in rows:

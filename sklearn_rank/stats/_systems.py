@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 from .._metrics.evaluate import GroupScores
 from .._utils.params import param_error
 from ._inputs import (
+    canonical_order,
     check_level,
     check_resamples,
     collect,
@@ -67,7 +68,9 @@ def _matrix(func, y_true, y_scores, groups, metric, options):
             f"{func} needs at least 2 groups where {metric} is defined for every "
             f"system; it has {int(keep.sum())}."
         )
-    return names, x[keep], w[keep], int((~keep).sum())
+    x, w = x[keep], w[keep]
+    order = canonical_order(x, w)  # the trials do not see the groups' order
+    return names, x[order], w[order], int((~keep).sum())
 
 
 def _range_null(x, w, n_resamples, rng):
