@@ -7,6 +7,7 @@ to a p-value exists (or a warning says why not), and a result depends on the
 groups as a set, not on their order.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -188,3 +189,73 @@ def test_segment_permutation_test_does_not_depend_on_the_order_of_the_groups():
     f1, f2 = one.to_frame(), two.to_frame()
     assert f1["segment_p"].notna().any()
     assert f1["segment_p"].tolist() == f2["segment_p"].tolist()
+
+
+# --- Intervals and the bootstrap test on tied scores (seeded simulations) -------
+
+
+def _coverage(shape, n, sims, methods, seed=21):
+    """Share of null data sets whose 95% interval of the difference holds 0."""
+    rng = np.random.default_rng(seed)
+    hits = dict.fromkeys(methods, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(sims):
+            a, b = tied_null_pair(rng, shape, n)
+            ys = {"a": _gs(a), "b": _gs(b)}
+            for m in methods:
+                p = compare(
+                    None, ys, ci_method=m, n_resamples=199, random_state=i
+                ).pairs[0]
+                hits[m] += p.ci_low <= 0 <= p.ci_high
+    return {m: h / sims for m, h in hits.items()}
+
+
+def test_on_tied_differences_the_recommended_interval_covers_best():
+    # The warning used to send users from percentile / BCa to bootstrap-t, which
+    # covers no better on tied differences; it now names the matched interval.
+    cov = _coverage("rr", 20, 80, ("matched", "percentile", "BCa", "bootstrap-t"))
+    assert cov["matched"] >= 0.93
+    assert cov["matched"] >= max(cov["percentile"], cov["BCa"], cov["bootstrap-t"])
+    a, b = tied_null_pair(np.random.default_rng(5), "rr", 20)
+    for method in ("percentile", "BCa", "bootstrap-t"):
+        with pytest.warns(RuntimeWarning, match="tied per-group differences") as w:
+            compare(None, {"a": _gs(a), "b": _gs(b)}, ci_method=method)
+        assert "ci_method='matched'" in str(w[0].message)
+
+
+def test_the_warnings_name_the_interval_for_the_shape_of_the_data():
+    from sklearn_rank.stats import bootstrap_ci
+
+    rng = np.random.default_rng(6)
+    a, b = rng.random(20), rng.random(20)  # continuous: bootstrap-t
+    with pytest.warns(RuntimeWarning, match="continuous scores.*'bootstrap-t'"):
+        compare(None, {"a": _gs(a), "b": _gs(b)}, ci_method="BCa")
+    with pytest.warns(RuntimeWarning, match="continuous scores.*'bootstrap-t'"):
+        bootstrap_ci(None, _gs(a), method="percentile")
+    tied, _ = tied_null_pair(rng, "p10", 20)  # a mean of tied scores: BCa
+    with pytest.warns(RuntimeWarning, match="tied scores.*method='BCa'"):
+        bootstrap_ci(None, _gs(tied), method="percentile")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bootstrap_ci(None, _gs(tied), method="BCa")  # covered 0.925-0.965
+        compare(None, {"a": _gs(a), "b": _gs(b)}, ci_method="bootstrap-t")
+
+
+def test_the_bootstrap_test_note_states_the_level_it_has():
+    # The note said "rejects 0.02 to 0.04 of true nulls"; on heavily tied data
+    # it rejects less (0.005-0.02): the note's range must hold the measured rate.
+    rng = np.random.default_rng(8)
+    rejected, sims, note = 0, 2000, ""
+    for i in range(sims):
+        a, b = tied_null_pair(rng, "rr", 10)
+        r = compare(
+            None, {"a": _gs(a), "b": _gs(b)}, test="bootstrap",
+            confidence_level=None, n_resamples=199, random_state=i,
+        )  # fmt: skip
+        rejected += r.pairs[0].p_value <= 0.05
+        note = next((n for n in r.notes() if "studentized" in n), note)
+    low, high = map(float, re.search(r"reject\w* ([\d.]+) to ([\d.]+)", note).groups())
+    rate = rejected / sims
+    err = 2 * np.sqrt(max(rate, 0.005) * (1 - rate) / sims)  # 2 SE
+    assert low - err <= rate <= high + err

@@ -36,6 +36,7 @@ from ._inputs import (
     stream,
 )
 from ._inversion import pivot_interval
+from ._paired import intervals
 from ._report import ComparisonReport, MetricInterval, PairComparison, _pandas, _table
 
 # Bytes of float64 permuted scores held at once.
@@ -68,9 +69,7 @@ def _matrix(func, y_true, y_scores, groups, metric, options):
             f"{func} needs at least 2 groups where {metric} is defined for every "
             f"system; it has {int(keep.sum())}."
         )
-    x, w = x[keep], w[keep]
-    order = canonical_order(x, w)  # the trials do not see the groups' order
-    return names, x[order], w[order], int((~keep).sum())
+    return names, x[keep], w[keep], int((~keep).sum())
 
 
 def _range_null(x, w, n_resamples, rng):
@@ -162,14 +161,22 @@ def tukey_hsd(
         func, y_true, y_scores, groups, metric, metric_options
     )
     n, k = x.shape
-    means = (w / w.sum()) @ x
-    scale = metric_scale(x)
-    q_star = round_differences(
-        _range_null(x, w, n_resamples, stream(entropy, "tukey", metric)), scale
+    # the systems' means (the one weighted mean) with bootstrap-t intervals
+    # over groups, as compare gives the models' means
+    columns = [(np.ones(n, bool), x[:, i], w) for i in range(k)]
+    rngs = [stream(entropy, "mean", metric, s, "bootstrap-t") for s in names]
+    means, m_low, m_high, m_se = intervals(
+        columns, n_resamples, rngs, level, "bootstrap-t"
     )
+    scale = metric_scale(x)
+    order = canonical_order(x, w)  # the trials do not see the groups' order
+    trials = _range_null(
+        x[order], w[order], n_resamples, stream(entropy, "tukey", metric)
+    )
+    q_star = round_differences(trials, scale)
     alpha = 1 - level
     models = tuple(
-        MetricInterval(metric, s, means[i], np.nan, np.nan, np.nan, n, n_dropped)
+        MetricInterval(metric, s, means[i], m_low[i], m_high[i], m_se[i], n, n_dropped)
         for i, s in enumerate(names)
     )
     pairs = []
@@ -191,7 +198,8 @@ def tukey_hsd(
         f"Randomised Tukey HSD (Carterette 2012): {k} systems x {n} groups, "
         f"{n_resamples} trials permuting every group's scores among the systems; "
         "p is family-wise over all pairs (the range of the means), so 'p adj' "
-        "repeats it; CI: simultaneous, diff -+ the range quantile."
+        "repeats it; CI: simultaneous, diff -+ the range quantile (the means: "
+        "bootstrap-t over groups)."
     )
     return ComparisonReport(
         models, tuple(pairs), "randomised Tukey HSD", "none (family-wise)",
