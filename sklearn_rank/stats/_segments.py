@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._engine.reduce import weighted_average
 from .._utils.params import param_error
 from ._corrections import CORRECTIONS, adjust
 from ._inputs import (
@@ -613,7 +614,7 @@ def segment_test_values(values, weights, test, n_resamples, rng):
             continue
         a, wa = v_all[inside], w_all[inside]
         b, wb = v_all[~inside], w_all[~inside]
-        diff[s] = np.average(a, weights=wa) - np.average(b, weights=wb)
+        diff[s] = weighted_average(a, wa) - weighted_average(b, wb)
         if test == "t":
             from scipy.stats import ttest_ind
 

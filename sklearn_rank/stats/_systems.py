@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._engine.reduce import weighted_averages
 from .._metrics.evaluate import GroupScores
 from .._utils.params import param_error
 from ._inputs import (
@@ -75,7 +76,6 @@ def _matrix(func, y_true, y_scores, groups, metric, options):
 def _range_null(x, w, n_resamples, rng):
     """Range (max - min) of the systems' weighted means, per trial."""
     n, k = x.shape
-    wn = w / w.sum()
     out = np.empty(n_resamples)
     batch = int(max(1, min(n_resamples, _BUDGET // (8 * n * k))))
     done = 0
@@ -84,7 +84,7 @@ def _range_null(x, w, n_resamples, rng):
         # one random permutation of the k systems per topic and trial
         perm = np.argsort(rng.random((b, n, k)), axis=2)
         shuffled = np.take_along_axis(np.broadcast_to(x, (b, n, k)), perm, axis=2)
-        means = np.einsum("bnk,n->bk", shuffled, wn)
+        means = weighted_averages(shuffled, w, axis=1)
         out[done : done + b] = means.max(axis=1) - means.min(axis=1)
         done += b
     return out
