@@ -26,6 +26,7 @@ interval with the p-value, and the coverage of every interval method, at 5, 10,
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import sys
 import time
@@ -233,30 +234,22 @@ def tied_coverage(sims: int, resamples: int, sizes=(10, 20, 50), seed=0) -> None
     mean_cov = {(m, k, n): 0 for m in methods[1:] for k in TIED_KINDS for n in sizes}
     rej = {(k, n): 0 for k in TIED_KINDS for n in sizes}
     rng = np.random.default_rng(seed)
+    kw = dict(n_resamples=resamples)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for n in sizes:
-            for i in range(sims):
-                for kind in TIED_KINDS:
-                    a, b = tied_scores(kind, n, rng)
-                    ys = {"a": _gs(a), "b": _gs(b)}
-                    for m in methods:
-                        p = compare(
-                            None, ys, ci_method=m, random_state=i,
-                            n_resamples=resamples,
-                        ).pairs[0]  # fmt: skip
-                        cov[m, kind, n] += p.ci_low <= 0 <= p.ci_high
-                    p = compare(
-                        None, ys, test="bootstrap", confidence_level=None,
-                        random_state=i, n_resamples=resamples,
-                    ).pairs[0]  # fmt: skip
-                    rej[kind, n] += p.p_value <= 0.05
-                    for m in methods[1:]:
-                        c = bootstrap_ci(
-                            None, _gs(a), method=m, random_state=i,
-                            n_resamples=resamples,
-                        )["m"]  # fmt: skip
-                        mean_cov[m, kind, n] += c.ci_low <= truth[kind] <= c.ci_high
+        for n, i, kind in itertools.product(sizes, range(sims), TIED_KINDS):
+            a, b = tied_scores(kind, n, rng)
+            ys = {"a": _gs(a), "b": _gs(b)}
+            for m in methods:
+                p = compare(None, ys, ci_method=m, random_state=i, **kw).pairs[0]
+                cov[m, kind, n] += p.ci_low <= 0 <= p.ci_high
+            p = compare(
+                None, ys, test="bootstrap", confidence_level=None, random_state=i, **kw
+            ).pairs[0]
+            rej[kind, n] += p.p_value <= 0.05
+            for m in methods[1:]:
+                c = bootstrap_ci(None, _gs(a), method=m, random_state=i, **kw)["m"]
+                mean_cov[m, kind, n] += c.ci_low <= truth[kind] <= c.ci_high
     cols = " | ".join(f"{n} groups" for n in sizes)
     print(f"\n# {sims} simulations per cell, {resamples} resamples, seed {seed}")
     print(f"\n| 95% interval, tied scores | {cols} |\n|---|" + "---:|" * len(sizes))
