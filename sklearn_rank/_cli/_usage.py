@@ -78,9 +78,8 @@ class OneLineParser(argparse.ArgumentParser):
                     )
         return message
 
-
     def closest_flags(self, tokens: list[str]) -> str:
-        """"; did you mean ...?" for unknown flags: the closest options (difflib)
+        """The "did you mean" of unknown flags: the closest options (difflib)
         of the subcommand typed (the top-level parser reports its arguments)."""
         import difflib
 
