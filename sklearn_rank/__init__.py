@@ -21,6 +21,7 @@ _LAZY = {
     "PreparedEvaluation": "_metrics.prepared",
     "prepare": "_metrics.prepared",
     "RankingAccumulator": "_metrics.accumulator",
+    "evaluate_run": "io._stack",
     "SegmentTable": "_metrics.by_segment",
     "evaluate_by_segment": "_metrics.by_segment",
     "arp_score": "_metrics.functions",

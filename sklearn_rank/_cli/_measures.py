@@ -354,6 +354,14 @@ def _defaults(name: str) -> list[Measure]:
 
 
 def _library(name: str, known: set[str], position: int) -> Measure:
+    from .._metrics.ir_measures_names import looks_like_ir_measure, parse_ir_measure
+
+    if looks_like_ir_measure(name):  # ir_measures' names: nDCG@10, P(rel=2)@5
+        try:
+            parse_ir_measure(name)
+        except ValueError as exc:
+            raise MeasureError(str(exc).splitlines()[0]) from None
+        return Measure(name, name, (len(TREC_MEASURES), position))
     base, _, cut = name.partition("@")
     trec_base = base.partition(".")[0]
     if trec_base in NOT_IMPLEMENTED and base not in known:  # a library name wins
@@ -420,6 +428,10 @@ def unknown_measure(name: str, known) -> str:
     if glued and glued.group(1) in TREC_MEASURES:
         close.append(f"{glued.group(1)}.{glued.group(2)}")
     close += difflib.get_close_matches(base, names, n=3, cutoff=0.6)
+    if not close:  # ir_measures' spellings (nDGC@10 -> nDCG)
+        from .._metrics.ir_measures_names import IR_MEASURES
+
+        close = difflib.get_close_matches(base, list(IR_MEASURES), n=3, cutoff=0.6)
     close = list(dict.fromkeys(close))[:3]
     hint = ""
     if close:

@@ -440,7 +440,7 @@ def _has_relevant(run: RunInput, options) -> np.ndarray:
 def _ideal_dcg(run: RunInput, m: Measure, options) -> np.ndarray:
     """trec_eval's ``ideal_dcg.L=G``: the engine's ideal DCG of each query's
     judged documents (the convention's ``ideal_order``)."""
-    from .._engine.kernels_trec import ideal_dcg_values
+    from .._engine.kernels.trec import ideal_dcg_values
 
     y = np.trunc(run.y_true) if options.integer_grades else run.y_true
     gain = dict(m.keywords).get("gain") or "linear"

@@ -43,7 +43,7 @@ CI_METHODS = ("matched", "BCa", "percentile", "bootstrap-t")
 SYSTEMS_TESTS = ("pairs", "tukey", "anova")
 
 
-FORMATS = ("table", "markdown", "csv", "json")
+FORMATS = ("table", "markdown", "latex", "csv", "json")
 
 
 def _level(text: str) -> float:
@@ -180,9 +180,25 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"sklearn-rank compare: error: {text}", file=sys.stderr)
         return 1
     progress.done()
+    status = _write(report, args)
+    if status:
+        return status
+    # segments and figures take the library's metric names (a measure with
+    # keywords of its own is refused with them above)
+    plain = [key for keyed in calls.values() for key, metric in keyed if key == metric]
+    return _plotting.compare_extras(args, runs, plain, keywords)
+
+
+def _write(report, args) -> int:
+    """Print the report in --format's form; 1 on an error (printed)."""
     fmt = args.format or "table"
     if fmt == "table":
         sys.stdout.write(f"{report}\n")
+    elif fmt in ("latex", "markdown") and hasattr(report, "to_latex"):
+        _paper_table(report, fmt, args)
+    elif fmt == "latex":
+        print(_NO_LATEX, file=sys.stderr)
+        return 1
     else:
         try:
             frame = report.to_frame()  # one row per (metric, model, baseline)
@@ -199,10 +215,21 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             rows = ["| " + " | ".join(map(str, r)) + " |" for r in cells]
             rows.insert(1, "|" + "---|" * len(frame.columns))
             sys.stdout.write("\n".join(rows) + "\n")
-    # segments and figures take the library's metric names (a measure with
-    # keywords of its own is refused with them above)
-    plain = [key for keyed in calls.values() for key, metric in keyed if key == metric]
-    return _plotting.compare_extras(args, runs, plain, keywords)
+    return 0
+
+
+_NO_LATEX = (
+    "sklearn-rank compare: error: --format latex prints pairwise comparisons; "
+    "use --format csv with --systems-test"
+)
+
+
+def _paper_table(report, fmt: str, args) -> None:
+    """--format latex / markdown: the paper's table (models x metrics, best in
+    bold, significance letters, the test and correction in the caption)."""
+    digits = getattr(args, "digits", None) or 4
+    paper = report.to_latex if fmt == "latex" else report.to_markdown
+    sys.stdout.write(paper(digits=digits))
 
 
 def _check_left_out(measures, metrics, args, parser) -> None:

@@ -26,6 +26,8 @@ from .validation import (
     check_labels,
     check_metrics,
     drop_unjudged,
+    names_judged_only,
+    options_of_requests,
 )
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr")
@@ -75,9 +77,11 @@ def prepare_inputs(
         if xp is not np or not np.array_equal(whole, inputs.y_true):
             inputs = dataclasses.replace(inputs, y_true=whole)
         del whole
-    if opts.judged_only:
+    if opts.judged_only or names_judged_only(requests):
         inputs = drop_unjudged(inputs, func)
-    check_labels(inputs.y_true, [r.spec for r in requests], opts, func)
+    for options, specs in options_of_requests(requests).items():
+        named = dataclasses.replace(opts, **dict(options)) if options else opts
+        check_labels(inputs.y_true, specs, named, func)
     return inputs
 
 
@@ -161,8 +165,9 @@ def mean_value(
     """One metric reduced to a float: the undefined rule, then the weighted mean."""
     values, defined, weight = group_values(ctx, request, opts)
     group_ids = np.array(["<all rows>"], dtype=object) if request.spec.pooled else ids
+    undefined = dict(request.options).get("undefined", opts.undefined)
     return mean_over_groups(
-        values, defined, weight, opts.undefined, request.label, group_ids
+        values, defined, weight, undefined, request.label, group_ids
     )
 
 

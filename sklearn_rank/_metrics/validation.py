@@ -17,6 +17,12 @@ from .._engine.conventions import OPTIONS, Options
 from .._engine.group_codes import encode_groups, encode_integer_ids
 from .._utils.array_api import NUMPY, InputSpace, input_space, is_foreign, to_numpy
 from .._utils.params import param_error
+from .ir_measures_names import (
+    IR_MEASURES,
+    looks_like_ir_measure,
+    nearest,
+    parse_ir_measure,
+)
 from .registry import METRICS, MetricSpec, get_metric_names
 
 # Weights whose largest value lies in this range are used as given.
@@ -344,6 +350,23 @@ def _check_unjudged_labels(y_true: np.ndarray, judged: np.ndarray, func: str):
     return judged
 
 
+def names_judged_only(requests: Sequence[MetricRequest]) -> bool:
+    """Whether the metric names ask for trec_eval's -J (``AP(judged_only=True)``);
+    :func:`check_metrics` makes sure all of them do or none."""
+    return any(dict(r.options).get("judged_only") for r in requests)
+
+
+def options_of_requests(
+    requests: Sequence[MetricRequest],
+) -> dict[tuple, list[MetricSpec]]:
+    """The requests' specs by the options their names set (``ERR@20`` sets
+    max_grade=4): labels are checked against each set of options."""
+    out: dict[tuple, list[MetricSpec]] = {}
+    for r in requests:
+        out.setdefault(r.options, []).append(r.spec)
+    return out
+
+
 def drop_unjudged(inputs: ValidatedInputs, func: str) -> ValidatedInputs:
     """trec_eval's -J (``judged_only=True``): the rows with ``judged=False`` leave
     every per-row array in one pass; group codes and ids are kept, so a group
@@ -429,7 +452,14 @@ class MetricRequest:
 
 
 def parse_metric(name: Any) -> MetricRequest:
-    """``"ndcg@10"`` -> (ndcg, k=10); ``"map"`` -> (map, k=None)."""
+    """``"ndcg@10"`` -> (ndcg, k=10); ``"map"`` -> (map, k=None); ir_measures'
+    names (``"nDCG@10"``, ``"P(rel=2)@5"``) and measure objects -> the metric
+    with the options of ir_measures' default provider."""
+    if hasattr(name, "NAME") and hasattr(name, "params"):  # an ir_measures object
+        name = str(name)
+    if isinstance(name, str) and looks_like_ir_measure(name):
+        label, metric, k, options = parse_ir_measure(name)
+        return MetricRequest(label, METRICS[metric], k, tuple(options.items()))
     if not isinstance(name, str):
         raise TypeError(
             f"Metric names must be strings such as 'ndcg@10'; got {name!r}."
@@ -438,7 +468,9 @@ def parse_metric(name: Any) -> MetricRequest:
     spec = METRICS.get(base)
     if spec is None:
         valid = ", ".join(get_metric_names())
-        raise ValueError(f"Unknown metric {name!r}. Valid names: {valid}.")
+        close = nearest(base, [*get_metric_names(), *IR_MEASURES])
+        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+        raise ValueError(f"Unknown metric {name!r}.{hint} Valid names: {valid}.")
     if not sep:
         return MetricRequest(name, spec, None)
     if spec.name_option:
@@ -500,6 +532,13 @@ def check_metrics(
             "Name at least one metric, e.g. metrics=('ndcg@10', 'map').",
         )
     requests = [parse_metric(name) for name in names]
+    judged_only = {bool(dict(r.options).get("judged_only")) for r in requests}
+    if len(judged_only) > 1:
+        raise ValueError(
+            "judged_only=True in a measure name removes the unjudged rows for the "
+            "whole call; ask for the measures with and without it in separate "
+            "calls, or pass judged_only=True."
+        )
     if per_group:
         for request in requests:
             if request.spec.pooled:

@@ -26,6 +26,7 @@ from ._numbers import TrecFormatWarning
 _LAZY = {
     "RankedListArrays": "_tables",
     "id_column": "_tables",
+    "ir_measures_provider": "_ir_provider",
     "ranked_list_arrays": "_tables",
     "read_table": "_tables",
     "Qrels": "_trec",
@@ -60,6 +61,7 @@ __all__ = [
     "TrecColumns",
     "TrecFormatWarning",
     "id_column",
+    "ir_measures_provider",
     "join_columns",
     "load_trec",
     "ranked_list_arrays",

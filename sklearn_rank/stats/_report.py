@@ -432,6 +432,32 @@ class ComparisonReport:
         cols = [f.name for f in fields(PairComparison)]
         return pd.DataFrame([asdict(p) for p in self.pairs], columns=cols)
 
+    def to_latex(self, *, digits: int = 4, caption: str | None = None) -> str:
+        """The means as a paper's LaTeX table (booktabs): one row per model,
+        the best per metric in bold, superscript letters for the models each is
+        significantly better than (adjusted p <= alpha; against the baseline
+        only when there is one), the test and correction in the caption.
+
+        Examples
+        --------
+        >>> from sklearn_rank.stats import compare
+        >>> y = [1, 0, 0, 1, 0, 0, 1, 0, 0]
+        >>> scores = {"bm25": [1, 2, 3] * 3, "dense": [3, 2, 1] * 3}
+        >>> report = compare(y, scores, groups=[0, 0, 0, 1, 1, 1, 2, 2, 2],
+        ...                  metrics=["mrr"], n_resamples=99)  # doctest: +SKIP
+        >>> print(report.to_latex())  # doctest: +SKIP
+        """
+        from ._paper_table import to_latex
+
+        return to_latex(self, digits=digits, caption=caption)
+
+    def to_markdown(self, *, digits: int = 4, caption: str | None = None) -> str:
+        """The means as a Markdown table, marked as :meth:`to_latex` marks
+        them (bold, ``<sup>`` letters), with the caption under it."""
+        from ._paper_table import to_markdown
+
+        return to_markdown(self, digits=digits, caption=caption)
+
     def models_frame(self):
         """Means and intervals as a pandas DataFrame, one row per (metric, model)."""
         pd = _pandas("ComparisonReport.models_frame")
