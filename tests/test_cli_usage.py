@@ -31,7 +31,7 @@ def _usage_error(argv, capsys) -> str:
         ("P5", "'P.5'"),
         ("ndgc_cut", "'ndcg_cut'"),
         ("mapp", "'map'"),
-        ("P@10", "'P.10'"),
+        ("map_cut@10", "'map_cut.10'"),
         ("ndcg_cut@20", "'ndcg_cut.20'"),
     ],
 )

@@ -411,8 +411,8 @@ def unknown_measure(name: str, known) -> str:
     >>> from sklearn_rank._cli._measures import unknown_measure
     >>> unknown_measure("MAP", {"map", "mrr"})
     "unknown measure 'MAP'; did you mean 'map'? (--list-measures lists every measure)"
-    >>> unknown_measure("P@10", {"map", "mrr"})[:51]
-    "unknown measure 'P@10'; did you mean 'P.10' or 'P'?"
+    >>> unknown_measure("ndcg_cut@20", {"map", "mrr"})[:57]
+    "unknown measure 'ndcg_cut@20'; did you mean 'ndcg_cut.20'"
     """
     import difflib
 
@@ -422,7 +422,8 @@ def unknown_measure(name: str, known) -> str:
     lower = {n.lower(): n for n in names}
     close = [lower[base.lower()]] if base.lower() in lower else []
     trec = {n.lower(): n for n in TREC_MEASURES}
-    if at and base.lower() in trec and cutoff:  # P@10 -> P.10 (trec_eval's spelling)
+    cut_like = re.fullmatch(r"[\d.,]+", cutoff)  # ndcg_cut@20 -> ndcg_cut.20
+    if at and base.lower() in trec and cut_like:  # (trec_eval's spelling)
         close.insert(0, f"{trec[base.lower()]}.{cutoff}")
     glued = re.match(r"^([A-Za-z_]+?)_?(\d+)$", base)  # P5 -> P.5
     if glued and glued.group(1) in TREC_MEASURES:
