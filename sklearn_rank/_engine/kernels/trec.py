@@ -16,7 +16,7 @@ other rows, or different gains) raises under ``ties="average"`` and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -419,3 +419,16 @@ def ideal_dcg_values(
         y_true, np.zeros(y_true.shape), codes, n_groups, ties="stable", judged=judged
     )
     return ideal_dcg(ctx, None, gain, discount, "judged", ideal_order)
+
+
+def recall_level_count(level: float, n_rel: Any, xp: Any = np) -> Any:
+    """Relevant documents a recall level asks for: ``lround(level * R)``
+    (trec_eval's ``floor(level * R + 0.5)``, as the iprec_at_recall kernel)."""
+    return xp.floor(level * n_rel + 0.5)
+
+
+def yaap_from_ap(ap: np.ndarray, n_rel: np.ndarray) -> np.ndarray:
+    """trec_eval's yaap (m_yaap.c) from AP: ``S = AP * R`` (the sum of the
+    precisions at the relevant documents), ``log((1 + S) / (1 + R - S))``."""
+    s = np.nan_to_num(ap) * n_rel
+    return np.log((1.0 + s) / (1.0 + n_rel - s))
