@@ -136,7 +136,11 @@ def _check_pandas_ids(frame: dd.DataFrame, groups: str, func: str) -> None:
     would merge the two groups; the in-memory engine refuses them."""
     expr = getattr(frame, "expr", None)
     for node in expr.walk() if expr is not None else ():
-        original = getattr(getattr(node, "frame", None), "_data", None)
+        # an operand named "frame" (dd.from_pandas); other nodes (from_delayed,
+        # isin's) raise NotImplementedError, not AttributeError, for the name
+        if "frame" not in getattr(node, "_parameters", ()):
+            continue
+        original = getattr(node.operand("frame"), "_data", None)
         if not isinstance(original, pd.DataFrame):
             continue
         column = (

@@ -1,0 +1,44 @@
+"""sklearn_rank.dask on frames not made by ``dd.from_pandas`` (issue 51, item 4):
+a filter with ``.isin(...)`` and ``dd.from_delayed`` equal the in-memory values
+instead of an empty NotImplementedError from the id-type check."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_rank import evaluate
+
+dd = pytest.importorskip("dask.dataframe", reason='pip install "sklearn-rank[dask]"')
+
+import dask  # noqa: E402
+
+import sklearn_rank.dask as srd  # noqa: E402
+
+ROWS = pd.DataFrame(
+    {
+        "qid": np.repeat([1, 2, 3], 4),
+        "label": [1.0, 0.0, 0.0, 1.0] * 3,
+        "score": np.arange(12.0) % 5,
+    }
+)
+
+
+def _memory(rows):
+    return evaluate(
+        rows["label"], rows["score"], groups=rows["qid"], metrics=["mrr", "ndcg"]
+    )
+
+
+def test_isin_filter():
+    frame = dd.from_pandas(ROWS, npartitions=2)
+    got = srd.evaluate(frame[frame["qid"].isin([1, 3])], metrics=["mrr", "ndcg"])
+    assert got == pytest.approx(_memory(ROWS[ROWS["qid"].isin([1, 3])]), rel=1e-12)
+
+
+def test_from_delayed():
+    parts = [dask.delayed(lambda p: p)(p) for p in (ROWS.iloc[:6], ROWS.iloc[6:])]
+    frame = dd.from_delayed(parts, meta=ROWS.iloc[:0])
+    got = srd.evaluate(frame, metrics=["mrr", "ndcg"])
+    assert got == pytest.approx(_memory(ROWS), rel=1e-12)
