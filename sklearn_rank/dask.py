@@ -83,7 +83,7 @@ def _inputs(func, data, y_score, names):
     columns (one argument shape: column names of a frame, a Parquet path, or
     arrays)."""
     if isinstance(data, (str, os.PathLike)):  # a Parquet file, directory or glob
-        data = dd.read_parquet(os.fspath(data))
+        data = dd.read_parquet(front.parquet_path(data, func, "dd.read_csv"))
     if isinstance(data, dd.DataFrame):
         columns = front.score_columns(y_score, func)
         present = [*data.columns, data.index.name]

@@ -84,7 +84,7 @@ def _frame(data: Any, func: str) -> DataFrame:
                 f"data in {func} is a path, and no Spark session is active: start "
                 "one (SparkSession.builder.getOrCreate()) or pass a DataFrame."
             )
-        return session.read.parquet(os.fspath(data))
+        return session.read.parquet(front.parquet_path(data, func, "spark.read.csv"))
     if not isinstance(data, DataFrame):
         raise param_error(
             "data", func, "a pyspark.sql.DataFrame or a Parquet path", data

@@ -42,3 +42,13 @@ def test_from_delayed():
     frame = dd.from_delayed(parts, meta=ROWS.iloc[:0])
     got = srd.evaluate(frame, metrics=["mrr", "ndcg"])
     assert got == pytest.approx(_memory(ROWS), rel=1e-12)
+
+
+def test_a_csv_path_is_refused_by_name(tmp_path):
+    path = tmp_path / "rows.csv"
+    ROWS.to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"'data' parameter .* not Parquet.*read_csv"):
+        srd.evaluate(path, metrics=["mrr"])
+    ROWS.to_parquet(tmp_path / "rows.parquet")
+    got = srd.evaluate(tmp_path / "rows.parquet", metrics=["mrr", "ndcg"])
+    assert got == pytest.approx(_memory(ROWS), rel=1e-12)

@@ -132,3 +132,10 @@ def test_cross_validator_keeps_the_best_model_of_a_loss_and_saves(spark, tmp_pat
     again = srs.RankingEvaluator.load(str(tmp_path / "ev"))
     assert again.options == evaluator.options
     assert again.explainParams() == evaluator.explainParams()
+
+
+def test_a_csv_path_is_refused_by_name(spark, tmp_path):
+    path = tmp_path / "rows.csv"
+    _rows().to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"'data' parameter .* not Parquet.*read\.csv"):
+        srs.evaluate(str(path), metrics=["mrr"])
