@@ -50,7 +50,11 @@ def _from_arrays(func: str, arrays: dict[str, Any]) -> dd.DataFrame:
     for name, value in arrays.items():
         if value is None:
             continue
-        arr = value if isinstance(value, da.Array) else da.from_array(np.asarray(value))
+        if isinstance(value, da.Array):
+            arr = value
+        else:  # object ids (text) in one chunk: Dask's auto chunks cannot size them
+            value = np.asarray(value)
+            arr = da.from_array(value, chunks=-1 if value.dtype == object else "auto")
         if arr.ndim != 1:
             raise ValueError(f"{name} in {func} must be 1-D; got shape {arr.shape}.")
         if np.isnan(arr.shape[0]):

@@ -52,3 +52,14 @@ def test_a_csv_path_is_refused_by_name(tmp_path):
     ROWS.to_parquet(tmp_path / "rows.parquet")
     got = srd.evaluate(tmp_path / "rows.parquet", metrics=["mrr", "ndcg"])
     assert got == pytest.approx(_memory(ROWS), rel=1e-12)
+
+
+def test_text_ids_as_a_numpy_object_array():
+    import dask.array as da
+
+    ids = ROWS["qid"].map({1: "a", 2: "b", 3: "c"}).to_numpy(dtype=object)
+    want = _memory(ROWS.assign(qid=ids))
+    y, s = ROWS["label"].to_numpy(), ROWS["score"].to_numpy()
+    for labels in (y, da.from_array(y, chunks=5)):
+        got = srd.evaluate(labels, s, groups=ids, metrics=["mrr", "ndcg"])
+        assert got == pytest.approx(want, rel=1e-12)
