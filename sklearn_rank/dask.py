@@ -50,7 +50,11 @@ def _from_arrays(func: str, arrays: dict[str, Any]) -> dd.DataFrame:
     for name, value in arrays.items():
         if value is None:
             continue
-        arr = value if isinstance(value, da.Array) else da.from_array(np.asarray(value))
+        if isinstance(value, da.Array):
+            arr = value
+        else:  # object ids (text) in one chunk: Dask's auto chunks cannot size them
+            value = np.asarray(value)
+            arr = da.from_array(value, chunks=-1 if value.dtype == object else "auto")
         if arr.ndim != 1:
             raise ValueError(f"{name} in {func} must be 1-D; got shape {arr.shape}.")
         if np.isnan(arr.shape[0]):
@@ -83,7 +87,7 @@ def _inputs(func, data, y_score, names):
     columns (one argument shape: column names of a frame, a Parquet path, or
     arrays)."""
     if isinstance(data, (str, os.PathLike)):  # a Parquet file, directory or glob
-        data = dd.read_parquet(os.fspath(data))
+        data = dd.read_parquet(front.parquet_path(data, func, "dd.read_csv"))
     if isinstance(data, dd.DataFrame):
         columns = front.score_columns(y_score, func)
         present = [*data.columns, data.index.name]
@@ -136,7 +140,11 @@ def _check_pandas_ids(frame: dd.DataFrame, groups: str, func: str) -> None:
     would merge the two groups; the in-memory engine refuses them."""
     expr = getattr(frame, "expr", None)
     for node in expr.walk() if expr is not None else ():
-        original = getattr(getattr(node, "frame", None), "_data", None)
+        # an operand named "frame" (dd.from_pandas); other nodes (from_delayed,
+        # isin's) raise NotImplementedError, not AttributeError, for the name
+        if "frame" not in getattr(node, "_parameters", ()):
+            continue
+        original = getattr(node.operand("frame"), "_data", None)
         if not isinstance(original, pd.DataFrame):
             continue
         column = (

@@ -19,7 +19,9 @@ from typing import Any, cast
 
 from ._distributed import frontend as front
 from ._distributed import partitions as parts
+from ._engine.conventions import OPTIONS
 from ._metrics.evaluate import DEFAULT_METRICS
+from ._metrics.validation import parse_metric
 from ._utils.params import param_error
 
 try:
@@ -28,6 +30,7 @@ try:
     from pyspark.ml.evaluation import Evaluator
     from pyspark.ml.param import Param, Params, TypeConverters
     from pyspark.ml.param.shared import HasLabelCol, HasPredictionCol
+    from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -81,7 +84,7 @@ def _frame(data: Any, func: str) -> DataFrame:
                 f"data in {func} is a path, and no Spark session is active: start "
                 "one (SparkSession.builder.getOrCreate()) or pass a DataFrame."
             )
-        return session.read.parquet(os.fspath(data))
+        return session.read.parquet(front.parquet_path(data, func, "spark.read.csv"))
     if not isinstance(data, DataFrame):
         raise param_error(
             "data", func, "a pyspark.sql.DataFrame or a Parquet path", data
@@ -527,7 +530,13 @@ def ranked_lists_to_rows(
     return shown.unionByName(missed)
 
 
-class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
+class RankingEvaluator(
+    Evaluator,
+    HasLabelCol,
+    HasPredictionCol,
+    DefaultParamsReadable,
+    DefaultParamsWritable,
+):
     """A ``pyspark.ml.evaluation.Evaluator`` of grouped ranking metrics, for
     ``CrossValidator`` and ``TrainValidationSplit``.
 
@@ -547,10 +556,18 @@ class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
         the ranked list of predicted items (:func:`ranked_lists_to_rows`).
     groupCol : str, default="qid"
         The group (query) column of row input.
+    convention : str, default=None
+        The convention preset of :func:`sklearn_rank.evaluate`.
     options : dict, default=None
-        Convention keywords of :func:`sklearn_rank.evaluate`.
+        Convention keywords of :func:`sklearn_rank.evaluate`; each is also a
+        Param of its own name (``ties``, ``gain``, ...), shown by
+        ``explainParams()`` and saved with the evaluator.
 
-    Every metric of the library is larger-is-better.
+    ``isLargerBetter()`` reads the metric's direction from the metric table:
+    False for a loss (``arp``, ``fallout``), so ``CrossValidator`` keeps the
+    model with the smallest value. The evaluator is ``MLWritable`` and
+    ``MLReadable`` (``save`` / ``load``, and inside a saved
+    ``CrossValidatorModel``).
 
     Examples
     --------
@@ -575,6 +592,11 @@ class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
         "group column",
         typeConverter=TypeConverters.toString,
     )
+    convention = Param(
+        Params._dummy(),
+        "convention",
+        "convention preset of sklearn_rank.evaluate (unset: the default)",
+    )
 
     @keyword_only
     def __init__(
@@ -585,6 +607,7 @@ class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
         labelCol: str = "label",
         predictionCol: str = "prediction",
         groupCol: str = "qid",
+        convention: str | None = None,
         options: dict | None = None,
     ):
         super().__init__()
@@ -596,9 +619,45 @@ class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
             groupCol="qid",
         )
         # set by pyspark's @keyword_only, as in Spark ML's own classes
+        self.setParams(**self._input_kwargs)  # type: ignore[attr-defined]
+
+    @keyword_only
+    def setParams(
+        self,
+        *,
+        metricName: str = "ndcg",
+        k: int = 10,
+        labelCol: str = "label",
+        predictionCol: str = "prediction",
+        groupCol: str = "qid",
+        convention: str | None = None,
+        options: dict | None = None,
+    ) -> RankingEvaluator:
+        """Set the evaluator's Params by keyword, as MLlib's evaluators do."""
         kwargs = dict(self._input_kwargs)  # type: ignore[attr-defined]
-        self.options = dict(kwargs.pop("options", None) or {})
-        self._set(**kwargs)
+        options = dict(kwargs.pop("options", None) or {})
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise param_error(
+                "options",
+                "RankingEvaluator",
+                f"convention keywords of sklearn_rank.evaluate ({sorted(OPTIONS)})",
+                options,
+                f"Remove {unknown}.",
+            )
+        kwargs.update(options)
+        return self._set(**{k: v for k, v in kwargs.items() if v is not None})
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The convention keywords set (each a Param of its own name)."""
+        return {name: self.getOrDefault(name) for name in OPTIONS if self.isSet(name)}
+
+    def setLabelCol(self, value: str) -> RankingEvaluator:
+        return self._set(labelCol=value)
+
+    def setPredictionCol(self, value: str) -> RankingEvaluator:
+        return self._set(predictionCol=value)
 
     def getMetricName(self) -> str:
         return self.getOrDefault(self.metricName)
@@ -624,11 +683,18 @@ class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
 
     def _evaluate(self, dataset: DataFrame) -> float:
         name = self.metric()
+        convention = (
+            self.getOrDefault(self.convention) if self.isSet(self.convention) else None
+        )
         label, pred = self.getLabelCol(), self.getPredictionCol()
         if isinstance(dataset.schema[pred].dataType, T.ArrayType):
             rows = ranked_lists_to_rows(dataset, pred, label, "qid")
             found = evaluate(
-                rows, metrics=[name], retrieved="retrieved", **self.options
+                rows,
+                metrics=[name],
+                retrieved="retrieved",
+                convention=convention,
+                **self.options,
             )
         else:
             found = evaluate(
@@ -637,15 +703,28 @@ class RankingEvaluator(Evaluator, HasLabelCol, HasPredictionCol):
                 y_true=label,
                 groups=self.getGroupCol(),
                 metrics=[name],
+                convention=convention,
                 **self.options,
             )
         # one score column: a flat mapping of metric -> value
         return float(cast("dict[str, float]", found)[name])
 
     def isLargerBetter(self) -> bool:
-        return True
+        """False for a loss of the metric table (``arp``, ``fallout``)."""
+        return parse_metric(self.metric()).spec.greater_is_better
 
-    def copy(self, extra=None) -> RankingEvaluator:
-        new = super().copy(extra)
-        new.options = dict(self.options)
-        return new
+
+# Every convention keyword of sklearn_rank.evaluate is a Param of the evaluator
+# (explainParams, save / load), read from the one table of options.
+for _name, _option in OPTIONS.items():
+    setattr(
+        RankingEvaluator,
+        _name,
+        Param(
+            Params._dummy(),
+            _name,
+            f"convention keyword of sklearn_rank.evaluate "
+            f"(unset: the convention's value, {_option.default!r} by default)",
+        ),
+    )
+del _name, _option

@@ -9,6 +9,7 @@ Nothing here imports Dask or Spark.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -43,6 +44,26 @@ def row_names(y_true, groups, sample_weight, retrieved, judged, in_pool) -> dict
         "judged": judged,
         "in_pool": in_pool,
     }
+
+
+def parquet_path(data: Any, func: str, reader: str) -> str:
+    """A Parquet path as text, after a look at a single file's first bytes: a
+    CSV or other text file is refused here, naming the argument and the
+    reader to use, instead of the Parquet reader's "magic bytes" error."""
+    path = os.fspath(data)
+    if os.path.isfile(path):
+        with open(path, "rb") as file:
+            head = file.read(4)
+        if head != b"PAR1":
+            raise param_error(
+                "data",
+                func,
+                "a DataFrame or a Parquet file, directory or glob",
+                path,
+                f"This file is not Parquet: read it first (e.g. {reader}) "
+                "and pass the frame.",
+            )
+    return path
 
 
 def score_columns(y_score: Any, func: str, data_arg: str = "data") -> list[str]:
