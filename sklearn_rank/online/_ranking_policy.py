@@ -15,7 +15,6 @@ from .._metrics.validation import check_numeric
 from .._utils.params import StrOptions, check_param, param_error
 from ._inputs import (
     CI_METHODS,
-    bootstrap_distribution,
     check_choice,
     check_level,
     check_log,
@@ -24,9 +23,8 @@ from ._inputs import (
     check_resamples,
     check_same_length,
     check_unique_positions,
-    confidence_interval,
 )
-from ._ips import IPSEstimate, metric_discount, parse_metric
+from ._ips import IPSEstimate, _interval, metric_discount, parse_metric
 
 RANKING_ESTIMATORS = ("iips", "rips", "cascade_dr")
 
@@ -192,16 +190,10 @@ def ranking_policy_estimate(
         raise ValueError(f"{func} has no group with a positive weight to average.")
     value = weighted_mean(per_group, np.ones(log.n_groups, bool), weights, func)
     ci, se = None, float("nan")
-    if level is not None:
-        star = bootstrap_distribution(
-            per_group[:, None], weights[:, None], n_resamples, rng
-        )
-        low, high = confidence_interval(
-            np.array([value]), star, per_group[:, None], weights[:, None], level,
-            method,
-        )  # fmt: skip
-        ci = (float(low[0]), float(high[0]))
-        se = float(star[:, 0].std(ddof=1)) if n_resamples > 1 else float("nan")
+    if level is not None:  # the plain bootstrap over groups of ips_estimate
+        fitted = (per_group, weights, np.ones(log.n_groups, bool))
+        ci, se = _interval(None, None, None, fitted, value, level, n_resamples,
+                           method, rng)  # fmt: skip
     return IPSEstimate(
         value, per_group, weights, log.group_ids, ci, se, metric, estimator, ESTIMAND
     )
