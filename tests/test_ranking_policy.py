@@ -269,3 +269,58 @@ def test_interval_and_inputs_unchanged():
     assert est.ci[0] <= est.value <= est.ci[1]
     # group 1: w_1 = 2, w_{1:2} = 2 * 0.5 / 0.5 = 2
     np.testing.assert_allclose(est.per_group, [1.6, 2.0 + 2.0])
+
+
+# --------------------------------------------------------------------------
+# Open Bandit Pipeline (skipped where obp is not installed: its releases pin
+# older numpy / scikit-learn than this package's test environment)
+
+
+def test_matches_obp():
+    obp_ope = pytest.importorskip("obp.ope")
+    rng = np.random.default_rng(0)
+    n, k, n_items = 200, 3, 5
+    sid = np.repeat(np.arange(n), k)
+    slot = np.tile(np.arange(k), n)
+    action = np.concatenate([rng.permutation(n_items)[:k] for _ in range(n)])
+    r = rng.integers(0, 2, n * k).astype(float)
+    c0, c1 = rng.uniform(0.1, 1, n * k), rng.uniform(0.1, 1, n * k)
+    m0, m1 = rng.uniform(0.1, 1, n * k), rng.uniform(0, 1, n * k)
+    cum0 = np.cumprod(c0.reshape(n, k), axis=1).ravel()
+    cum1 = np.cumprod(c1.reshape(n, k), axis=1).ravel()
+    ours = {"groups": sid, "position": slot + 1}
+    want = obp_ope.SlateIndependentIPS(len_list=k).estimate_policy_value(
+        slate_id=sid, reward=r, position=slot, pscore_item_position=m0,
+        evaluation_policy_pscore_item_position=m1,
+    )  # fmt: skip
+    got = ranking_policy_estimate(
+        r, logging_probability=m0, target_probability=m1, estimator="iips", **ours
+    )
+    assert got.value == pytest.approx(want, rel=1e-12)
+    want = obp_ope.SlateRewardInteractionIPS(len_list=k).estimate_policy_value(
+        slate_id=sid, reward=r, position=slot, pscore_cascade=cum0,
+        evaluation_policy_pscore_cascade=cum1,
+    )  # fmt: skip
+    got = ranking_policy_estimate(
+        r, logging_probability=c0, target_probability=c1, estimator="rips", **ours
+    )
+    assert got.value == pytest.approx(want, rel=1e-12)
+    if not hasattr(obp_ope, "SlateCascadeDoublyRobust"):
+        return  # obp < 0.5
+    q_hat = rng.random((n, k, n_items))
+    dist = rng.random((n, k, n_items))
+    dist /= dist.sum(axis=2, keepdims=True)
+    want = obp_ope.SlateCascadeDoublyRobust(
+        len_list=k, n_unique_action=n_items
+    ).estimate_policy_value(
+        slate_id=sid, action=action, reward=r, position=slot,
+        pscore_cascade=cum0, evaluation_policy_pscore_cascade=cum1,
+        q_hat=q_hat.ravel(), evaluation_policy_action_dist=dist.ravel(),
+    )  # fmt: skip
+    q_logged = q_hat.reshape(n * k, n_items)[np.arange(n * k), action]
+    got = ranking_policy_estimate(
+        r, logging_probability=c0, target_probability=c1, estimator="cascade_dr",
+        predicted_value=q_logged,
+        expected_predicted_value=(dist * q_hat).sum(axis=2).ravel(), **ours,
+    )  # fmt: skip
+    assert got.value == pytest.approx(want, rel=1e-12)
