@@ -29,6 +29,7 @@ from ._propensity import (
     propensity_from_swaps,
     propensity_regression_em,
 )
+from ._ranking_policy import ranking_policy_estimate
 from ._simulate import simulate_clicks
 
 __all__ = [
@@ -57,5 +58,6 @@ __all__ = [
     "online_metrics_per_group",
     "propensity_from_swaps",
     "propensity_regression_em",
+    "ranking_policy_estimate",
     "simulate_clicks",
 ]
