@@ -1,0 +1,160 @@
+"""``sklearn_rank``'s exports: the metric functions come from the metric table.
+
+``_LAZY`` in ``sklearn_rank/__init__.py`` lists only the names that are not metric
+functions; every ``*_score`` is added from ``_metrics/registry.METRICS`` (each
+spec's ``function`` and ``module``). These tests hold the public names to the
+list they had when both were kept by hand.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import sklearn_rank
+from sklearn_rank._metrics.registry import METRICS
+
+# ``sklearn_rank.__all__`` before the metric names were derived from the table.
+ALL_BEFORE = [
+    "GroupScores",
+    "GroupedRanker",
+    "MultiMetricRankingScorer",
+    "PreparedEvaluation",
+    "RankingAccumulator",
+    "RankingScorer",
+    "SegmentTable",
+    "arp_score",
+    "auc_score",
+    "bing_score",
+    "bpref_score",
+    "dcg_score",
+    "eleven_point_precision_score",
+    "err_score",
+    "evaluate",
+    "evaluate_by_segment",
+    "evaluate_per_group",
+    "evaluate_run",
+    "f1_at_k_score",
+    "fallout_at_k_score",
+    "g_score",
+    "gauc_score",
+    "get_metric_names",
+    "get_scorer",
+    "get_scorer_names",
+    "hit_rate_score",
+    "infap_score",
+    "interpolated_precision_score",
+    "judged_at_k_score",
+    "make_ranking_scorer",
+    "map_score",
+    "mrr_score",
+    "ndcg_rel_score",
+    "ndcg_score",
+    "pairwise_accuracy_score",
+    "precision_at_k_score",
+    "prepare",
+    "r_precision_mult_score",
+    "r_precision_score",
+    "rbp_residual_score",
+    "rbp_score",
+    "recall_at_k_score",
+    "rndcg_score",
+    "unjudged_at_k_score",
+]
+
+# The public part of ``dir(sklearn_rank)`` before the change.
+DIR_BEFORE = [
+    "Any",
+    "GroupScores",
+    "GroupedRanker",
+    "MultiMetricRankingScorer",
+    "PreparedEvaluation",
+    "RankingAccumulator",
+    "RankingScorer",
+    "SegmentTable",
+    "annotations",
+    "arp_score",
+    "auc_score",
+    "bing_score",
+    "boosting",
+    "bpref_score",
+    "datasets",
+    "dcg_score",
+    "eleven_point_precision_score",
+    "err_score",
+    "evaluate",
+    "evaluate_by_segment",
+    "evaluate_per_group",
+    "evaluate_run",
+    "f1_at_k_score",
+    "fallout_at_k_score",
+    "g_score",
+    "gauc_score",
+    "get_metric_names",
+    "get_scorer",
+    "get_scorer_names",
+    "hit_rate_score",
+    "importlib",
+    "infap_score",
+    "interpolated_precision_score",
+    "io",
+    "judged_at_k_score",
+    "make_ranking_scorer",
+    "map_score",
+    "mrr_score",
+    "ndcg_rel_score",
+    "ndcg_score",
+    "online",
+    "pairwise_accuracy_score",
+    "plot",
+    "precision_at_k_score",
+    "prepare",
+    "r_precision_mult_score",
+    "r_precision_score",
+    "rbp_residual_score",
+    "rbp_score",
+    "recall_at_k_score",
+    "rndcg_score",
+    "stats",
+    "unjudged_at_k_score",
+]
+
+
+def test_every_registry_function_is_exported():
+    for spec in METRICS.values():
+        assert spec.function in sklearn_rank.__all__, spec.name
+        defined = getattr(
+            importlib.import_module(f"sklearn_rank.{spec.module}"), spec.function
+        )
+        assert getattr(sklearn_rank, spec.function) is defined, spec.name
+
+
+def test_all_and_dir_unchanged():
+    assert sklearn_rank.__all__ == ALL_BEFORE
+    public = [name for name in dir(sklearn_rank) if not name.startswith("_")]
+    assert public == DIR_BEFORE
+
+
+def test_star_import_and_unknown_names():
+    namespace: dict = {}
+    exec("from sklearn_rank import *", namespace)
+    assert set(ALL_BEFORE) <= set(namespace)
+    assert not hasattr(sklearn_rank, "no_such_score")
+
+
+def test_import_stays_light():
+    code = (
+        "import sys, sklearn_rank\n"
+        "print(sorted(m for m in ('numpy', 'scipy', 'sklearn') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1])),
+    )
+    assert out.stdout.strip() == "[]"
