@@ -81,7 +81,7 @@ disp.figure_.set_layout_engine("constrained")
 from sklearn_rank.plot import PrecisionRecallDisplay
 
 disp = PrecisionRecallDisplay.from_predictions(
-    y, scores, groups=groups, metric_options={"convention": "trec_eval"}
+    y, scores, groups=groups, convention="trec_eval"
 )
 disp.figure_.set_size_inches(*SIZE)
 disp.figure_.set_layout_engine("constrained")

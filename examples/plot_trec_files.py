@@ -81,5 +81,6 @@ _ = InterpolatedPrecisionRecallDisplay.from_predictions(
     trec.y_true,
     {"mine": trec.y_score},
     groups=trec.groups,
-    metric_options={"convention": "trec_eval", "retrieved": trec.retrieved},
+    convention="trec_eval",
+    retrieved=trec.retrieved,
 )

@@ -11,9 +11,10 @@ from typing import Any
 
 __version__ = "0.1.0.dev0"
 
-# Public name -> private module that defines it. Modules load on first use, so
-# that ``import sklearn_rank`` (and the command line) pays neither for
-# scikit-learn nor for scipy until a name that needs them is used.
+# Public name -> private module that defines it, for the names that are not
+# metric functions. Modules load on first use, so that ``import sklearn_rank``
+# (and the command line) pays neither for scikit-learn nor for scipy until a
+# name that needs them is used.
 _LAZY = {
     "GroupScores": "_metrics.evaluate",
     "evaluate": "_metrics.evaluate",
@@ -24,34 +25,6 @@ _LAZY = {
     "evaluate_run": "io._stack",
     "SegmentTable": "_metrics.by_segment",
     "evaluate_by_segment": "_metrics.by_segment",
-    "arp_score": "_metrics.functions",
-    "auc_score": "_metrics.functions",
-    "bpref_score": "_metrics.functions",
-    "dcg_score": "_metrics.functions",
-    "eleven_point_precision_score": "_metrics.functions",
-    "err_score": "_metrics.functions",
-    "f1_at_k_score": "_metrics.functions",
-    "fallout_at_k_score": "_metrics.functions",
-    "gauc_score": "_metrics.functions",
-    "hit_rate_score": "_metrics.functions",
-    "interpolated_precision_score": "_metrics.functions",
-    "judged_at_k_score": "_metrics.functions",
-    "map_score": "_metrics.functions",
-    "mrr_score": "_metrics.functions",
-    "ndcg_score": "_metrics.functions",
-    "pairwise_accuracy_score": "_metrics.functions",
-    "precision_at_k_score": "_metrics.functions",
-    "r_precision_score": "_metrics.functions",
-    "rbp_score": "_metrics.functions",
-    "recall_at_k_score": "_metrics.functions",
-    "g_score": "_metrics.functions_trec",
-    "bing_score": "_metrics.functions_trec",
-    "infap_score": "_metrics.functions_trec",
-    "r_precision_mult_score": "_metrics.functions_trec",
-    "unjudged_at_k_score": "_metrics.functions_trec",
-    "rbp_residual_score": "_metrics.functions_trec",
-    "ndcg_rel_score": "_metrics.functions_trec",
-    "rndcg_score": "_metrics.functions_trec",
     "GroupedRanker": "_sklearn.rankers",
     "get_metric_names": "_metrics.registry",
     "MultiMetricRankingScorer": "_sklearn.scorer",
@@ -61,14 +34,32 @@ _LAZY = {
     "make_ranking_scorer": "_sklearn.scorer",
 }
 
-
 # Subpackages reachable as attributes (``sklearn_rank.stats``) without an import.
 _SUBPACKAGES = ("boosting", "datasets", "io", "online", "plot", "stats")
+
+
+def _add_metric_functions() -> None:
+    """Add every ``*_score`` function of the metric table to ``_LAZY``.
+
+    The table (``_metrics/registry.METRICS``) names each public function and its
+    module, so a metric added there is exported without an edit here. It loads
+    numpy and the engine, hence on the first look-up that needs it, not at
+    ``import sklearn_rank``.
+    """
+    registry = importlib.import_module("._metrics.registry", __name__)
+    for spec in registry.METRICS.values():
+        _LAZY[spec.function] = spec.module
+    globals()["__all__"] = sorted(_LAZY)
 
 
 def __getattr__(name: str) -> Any:
     if name in _SUBPACKAGES:
         return importlib.import_module(f".{name}", __name__)
+    if name == "__all__" or (name.endswith("_score") and name not in _LAZY):
+        if "__all__" not in globals():
+            _add_metric_functions()
+        if name == "__all__":
+            return globals()["__all__"]
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'sklearn_rank' has no attribute {name!r}")
@@ -78,7 +69,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | set(_SUBPACKAGES))
-
-
-__all__ = sorted(_LAZY)  # one edit in _LAZY adds a public name
+    return sorted(set(globals()) | set(__getattr__("__all__")) | set(_SUBPACKAGES))

@@ -470,6 +470,18 @@ def given_options(arguments: Mapping[str, Any]) -> dict[str, Any]:
     return {name: arguments[name] for name in OPTIONS if name in arguments}
 
 
+def take_options(keywords: dict[str, Any], extra: Sequence[str] = ()) -> dict[str, Any]:
+    """Move the convention keywords out of a front-end's ``**kwargs``.
+
+    ``convention`` and the keywords of ``OPTIONS`` (and the names in ``extra``)
+    are removed from ``keywords`` and returned; what is left belongs to the
+    front-end (a display's matplotlib keywords). The values are checked later,
+    by :func:`resolve_options`, as for every other front-end.
+    """
+    names = ("convention", *extra, *OPTIONS)
+    return {name: keywords.pop(name) for name in names if name in keywords}
+
+
 def resolve_options(
     func: str, convention: str | None, given: Mapping[str, Any]
 ) -> Options:

@@ -61,6 +61,9 @@ class MetricSpec:
     reads_pool : bool
         Whether the metric tells rows pooled but unjudged from rows outside the
         judgment pool: its function takes the ``in_pool`` mask (infAP).
+    module : str
+        The module, relative to ``sklearn_rank``, that defines ``function``:
+        ``sklearn_rank/__init__.py`` exports it from there (``_LAZY``, ``__all__``).
     """
 
     name: str
@@ -74,6 +77,7 @@ class MetricSpec:
     pooled: bool = False
     name_option: tuple[str, str] | None = None
     reads_pool: bool = False
+    module: str = "_metrics.functions"
 
     def __post_init__(self) -> None:
         if self.name_option and (
@@ -275,6 +279,7 @@ METRICS: dict[str, MetricSpec] = {
             options=("gain", "ideal_order", *_BINARY, *_GROUP, *_J),
             takes_k=False,
             labels="gain",
+            module="_metrics.functions_trec",
         ),
         MetricSpec(
             "ndcg_rel",
@@ -284,6 +289,7 @@ METRICS: dict[str, MetricSpec] = {
             options=("gain", "ideal_order", *_BINARY, *_GROUP, *_J),
             takes_k=False,
             labels="gain",
+            module="_metrics.functions_trec",
         ),
         MetricSpec(
             "rndcg",
@@ -293,6 +299,7 @@ METRICS: dict[str, MetricSpec] = {
             options=("gain", "ideal_order", *_BINARY, *_GROUP, *_J),
             takes_k=False,
             labels="gain",
+            module="_metrics.functions_trec",
         ),
         MetricSpec(
             "bing",
@@ -301,6 +308,7 @@ METRICS: dict[str, MetricSpec] = {
             "trec_eval's binG: G with binary gains",
             options=(*_BINARY, *_GROUP, *_J),
             takes_k=False,
+            module="_metrics.functions_trec",
         ),
         MetricSpec(
             "infap",
@@ -310,6 +318,7 @@ METRICS: dict[str, MetricSpec] = {
             options=(*_BINARY, *_GROUP, *_J),
             takes_k=False,
             reads_pool=True,
+            module="_metrics.functions_trec",
         ),
         MetricSpec(
             "rprec_mult",
@@ -319,6 +328,7 @@ METRICS: dict[str, MetricSpec] = {
             options=("r_multiple", *_BINARY, *_GROUP, *_J),
             takes_k=False,
             name_option=("r_multiple", "m"),
+            module="_metrics.functions_trec",
         ),
         MetricSpec(
             "unjudged",
@@ -326,6 +336,7 @@ METRICS: dict[str, MetricSpec] = {
             "unjudged_at_k_score",
             "share of the top k that is unjudged, over k (trec_eval unj)",
             options=(*_BINARY, *_GROUP, *_J),
+            module="_metrics.functions_trec",
         ),
         MetricSpec(
             "rbp_residual",
@@ -334,6 +345,7 @@ METRICS: dict[str, MetricSpec] = {
             "the RBP mass left open by unjudged rows (trec_eval rbp_resid)",
             options=("persistence", *_BINARY, *_GROUP, *_J),
             takes_k=False,
+            module="_metrics.functions_trec",
         ),
     )
 }

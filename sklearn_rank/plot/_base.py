@@ -7,11 +7,13 @@ sklearn_rank`` never loads it.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from .._engine.conventions import OPTIONS, take_options
 from .._metrics.validation import check_lengths, check_numeric
 from .._utils.params import param_error
 from ._layout import (
@@ -113,9 +115,45 @@ def check_names(name: Any, models: list[str], func: str) -> list[str]:
     return names
 
 
-def check_options(metric_options: Any, func: str) -> dict[str, Any]:
+# Keywords of ``evaluate`` beside the conventions that a display passes on.
+_ROW_KEYWORDS = ("retrieved", "judged", "in_pool")
+
+
+def metric_keywords_doc(func: Any) -> Any:
+    """Fill ``{metric_keywords}`` in a ``from_predictions`` docstring with the
+    keywords that go to the metric, listed from the option table."""
+    import textwrap
+
+    names = ", ".join(f"``{n}``" for n in ("convention", *_ROW_KEYWORDS, *OPTIONS))
+    text = textwrap.fill(
+        f"Passed to :meth:`plot`, except {names}: as in "
+        ":func:`sklearn_rank.evaluate`, they set the metric.",
+        width=72,
+    )
+    func.__doc__ = func.__doc__.replace(
+        "{metric_keywords}", text.replace("\n", "\n            ")
+    )
+    return func
+
+
+def check_options(
+    metric_options: Any, func: str, kwargs: dict[str, Any], stacklevel: int = 3
+) -> dict[str, Any]:
+    """The metric's keywords of a ``from_predictions`` call.
+
+    ``convention``, the convention keywords of ``evaluate`` and the row masks
+    are taken out of ``kwargs`` (the rest goes to :meth:`plot`). The old
+    ``metric_options`` dict still works, with a ``FutureWarning``.
+    """
+    options = take_options(kwargs, _ROW_KEYWORDS)
     if metric_options is None:
-        return {}
+        return options
+    warnings.warn(
+        "'metric_options' was deprecated in 0.1 and will be removed in 0.3; "
+        "pass the options as keywords",
+        FutureWarning,
+        stacklevel=stacklevel,
+    )
     if not isinstance(metric_options, Mapping):
         raise param_error(
             "metric_options",
@@ -123,7 +161,12 @@ def check_options(metric_options: Any, func: str) -> dict[str, Any]:
             "a dict of evaluate keywords or None",
             type(metric_options).__name__,
         )
-    return dict(metric_options)
+    twice = sorted(set(metric_options) & set(options))
+    if twice:
+        raise param_error(
+            "metric_options", func, "no keyword also passed directly", twice
+        )
+    return {**metric_options, **options}
 
 
 def per_group(
@@ -227,8 +270,6 @@ def model_styles(
     """Style of each model: the defaults, the model's colour (from
     :func:`model_colors`), ``**kwargs`` for every model, then its own
     ``curve_kwargs``; the label is the model's name."""
-    import warnings
-
     if "label" in kwargs:
         raise param_error(
             "label",
@@ -472,7 +513,12 @@ class DisplayMixin:
 
     @classmethod
     def _inputs(
-        cls, y_score: Any, name: Any, metric_options: Any, metric: Any = None
+        cls,
+        y_score: Any,
+        name: Any,
+        metric_options: Any,
+        kwargs: dict[str, Any],
+        metric: Any = None,
     ) -> tuple[str, dict, dict, Any]:
         """``from_predictions``' checks before any work: matplotlib, the
         metric (when given), the options, then the scores. Returns the
@@ -481,5 +527,5 @@ class DisplayMixin:
         check_matplotlib(func)
         if metric is not None:
             check_metric_name(metric, func)
-        options = check_options(metric_options, func)
+        options = check_options(metric_options, func, kwargs, stacklevel=4)
         return (func, options, *cls._scores(y_score, name, func))

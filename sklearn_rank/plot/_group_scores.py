@@ -14,6 +14,7 @@ from ._base import (
     check_curve_kwargs,
     check_matplotlib,
     check_per_group,
+    metric_keywords_doc,
     model_colors,
     per_group,
 )
@@ -262,6 +263,7 @@ class GroupScoreDisplay(DisplayMixin):
         return disp.plot(ax=ax, kind=kind, curve_kwargs=curve_kwargs, **kwargs)
 
     @classmethod
+    @metric_keywords_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -288,15 +290,17 @@ class GroupScoreDisplay(DisplayMixin):
         metric : str, default="ndcg@10"
             A metric with a per-group value.
         metric_options : dict, default=None
-            Other keywords of :func:`sklearn_rank.evaluate_per_group`.
+            Deprecated in 0.1, removed in 0.3: pass the options as keywords.
         ax, name, kind, curve_kwargs, **kwargs
-            Passed to :meth:`plot`.
+            {metric_keywords}
 
         Returns
         -------
         display : GroupScoreDisplay
         """
-        _, options, scores, name = cls._inputs(y_score, name, metric_options, metric)
+        _, options, scores, name = cls._inputs(
+            y_score, name, metric_options, kwargs, metric
+        )
         res = per_group(y_true, scores, groups, [metric], sample_weight, options)
         return cls.from_group_scores(
             res,

@@ -17,6 +17,7 @@ from ._base import (
     check_options,
     check_per_group,
     check_values,
+    metric_keywords_doc,
 )
 
 
@@ -252,6 +253,7 @@ class MetricAtKDisplay(DisplayMixin):
         return disp.plot(ax=ax, curve_kwargs=curve_kwargs, **kwargs)
 
     @classmethod
+    @metric_keywords_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -303,10 +305,9 @@ class MetricAtKDisplay(DisplayMixin):
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights, as in :func:`sklearn_rank.evaluate`.
         metric_options : dict, default=None
-            Other keywords of :func:`sklearn_rank.evaluate` (``convention``,
-            ``ties``, ``undefined``, ...).
+            Deprecated in 0.1, removed in 0.3: pass the options as keywords.
         ax, name, curve_kwargs, **kwargs
-            Passed to :meth:`plot`.
+            {metric_keywords}
 
         Returns
         -------
@@ -322,7 +323,7 @@ class MetricAtKDisplay(DisplayMixin):
                 raise param_error("k_max", func, "an int in the range [1, inf)", k_max)
             ks = np.arange(1, int(k_max) + 1)
         ks = check_ks(ks, func)
-        options = check_options(metric_options, func)
+        options = check_options(metric_options, func, kwargs)
         scores, name = cls._scores(y_score, name, func)
         values, low, high = {}, {}, {}
         for model, score in scores.items():

@@ -17,6 +17,7 @@ from ._base import (
     check_options,
     check_per_group,
     external_stacklevel,
+    metric_keywords_doc,
     model_colors,
     model_scores,
     per_group,
@@ -297,6 +298,7 @@ class PairedDifferenceDisplay(DisplayMixin):
         return disp.plot(ax=ax, curve_kwargs=curve_kwargs, **kwargs)
 
     @classmethod
+    @metric_keywords_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -330,9 +332,9 @@ class PairedDifferenceDisplay(DisplayMixin):
         n_labels : int, default=3
             Label this many of the largest wins and of the largest losses.
         metric_options : dict, default=None
-            Other keywords of :func:`sklearn_rank.evaluate_per_group`.
+            Deprecated in 0.1, removed in 0.3: pass the options as keywords.
         ax, name, baseline_name, curve_kwargs, **kwargs
-            Passed to :meth:`plot`.
+            {metric_keywords}
 
         Returns
         -------
@@ -342,7 +344,7 @@ class PairedDifferenceDisplay(DisplayMixin):
         check_matplotlib(func)  # before any work
         check_metric_name(metric, func)
         n_labels = _check_n_labels(n_labels, func)
-        options = check_options(metric_options, func)
+        options = check_options(metric_options, func, kwargs)
         scores = model_scores(y_score, func)
         if len(scores) < 2:
             raise param_error(

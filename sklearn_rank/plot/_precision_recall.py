@@ -14,6 +14,7 @@ from ._base import (
     check_matplotlib,
     check_options,
     check_values,
+    metric_keywords_doc,
 )
 
 ELEVEN_POINTS = tuple(np.round(np.linspace(0.0, 1.0, 11), 1).tolist())
@@ -147,6 +148,7 @@ class InterpolatedPrecisionRecallDisplay(DisplayMixin):
             self.legend_.get_title().set_fontsize("small")
 
     @classmethod
+    @metric_keywords_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -173,9 +175,9 @@ class InterpolatedPrecisionRecallDisplay(DisplayMixin):
         recall_levels : sequence of float, default=(0.0, 0.1, ..., 1.0)
             Recall levels in [0, 1], increasing.
         metric_options : dict, default=None
-            Other keywords of :func:`sklearn_rank.evaluate`.
+            Deprecated in 0.1, removed in 0.3: pass the options as keywords.
         ax, name, curve_kwargs, **kwargs
-            Passed to :meth:`plot`.
+            {metric_keywords}
 
         Returns
         -------
@@ -203,7 +205,7 @@ class InterpolatedPrecisionRecallDisplay(DisplayMixin):
                 "a non-empty increasing sequence of floats in [0, 1]",
                 recall_levels,
             )
-        options = check_options(metric_options, func)
+        options = check_options(metric_options, func, kwargs)
         scores, name = cls._scores(y_score, name, func)
         names = iprec_names(levels)
         eleven = levels.size == 11 and np.allclose(levels, np.linspace(0, 1, 11))

@@ -14,6 +14,7 @@ from ._base import (
     DisplayMixin,
     check_matplotlib,
     check_values,
+    metric_keywords_doc,
     model_colors,
 )
 from ._layout import (
@@ -245,6 +246,7 @@ class SegmentDisplay(DisplayMixin):
         return disp.plot(ax=ax, curve_kwargs=curve_kwargs, **kwargs)
 
     @classmethod
+    @metric_keywords_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -295,13 +297,12 @@ class SegmentDisplay(DisplayMixin):
         random_state : None, int or Generator, default=None
             Seed of the resampling.
         metric_options : dict, default=None
-            Other keywords of :func:`sklearn_rank.evaluate` (``undefined``
-            included).
+            Deprecated in 0.1, removed in 0.3: pass the options as keywords.
         order : sequence, default=None
             The segment labels in the order drawn; None sorts them (a pandas
             categorical keeps its categories' order).
         ax, name, curve_kwargs, **kwargs
-            Passed to :meth:`plot`.
+            {metric_keywords}
 
         Returns
         -------
@@ -309,7 +310,9 @@ class SegmentDisplay(DisplayMixin):
         """
         from ..stats import compare_by_segment
 
-        func, options, scores, name = cls._inputs(y_score, name, metric_options, metric)
+        func, options, scores, name = cls._inputs(
+            y_score, name, metric_options, kwargs, metric
+        )
         if len(scores) > 1 and baseline is not None and baseline not in scores:
             raise param_error(
                 "baseline", func, f"None or one of {list(scores)}", baseline
