@@ -65,7 +65,10 @@ def _one_key_order(
     key = codes.astype(np.float64)
     key *= step
     key -= score
-    order = np.argsort(key)
+    # Stable: input order inside a tie, so that the sums over a block's rows
+    # (which the block rules read in rank order) do not depend on the other
+    # groups of the call (threads over shards of groups give the same bits).
+    order = np.argsort(key, kind="stable")
     ranked = score[order]
     # A score above the previous row's in the same group: merged keys were
     # sorted the wrong way round; the exact fallback orders them.
@@ -143,8 +146,8 @@ def order_rows(
         by_score = np.lexsort((-labels, neg))
     elif ties == "stable":  # input order within a tie
         by_score = np.argsort(neg, kind="stable")
-    else:  # BLOCK_TIES never depend on the order inside a tie: fastest sort
-        by_score = np.argsort(neg)
+    else:  # BLOCK_TIES: input order inside a tie, as _one_key_order
+        by_score = np.argsort(neg, kind="stable")
     return _group_pass(codes, by_score, n_groups), None
 
 

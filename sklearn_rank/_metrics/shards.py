@@ -7,8 +7,8 @@ values are put back in group order and reduced once through
 ``_engine/reduce.py``, as the single-threaded path does. numpy releases the GIL
 in its sorts and most array operations, which is where the engine spends its
 time. What reads all groups at once runs on one thread instead
-(:func:`shardable`): the pooled metrics (``MetricSpec.pooled``) and the
-``group_weight="relevant_mean"`` fill weight.
+(:func:`shardable`): the pooled metrics (``MetricSpec.pooled``),
+:data:`ACROSS_GROUPS` and the ``group_weight="relevant_mean"`` fill weight.
 """
 
 from __future__ import annotations
@@ -25,6 +25,12 @@ from .validation import MetricRequest, ValidatedInputs
 
 R = TypeVar("R")
 
+# Metrics whose per-group values read a running sum over every group's rows
+# (trec_eval's ideal DCG prefix of ndcg_rel and rndcg: each group's IDCG is a
+# difference of one prefix over all groups, so its last bit depends on the
+# groups before it). They run on one thread.
+ACROSS_GROUPS = frozenset({"ndcg_rel", "rndcg"})
+
 # Below this many rows per extra thread, a thread costs more than it saves.
 MIN_ROWS_PER_SHARD = 1 << 14
 
@@ -35,7 +41,7 @@ def shardable(
     """Whether every requested value is a function of one group's rows."""
     if inputs.space.xp is not None or not isinstance(inputs.y_score, np.ndarray):
         return False  # array API inputs: the device keeps its own parallelism
-    if any(r.spec.pooled for r in requests):
+    if any(r.spec.pooled or r.spec.name in ACROSS_GROUPS for r in requests):
         return False
     if opts.group_weight == "relevant_mean" and inputs.sample_weight is not None:
         return False  # the fill weight is a mean over all groups
