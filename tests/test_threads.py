@@ -66,6 +66,9 @@ def _rows(seed=0):
     sizes = np.concatenate(
         [rng.integers(1, 4, 300), rng.integers(4, 60, 60), [3000, 2000, 1500]]
     )
+    # Long groups (> LONG_GROUP rows) spread over the codes: each shard of the
+    # tests' cuts holds one.
+    sizes[::52] = rng.integers(80, 200, sizes[::52].size)
     groups = np.repeat(np.arange(sizes.size), sizes)
     n = groups.size
     y = rng.integers(0, 5, n) * (rng.random(n) < 0.4)
@@ -84,7 +87,9 @@ def _sharded(func, names, n_shards, y, s, g, w, **options):
     # exactly n_shards by number of groups: the same numbers either way.
     balanced = shards.shard_bounds(inputs.codes, inputs.n_groups, n_shards)
     assert 1 <= balanced.size - 1 <= n_shards
-    by_groups = np.linspace(0, inputs.n_groups, n_shards + 1).round().astype(np.intp)
+    # By groups, with a long group in each shard (shard_rules.LONG_GROUP).
+    by_groups = np.linspace(0, 360, n_shards).round().astype(np.intp)
+    by_groups = np.r_[by_groups, inputs.n_groups]
     out = run(inputs, requests, opts, n_shards, by_groups)
     again = run(inputs, requests, opts, n_shards, balanced)
     if func == "mean":
@@ -111,9 +116,7 @@ def test_means_bit_identical(ties, n_shards, weighted):
     diff = {k: (one[k], many[k]) for k in one if not one[k] == many[k]}
     assert not diff
     # A number for undefined groups.
-    one = evaluate(
-        y, s, groups=g, metrics=names, ties=ties, undefined=0.0, max_grade=4
-    )
+    one = evaluate(y, s, groups=g, metrics=names, ties=ties, undefined=0.0, max_grade=4)
     many = _sharded("mean", names, n_shards, y, s, g, None, ties=ties, undefined=0.0)
     assert many == one
     # What one pass refuses, the shards refuse.

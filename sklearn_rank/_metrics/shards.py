@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .._engine.conventions import Options
+from .._engine.shard_rules import LONG_GROUP
 from .validation import MetricRequest, ValidatedInputs
 
 R = TypeVar("R")
@@ -64,7 +65,19 @@ def shard_bounds(codes: np.ndarray, n_groups: int, n_shards: int) -> np.ndarray:
     cut = cut[(before > 0) & (before < n)]
     # One boundary per row position: no shard without rows.
     _, first = np.unique(rows_before[cut], return_index=True)
-    return np.concatenate([[0], cut[first], [n_groups]]).astype(np.intp)
+    cut = cut[first]
+    sizes = np.diff(rows_before)
+    if cut.size and sizes.max() > LONG_GROUP:
+        # Every shard holds a long group when the call has one (shard_rules).
+        long_before = np.zeros(n_groups + 1, dtype=np.int64)
+        np.cumsum(sizes > LONG_GROUP, out=long_before[1:])
+        kept, start = [], 0
+        for c in cut.tolist():  # at most n_shards - 1 candidates
+            if long_before[c] > long_before[start] and long_before[-1] > long_before[c]:
+                kept.append(c)
+                start = c
+        cut = np.array(kept, dtype=np.intp)
+    return np.concatenate([[0], cut, [n_groups]]).astype(np.intp)
 
 
 def split_inputs(inputs: ValidatedInputs, bounds: np.ndarray) -> list[Callable]:
