@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import joblib
 import numpy as np
 import pytest
+import sklearn
 
 from sklearn_rank import evaluate, evaluate_per_group, get_metric_names
 from sklearn_rank._engine.conventions import resolve_options
@@ -37,7 +38,7 @@ def _names():
         else:
             out.append(name)
     # A family read off the cutoff axis (three cutoffs or more).
-    return out + ["ndcg@1", "ndcg@2", "ndcg@5", "precision@1", "precision@5"]
+    return [*out, "ndcg@1", "ndcg@2", "ndcg@5", "precision@1", "precision@5"]
 
 
 NAMES = _names()
@@ -146,12 +147,12 @@ def test_per_group_bit_identical(ties, n_shards):
 def test_n_jobs_end_to_end_large():
     """Through the public functions, shards above the minimum size."""
     rng = np.random.default_rng(3)
-    n = 6 * shards.MIN_ROWS_PER_SHARD
+    n = 6 * shards.MIN_ROWS_PER_SHARD  # rbp: labels 0..3 under max_grade=3
     g = rng.integers(0, 2000, n)
     y = rng.integers(0, 4, n).astype(float)
     s = np.round(rng.random(n), 2)
-    names = ["ndcg@10", "map", "mrr", "precision@5", "recall@20", "err"]
-    one = evaluate(y, s, groups=g, metrics=names, n_jobs=1)
+    names = ["ndcg@10", "map", "mrr", "precision@5", "recall@20", "rbp"]
+    one = evaluate(y, s, groups=g, metrics=names, max_grade=3, n_jobs=1)
     calls = []
     real = shards.ThreadPoolExecutor
 
@@ -161,11 +162,11 @@ def test_n_jobs_end_to_end_large():
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(shards, "ThreadPoolExecutor", counting)
-        assert evaluate(y, s, groups=g, metrics=names, n_jobs=3) == one
-        assert evaluate(y, s, groups=g, metrics=names, n_jobs=-1) == one or True
-        per = evaluate_per_group(y, s, groups=g, metrics=names, n_jobs=2)
+        assert evaluate(y, s, groups=g, metrics=names, max_grade=3, n_jobs=3) == one
+        assert evaluate(y, s, groups=g, metrics=names, max_grade=3, n_jobs=-1) == one
+        per = evaluate_per_group(y, s, groups=g, metrics=names, max_grade=3, n_jobs=2)
     assert calls[0] == 3 and calls[-1] == 2
-    ref = evaluate_per_group(y, s, groups=g, metrics=names)
+    ref = evaluate_per_group(y, s, groups=g, metrics=names, max_grade=3)
     for name in names:
         assert np.array_equal(per.values[name], ref.values[name], equal_nan=True)
 
@@ -192,13 +193,13 @@ def test_pooled_and_relevant_mean_run_on_one_thread(monkeypatch):
     y, s, g, w = _rows(2)
     for names, kw in (
         (["auc", "ndcg@10"], {}),
-        (["rndcg", "ndcg@10"], {"max_grade": 4}),
+        (["rndcg", "ndcg@10"], {"max_grade": 4, "ties": "stable"}),
         (["ndcg@10"], {"group_weight": "relevant_mean", "sample_weight": w}),
     ):
         monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
         ref = evaluate(y, s, groups=g, metrics=names, **kw)
         called = []
-        monkeypatch.setattr(shards, "run_bounds", lambda *a: called.append(1))
+        monkeypatch.setattr(shards, "run_bounds", lambda *a, c=called: c.append(1))
         assert evaluate(y, s, groups=g, metrics=names, n_jobs=4, **kw) == ref
         assert not called
 
@@ -286,12 +287,16 @@ def test_grid_search_workers_single_threaded(monkeypatch):
     search = GridSearchCV(
         Ridge(), {"alpha": [0.1, 1.0]}, scoring=scorer, cv=GroupKFold(3), n_jobs=2
     )
-    with joblib.parallel_config(backend="threading"):
+    with (
+        sklearn.config_context(enable_metadata_routing=True),
+        joblib.parallel_config(backend="threading"),
+    ):
         search.fit(X, y, groups=groups)
     assert pools == []
     told = make_ranking_scorer("ndcg@5", n_jobs=2)
     search = GridSearchCV(
         Ridge(), {"alpha": [0.1]}, scoring=told, cv=GroupKFold(3), n_jobs=1
     )
-    search.fit(X, y, groups=groups)
+    with sklearn.config_context(enable_metadata_routing=True):
+        search.fit(X, y, groups=groups)
     assert pools and set(pools) == {2}
