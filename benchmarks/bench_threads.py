@@ -83,6 +83,35 @@ def time_round(contenders: dict, repeat: int) -> dict:
     return {name: statistics.median(t) for name, t in times.items()}
 
 
+def contenders_of(y, s, g, jobs, with_xgboost: bool) -> dict:
+    """The timed callables of one layout, each threaded result checked equal
+    to the single-threaded one first."""
+    from sklearn_rank import evaluate, prepare
+
+    ref = evaluate(y, s, groups=g, metrics=METRICS, n_jobs=1)
+    out = {}
+    for j in jobs:
+        got = evaluate(y, s, groups=g, metrics=METRICS, n_jobs=j)
+        assert got == ref, (j, got, ref)
+        out[f"evaluate n_jobs={j}"] = lambda j=j: evaluate(
+            y, s, groups=g, metrics=METRICS, n_jobs=j
+        )
+    if not with_xgboost:
+        return out
+    one = prepare(y, groups=g, metrics=["ndcg@10"])
+    out["prepared ndcg@10 (1 thread)"] = lambda: one.evaluate(s)
+    for j in jobs:
+        out[f"evaluate ndcg@10 n_jobs={j}"] = lambda j=j: evaluate(
+            y, s, groups=g, metrics=["ndcg@10"], n_jobs=j
+        )
+    try:
+        for j in jobs:
+            out[f"xgboost ndcg@10 nthread={j}"] = xgb_ndcg(y, s, g, j)
+    except ImportError:
+        print("xgboost not installed: its rows are left out")
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000])
@@ -94,7 +123,6 @@ def main(argv=None) -> int:
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
     import sklearn_rank
-    from sklearn_rank import evaluate, prepare
 
     print(
         f"sklearn_rank {sklearn_rank.__version__}, {os.cpu_count()} cores, "
@@ -104,37 +132,16 @@ def main(argv=None) -> int:
     for n in args.rows:
         for layout in args.layouts:
             y, s, g, sizes = make_rows(n, layout)
-            ref = evaluate(y, s, groups=g, metrics=METRICS, n_jobs=1)
-            contenders = {}
-            for j in args.jobs:
-                got = evaluate(y, s, groups=g, metrics=METRICS, n_jobs=j)
-                assert got == ref, (j, got, ref)
-                contenders[f"evaluate n_jobs={j}"] = lambda j=j: evaluate(
-                    y, s, groups=g, metrics=METRICS, n_jobs=j
-                )
-            if layout == "ragged" and not args.no_xgboost:
-                one = prepare(y, groups=g, metrics=["ndcg@10"])
-                contenders["prepared ndcg@10 (1 thread)"] = lambda: one.evaluate(s)
-                for j in args.jobs:
-                    contenders[f"evaluate ndcg@10 n_jobs={j}"] = lambda j=j: evaluate(
-                        y, s, groups=g, metrics=["ndcg@10"], n_jobs=j
-                    )
-                try:
-                    for j in args.jobs:
-                        contenders[f"xgboost ndcg@10 nthread={j}"] = xgb_ndcg(
-                            y, s, g, j
-                        )
-                except ImportError:
-                    print("xgboost not installed: its rows are left out")
-            med = time_round(contenders, args.repeat)
+            xgb = layout == "ragged" and not args.no_xgboost
+            med = time_round(contenders_of(y, s, g, args.jobs, xgb), args.repeat)
             base = med[f"evaluate n_jobs={args.jobs[0]}"]
             print(
                 f"\n{n:,} rows, {sizes.size:,} groups ({layout}); "
                 f"load {os.getloadavg()[0]:.2f}"
             )
-            print(f"{'contender':<34} {'median s':>9} {'/ n_jobs=1':>11}")
+            print(f"{'contender':<34} {'median s':>9} {'/ first':>8}")
             for name, t in med.items():
-                print(f"{name:<34} {t:9.4f} {t / base:11.2f}")
+                print(f"{name:<34} {t:9.4f} {t / base:8.2f}")
     return 0
 
 
