@@ -26,6 +26,7 @@ interval with the p-value, and the coverage of every interval method, at 5, 10,
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import sys
 import time
@@ -198,6 +199,77 @@ def calibration(sims: int, resamples: int, sizes=(5, 10, 20, 50), seed=0) -> Non
         print(f"| {m}: mean, skewed | {cells} |")
 
 
+TIED_KINDS = ("RR (tied)", "P@10 (tied)", "RR, close systems", "P@10, close systems")
+
+
+def tied_scores(kind: str, n: int, rng):
+    """Two exchangeable models on tied, discrete scores (a true null, true
+    difference 0). "close systems": the second model re-ranks ~30% of the
+    queries of the first (most per-query differences are 0), as two variants
+    of one system; the others: the two models drawn independently per query."""
+    if not kind.endswith("close systems"):
+        return scores(kind, n, rng)
+    if kind.startswith("RR"):
+        q = rng.uniform(0.1, 0.9, n)
+        base = rng.geometric(q)
+        ranks = [np.where(rng.random(n) < 0.3, rng.geometric(q), base) for _ in "ab"]
+        return tuple(np.where(r <= 10, 1 / r, 0.0) for r in ranks)
+    q = rng.uniform(0.0, 0.6, n)
+    base = rng.binomial(10, q)
+    return tuple(
+        np.where(rng.random(n) < 0.3, rng.binomial(10, q), base) / 10 for _ in "ab"
+    )
+
+
+def tied_coverage(sims: int, resamples: int, sizes=(10, 20, 50), seed=0) -> None:
+    """Coverage of 95% intervals of the difference (true value 0) and of one
+    model's mean (true value from 10**6 draws) on tied scores, and the rejection
+    rate of the studentized bootstrap test there, as Markdown tables."""
+    from sklearn_rank.stats import bootstrap_ci, compare
+
+    methods = ("matched", "percentile", "BCa", "bootstrap-t")
+    truth = {k: tied_scores(k, 10**6, np.random.default_rng(99))[0].mean()
+             for k in TIED_KINDS}  # fmt: skip
+    cov = {(m, k, n): 0 for m in methods for k in TIED_KINDS for n in sizes}
+    mean_cov = {(m, k, n): 0 for m in methods[1:] for k in TIED_KINDS for n in sizes}
+    rej = {(k, n): 0 for k in TIED_KINDS for n in sizes}
+    rng = np.random.default_rng(seed)
+    kw = dict(n_resamples=resamples)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for n, i, kind in itertools.product(sizes, range(sims), TIED_KINDS):
+            a, b = tied_scores(kind, n, rng)
+            ys = {"a": _gs(a), "b": _gs(b)}
+            for m in methods:
+                p = compare(None, ys, ci_method=m, random_state=i, **kw).pairs[0]
+                cov[m, kind, n] += p.ci_low <= 0 <= p.ci_high
+            p = compare(
+                None, ys, test="bootstrap", confidence_level=None, random_state=i, **kw
+            ).pairs[0]
+            rej[kind, n] += p.p_value <= 0.05
+            for m in methods[1:]:
+                c = bootstrap_ci(None, _gs(a), method=m, random_state=i, **kw)["m"]
+                mean_cov[m, kind, n] += c.ci_low <= truth[kind] <= c.ci_high
+    cols = " | ".join(f"{n} groups" for n in sizes)
+    print(f"\n# {sims} simulations per cell, {resamples} resamples, seed {seed}")
+    print(f"\n| 95% interval, tied scores | {cols} |\n|---|" + "---:|" * len(sizes))
+    for m in methods:
+        for k in TIED_KINDS:
+            cells = " | ".join(f"{cov[m, k, n] / sims:.3f}" for n in sizes)
+            print(f"| {m}: difference, {k} | {cells} |")
+    for m in methods[1:]:
+        for k in TIED_KINDS:
+            cells = " | ".join(f"{mean_cov[m, k, n] / sims:.3f}" for n in sizes)
+            print(f"| {m}: mean, {k} | {cells} |")
+    print(
+        f"\n| bootstrap test (alpha 0.05), null | {cols} |\n|---|"
+        + "---:|" * len(sizes)
+    )
+    for k in TIED_KINDS:
+        cells = " | ".join(f"{rej[k, n] / sims:.3f}" for n in sizes)
+        print(f"| {k} | {cells} |")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=float, default=1e6)
@@ -209,10 +281,18 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--calibration", action="store_true", help="simulations, not timings"
     )
+    parser.add_argument(
+        "--tied-coverage",
+        action="store_true",
+        help="simulations: interval coverage on tied scores (RR, P@10)",
+    )
     parser.add_argument("--sims", type=int, default=400)
     args = parser.parse_args(argv)
     if args.calibration:
         calibration(args.sims, min(args.resamples, 499))
+        return 0
+    if args.tied_coverage:
+        tied_coverage(args.sims, min(args.resamples, 499))
         return 0
 
     import sklearn_rank

@@ -26,12 +26,31 @@ def _usage_error(argv, capsys) -> str:
 
 @pytest.mark.parametrize(
     ("measure", "suggestion"),
-    [("MAP", "'map'"), ("P5", "'P.5'"), ("ndgc_cut", "'ndcg_cut'"), ("mapp", "'map'")],
+    [
+        ("MAP", "'map'"),
+        ("P5", "'P.5'"),
+        ("ndgc_cut", "'ndcg_cut'"),
+        ("mapp", "'map'"),
+        ("map_cut@10", "'map_cut.10'"),
+        ("ndcg_cut@20", "'ndcg_cut.20'"),
+    ],
 )
 def test_unknown_measure_names_the_closest(measure, suggestion, capsys):
     err = _usage_error(["-m", measure], capsys)
     assert f"unknown measure {measure!r}; did you mean {suggestion}" in err
     assert "--list-measures" in err and len(err) < 200  # no list of 90 names
+
+
+@pytest.mark.parametrize(
+    ("command", "flag", "suggestion"),
+    [("eval", "--quiett", "'--quiet'"), ("compare", "--tst", "'--test'")],
+)
+def test_unknown_flag_names_the_closest(command, flag, suggestion, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([command, flag, *FILES])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"unrecognized arguments: {flag}; did you mean {suggestion}" in err
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ PUBLIC = [
     "sklearn_rank.stats",
     "sklearn_rank.plot",
     "sklearn_rank.online",
+    "sklearn_rank.recsys",
     "sklearn_rank.io",
     "sklearn_rank.datasets",
     "sklearn_rank.dask",

@@ -24,6 +24,7 @@ FLOORS = [
     "stats",
     "online",
     "plot",
+    "recsys",
     "",  # __init__, dask.py, spark.py: the public entry points
     "_cli",
     "__main__",

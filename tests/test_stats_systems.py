@@ -181,3 +181,25 @@ def test_topic_set_size_from_a_pilot_and_errors():
         topic_set_size(0.05, variance=0.1, power=1.5)
     with pytest.raises(ValueError, match="The 'n_systems' parameter"):
         topic_set_size(0.05, variance=0.1, n_systems=1)
+
+
+def test_tukey_prints_the_means_intervals_not_nan():
+    # Before: the systems' rows printed "95% CI [nan, nan]".
+    from sklearn_rank.stats import bootstrap_ci, tukey_hsd
+
+    rng = np.random.default_rng(0)
+    topic = rng.random(30)
+    runs = {
+        f"run{i}": GroupScores(
+            np.arange(30),
+            {"ap": topic + 0.1 * i + rng.normal(0, 0.05, 30)},
+            {"ap": np.ones(30)},
+        )
+        for i in range(3)
+    }
+    r = tukey_hsd(None, runs, metric="ap", n_resamples=999, random_state=0)
+    assert "nan" not in str(r)
+    for m in r.models:
+        assert m.ci_low < m.mean < m.ci_high and m.standard_error > 0
+        one = bootstrap_ci(None, runs[m.model], metrics="ap", method="bootstrap-t")
+        assert m.mean == one["ap"].mean  # the one weighted mean

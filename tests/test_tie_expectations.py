@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sklearn_rank as sr
-from sklearn_rank._engine import kernels as _kernels
+from sklearn_rank._engine.kernels import cascade as _cascade
 
 SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -147,7 +147,7 @@ def _binary_err_block(n, n_rel, a, k):
 
 @pytest.mark.parametrize("k", [None, 40, 1025])
 def test_err_block_at_the_limit_matches_a_closed_form(k):
-    n = _kernels.ERR_TIE_BLOCK_LIMIT
+    n = _cascade.ERR_TIE_BLOCK_LIMIT
     rng = np.random.default_rng(3)
     y = np.zeros(n + 2)
     y[2 + rng.choice(n, size=25, replace=False)] = 1.0
@@ -160,7 +160,7 @@ def test_err_block_at_the_limit_matches_a_closed_form(k):
 
 
 def test_err_block_beyond_the_limit_raises():
-    n = _kernels.ERR_TIE_BLOCK_LIMIT + 1
+    n = _cascade.ERR_TIE_BLOCK_LIMIT + 1
     y = np.zeros(n)
     y[::7] = 1.0
     s = np.ones(n)
@@ -176,7 +176,7 @@ def test_err_block_beyond_the_limit_raises():
 def test_err_limit_edge_on_a_small_analogue(monkeypatch):
     # The same code with the limit lowered to 7: a 7-row block of four grades is
     # exact (checked against every order), an 8-row block raises.
-    monkeypatch.setattr(_kernels, "ERR_TIE_BLOCK_LIMIT", 7)
+    monkeypatch.setattr(_cascade, "ERR_TIE_BLOCK_LIMIT", 7)
     y = np.array([3, 0, 1, 2, 3, 0, 1, 2.0])
     s = np.array([9, 1, 1, 1, 1, 1, 1, 1.0])  # untied row, then the 7-row block
     for k in (None, 3):

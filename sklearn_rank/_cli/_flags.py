@@ -104,18 +104,6 @@ def positive_int(text: str) -> int:
     return value
 
 
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(
-            f"must be a non-negative integer, got {text!r}"
-        )
-    return value
-
-
 @dataclass(frozen=True)
 class Flag:
     """One trec_eval flag and its form in ``sklearn-rank eval``."""

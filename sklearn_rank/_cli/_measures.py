@@ -97,7 +97,6 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
     "rbp_resid": TrecMeasure("metric", "rbp_residual", "pairs"),
     "unj": TrecMeasure("metric", "unjudged", "cutoffs", (5, 10, 20)),
 }
-COUNTS = tuple(name for name, t in TREC_MEASURES.items() if t.kind == "count")
 # One line of meaning for the trec_eval measures that are not a library metric
 # (a library metric's line is its registry summary); --list-measures reads both.
 MEANINGS = {
@@ -412,13 +411,20 @@ def unknown_measure(name: str, known) -> str:
     >>> from sklearn_rank._cli._measures import unknown_measure
     >>> unknown_measure("MAP", {"map", "mrr"})
     "unknown measure 'MAP'; did you mean 'map'? (--list-measures lists every measure)"
+    >>> unknown_measure("ndcg_cut@20", {"map", "mrr"})[:57]
+    "unknown measure 'ndcg_cut@20'; did you mean 'ndcg_cut.20'"
     """
     import difflib
 
     names = _names(known)
-    base = name.partition("@")[0].partition(".")[0]
+    base, at, cutoff = name.partition("@")
+    base = base.partition(".")[0]
     lower = {n.lower(): n for n in names}
     close = [lower[base.lower()]] if base.lower() in lower else []
+    trec = {n.lower(): n for n in TREC_MEASURES}
+    cut_like = re.fullmatch(r"[\d.,]+", cutoff)  # ndcg_cut@20 -> ndcg_cut.20
+    if at and base.lower() in trec and cut_like:  # (trec_eval's spelling)
+        close.insert(0, f"{trec[base.lower()]}.{cutoff}")
     glued = re.match(r"^([A-Za-z_]+?)_?(\d+)$", base)  # P5 -> P.5
     if glued and glued.group(1) in TREC_MEASURES:
         close.append(f"{glued.group(1)}.{glued.group(2)}")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._engine.kernels.trec import recall_level_count, yaap_from_ap
 from .._engine.reduce import geometric_mean, group_counts
 from ._inputs import RunInput
 from ._measures import Measure
@@ -440,7 +441,7 @@ def _has_relevant(run: RunInput, options) -> np.ndarray:
 def _ideal_dcg(run: RunInput, m: Measure, options) -> np.ndarray:
     """trec_eval's ``ideal_dcg.L=G``: the engine's ideal DCG of each query's
     judged documents (the convention's ``ideal_order``)."""
-    from .._engine.kernels_trec import ideal_dcg_values
+    from .._engine.kernels.trec import ideal_dcg_values
 
     y = np.trunc(run.y_true) if options.integer_grades else run.y_true
     gain = dict(m.keywords).get("gain") or "linear"
@@ -574,7 +575,7 @@ def _measure_value(m: Measure, v: _Values):
         return geometric_mean(values, floor=MIN_GEO_MEAN), None
     if m.kind == "beyond":  # a recall level above 1 (see _measures)
         (r,) = m.numbers
-        past = np.floor(r * c["num_rel"] + 0.5) > c["num_rel"]
+        past = recall_level_count(r, c["num_rel"]) > c["num_rel"]
         row = np.where(past, 0.0, np.nan_to_num(v.per[key]))
         return _in_order_mean(row), row
     if m.kind in ("resid_any", "resid_first"):  # rbp_resid.p=1, p=0
@@ -584,9 +585,7 @@ def _measure_value(m: Measure, v: _Values):
     if m.kind == "zero":  # trec_eval's value is 0 (Rprec_mult.0, rbp.p=1)
         return 0.0, np.zeros(n)
     if m.kind == "yaap":  # m_yaap.c: S = sum of precisions = AP x R
-        rel = c["num_rel"]
-        s = np.nan_to_num(v.per[key]) * rel
-        row = np.log((1.0 + s) / (1.0 + rel - s))
+        row = yaap_from_ap(v.per[key], c["num_rel"])
         return _in_order_mean(row), row
     if m.kind == "string":  # printed per query only
         if not v.per_query:

@@ -59,6 +59,9 @@ class OneLineParser(argparse.ArgumentParser):
             close = difflib.get_close_matches(choice.group(1), options, n=2)
             if close:
                 message += "; did you mean " + " or ".join(map(repr, close)) + "?"
+        unknown = re.match(r"unrecognized arguments: (.*)", message)
+        if unknown:
+            message += self.closest_flags(unknown.group(1).split())
         for action in self._actions:
             options = action.option_strings
             if not options:
@@ -74,6 +77,24 @@ class OneLineParser(argparse.ArgumentParser):
                         rf"(?<![\w-]){re.escape(option)}(?![\w-])", typed, message
                     )
         return message
+
+    def closest_flags(self, tokens: list[str]) -> str:
+        """The "did you mean" of unknown flags: the closest options (difflib)
+        of the subcommand typed (the top-level parser reports its arguments)."""
+        import difflib
+
+        parser = self
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and _TYPED:
+                parser = action.choices.get(_TYPED[0], self)
+        options = [o for a in parser._actions for o in a.option_strings]
+        close = []
+        for token in tokens:
+            if token.startswith("-"):
+                name = token.partition("=")[0]
+                close += difflib.get_close_matches(name, options, n=2, cutoff=0.6)
+        close = list(dict.fromkeys(close))[:3]
+        return "; did you mean " + " or ".join(map(repr, close)) + "?" if close else ""
 
 
 def expand_trec_abbreviations(argv: list[str], flags, exact: set[str]) -> list[str]:

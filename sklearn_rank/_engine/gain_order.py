@@ -35,7 +35,6 @@ import numpy as np
 
 from . import segments as seg
 
-ORDERS = ("gain", "trec_eval")
 # trec_eval's relevance values of unjudged documents (trec_format.h): no qrels
 # line (RELVALUE_NONPOOL), and in the pool with a negative grade (UNJUDGED).
 NONPOOL, POOLED = -1, -2

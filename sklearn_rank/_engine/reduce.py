@@ -138,6 +138,21 @@ def weighted_average(
     return float(np.dot(weights, values) / total)
 
 
+def weighted_averages(
+    values: np.ndarray, weights: np.ndarray, axis: int = 0
+) -> np.ndarray:
+    """:func:`weighted_average` of many columns at once, along the groups' ``axis``.
+
+    ``weights`` is 1-d over the groups (shared by every column: one matrix
+    product, no product array the size of ``values``) or of ``values``' shape
+    (a weight per value). Used by the bootstrap (the centre of the resamples)
+    and the randomised Tukey test (every trial's system means).
+    """
+    if weights.ndim == 1:
+        return np.moveaxis(values, axis, -1) @ weights / weights.sum()
+    return (weights * values).sum(axis=axis) / weights.sum(axis=axis)
+
+
 def mean_over_groups(
     values: np.ndarray,
     defined: np.ndarray,

@@ -4,7 +4,7 @@ bits; ``_metrics/shards.py``)."""
 
 from __future__ import annotations
 
-from .kernels import _SHORT_PREFIX
+from .kernels.gain_discount import _SHORT_PREFIX
 
 # The discount prefix of the ideal DCG is float64 up to this depth (the longest
 # group of a call) and extended precision beyond it: a shard without a group

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from .._engine.reduce import weighted_average
+from .._engine.reduce import weighted_average, weighted_averages
 
 # Bytes of float64 counts held at once (resamples x groups never at once).
 _COUNT_BUDGET = 1 << 25
@@ -35,7 +35,7 @@ def standard_error(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     weights, the sample standard deviation (ddof=1) over ``sqrt(n)``.
     """
     n = values.shape[0]
-    theta = (weights * values).sum(axis=0) / weights.sum(axis=0)
+    theta = weighted_averages(values, weights)
     ss = (weights**2 * (values - theta) ** 2).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.sqrt(ss * n / (n - 1)) / weights.sum(axis=0)
@@ -57,7 +57,7 @@ def bootstrap_distribution(
     """
     n, n_cols = values.shape
     # Centred at the sample mean: the sums of squares below lose no precision.
-    centre = (weights * values).sum(axis=0) / weights.sum(axis=0)
+    centre = weighted_averages(values, weights)
     u = values - centre
     w2 = weights**2
     parts = [weights * u, weights]

@@ -1,6 +1,6 @@
 """Public functions of trec_eval's other measures: G, binG, infAP, R-precision at
 multiples of R, Unjudged@k, the RBP residual, ndcg_rel and Rndcg (kernels in
-``_kernels_trec``; definitions in docs/metrics.md §2.21-2.28)."""
+``_engine.kernels.trec``; definitions in docs/metrics.md §2.21-2.28)."""
 
 from __future__ import annotations
 

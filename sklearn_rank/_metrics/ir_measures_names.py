@@ -75,7 +75,6 @@ IR_MEASURES: dict[str, IrMeasure] = {
 _COUNTS = {"NumRel": "num_rel", "NumRet": "num_ret", "NumQ": "num_q"}
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
-_LOOKS_LIKE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*(\(|@|$)")
 
 
 class IrMeasureError(ValueError):

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .._engine import kernels as _kernels
-from .._engine import kernels_trec as _kernels_trec
 from .._engine.conventions import OPTIONS
+from .._engine.kernels import trec as _kernels_trec
 
 # Options every ranked metric reads (in this order in signatures and docs).
 _BINARY = ("ties", "relevance_threshold", "undefined")

@@ -27,9 +27,9 @@ from .validation import MetricRequest, ValidatedInputs
 R = TypeVar("R")
 
 # Metrics whose per-group values read a running sum over every group's rows
-# (trec_eval's ideal DCG prefix of ndcg_rel and rndcg: each group's IDCG is a
-# difference of one prefix over all groups, so its last bit depends on the
-# groups before it). They run on one thread.
+# (the ideal DCG prefix of ndcg_rel and rndcg in kernels/trec.py: each group's
+# IDCG is a difference of one prefix over all groups, so its last bit depends
+# on the groups before it). They run on one thread.
 ACROSS_GROUPS = frozenset({"ndcg_rel", "rndcg"})
 
 # Below this many rows per extra thread, a thread costs more than it saves.

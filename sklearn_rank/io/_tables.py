@@ -225,27 +225,6 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def numeric_column(values: np.ndarray, column: str, name: str) -> np.ndarray:
-    """A column as finite float64; the first bad row is named (1-based)."""
-    try:
-        out = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        out = None
-    if out is not None and np.isfinite(out).all():
-        return out
-    for row, value in enumerate(np.asarray(values, dtype=object).tolist(), start=1):
-        try:
-            ok = value is not None and np.isfinite(float(value))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise ValueError(
-                f"{name}, row {row}: column {column!r} must hold finite numbers, "
-                f"got {value!r}; fix the value or name another column"
-            )
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
 def id_column(values: ArrayLike, column: str, name: str) -> np.ndarray:
     """Ids of a table column as Python strings, refusing a missing id.
 

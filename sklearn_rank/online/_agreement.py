@@ -34,6 +34,9 @@ class Agreement:
         one adjacent swap, 1 - 12 / (n(n² - 1)); Kendall: one discordant pair,
         1 - 4 / (n(n - 1)); Pearson: the Spearman value), so that a perfect
         agreement over few experiments gives a wide interval, not a point.
+        Below ±1 the Pearson interval is scipy's, unchanged. With exactly 4
+        experiments Kendall's variance is infinite: ``kendall_ci`` is
+        (-1.0, 1.0) and a UserWarning says so.
     sign_agreement : float
         Share of the experiments with both deltas non-zero whose signs agree.
     sign_agreement_ci : tuple of float
@@ -135,15 +138,24 @@ def offline_online_agreement(
     q = stats.norm.ppf(0.5 + level / 2)
     top_s = 1 - 12 / (n * (n * n - 1))
     top_k = 1 - 4 / (n * (n - 1))
-    if abs(r) < top_s:
+    if abs(r) < 1.0:  # scipy's interval itself, however close to ±1
         p_ci = pr.confidence_interval(level)
         p_ci = (float(p_ci.low), float(p_ci.high))
-    else:
+    else:  # exactly ±1: z is infinite, centre at the Spearman value below 1
         p_ci = _fisher_ci(r, top_s, q / np.sqrt(n - 3))
     s_ci = _fisher_ci(rho, top_s, q * np.sqrt((1 + rho**2 / 2) / (n - 3)))
-    k_ci = (float("nan"), float("nan"))
     if n > 4:
         k_ci = _fisher_ci(tau, top_k, q * np.sqrt(0.437 / (n - 4)))
+    else:
+        warnings.warn(
+            f"{func}: with 4 experiments the Fieller-Hartley-Pearson variance "
+            "0.437 / (n - 4) of Kendall's tau is infinite, so kendall_ci is the "
+            "whole range (-1.0, 1.0); give at least 5 experiments for a finite "
+            "interval.",
+            UserWarning,
+            stacklevel=2,
+        )
+        k_ci = (-1.0, 1.0)
     rel, r_corr, r_corr_ci = _disattenuated(online_standard_error, y, r, p_ci, n, func)
     shared = _shared_controls(control, n, func)
     signed = (x != 0) & (y != 0)

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine import segments as seg
+from .._engine.gains_public import dcg_discount
 from .._engine.reduce import weighted_mean
 from .._metrics.validation import check_numeric
 from .._utils.params import Interval, IsNone, StrOptions, check_param, param_error
@@ -132,7 +133,7 @@ def metric_discount(
         if name == "clicks":
             lam = np.ones(rank.size)
         elif name == "dcg":
-            lam = 1.0 / np.log2(rank + 1.0)
+            lam = dcg_discount(rank)
         else:
             lam = 1.0 / rank
     else:
@@ -195,7 +196,10 @@ def ips_estimate(
       rows keep IPS's unbiasedness whatever â (with one logged position per row
       the prediction cancels out there: the estimate equals IPS plus the
       predictions of the unshown rows); unshown rows, which IPS counts as
-      unclicked, are right when the predictions are.
+      unclicked, are right when the predictions are. So it is unbiased when the
+      propensities are right and the unshown rows' predictions are right; it is
+      NOT "unbiased if either model is right": with wrong propensities it is
+      biased like IPS however good the predictions (see docs/online.md, table A).
 
     λ: ``"clicks@k"`` 1[r <= k]; ``"dcg@k"`` 1[r <= k] / log2(r + 1);
     ``"rr_sum@k"`` 1[r <= k] / r (a sum over all items, not the reciprocal rank
@@ -277,11 +281,13 @@ default="ips"
     n = check_same_length(func, clicks=c, position=pos, new_score=score)
     log = check_log(func, groups, n=n, position=pos, sample_weight=sample_weight)
     check_no_unshown_clicks(c, pos, func)
+    _check_something_shown(pos, func)
     check_unique_positions(log, pos, func)
     rho = check_propensity(propensity, func, int(pos.max()))
     pred = _check_predictions(predicted_attraction, c, func)
     if discount is not None and not (isinstance(discount, str)):
         discount = check_numeric(discount, "discount", func)
+        _check_discount(discount, func)
     elif discount is not None and discount != "propensity":
         raise param_error("discount", func, '"propensity", an array or None', discount)
     level = None if confidence_level is None else check_level(confidence_level, func)
@@ -294,6 +300,8 @@ default="ips"
     if clip is not None:
         rho = np.maximum(rho, clip)
     parts = _Parts(log, c, pos, lam, pred, estimator)
+    if isinstance(discount, str):  # λ(r) = ρ(r): the bootstrap redraws it too
+        parts.lam_index(rank, k, c, pos, pred, rho.size)
     per_group, weights, defined = parts.per_group(rho)
     value = _value(per_group, weights, defined, estimator, func)
     ci, se = None, float("nan")
@@ -302,7 +310,9 @@ default="ips"
     if level is not None:
         rho_star = None
         if resample_rho:
-            rho_star = _resampled_propensity(propensity, n_resamples, rng, clip)
+            raw = _resampled_propensity(propensity, n_resamples, rng, None)
+            rho_star = raw if clip is None else np.maximum(raw, clip)
+            parts.lam_star = raw  # the discount ρ(r) is not clipped
         ci, se = _interval(
             parts, rho, rho_star, (per_group, weights, defined), value, level,
             n_resamples, method, rng,
@@ -319,6 +329,25 @@ default="ips"
         ESTIMANDS["ratio" if estimator == "snips" else "total"],
         bool(level is not None and resample_rho),
     )
+
+
+def _check_discount(discount: np.ndarray, func: str) -> None:
+    if (discount < 0).any():
+        i = int(np.flatnonzero(discount < 0)[0])
+        raise ValueError(
+            f"discount in {func} must hold weights >= 0, one per rank; got "
+            f"{float(discount[i])!r} at rank {i + 1}. Pass e.g. "
+            "1 / np.log2(np.arange(2, K + 2))."
+        )
+
+
+def _check_something_shown(pos: np.ndarray, func: str) -> None:
+    if not (pos > 0).any():
+        raise ValueError(
+            f"{func}: no row of the log was shown (every position is 0), so the "
+            "log says nothing about any ranking; pass the logged 1-based positions "
+            "of the shown rows."
+        )
 
 
 def _check_predictions(pred: Any, c: np.ndarray, func: str) -> np.ndarray | None:
@@ -402,11 +431,33 @@ class _Parts:
         self.hit_lam = lam[hit]
         self.base = np.zeros(log.n_groups)
         self.shown_codes = self.shown_pos = self.shown_lp = None
+        self.pairs = self.lam_star = None
         if pred is not None:
             if estimator == "direct":
                 self.base = log.group_sum(lam * pred)
             else:  # doubly robust: the model's term cancels on shown rows
                 self.base = log.group_sum(lam * pred, pos == 0)
+
+    def lam_index(self, rank, k, c, pos, pred, size: int) -> None:
+        """With λ(r) = ρ(r): per group, Σ c by (logged position, index of λ in
+        ρ) and Σ pred of the unshown rows by index of λ, so that a resample can
+        redraw ρ in the discount as well as in 1/ρ."""
+        log = self.log
+        n = log.n_groups
+        idx = np.minimum(rank, size) - 1
+        idx = idx if k is None else np.where(rank <= k, idx, -1)
+        hit = np.flatnonzero(c)
+        keep = idx[hit] >= 0
+        pair = (self.hit_pos[keep] - 1) * size + idx[hit][keep]
+        keys, inv = np.unique(pair, return_inverse=True)
+        codes = self.hit_codes[keep] * keys.size + inv
+        counts = seg.segment_sum(codes, np.ones(codes.size), n * keys.size)
+        self.pairs = (keys // size, keys % size, counts.reshape(n, keys.size))
+        self.base_by_lam = None
+        if pred is not None and self.estimator == "doubly_robust":
+            m = (pos == 0) & (idx >= 0)
+            key = log.codes[m] * size + idx[m]
+            self.base_by_lam = seg.segment_sum(key, pred[m], n * size).reshape(n, size)
 
     def per_group(self, rho: np.ndarray):
         log = self.log
@@ -466,6 +517,8 @@ def _interval(parts, rho, rho_star, fitted, value, level, n_resamples, method, r
     v, w = per_group[defined], weights[defined]
     if rho_star is None:
         star = bootstrap_distribution(v[:, None], w[:, None], n_resamples, rng)[:, 0]
+    elif parts.pairs is not None:  # λ = ρ(r): redraw it in the discount too
+        star = _propensity_discount_star(parts, rho_star, n_resamples, rng)
     else:
         num, den = parts.by_position(rho.size)
         gw = parts.group_w[:, None]
@@ -488,3 +541,26 @@ def _interval(parts, rho, rho_star, fitted, value, level, n_resamples, method, r
     )
     se = float(star.std(ddof=1)) if n_resamples > 1 else float("nan")
     return (float(low[0]), float(high[0])), se
+
+
+def _propensity_discount_star(parts, rho_star, n_resamples, rng) -> np.ndarray:
+    """Resampled estimates with λ(r) = ρ*(r) and 1/ρ*(p) both from the same
+    resampled swap experiment, paired with one resample of the groups."""
+    p_idx, l_idx, counts = parts.pairs
+    size = rho_star.shape[1]
+    cols = [counts]
+    if parts.base_by_lam is not None:
+        cols.append(parts.base_by_lam)
+    if parts.estimator == "snips":
+        cols.append(parts.by_position(size)[1])
+    mat = np.concatenate(cols, axis=1)
+    gw = np.broadcast_to(parts.group_w[:, None], mat.shape)
+    means = bootstrap_distribution(mat, gw, n_resamples, rng)
+    lam, j = parts.lam_star, counts.shape[1]
+    total = (means[:, :j] * lam[:, l_idx] / rho_star[:, p_idx]).sum(axis=1)
+    if parts.base_by_lam is not None:
+        total = total + (means[:, j : j + size] * lam).sum(axis=1)
+        j += size
+    if parts.estimator == "snips":
+        return total / (means[:, j:] / rho_star).sum(axis=1)
+    return total

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine import segments as seg
+from .._engine.gains_public import exponential_gain
 from .._metrics.validation import check_numeric
 from .._utils.params import StrOptions, validate_params
 from ._inputs import (
@@ -30,7 +31,7 @@ def attraction_probability(y: np.ndarray, max_grade: float) -> np.ndarray:
     """``(2**y - 1) / (2**max_grade - 1)``: the click probability of an examined row."""
     if max_grade <= 0:
         return np.zeros_like(y)
-    return np.expm1(y * np.log(2.0)) / np.expm1(max_grade * np.log(2.0))
+    return exponential_gain(y) / exponential_gain(np.float64(max_grade))
 
 
 @validate_params(

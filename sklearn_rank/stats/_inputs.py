@@ -98,6 +98,23 @@ def stream(entropy: int, *key: str) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=words))
 
 
+def canonical_order(*columns: np.ndarray) -> np.ndarray:
+    """Row order that depends on the rows' values only (lexicographic).
+
+    Resampling draws rows by position, so a Monte Carlo p-value or interval
+    computed on the rows in this order depends on the groups as a set of
+    values and on the seed, not on the order the groups came in (their ids,
+    strings on the command line, integers in Python, sort differently). Equal
+    rows are interchangeable. ``columns``: 1-d of shape (n,) or 2-d (n, k);
+    the first is the primary key.
+    """
+    keys = []
+    for col in columns:
+        col = np.asarray(col)
+        keys.extend(col.T if col.ndim == 2 else [col])
+    return np.lexsort(keys[::-1])
+
+
 @dataclass
 class PerGroup:
     """Aligned per-group values: values[model][metric], NaN where undefined."""

@@ -100,13 +100,22 @@ def walsh_interval(p_at, d, alternative, alpha):
     The signed-rank statistic of ``d - delta`` changes only where ``delta``
     crosses a Walsh average ``(d_i + d_j) / 2``; between two of them it is
     constant. The test is run at one shift per stretch (the midpoints, and
-    beyond the outermost), and a binary search finds the first and last
-    accepted stretch; the ends are the Walsh averages that bound them.
+    beyond the outermost) and at the Walsh averages themselves: there some
+    differences of ``d - delta`` are 0, which the zero method drops or splits,
+    so on tied scores the test can accept a Walsh average (often the shift 0)
+    and reject the stretches on both sides. A binary search finds the first
+    and last accepted point; the ends are the Walsh averages at or next to
+    them. Returns ``(nan, nan)`` when the test rejects every shift it is run
+    at (the caller says so).
     """
     all_walsh = (d[:, None] + d[None, :])[np.triu_indices(d.size)] / 2
     walsh = np.unique(all_walsh)
     spread = float(np.ptp(d)) + 1.0
-    points = np.r_[walsh[0] - spread, (walsh[:-1] + walsh[1:]) / 2, walsh[-1] + spread]
+    # points[2k + 1] is walsh[k]; points[2k] lies between walsh[k - 1] and walsh[k].
+    points = np.empty(2 * walsh.size + 1)
+    points[1::2] = walsh
+    points[2:-1:2] = (walsh[:-1] + walsh[1:]) / 2
+    points[0], points[-1] = walsh[0] - spread, walsh[-1] + spread
     accepted = {}
 
     def ok(i):
@@ -124,10 +133,14 @@ def walsh_interval(p_at, d, alternative, alpha):
         start = min(max(start, 0), last)
     if not ok(start):  # look outward from there for an accepted stretch
         near = np.argsort(np.abs(np.arange(points.size) - start), kind="stable")
-        found = [int(i) for i in near[1:64] if ok(int(i))]
-        if not found:
+        found = next((int(i) for i in near[1:128] if ok(int(i))), None)
+        if found is None:  # the shift 0 itself: the p-value printed with the interval
+            k = int(np.searchsorted(walsh, 0.0))
+            zero = 2 * k + 1 if k < walsh.size and walsh[k] == 0 else 2 * k
+            found = zero if ok(zero) else None
+        if found is None:
             return np.nan, np.nan
-        start = found[0]
+        start = found
 
     def first_accepted(lo, hi):  # ok(hi) is True; smallest accepted index
         while lo < hi:
@@ -148,12 +161,12 @@ def walsh_interval(p_at, d, alternative, alpha):
         return lo
 
     low, high = -np.inf, np.inf
-    if alternative != "less":
+    if alternative != "less":  # a Walsh average itself, or the one below a stretch
         i = first_accepted(0, start)
-        low = -np.inf if i == 0 else float(walsh[i - 1])
-    if alternative != "greater":
+        low = -np.inf if i == 0 else float(walsh[(i - 1) // 2])
+    if alternative != "greater":  # a Walsh average itself, or the one above
         i = last_accepted(start, last)
-        high = np.inf if i == last else float(walsh[i])
+        high = np.inf if i == last else float(walsh[i // 2])
     return low, high
 
 

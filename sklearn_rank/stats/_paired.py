@@ -24,7 +24,13 @@ from .._metrics.bootstrap import (
 )
 from .._utils.params import param_error
 from ._corrections import adjust
-from ._inputs import PerGroup, metric_scale, round_differences, stream
+from ._inputs import (
+    PerGroup,
+    canonical_order,
+    metric_scale,
+    round_differences,
+    stream,
+)
 from ._inversion import (
     pivot_interval,
     randomization_interval,
@@ -65,15 +71,19 @@ def intervals(columns, n_resamples, rngs, level, method, *, alternatives=None):
     for j, (mask, v, w) in enumerate(columns):
         if not mask.any():
             continue
-        est[j] = weighted_mean(v[mask], w[mask])
+        est[j] = weighted_mean(v[mask], w[mask])  # evaluate's float
         if level is None:
             continue
-        vals, wts = v[mask][:, None], w[mask][:, None]
+        order = canonical_order(v[mask], w[mask])  # resamples: not the order
+        vals, wts = v[mask][order][:, None], w[mask][order][:, None]
         studentize = method == "bootstrap-t"
         star = bootstrap_distribution(vals, wts, n_resamples, rngs[j], studentize)
         star, se_star = star if studentize else (star, None)
+        # the estimate summed in the same order, so that ties between it and
+        # the resampled means (BCa's bias count) do not depend on the order
+        centre = np.array([weighted_mean(vals[:, 0], wts[:, 0])])
         lo, hi = confidence_interval(
-            est[j : j + 1], star, vals, wts, level, method, alts[j], se_star
+            centre, star, vals, wts, level, method, alts[j], se_star
         )
         low[j], high[j] = lo[0], hi[0]
         se[j] = star[:, 0].std(ddof=1) if n_resamples > 1 else np.nan
@@ -351,6 +361,23 @@ def _model_columns(data: PerGroup, models, entropy, method, level, n_resamples):
     ]  # fmt: skip
 
 
+_ZEROS_AT_0 = {"wilcox": "dropped", "pratt": "ranked, then dropped", "zsplit": "split"}
+
+
+def _warn_no_wilcoxon_interval(key, d, p, zero_method, alpha):
+    """Say why a Wilcoxon row has a p-value and no interval (none inverts it)."""
+    warn_nan(
+        f"the Wilcoxon test of {key[0]} ({key[1]!r} - {key[2]!r}) rejects every "
+        f"shift at the {1 - alpha:.0%} level (p = {p:.4g} at 0): at the shift 0 "
+        f"its {int(np.count_nonzero(d == 0))} zero differences are "
+        f"{_ZEROS_AT_0[zero_method]} (zero_method={zero_method!r}), at every "
+        "other shift they are ranked, so no interval inverts the test and its "
+        "interval is NaN. test='randomization' gives a matched interval on tied "
+        "scores.",
+        _FUNC,
+    )
+
+
 def run_compare(data: PerGroup, models, pairs, opts, entropy) -> ComparisonReport:
     """compare after validation: per pair test and interval, adjustment, report."""
     test, level = opts["test"], opts["level"]
@@ -366,15 +393,19 @@ def run_compare(data: PerGroup, models, pairs, opts, entropy) -> ComparisonRepor
         for a, b in pairs:
             mask, d_all, w_all = pair_column(data, metric, a, b, _FUNC)
             d, w = d_all[mask], w_all[mask]
+            if test not in ("t", "wilcoxon"):  # the resamples do not see the order
+                order = canonical_order(d, w)  # (scipy's tests: its own floats)
+                d, w = d[order], w[order]
             key = (metric, a, b)
             if not mask.any():
                 rows.append((key, np.nan, PairResult(), d, w))
                 pvals[key] = np.nan
                 continue
             rng = stream(entropy, "test", test, *key)
-            m, res = test_pair(
-                test, d, w, opts, rng, alpha, matched and level is not None
-            )
+            want_ci = matched and level is not None
+            m, res = test_pair(test, d, w, opts, rng, alpha, want_ci)
+            if want_ci and test == "wilcoxon" and np.isnan(res.low) and res.p >= 0:
+                _warn_no_wilcoxon_interval(key, d, res.p, opts["zero_method"], alpha)
             if not matched and level is not None:
                 ci_rng = stream(entropy, "ci", opts["ci_method"], *key)
                 _, lo, hi, _ = intervals(

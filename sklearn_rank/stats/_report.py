@@ -409,9 +409,11 @@ class ComparisonReport:
         if self.test in ("bootstrap", "bootstrap-t") and small and min(small) < 20:
             out.append(
                 f"Note: on {min(small)} non-tied groups the studentized bootstrap test "
-                "is conservative (it rejects 0.02 to 0.04 of true nulls at alpha "
-                "0.05 on 10 groups; docs/statistics.md, Calibration); on continuous "
-                "scores the randomization test holds its level there."
+                "is conservative: under a true null at alpha 0.05 it rejected 0.005 "
+                "to 0.04 of simulated RR and P@10 data sets of 10 and 20 groups, the "
+                "fewer the non-tied groups the fewer (0.005 to 0.022 with 3 to 8; "
+                "docs/statistics.md, Calibration); on continuous scores the "
+                "randomization test holds its level there."
             )
         return out
 

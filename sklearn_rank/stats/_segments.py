@@ -13,11 +13,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._engine.reduce import weighted_average
 from .._utils.params import param_error
 from ._corrections import CORRECTIONS, adjust
 from ._inputs import (
     _apply_undefined,
     _undefined_rule,
+    canonical_order,
     check_choice,
     check_level,
     check_random_state,
@@ -599,8 +601,11 @@ def segment_test_values(values, weights, test, n_resamples, rng):
     if n_seg < 2:
         return diff, p
     sizes = np.array([v.size for v in values])
-    v_all = np.concatenate(values)
-    w_all = np.concatenate(weights)
+    # each segment's groups in an order of their values: the shuffles do not
+    # see the order the groups came in
+    orders = [canonical_order(v, w) for v, w in zip(values, weights, strict=True)]
+    v_all = np.concatenate([v[o] for v, o in zip(values, orders, strict=True)])
+    w_all = np.concatenate([w[o] for w, o in zip(weights, orders, strict=True)])
     label = np.repeat(np.arange(n_seg), sizes)
     rows = range(1) if n_seg == 2 else range(n_seg)
     for s in rows:
@@ -609,7 +614,7 @@ def segment_test_values(values, weights, test, n_resamples, rng):
             continue
         a, wa = v_all[inside], w_all[inside]
         b, wb = v_all[~inside], w_all[~inside]
-        diff[s] = np.average(a, weights=wa) - np.average(b, weights=wb)
+        diff[s] = weighted_average(a, wa) - weighted_average(b, wb)
         if test == "t":
             from scipy.stats import ttest_ind
 

@@ -23,9 +23,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._engine.reduce import weighted_averages
 from .._metrics.evaluate import GroupScores
 from .._utils.params import param_error
 from ._inputs import (
+    canonical_order,
     check_level,
     check_resamples,
     collect,
@@ -35,6 +37,7 @@ from ._inputs import (
     stream,
 )
 from ._inversion import pivot_interval
+from ._paired import intervals
 from ._report import ComparisonReport, MetricInterval, PairComparison, _pandas, _table
 
 # Bytes of float64 permuted scores held at once.
@@ -73,7 +76,6 @@ def _matrix(func, y_true, y_scores, groups, metric, options):
 def _range_null(x, w, n_resamples, rng):
     """Range (max - min) of the systems' weighted means, per trial."""
     n, k = x.shape
-    wn = w / w.sum()
     out = np.empty(n_resamples)
     batch = int(max(1, min(n_resamples, _BUDGET // (8 * n * k))))
     done = 0
@@ -82,7 +84,7 @@ def _range_null(x, w, n_resamples, rng):
         # one random permutation of the k systems per topic and trial
         perm = np.argsort(rng.random((b, n, k)), axis=2)
         shuffled = np.take_along_axis(np.broadcast_to(x, (b, n, k)), perm, axis=2)
-        means = np.einsum("bnk,n->bk", shuffled, wn)
+        means = weighted_averages(shuffled, w, axis=1)
         out[done : done + b] = means.max(axis=1) - means.min(axis=1)
         done += b
     return out
@@ -159,14 +161,22 @@ def tukey_hsd(
         func, y_true, y_scores, groups, metric, metric_options
     )
     n, k = x.shape
-    means = (w / w.sum()) @ x
-    scale = metric_scale(x)
-    q_star = round_differences(
-        _range_null(x, w, n_resamples, stream(entropy, "tukey", metric)), scale
+    # the systems' means (the one weighted mean) with bootstrap-t intervals
+    # over groups, as compare gives the models' means
+    columns = [(np.ones(n, bool), x[:, i], w) for i in range(k)]
+    rngs = [stream(entropy, "mean", metric, s, "bootstrap-t") for s in names]
+    means, m_low, m_high, m_se = intervals(
+        columns, n_resamples, rngs, level, "bootstrap-t"
     )
+    scale = metric_scale(x)
+    order = canonical_order(x, w)  # the trials do not see the groups' order
+    trials = _range_null(
+        x[order], w[order], n_resamples, stream(entropy, "tukey", metric)
+    )
+    q_star = round_differences(trials, scale)
     alpha = 1 - level
     models = tuple(
-        MetricInterval(metric, s, means[i], np.nan, np.nan, np.nan, n, n_dropped)
+        MetricInterval(metric, s, means[i], m_low[i], m_high[i], m_se[i], n, n_dropped)
         for i, s in enumerate(names)
     )
     pairs = []
@@ -188,7 +198,8 @@ def tukey_hsd(
         f"Randomised Tukey HSD (Carterette 2012): {k} systems x {n} groups, "
         f"{n_resamples} trials permuting every group's scores among the systems; "
         "p is family-wise over all pairs (the range of the means), so 'p adj' "
-        "repeats it; CI: simultaneous, diff -+ the range quantile."
+        "repeats it; CI: simultaneous, diff -+ the range quantile (the means: "
+        "bootstrap-t over groups)."
     )
     return ComparisonReport(
         models, tuple(pairs), "randomised Tukey HSD", "none (family-wise)",

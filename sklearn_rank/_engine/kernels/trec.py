@@ -16,30 +16,20 @@ other rows, or different gains) raises under ``ties="average"`` and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import segments as seg
-from .context import RankingContext
-from .gain_order import ideal_rows
-from .kernels import (
-    GroupValues,
-    _as_f,
-    _binary_result,
-    _hits_in_top,
-    _index,
-    _level_gain,
-    _positions,
-    _prefix_sum,
-    custom_gain,
-    gains,
-    ideal_dcg,
-    judged_gains,
-)
+from .. import segments as seg
+from ..context import RankingContext
+from ..gain_order import ideal_rows
+from .arrays import as_float_operand, index_dtype, prefix_sum
+from .base import GroupValues, cutoff_position, defined_if_relevant
+from .cumulative import hits_in_top
+from .gain_discount import custom_gain, gains, ideal_dcg, judged_gains, level_gain
 
 if TYPE_CHECKING:
-    from .conventions import Options
+    from ..conventions import Options
 
 # trec_eval.h: INFAP_EPSILON.
 INFAP_EPSILON = 0.00001
@@ -111,14 +101,14 @@ def _ideal_costs_from(ctx: RankingContext, ideal_rows_: tuple, rows) -> np.ndarr
     order = seg.group_order(codes, key[keep])
     codes, ideal = seg.take(codes, order), xp.maximum(seg.take(ideal, order), 1.0)
     n_ideal = seg.segment_count(codes, ctx.n_groups)
-    first = _prefix_sum(xp, n_ideal)[:-1]
-    prefix = _prefix_sum(xp, ideal)
+    first = prefix_sum(xp, n_ideal)[:-1]
+    prefix = prefix_sum(xp, ideal)
     group, rank = seg.take(ctx.group, rows), seg.take(ctx.rank, rows)
     n_g = seg.take(n_ideal, group)
     start = seg.take(first, group)
     cost = seg.take(prefix, start + xp.minimum(rank, n_g)) - seg.take(prefix, start)
     # Past the ideal list every position costs 1 (trec_eval's min_cost).
-    cost += _as_f(xp, xp.maximum(rank - n_g, 0))
+    cost += as_float_operand(xp, xp.maximum(rank - n_g, 0))
     return cost
 
 
@@ -144,7 +134,7 @@ def bing(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     rel_all = xp.astype(ctx.totals.relevant_all(threshold), f)
     ideal = (rel_all, rel_all > 0, rel_all)
     total, norm = _g_values(ctx, rel, ideal, "bing_score")
-    return _binary_result(ctx, total / xp.maximum(norm, 1.0), opts)
+    return defined_if_relevant(ctx, total / xp.maximum(norm, 1.0), opts)
 
 
 def infap(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
@@ -177,7 +167,9 @@ def infap(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     ) * ((a[later] + INFAP_EPSILON) / (ab + 2 * INFAP_EPSILON))
     total = ctx.group_sum(term, seg.take(ctx.group, rows))
     n_rel = ctx.n_relevant(threshold)
-    return _binary_result(ctx, total / _as_f(xp, xp.maximum(n_rel, 1)), opts)
+    return defined_if_relevant(
+        ctx, total / as_float_operand(xp, xp.maximum(n_rel, 1)), opts
+    )
 
 
 def r_precision_mult(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
@@ -187,10 +179,12 @@ def r_precision_mult(ctx: RankingContext, k: int | None, opts: Options) -> Group
     padded with non-relevant rows."""
     xp = ctx.xp
     n_rel = ctx.n_relevant(opts.relevance_threshold)
-    cut = xp.astype(xp.floor(opts.r_multiple * _as_f(xp, n_rel) + 0.9), xp.int64)
-    hits = _hits_in_top(ctx, cut, opts)
-    values = seg.divide(hits, _as_f(xp, cut), cut > 0, 0.0)
-    return _binary_result(ctx, values, opts)
+    cut = xp.astype(
+        xp.floor(opts.r_multiple * as_float_operand(xp, n_rel) + 0.9), xp.int64
+    )
+    hits = hits_in_top(ctx, cut, opts)
+    values = seg.divide(hits, as_float_operand(xp, cut), cut > 0, 0.0)
+    return defined_if_relevant(ctx, values, opts)
 
 
 def _ranked_any(ctx: RankingContext, values: np.ndarray) -> GroupValues:
@@ -210,7 +204,7 @@ def unjudged_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupVal
         if ctx.judged is None
         else xp.astype(~ctx.judged, f)
     )
-    unjudged *= ctx.in_top(_positions(ctx, k))  # k capped: no int overflow
+    unjudged *= ctx.in_top(cutoff_position(ctx, k))  # k capped: no int overflow
     count = ctx.group_sum(unjudged)
     denom = (
         xp.astype(ctx.length, f)
@@ -238,7 +232,7 @@ def rbp_residual(ctx: RankingContext, k: int | None, opts: Options) -> GroupValu
         weight = ctx.block_mean(power[ctx.rank - 1])
         tail = power[ctx.length]
     else:
-        weight = ctx.block_mean(p ** (_as_f(xp, ctx.rank) - 1.0))
+        weight = ctx.block_mean(p ** (as_float_operand(xp, ctx.rank) - 1.0))
         tail = p ** xp.astype(ctx.length, f)
     unjudged = ~ctx.judged
     mass = ctx.group_sum(xp.where(unjudged, weight, 0.0))
@@ -265,7 +259,7 @@ def _gain_lists(ctx: RankingContext, opts: Options) -> tuple:
         gain,
         all_gain,
         opts.ideal_order,
-        _level_gain(gain),
+        level_gain(gain),
     )
     return ranked, (all_gain, keep, key)
 
@@ -282,10 +276,12 @@ def _ideal_prefix(ctx: RankingContext, ideal_rows_: tuple):
     order = seg.group_order(codes, key[keep])
     codes, ideal = seg.take(codes, order), seg.take(ideal, order)
     n_ideal = seg.segment_count(codes, ctx.n_groups)
-    first = _prefix_sum(xp, n_ideal)[:-1]
-    position = xp.arange(1, ideal.shape[0] + 1, dtype=_index(xp), device=ctx.device)
+    first = prefix_sum(xp, n_ideal)[:-1]
+    position = xp.arange(
+        1, ideal.shape[0] + 1, dtype=index_dtype(xp), device=ctx.device
+    )
     position -= seg.take(first, codes)
-    prefix = _prefix_sum(xp, ideal / xp.log2(_as_f(xp, position) + 1.0))
+    prefix = prefix_sum(xp, ideal / xp.log2(as_float_operand(xp, position) + 1.0))
     return n_ideal, first, prefix, codes, ideal
 
 
@@ -306,7 +302,7 @@ def ndcg_rel(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     gain, ideal_list = _gain_lists(ctx, opts)
     _refuse_mixed_blocks(ctx, gain, "ndcg_rel_score")
     n_ideal, first, prefix, _, _ = _ideal_prefix(ctx, ideal_list)
-    dcg = gain / xp.log2(_as_f(xp, ctx.rank) + 1.0)
+    dcg = gain / xp.log2(as_float_operand(xp, ctx.rank) + 1.0)
     dcg = ctx.group_exclusive_cumsum(dcg) + dcg  # DCG@p at each row
     rows = seg.flatnonzero(gain > 0)
     group = seg.take(ctx.group, rows)
@@ -320,8 +316,10 @@ def ndcg_rel(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     full[has] = seg.take(dcg, ends[has])
     all_ideal = seg.take(prefix, first + n_ideal) - seg.take(prefix, first)
     defined = n_ideal > 0
-    total += seg.divide(_as_f(xp, n_ideal - n_ret) * full, all_ideal, defined, 0.0)
-    values = seg.divide(total, _as_f(xp, n_ideal), defined, np.nan)
+    total += seg.divide(
+        as_float_operand(xp, n_ideal - n_ret) * full, all_ideal, defined, 0.0
+    )
+    values = seg.divide(total, as_float_operand(xp, n_ideal), defined, np.nan)
     # m_ndcg_rel.c keeps 0 unless the sum is > 0: with gains that give ranked
     # rows outside the ideal list a positive gain, the last term can drive it
     # below 0.
@@ -358,7 +356,7 @@ def rndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
         mixed &= seg.take(n_rel, blocks.group) > 0
         if bool(xp.any(mixed)):  # a scalar sync for the check (it raises)
             _refuse_mixed_blocks_count(ctx, int(xp.count_nonzero(mixed)), "rndcg_score")
-    dcg = gain / xp.log2(_as_f(xp, ctx.rank) + 1.0)
+    dcg = gain / xp.log2(as_float_operand(xp, ctx.rank) + 1.0)
     dcg = ctx.group_exclusive_cumsum(dcg) + dcg
     start = ctx.starts[:-1]
 
@@ -412,7 +410,7 @@ def ideal_dcg_values(
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_rank._engine.kernels_trec import ideal_dcg_values
+    >>> from sklearn_rank._engine.kernels.trec import ideal_dcg_values
     >>> y, codes = np.array([1.0, 0.0, 2.0]), np.array([0, 0, 0])
     >>> float(ideal_dcg_values(y, codes, 1, gain="linear")[0])
     2.6309297535714578
@@ -421,3 +419,16 @@ def ideal_dcg_values(
         y_true, np.zeros(y_true.shape), codes, n_groups, ties="stable", judged=judged
     )
     return ideal_dcg(ctx, None, gain, discount, "judged", ideal_order)
+
+
+def recall_level_count(level: float, n_rel: Any, xp: Any = np) -> Any:
+    """Relevant documents a recall level asks for: ``lround(level * R)``
+    (trec_eval's ``floor(level * R + 0.5)``, as the iprec_at_recall kernel)."""
+    return xp.floor(level * n_rel + 0.5)
+
+
+def yaap_from_ap(ap: np.ndarray, n_rel: np.ndarray) -> np.ndarray:
+    """trec_eval's yaap (m_yaap.c) from AP: ``S = AP * R`` (the sum of the
+    precisions at the relevant documents), ``log((1 + S) / (1 + R - S))``."""
+    s = np.nan_to_num(ap) * n_rel
+    return np.log((1.0 + s) / (1.0 + n_rel - s))
