@@ -65,10 +65,7 @@ def _one_key_order(
     key = codes.astype(np.float64)
     key *= step
     key -= score
-    # Stable: input order inside a tie, so that the sums over a block's rows
-    # (which the block rules read in rank order) do not depend on the other
-    # groups of the call (threads over shards of groups give the same bits).
-    order = np.argsort(key, kind="stable")
+    order = np.argsort(key)
     ranked = score[order]
     # A score above the previous row's in the same group: merged keys were
     # sorted the wrong way round; the exact fallback orders them.
@@ -77,7 +74,27 @@ def _one_key_order(
         return None
     same = np.equal(ranked[1:], ranked[:-1])
     same &= ~ends
+    _input_order_in_ties(order, same)
     return order, same
+
+
+def _input_order_in_ties(order: np.ndarray, same: np.ndarray) -> None:
+    """Put the rows of each run of ties (``same``: the next row is tied) in
+    input order, in place: what a stable sort gives, at the cost of sorting the
+    tied rows alone. The sums over a block's rows (read in rank order) then do
+    not depend on the other groups of the call, so threads over shards of
+    groups give the bits of one pass."""
+    if not same.any():
+        return
+    starts = np.flatnonzero(same & ~np.r_[False, same[:-1]])
+    stops = np.flatnonzero(same & ~np.r_[same[1:], False]) + 2
+    lengths = stops - starts
+    before = lengths.cumsum() - lengths  # tied rows of the earlier runs
+    rows = np.arange(int(lengths.sum()), dtype=np.intp)
+    rows += np.repeat(starts - before, lengths)
+    run = np.repeat(np.arange(starts.size), lengths)
+    tied = order[rows]
+    order[rows] = tied[np.lexsort((tied, run))]
 
 
 # The relative rounding of a float64 operation (2**-52, with a margin).
