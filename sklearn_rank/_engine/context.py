@@ -92,9 +92,12 @@ def _input_order_in_ties(order: np.ndarray, same: np.ndarray) -> None:
     before = lengths.cumsum() - lengths  # tied rows of the earlier runs
     rows = np.arange(int(lengths.sum()), dtype=np.intp)
     rows += np.repeat(starts - before, lengths)
-    run = np.repeat(np.arange(starts.size), lengths)
-    tied = order[rows]
-    order[rows] = tied[np.lexsort((tied, run))]
+    # One sort of int64 keys (run, row): runs stay in place, rows ascend.
+    run = np.repeat(np.arange(starts.size, dtype=np.int64) * order.size, lengths)
+    key = order[rows] + run
+    key.sort()
+    key -= run
+    order[rows] = key
 
 
 # The relative rounding of a float64 operation (2**-52, with a margin).
