@@ -74,7 +74,30 @@ def _one_key_order(
         return None
     same = np.equal(ranked[1:], ranked[:-1])
     same &= ~ends
+    _input_order_in_ties(order, same)
     return order, same
+
+
+def _input_order_in_ties(order: np.ndarray, same: np.ndarray) -> None:
+    """Put the rows of each run of ties (``same``: the next row is tied) in
+    input order, in place: what a stable sort gives, at the cost of sorting the
+    tied rows alone. The sums over a block's rows (read in rank order) then do
+    not depend on the other groups of the call, so threads over shards of
+    groups give the bits of one pass."""
+    if not same.any():
+        return
+    starts = np.flatnonzero(same & ~np.r_[False, same[:-1]])
+    stops = np.flatnonzero(same & ~np.r_[same[1:], False]) + 2
+    lengths = stops - starts
+    before = lengths.cumsum() - lengths  # tied rows of the earlier runs
+    rows = np.arange(int(lengths.sum()), dtype=np.intp)
+    rows += np.repeat(starts - before, lengths)
+    # One sort of int64 keys (run, row): runs stay in place, rows ascend.
+    run = np.repeat(np.arange(starts.size, dtype=np.int64) * order.size, lengths)
+    key = order[rows] + run
+    key.sort()
+    key -= run
+    order[rows] = key
 
 
 # The relative rounding of a float64 operation (2**-52, with a margin).
@@ -143,8 +166,8 @@ def order_rows(
         by_score = np.lexsort((-labels, neg))
     elif ties == "stable":  # input order within a tie
         by_score = np.argsort(neg, kind="stable")
-    else:  # BLOCK_TIES never depend on the order inside a tie: fastest sort
-        by_score = np.argsort(neg)
+    else:  # BLOCK_TIES: input order inside a tie, as _one_key_order
+        by_score = np.argsort(neg, kind="stable")
     return _group_pass(codes, by_score, n_groups), None
 
 

@@ -260,7 +260,7 @@ def _exclusive_by_rows(values, group, starts, n) -> np.ndarray | None:
     sizes = np.diff(edges)
     width = int(sizes.max())
     if width * n > _TABLE_CELLS_PER_ROW * size + 1024:
-        return None
+        return _exclusive_by_widths(values, group, edges, sizes)
     # Exclusive from the start: column j + 1 holds the sum of columns <= j.
     table = np.zeros((n, width + 1))
     if int(sizes.min()) == width:  # equal segments: the rows are the table
@@ -275,6 +275,36 @@ def _exclusive_by_rows(values, group, starts, n) -> np.ndarray | None:
     if at is None:
         return table[:, :-1].reshape(-1)
     return table.reshape(-1)[at]
+
+
+def _exclusive_by_widths(values, group, edges, sizes) -> np.ndarray:
+    """:func:`_exclusive_by_rows` for segments of very unequal sizes: one table
+    per power-of-two width class (at most twice the cells of its rows), each
+    segment's running sum from 0 as in the one table. So a segment's sums never
+    depend on the other segments (threads over shards of segments give the same
+    bits; the restarting running sum carried the previous segment's rounding)."""
+    size = values.shape[0]
+    width_class = np.zeros(sizes.shape[0], dtype=np.uint8)
+    big = sizes > 1
+    width_class[big] = np.frexp((sizes[big] - 1).astype(np.float64))[1]
+    row_class = width_class[group]
+    by_class = np.argsort(row_class, kind="stable")  # radix sort, in row order
+    class_edges = np.searchsorted(row_class[by_class], np.arange(65))
+    position = np.arange(size, dtype=np.intp)
+    position -= edges[:-1].repeat(sizes)
+    slot = np.zeros(sizes.shape[0], dtype=np.intp)  # a segment's table row
+    out = np.empty(size, dtype=np.float64)
+    for c in np.flatnonzero(np.diff(class_edges)).tolist():
+        rows = by_class[class_edges[c] : class_edges[c + 1]]
+        segments = np.flatnonzero((width_class == c) & (sizes > 0))
+        slot[segments] = np.arange(segments.shape[0])
+        width = int(sizes[segments].max())
+        at = slot[group[rows]] * (width + 1) + position[rows]
+        table = np.zeros((segments.shape[0], width + 1))
+        table.reshape(-1)[at + 1] = values[rows]
+        np.cumsum(table, axis=1, out=table)
+        out[rows] = table.reshape(-1)[at]
+    return out
 
 
 def exclusive_cumsum(values: Any, group: Any, starts: Any, n: int) -> Any:

@@ -14,11 +14,17 @@ from .._engine.context import GroupTotals, RankingContext
 from .._engine.conventions import Options, given_options, resolve_options
 from .._engine.cutoffs import AXIS_KERNELS, values_at_cutoffs
 from .._engine.kernels import GroupValues
-from .._engine.reduce import mean_over_groups, weighted_mean
+from .._engine.reduce import (
+    mean_over_groups,
+    weighted_mean,
+    weighted_means_at_cutoffs,
+)
 from .._engine.segments import array_namespace
 from .._utils.array_api import is_foreign, to_numpy
+from .._utils.jobs import effective_n_jobs
 from .._utils.params import check_k
 from .registry import METRICS
+from .shards import concat, run_bounds, run_shards, shardable
 from .validation import (
     MetricRequest,
     ValidatedInputs,
@@ -117,7 +123,12 @@ def rank_inputs(
         host=host,
         unjudged_labels=unjudged_labels,
     )
-    ctx = RankingContext.from_inputs(
+    return ranking_context(inputs, opts), inputs.group_ids
+
+
+def ranking_context(inputs: ValidatedInputs, opts: Options) -> RankingContext:
+    """Checked inputs ordered once: the second half of :func:`rank_inputs`."""
+    return RankingContext.from_inputs(
         inputs.y_true,
         inputs.y_score,
         inputs.codes,
@@ -130,7 +141,6 @@ def rank_inputs(
         group_weight=opts.group_weight,
         relevance_threshold=opts.relevance_threshold,
     )
-    return ctx, inputs.group_ids
 
 
 def input_totals(inputs: ValidatedInputs, opts: Options) -> GroupTotals:
@@ -235,6 +245,7 @@ def evaluate(
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
+    n_jobs: int | None = None,
 ) -> dict[str, float]:
     """Compute several ranking metrics from one shared ordering.
 
@@ -276,6 +287,12 @@ see the metric functions
         Conventions; None takes the value of ``convention``.
     convention : str, default=None
         Name of a preset of conventions; None is ``"sklearn_rank"``.
+    n_jobs : int, default=None
+        Threads over shards of whole groups (each shard ordered and scored on
+        its own thread; the results are the single-threaded ones to the last
+        bit). None means 1 unless inside ``joblib.parallel_config(n_jobs=...)``;
+        -1 means all cores. Array API inputs, pooled metrics (``"auc"``) and
+        ``group_weight="relevant_mean"`` with ``sample_weight`` use one thread.
 
     Returns
     -------
@@ -298,7 +315,8 @@ see the metric functions
         given_options(locals()),
     )
     requests = check_metrics(metrics, func)
-    ctx, ids = rank_inputs(
+    n_threads = effective_n_jobs(n_jobs, func)
+    inputs = prepare_inputs(
         func,
         y_true,
         y_score,
@@ -310,7 +328,11 @@ see the metric functions
         judged,
         in_pool,
     )
-    return mean_values(ctx, ids, requests, opts)
+    if n_threads > 1 and shardable(inputs, requests, opts):
+        out = sharded_means(inputs, requests, opts, n_threads)
+        if out is not None:
+            return out
+    return mean_values(ranking_context(inputs, opts), inputs.group_ids, requests, opts)
 
 
 # A metric asked for at this many cutoffs or more is read off the cutoff axis.
@@ -407,6 +429,7 @@ def evaluate_per_group(
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
     convention: str | None = None,
+    n_jobs: int | None = None,
 ) -> GroupScores:
     """One value per group for each metric, aligned with the sorted group ids.
 
@@ -437,7 +460,8 @@ def evaluate_per_group(
         given_options(locals()),
     )
     requests = check_metrics(metrics, func, per_group=True)
-    ctx, ids = rank_inputs(
+    n_threads = effective_n_jobs(n_jobs, func)
+    inputs = prepare_inputs(
         func,
         y_true,
         y_score,
@@ -449,9 +473,127 @@ def evaluate_per_group(
         judged,
         in_pool,
     )
+    if n_threads > 1 and shardable(inputs, requests, opts):
+        out = sharded_group_scores(inputs, requests, opts, n_threads)
+        if out is not None:
+            return out
     # Under array_api_dispatch the kernels computed in the inputs' namespace and
     # device, where the per-group results stay (numpy otherwise).
-    return _group_scores(ctx, ids, requests, opts)
+    ctx = ranking_context(inputs, opts)
+    return _group_scores(ctx, inputs.group_ids, requests, opts)
+
+
+def sharded_means(
+    inputs: ValidatedInputs,
+    requests: list[MetricRequest],
+    opts: Options,
+    n_threads: int,
+    bounds: np.ndarray | None = None,
+) -> dict[str, float] | None:
+    """:func:`mean_values` over shards of whole groups, one thread each: the
+    per-group values put back in group order and reduced once, as one pass
+    reduces them. None where one shard is all there is, or a reduction must
+    raise or warn (the caller then runs the single pass, which does)."""
+    families = _axis_families(requests) if opts.undefined != "raise" else {}
+    in_family = {r.label for group in families.values() for r in group}
+    cutoffs = {
+        name: np.unique(np.array([r.k for r in group], dtype=np.int64))
+        for name, group in families.items()
+    }
+
+    def work(shard: ValidatedInputs) -> tuple[dict, dict]:
+        ctx = ranking_context(shard, opts)
+        tables = {}
+        for name, group in families.items():
+            table, rows, _, defined, weight, _ = values_at_cutoffs(
+                ctx, name, group[0].spec.kernel, cutoffs[name], opts
+            )
+            # A definedness the same at every cutoff comes broadcast (stride 0).
+            one_d = defined.ndim == 2 and defined.strides[0] == 0
+            tables[name] = (table[rows], defined[rows], one_d, weight)
+        rest = {
+            r.label: group_values(ctx, r, opts)
+            for r in requests
+            if r.label not in in_family
+        }
+        return tables, rest
+
+    parts = _run(inputs, n_threads, work, bounds)
+    if parts is None:
+        return None
+    out: dict[str, float] = {}
+    for name, group in families.items():
+        table, defined, weight = (
+            concat([p[0][name][i] for p in parts]) for i in (0, 1, 3)
+        )
+        one_d = all(p[0][name][2] for p in parts)
+        ks, rows = cutoffs[name], np.arange(cutoffs[name].size)
+        if one_d:  # as values_at_cutoffs reduces a per-group definedness
+            defined = defined[0]
+            table = np.where(defined, table, 0.0)
+        means = weighted_means_at_cutoffs(
+            table, rows, None, defined, weight, opts.undefined
+        )
+        if means is None:
+            return None
+        for r in group:
+            out[r.label] = float(means[np.searchsorted(ks, r.k)])
+    ids = inputs.group_ids
+    for r in requests:
+        if r.label in out:
+            continue
+        values, defined, weight = (
+            concat(
+                [
+                    np.broadcast_to(p[1][r.label][i], p[1][r.label][0].shape)
+                    for p in parts
+                ]
+            )
+            for i in (0, 1, 2)
+        )
+        undefined = dict(r.options).get("undefined", opts.undefined)
+        out[r.label] = mean_over_groups(
+            values, defined, weight, undefined, r.label, ids
+        )
+    return {r.label: out[r.label] for r in requests}
+
+
+def sharded_group_scores(
+    inputs: ValidatedInputs,
+    requests: list[MetricRequest],
+    opts: Options,
+    n_threads: int,
+    bounds: np.ndarray | None = None,
+) -> GroupScores | None:
+    """:func:`_group_scores` over shards of whole groups, one thread each."""
+
+    def work(shard: ValidatedInputs) -> GroupScores:
+        ctx = ranking_context(shard, opts)
+        return _group_scores(ctx, shard.group_ids, requests, opts)
+
+    parts = _run(inputs, n_threads, work, bounds)
+    if parts is None:
+        return None
+    return _merge_scores(inputs.group_ids, requests, parts)
+
+
+def _merge_scores(ids, requests, parts: list[GroupScores]) -> GroupScores:
+    values, weights = {}, {}
+    for r in requests:
+        values[r.label] = concat([p.values[r.label] for p in parts])
+        weights[r.label] = concat(
+            [
+                np.broadcast_to(p.weights[r.label], p.values[r.label].shape)
+                for p in parts
+            ]
+        )
+    return GroupScores(group_ids=ids, values=values, weights=weights)
+
+
+def _run(inputs, n_threads, work, bounds):
+    if bounds is None:
+        return run_shards(inputs, n_threads, work)
+    return run_bounds(inputs, bounds, work)
 
 
 # Options that only a kernel reads: sets of keywords that differ in these alone

@@ -30,6 +30,7 @@ from .._metrics.evaluate import evaluate
 from .._metrics.registry import get_metric_names
 from .._metrics.validation import parse_metric
 from .._utils.array_api import dispatch_enabled, is_foreign, to_numpy
+from .._utils.jobs import check_n_jobs
 from .._utils.params import param_error
 from .groups_source import (
     ROUTING_HINT,
@@ -243,7 +244,7 @@ def _check_metric_kwargs(metric_kwargs, owner, by_name=True):
             )
     if not by_name:  # a metric function checks its own keywords
         return kwargs
-    known = [*OPTIONS, "convention"]
+    known = [*OPTIONS, "convention", "n_jobs"]
     for key in kwargs:
         if key not in known:
             close = difflib.get_close_matches(key, known, n=1)
@@ -252,8 +253,9 @@ def _check_metric_kwargs(metric_kwargs, owner, by_name=True):
                 f"{owner} got an unknown metric option {key!r}.{hint} Valid "
                 f"options: {', '.join(known)}."
             )
-    given = {k: v for k, v in kwargs.items() if k != "convention"}
+    given = {k: v for k, v in kwargs.items() if k not in ("convention", "n_jobs")}
     resolve_options(owner, kwargs.get("convention"), given)
+    check_n_jobs(kwargs.get("n_jobs"), owner)
     return kwargs
 
 
@@ -558,7 +560,10 @@ default=("decision_function", "predict_proba", "predict")
 
     **metric_kwargs
         Options of the metric (``ties``, ``gain``, ``relevance_threshold``,
-        ``undefined``, ``convention``, ...), fixed for every call.
+        ``undefined``, ``convention``, ...), fixed for every call; and
+        ``n_jobs``, the threads of each evaluation (:func:`~sklearn_rank.evaluate`:
+        None means 1 unless inside ``joblib.parallel_config(n_jobs=...)``, so
+        the workers of a parallel search evaluate on one thread each).
 
     Returns
     -------

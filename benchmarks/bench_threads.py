@@ -1,0 +1,149 @@
+"""Threads over group shards (issue 48): ``evaluate(n_jobs=1)`` against
+``n_jobs=2`` (or ``--jobs``), and XGBoost's C++ ``ndcg@10`` evaluator at
+``nthread`` 1 and 2 on a ``DMatrix`` with query ids, side by side in one run.
+
+Each layout is timed in rounds: every round runs each contender once, in
+turn, so that the load of a shared machine falls on all of them alike; the
+table shows medians over ``--repeat`` rounds, and the ratios of those medians
+(ratios measured in the same run are what count on a busy machine). Every
+threaded result is checked equal (``==``) to the single-threaded one first.
+
+Layouts: ``--rows`` rows in groups of ~100 rows (shuffled), tiny groups (1-3
+rows), and 5 huge groups; graded labels 0..4, scores with ties (two decimals);
+5 metrics, ``ties="average"``.
+
+    python benchmarks/bench_threads.py --rows 1_000_000 10_000_000 --repeat 3
+    python benchmarks/bench_threads.py --rows 10_000_000 --jobs 1 2 4 8 16
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+METRICS = ["ndcg@10", "map", "mrr", "precision@5", "recall@20"]
+
+
+def make_rows(n: int, layout: str, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    if layout == "tiny":
+        sizes = rng.integers(1, 4, n // 2 + 1)
+    elif layout == "huge":
+        sizes = np.full(5, n // 5)
+    else:
+        sizes = rng.integers(50, 151, n // 100 + 1)
+    sizes = sizes[np.cumsum(sizes) <= n]
+    groups = np.repeat(np.arange(sizes.size), sizes)
+    m = groups.size
+    y = np.minimum(rng.geometric(0.55, m) - 1, 4).astype(np.float64)
+    score = np.round(y * 0.3 + rng.normal(size=m), 2)
+    perm = rng.permutation(m)
+    return y[perm], score[perm], groups[perm], sizes
+
+
+def xgb_ndcg(y, score, groups, nthread: int):
+    """A callable running XGBoost's ``ndcg@10`` evaluator (C++, ``nthread``
+    threads) on a DMatrix with query ids, the scores set as base margins of a
+    booster of no trees, so the evaluation reads exactly ``score``."""
+    import xgboost as xgb
+
+    order = np.argsort(groups, kind="stable")  # XGBoost wants rows by query
+    dm = xgb.DMatrix(
+        np.zeros((y.size, 1), dtype=np.float32),
+        label=y[order],
+        qid=groups[order],
+        base_margin=score[order],
+        nthread=nthread,
+    )
+    booster = xgb.train(
+        {
+            "objective": "rank:ndcg",
+            "eval_metric": "ndcg@10",
+            "nthread": nthread,
+            "base_score": 0.0,
+        },
+        dm,
+        num_boost_round=0,
+    )
+    return lambda: float(booster.eval(dm, "d").split(":")[-1])
+
+
+def time_round(contenders: dict, repeat: int) -> dict:
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(repeat):
+        for name, run in contenders.items():
+            t0 = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def contenders_of(y, s, g, jobs, with_xgboost: bool) -> dict:
+    """The timed callables of one layout, each threaded result checked equal
+    to the single-threaded one first."""
+    from sklearn_rank import evaluate, prepare
+
+    ref = evaluate(y, s, groups=g, metrics=METRICS, n_jobs=1)
+    out = {}
+    for j in jobs:
+        got = evaluate(y, s, groups=g, metrics=METRICS, n_jobs=j)
+        assert got == ref, (j, got, ref)
+        out[f"evaluate n_jobs={j}"] = lambda j=j: evaluate(
+            y, s, groups=g, metrics=METRICS, n_jobs=j
+        )
+    if not with_xgboost:
+        return out
+    one = prepare(y, groups=g, metrics=["ndcg@10"])
+    out["prepared ndcg@10 (1 thread)"] = lambda: one.evaluate(s)
+    for j in jobs:
+        out[f"evaluate ndcg@10 n_jobs={j}"] = lambda j=j: evaluate(
+            y, s, groups=g, metrics=["ndcg@10"], n_jobs=j
+        )
+    try:
+        for j in jobs:
+            out[f"xgboost ndcg@10 nthread={j}"] = xgb_ndcg(y, s, g, j)
+    except ImportError:
+        print("xgboost not installed: its rows are left out")
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000])
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--layouts", nargs="+", default=["ragged", "tiny", "huge"])
+    parser.add_argument("--no-xgboost", action="store_true")
+    args = parser.parse_args(argv)
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    import sklearn_rank
+
+    print(
+        f"sklearn_rank {sklearn_rank.__version__}, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.2f} at start"
+    )
+    print(f"metrics {METRICS}, ties='average', median of {args.repeat}")
+    for n in args.rows:
+        for layout in args.layouts:
+            y, s, g, sizes = make_rows(n, layout)
+            xgb = layout == "ragged" and not args.no_xgboost
+            med = time_round(contenders_of(y, s, g, args.jobs, xgb), args.repeat)
+            base = med[f"evaluate n_jobs={args.jobs[0]}"]
+            print(
+                f"\n{n:,} rows, {sizes.size:,} groups ({layout}); "
+                f"load {os.getloadavg()[0]:.2f}"
+            )
+            print(f"{'contender':<34} {'median s':>9} {'/ first':>8}")
+            for name, t in med.items():
+                print(f"{name:<34} {t:9.4f} {t / base:8.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

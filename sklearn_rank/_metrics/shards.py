@@ -1,0 +1,155 @@
+"""Threads over group shards: the rows cut at group boundaries, each shard
+ordered and run through the kernels on its own thread.
+
+Every per-group value depends on its group's rows alone, so a shard of whole
+groups (codes ``g0..g1-1``) gives the values of those groups; the per-group
+values are put back in group order and reduced once through
+``_engine/reduce.py``, as the single-threaded path does. numpy releases the GIL
+in its sorts and most array operations, which is where the engine spends its
+time. What reads all groups at once runs on one thread instead
+(:func:`shardable`): the pooled metrics (``MetricSpec.pooled``),
+:data:`ACROSS_GROUPS` and the ``group_weight="relevant_mean"`` fill weight.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .._engine.conventions import Options
+from .._engine.shard_rules import LONG_GROUP
+from .validation import MetricRequest, ValidatedInputs
+
+R = TypeVar("R")
+
+# Metrics whose per-group values read a running sum over every group's rows
+# (the ideal DCG prefix of ndcg_rel and rndcg in kernels/trec.py: each group's
+# IDCG is a difference of one prefix over all groups, so its last bit depends
+# on the groups before it). They run on one thread.
+ACROSS_GROUPS = frozenset({"ndcg_rel", "rndcg"})
+
+# Below this many rows per extra thread, a thread costs more than it saves.
+MIN_ROWS_PER_SHARD = 1 << 14
+
+
+def shardable(
+    inputs: ValidatedInputs, requests: Sequence[MetricRequest], opts: Options
+) -> bool:
+    """Whether every requested value is a function of one group's rows."""
+    if inputs.space.xp is not None or not isinstance(inputs.y_score, np.ndarray):
+        return False  # array API inputs: the device keeps its own parallelism
+    if any(r.spec.pooled or r.spec.name in ACROSS_GROUPS for r in requests):
+        return False
+    if opts.group_weight == "relevant_mean" and inputs.sample_weight is not None:
+        return False  # the fill weight is a mean over all groups
+    return True
+
+
+def shard_bounds(codes: np.ndarray, n_groups: int, n_shards: int) -> np.ndarray:
+    """Group-code boundaries ``[0, ..., n_groups]`` of at most ``n_shards``
+    shards of contiguous groups, balanced by rows; no shard is empty (of groups
+    or of rows), so there are never more shards than groups."""
+    n = codes.shape[0]
+    if n_shards <= 1 or n_groups <= 1 or n == 0:
+        return np.array([0, n_groups], dtype=np.intp)
+    rows_before = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=n_groups), out=rows_before[1:])
+    targets = np.arange(1, n_shards, dtype=np.float64) * (n / n_shards)
+    cut = np.searchsorted(rows_before, targets, side="left")
+    cut = cut[(cut > 0) & (cut < n_groups)]
+    before = rows_before[cut]
+    cut = cut[(before > 0) & (before < n)]
+    # One boundary per row position: no shard without rows.
+    _, first = np.unique(rows_before[cut], return_index=True)
+    cut = cut[first]
+    sizes = np.diff(rows_before)
+    if cut.size and sizes.max() > LONG_GROUP:
+        # Every shard holds a long group when the call has one (shard_rules).
+        long_before = np.zeros(n_groups + 1, dtype=np.int64)
+        np.cumsum(sizes > LONG_GROUP, out=long_before[1:])
+        kept, start = [], 0
+        for c in cut.tolist():  # at most n_shards - 1 candidates
+            if long_before[c] > long_before[start] and long_before[-1] > long_before[c]:
+                kept.append(c)
+                start = c
+        cut = np.array(kept, dtype=np.intp)
+    return np.concatenate([[0], cut, [n_groups]]).astype(np.intp)
+
+
+def split_inputs(inputs: ValidatedInputs, bounds: np.ndarray) -> list[Callable]:
+    """One callable per shard that cuts that shard's rows out of ``inputs``
+    (run on the shard's own thread): codes start again at 0, rows keep their
+    input order (so ``ties="stable"`` orders them as one pass does)."""
+    n_shards = bounds.shape[0] - 1
+    shard_of_code = np.repeat(
+        np.arange(n_shards, dtype=np.uint16), np.diff(bounds).astype(np.intp)
+    )
+    key = shard_of_code[inputs.codes]
+    # A stable sort of small integers: numpy's radix sort, linear in the rows.
+    order = np.argsort(key, kind="stable")
+    row_bounds = np.zeros(n_shards + 1, dtype=np.intp)
+    np.cumsum(np.bincount(key, minlength=n_shards), out=row_bounds[1:])
+
+    def cut(s: int) -> ValidatedInputs:
+        rows = order[row_bounds[s] : row_bounds[s + 1]]
+        g0, g1 = int(bounds[s]), int(bounds[s + 1])
+
+        def take(a):
+            return None if a is None else a[rows]
+
+        codes = inputs.codes[rows]
+        codes -= codes.dtype.type(g0)
+        return dataclasses.replace(
+            inputs,
+            y_true=inputs.y_true[rows],
+            y_score=inputs.y_score[rows],
+            codes=codes,
+            group_ids=inputs.group_ids[g0:g1],
+            sample_weight=take(inputs.sample_weight),
+            retrieved=take(inputs.retrieved),
+            judged=take(inputs.judged),
+            in_pool=take(inputs.in_pool),
+            rows=None,
+        )
+
+    return [lambda s=s: cut(s) for s in range(n_shards)]
+
+
+def run_shards(
+    inputs: ValidatedInputs,
+    n_threads: int,
+    work: Callable[[ValidatedInputs], R],
+) -> list[R] | None:
+    """``work`` on each shard of ``inputs``, one thread each, in group order;
+    None when one shard is all there is (the caller then runs unsharded)."""
+    n_threads = min(n_threads, max(inputs.codes.shape[0] // MIN_ROWS_PER_SHARD, 1))
+    bounds = shard_bounds(inputs.codes, inputs.n_groups, n_threads)
+    return run_bounds(inputs, bounds, work)
+
+
+def run_bounds(
+    inputs: ValidatedInputs,
+    bounds: np.ndarray,
+    work: Callable[[ValidatedInputs], R],
+) -> list[R] | None:
+    """:func:`run_shards` at given boundaries (the tests' fixed shard counts)."""
+    if bounds.shape[0] <= 2:
+        return None
+    cuts = split_inputs(inputs, bounds)
+    pool = ThreadPoolExecutor(max_workers=len(cuts), thread_name_prefix="sklearn_rank")
+    try:
+        futures = [pool.submit(lambda c=c: work(c())) for c in cuts]
+        return [f.result() for f in futures]
+    finally:
+        # An error or Ctrl-C in the caller: drop the shards not started, and
+        # return without waiting for the running ones (they end on their own).
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def concat(parts: Sequence[Any]) -> np.ndarray:
+    """Per-group arrays of consecutive shards, in group order."""
+    return np.concatenate([np.asarray(p) for p in parts], axis=-1)

@@ -1,0 +1,42 @@
+"""The ``n_jobs`` parameter: scikit-learn's convention, one resolver.
+
+``None`` means 1 unless inside ``joblib.parallel_config(n_jobs=...)``, ``-1``
+all cores, ``-2`` all but one, and so on (``joblib.effective_n_jobs``, the public
+function scikit-learn reads); 0 and non-integers are refused with the one error
+format of :mod:`.params`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from .params import param_error
+
+
+def check_n_jobs(n_jobs: Any, func: str) -> None:
+    """Refuse an ``n_jobs`` that is neither None nor a nonzero int."""
+    if n_jobs is None:
+        return
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise param_error(
+            "n_jobs", func, "an int (not 0; -1 for all cores) or None", n_jobs
+        )
+    if n_jobs == 0:
+        raise param_error(
+            "n_jobs",
+            func,
+            "an int (not 0; -1 for all cores) or None",
+            n_jobs,
+            "Pass n_jobs=1 for one thread.",
+        )
+
+
+def effective_n_jobs(n_jobs: Any, func: str) -> int:
+    """The number of threads ``n_jobs`` asks for (checked first), at least 1."""
+    check_n_jobs(n_jobs, func)
+    if n_jobs == 1:
+        return 1
+    import joblib  # a dependency of scikit-learn; read only when asked
+
+    return max(int(joblib.effective_n_jobs(n_jobs)), 1)

@@ -1,0 +1,302 @@
+"""n_jobs: threads over group shards give the single-threaded numbers to the
+last bit (issue 48), and n_jobs follows scikit-learn's convention."""
+
+import functools
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import joblib
+import numpy as np
+import pytest
+import sklearn
+
+from sklearn_rank import evaluate, evaluate_per_group, get_metric_names
+from sklearn_rank._engine.conventions import resolve_options
+from sklearn_rank._metrics import shards
+from sklearn_rank._metrics.evaluate import (
+    prepare_inputs,
+    sharded_group_scores,
+    sharded_means,
+)
+from sklearn_rank._metrics.validation import check_metrics
+
+TIES = ("average", "stable", "pessimistic", "optimistic", "threshold")
+
+
+def _names():
+    out = []
+    for name in get_metric_names():
+        if name == "auc" or name in shards.ACROSS_GROUPS:
+            continue  # pooled, or reading all groups: one thread (tested below)
+        base, _, arg = name.partition("@")
+        if arg == "k":
+            out += [f"{base}@3", f"{base}@10"]
+        elif arg == "r":
+            out.append(f"{base}@0.5")
+        elif arg == "m":
+            out.append(f"{base}@2")
+        else:
+            out.append(name)
+    # A family read off the cutoff axis (three cutoffs or more).
+    return [*out, "ndcg@1", "ndcg@2", "ndcg@5", "precision@1", "precision@5"]
+
+
+NAMES = _names()
+
+
+@functools.lru_cache
+def _working(ties):
+    """The names a single pass computes under ``ties`` (some refuse tie blocks
+    whose exact expectation is not implemented), and the ones it refuses."""
+    y, s, g, _ = _rows()
+    ok, refused = [], []
+    for name in NAMES:
+        try:
+            evaluate(y, s, groups=g, metrics=[name], ties=ties, max_grade=4)
+        except ValueError:
+            refused.append(name)
+        else:
+            ok.append(name)
+    return ok, refused
+
+
+def _rows(seed=0):
+    """Tiny groups (1-3 rows), middling ones and a few huge ones, shuffled;
+    graded labels, tied scores, row weights."""
+    rng = np.random.default_rng(seed)
+    sizes = np.concatenate(
+        [rng.integers(1, 4, 300), rng.integers(4, 60, 60), [3000, 2000, 1500]]
+    )
+    # Long groups (> LONG_GROUP rows) spread over the codes: each shard of the
+    # tests' cuts holds one.
+    sizes[::52] = rng.integers(80, 200, sizes[::52].size)
+    groups = np.repeat(np.arange(sizes.size), sizes)
+    n = groups.size
+    y = rng.integers(0, 5, n) * (rng.random(n) < 0.4)
+    score = np.round(rng.normal(size=n), 1)  # many ties
+    weight = rng.random(n) + 0.1
+    perm = rng.permutation(n)
+    return y[perm].astype(float), score[perm], groups[perm], weight[perm]
+
+
+def _sharded(func, names, n_shards, y, s, g, w, **options):
+    requests = check_metrics(names, "evaluate", per_group=func == "per_group")
+    opts = resolve_options("evaluate", None, {"max_grade": 4, **options})
+    inputs = prepare_inputs("evaluate", y, s, g, w, None, requests, opts)
+    run = sharded_means if func == "mean" else sharded_group_scores
+    # Balanced by rows (fewer shards where a huge group fills one), and
+    # exactly n_shards by number of groups: the same numbers either way.
+    balanced = shards.shard_bounds(inputs.codes, inputs.n_groups, n_shards)
+    assert 1 <= balanced.size - 1 <= n_shards
+    # By groups, with a long group in each shard (shard_rules.LONG_GROUP).
+    by_groups = np.linspace(0, 360, n_shards).round().astype(np.intp)
+    by_groups = np.r_[by_groups, inputs.n_groups]
+    out = run(inputs, requests, opts, n_shards, by_groups)
+    again = run(inputs, requests, opts, n_shards, balanced)
+    if func == "mean":
+        assert again == out
+    elif out is not None:
+        for name in out.values:
+            assert np.array_equal(again.values[name], out.values[name], equal_nan=True)
+    return out
+
+
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("n_shards", [2, 3, 7])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_means_bit_identical(ties, n_shards, weighted):
+    y, s, g, w = _rows()
+    w = w if weighted else None
+    names, refused = _working(ties)
+    one = evaluate(
+        y, s, groups=g, metrics=names, sample_weight=w, ties=ties, max_grade=4
+    )
+    many = _sharded("mean", names, n_shards, y, s, g, w, ties=ties)
+    assert many is not None
+    assert list(many) == list(one)
+    diff = {k: (one[k], many[k]) for k in one if not one[k] == many[k]}
+    assert not diff
+    # A number for undefined groups.
+    one = evaluate(y, s, groups=g, metrics=names, ties=ties, undefined=0.0, max_grade=4)
+    many = _sharded("mean", names, n_shards, y, s, g, None, ties=ties, undefined=0.0)
+    assert many == one
+    # What one pass refuses, the shards refuse.
+    for name in refused[:2]:
+        with pytest.raises(ValueError):
+            _sharded("mean", [name], n_shards, y, s, g, None, ties=ties)
+
+
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("n_shards", [1, 2, 3, 7])
+def test_per_group_bit_identical(ties, n_shards):
+    y, s, g, w = _rows(1)
+    names, _ = _working(ties)
+    one = evaluate_per_group(
+        y, s, groups=g, metrics=names, sample_weight=w, ties=ties, max_grade=4
+    )
+    many = _sharded("per_group", names, n_shards, y, s, g, w, ties=ties)
+    if n_shards == 1:
+        assert many is None  # one shard: the single pass runs
+        return
+    assert np.array_equal(many.group_ids, one.group_ids)
+    for name in names:
+        assert np.array_equal(many.values[name], one.values[name], equal_nan=True)
+        assert np.array_equal(many.weights[name], one.weights[name])
+
+
+def test_n_jobs_end_to_end_large():
+    """Through the public functions, shards above the minimum size."""
+    rng = np.random.default_rng(3)
+    n = 6 * shards.MIN_ROWS_PER_SHARD  # rbp: labels 0..3 under max_grade=3
+    g = rng.integers(0, 2000, n)
+    y = rng.integers(0, 4, n).astype(float)
+    s = np.round(rng.random(n), 2)
+    names = ["ndcg@10", "map", "mrr", "precision@5", "recall@20", "rbp"]
+    one = evaluate(y, s, groups=g, metrics=names, max_grade=3, n_jobs=1)
+    calls = []
+    real = shards.ThreadPoolExecutor
+
+    def counting(*a, **k):
+        calls.append(k.get("max_workers"))
+        return real(*a, **k)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(shards, "ThreadPoolExecutor", counting)
+        assert evaluate(y, s, groups=g, metrics=names, max_grade=3, n_jobs=3) == one
+        assert evaluate(y, s, groups=g, metrics=names, max_grade=3, n_jobs=-1) == one
+        per = evaluate_per_group(y, s, groups=g, metrics=names, max_grade=3, n_jobs=2)
+    assert calls[0] == 3 and calls[-1] == 2
+    ref = evaluate_per_group(y, s, groups=g, metrics=names, max_grade=3)
+    for name in names:
+        assert np.array_equal(per.values[name], ref.values[name], equal_nan=True)
+
+
+def test_shard_bounds():
+    codes = np.array([0, 0, 0, 0, 1, 2, 3, 3, 3, 3, 3, 3])
+    b = shards.shard_bounds(codes, 4, 2)
+    assert b.tolist()[0] == 0 and b.tolist()[-1] == 4 and b.size == 3
+    # More shards than groups: clamped, no empty shard.
+    for k in (4, 7, 100):
+        b = shards.shard_bounds(codes, 4, k)
+        assert np.all(np.diff(b) > 0)
+        sizes = np.add.reduceat(np.bincount(codes, minlength=4), b[:-1])
+        assert np.all(sizes > 0)
+    # A group without rows (judged_only keeps its code) never makes a shard.
+    codes = np.array([0, 0, 2, 2])
+    b = shards.shard_bounds(codes, 3, 3)
+    sizes = np.add.reduceat(np.bincount(codes, minlength=3), b[:-1])
+    assert np.all(sizes > 0)
+    assert shards.shard_bounds(codes, 1, 5).tolist() == [0, 1]
+
+
+def test_pooled_and_relevant_mean_run_on_one_thread(monkeypatch):
+    y, s, g, w = _rows(2)
+    for names, kw in (
+        (["auc", "ndcg@10"], {}),
+        (["rndcg", "ndcg@10"], {"max_grade": 4, "ties": "stable"}),
+        (["ndcg@10"], {"group_weight": "relevant_mean", "sample_weight": w}),
+    ):
+        monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
+        ref = evaluate(y, s, groups=g, metrics=names, **kw)
+        called = []
+        monkeypatch.setattr(shards, "run_bounds", lambda *a, c=called: c.append(1))
+        assert evaluate(y, s, groups=g, metrics=names, n_jobs=4, **kw) == ref
+        assert not called
+
+
+@pytest.mark.parametrize("bad", [0, 1.5, "2", True])
+def test_bad_n_jobs(bad):
+    y, s, g, _ = _rows()
+    with pytest.raises(ValueError, match="'n_jobs' parameter of evaluate must be"):
+        evaluate(y, s, groups=g, n_jobs=bad)
+    with pytest.raises(ValueError, match="'n_jobs' parameter of evaluate_per_group"):
+        evaluate_per_group(y, s, groups=g, n_jobs=bad)
+
+
+def test_none_reads_joblib_parallel_config(monkeypatch):
+    monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
+    y, s, g, _ = _rows()
+    seen = []
+    real = shards.run_shards
+
+    def spy(inputs, n_threads, work):
+        seen.append(n_threads)
+        return real(inputs, n_threads, work)
+
+    monkeypatch.setattr(shards, "run_shards", spy)
+    import sklearn_rank._metrics.evaluate as ev
+
+    monkeypatch.setattr(ev, "run_shards", spy)
+    ref = evaluate(y, s, groups=g)
+    assert seen == []  # None: one thread
+    with joblib.parallel_config(n_jobs=3):
+        assert evaluate(y, s, groups=g) == ref
+    assert seen == [3]
+
+
+def test_interrupt_does_not_hang(monkeypatch):
+    """An exception in a shard (as Ctrl-C in the caller) cancels the shards
+    not started and returns at once; no worker thread is left waiting."""
+    monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
+    y, s, g, _ = _rows()
+    import sklearn_rank._metrics.evaluate as ev
+
+    real = ev.ranking_context
+    started = []
+
+    def boom(inputs, opts):
+        started.append(1)
+        if len(started) == 1:
+            raise KeyboardInterrupt
+        return real(inputs, opts)
+
+    monkeypatch.setattr(ev, "ranking_context", boom)
+    before = threading.active_count()
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(y, s, groups=g, n_jobs=7)
+    for t in threading.enumerate():
+        if t.name.startswith("sklearn_rank"):
+            t.join(timeout=10)
+            assert not t.is_alive()
+    assert threading.active_count() <= before
+
+
+def test_grid_search_workers_single_threaded(monkeypatch):
+    """GridSearchCV(n_jobs=2) on threads: each worker evaluates on one thread
+    (no oversubscription) unless told otherwise."""
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+
+    from sklearn_rank import make_ranking_scorer
+
+    monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
+    pools = []
+    real = ThreadPoolExecutor
+
+    def counting(*a, **k):
+        pools.append(k.get("max_workers"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(shards, "ThreadPoolExecutor", counting)
+    rng = np.random.default_rng(0)
+    n = 600
+    X = rng.normal(size=(n, 3))
+    groups = np.repeat(np.arange(60), 10)
+    y = (X[:, 0] + rng.normal(size=n) > 0.5).astype(float)
+    scorer = make_ranking_scorer("ndcg@5")
+    search = GridSearchCV(
+        Ridge(), {"alpha": [0.1, 1.0]}, scoring=scorer, cv=GroupKFold(3), n_jobs=2
+    )
+    with (
+        sklearn.config_context(enable_metadata_routing=True),
+        joblib.parallel_config(backend="threading"),
+    ):
+        search.fit(X, y, groups=groups)
+    assert pools == []
+    told = make_ranking_scorer("ndcg@5", n_jobs=2)
+    search = GridSearchCV(
+        Ridge(), {"alpha": [0.1]}, scoring=told, cv=GroupKFold(3), n_jobs=1
+    )
+    with sklearn.config_context(enable_metadata_routing=True):
+        search.fit(X, y, groups=groups)
+    assert pools and set(pools) == {2}
