@@ -140,8 +140,9 @@ def _case(rng):
     sizes = rng.integers(1, 9, size=n_groups)
     g = np.repeat(np.arange(n_groups), sizes)
     rng.shuffle(g)
-    n, m = g.size, int(rng.integers(1, 5))
-    y = rng.integers(0, 3, size=(n, m)) * (rng.random((n, m)) < 0.4)
+    n, m = g.size, int(rng.integers(1, 7))
+    density = rng.choice([0.2, 0.4, 0.7])
+    y = rng.integers(0, 3, size=(n, m)) * (rng.random((n, m)) < density)
     y[0, int(rng.integers(m))] = 1  # at least one defined group
     s = rng.integers(0, 4, size=n).astype(float)  # ties
     w = rng.uniform(0.5, 2.0, size=n)
@@ -298,3 +299,16 @@ def test_pyndeval_random_cases(seed):
     for measure, name in zip(measures, names, strict=True):
         want = np.mean([v[measure] for v in per_query.values()])
         assert got[name] == pytest.approx(want, abs=1e-12), measure
+
+
+def test_greedy_ideal_tie_rule_and_a_value_above_one():
+    # Three rows tie at gain 2 for the first ideal position. ndeval takes the
+    # greatest docno (here the last row, {A, C}); then {C, D} and {A, B} add 1.5
+    # each. The ranked order {A, B}, {C, D}, {A, C} gains 2, 2, 1: more than the
+    # greedy ideal, so alpha-nDCG exceeds 1 (pyndeval prints 1.0177104674506583).
+    y = [[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]]
+    d = [1 / math.log2(p + 1) for p in (1, 2, 3)]
+    want = (2 + 2 * d[1] + 1 * d[2]) / (2 + 1.5 * d[1] + 1.5 * d[2])
+    got = alpha_ndcg_score(y, [3, 2, 1], groups=[1, 1, 1], k=3)
+    assert got == pytest.approx(want, abs=1e-15)
+    assert got == pytest.approx(1.0177104674506583, abs=1e-15)
