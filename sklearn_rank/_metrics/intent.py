@@ -146,7 +146,24 @@ def evaluate_intents(
     >>> scores  # intent 1 only in the top 2; 2 pairs of 2 x 2
     {'subtopic_recall@2': 0.5, 'precision_ia@2': 0.5}
     """
-    func = "evaluate_intents"
+    return _scores("evaluate_intents", **locals())
+
+
+def _scores(
+    func: str,
+    y_true: Any,
+    y_score: Any,
+    *,
+    groups: Any,
+    metrics: str | Sequence[str],
+    alpha: Any,
+    sample_weight: Any,
+    ties: Any,
+    undefined: Any,
+    convention: Any,
+) -> dict[str, float]:
+    """The body of :func:`evaluate_intents` and the ``*_score`` functions: errors
+    name ``func``."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     requests = [_parse(n, func) for n in names]
     alpha = float(check_param(alpha, "alpha", func, _ALPHA))
@@ -181,23 +198,11 @@ def evaluate_intents(
     return out
 
 
-def _one(metric: str, y_true, y_score, groups, k, alpha, sample_weight, kw) -> float:
-    k = check_k(k, f"{metric}_score")
-    name = metric if k is None else f"{metric}@{k}"
-    try:
-        return evaluate_intents(
-            y_true,
-            y_score,
-            groups=groups,
-            metrics=[name],
-            alpha=alpha,
-            sample_weight=sample_weight,
-            **kw,
-        )[name]
-    except ValueError as error:  # name the public function, not the shared one
-        raise type(error)(
-            str(error).replace("evaluate_intents", f"{metric}_score")
-        ) from None
+def _one(metric: str, y_true, y_score, *, k, alpha=0.5, **kw) -> float:
+    """One metric through :func:`_scores`."""
+    func = f"{metric}_score"
+    name = metric if check_k(k, func) is None else f"{metric}@{k}"
+    return _scores(func, y_true, y_score, metrics=[name], alpha=alpha, **kw)[name]
 
 
 def alpha_ndcg_score(
@@ -225,8 +230,7 @@ def alpha_ndcg_score(
     >>> round(alpha_ndcg_score(y_true, [0.9, 0.8, 0.7], groups=[1, 1, 1], k=2), 4)
     0.8066
     """
-    kw = {"ties": ties, "undefined": undefined, "convention": convention}
-    return _one("alpha_ndcg", y_true, y_score, groups, k, alpha, sample_weight, kw)
+    return _one("alpha_ndcg", **locals())
 
 
 def err_ia_score(
@@ -254,8 +258,7 @@ def err_ia_score(
     >>> err_ia_score(y_true, [0.9, 0.8], groups=[1, 1], k=2)  # (1 + 1/2) / (2 * 1.25)
     0.6
     """
-    kw = {"ties": ties, "undefined": undefined, "convention": convention}
-    return _one("err_ia", y_true, y_score, groups, k, alpha, sample_weight, kw)
+    return _one("err_ia", **locals())
 
 
 def precision_ia_score(
@@ -279,8 +282,7 @@ def precision_ia_score(
     >>> precision_ia_score([[1, 1], [0, 1]], [0.9, 0.8], groups=[1, 1], k=2)
     0.75
     """
-    kw = {"ties": ties, "undefined": undefined, "convention": convention}
-    return _one("precision_ia", y_true, y_score, groups, k, 0.5, sample_weight, kw)
+    return _one("precision_ia", **locals())
 
 
 def subtopic_recall_score(
@@ -305,5 +307,4 @@ def subtopic_recall_score(
     >>> subtopic_recall_score([[1, 0], [0, 1]], [0.9, 0.8], groups=[1, 1], k=1)
     0.5
     """
-    kw = {"ties": ties, "undefined": undefined, "convention": convention}
-    return _one("subtopic_recall", y_true, y_score, groups, k, 0.5, sample_weight, kw)
+    return _one("subtopic_recall", **locals())
