@@ -51,10 +51,17 @@ def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
     return IntentView(rel, prior, n_intents, rel_input)
 
 
+def _decay_powers(alpha: float, top: int) -> np.ndarray:
+    """``(1 - alpha) ** c`` for the counts ``c = 0 .. top``: a table read by index."""
+    return np.power(1.0 - alpha, np.arange(top + 1, dtype=np.float64))
+
+
 def novelty_gain(rel: np.ndarray, prior: np.ndarray, alpha: float) -> np.ndarray:
     """Per row, ``sum_i J(d, i) (1 - alpha) ** r_i``: each intent's gain decays
     with the relevant rows for it ranked above (Clarke et al., 2008)."""
-    return (rel * np.power(1.0 - alpha, prior)).sum(axis=1)
+    counts = prior.astype(np.intp)  # exact: running sums of 0/1
+    powers = _decay_powers(alpha, int(counts.max()) if counts.size else 0)
+    return (rel * powers[counts]).sum(axis=1)
 
 
 def _in_cutoff(ctx: RankingContext, k: int | None) -> np.ndarray:
@@ -78,33 +85,44 @@ def greedy_ideal_gains(
     """``(n_groups, depth)``: the novelty gain at each position of ndeval's greedy
     ideal ranking (its ``idealResult``): at each position the row of largest
     marginal gain, ties to the last row in input order (ndeval: the largest
-    docno). Vectorized over groups; one pass per position. Only rows relevant to
-    some intent are candidates: an irrelevant row adds 0, and a relevant row
-    always adds more than 0 (``alpha < 1``)."""
-    g = ctx.n_groups
+    docno). Vectorized over groups; one pass per position over the relevant
+    (row, intent) pairs. Only rows relevant to some intent are candidates: an
+    irrelevant row adds 0, and a relevant row always adds more than 0
+    (``alpha < 1``)."""
+    g, m = ctx.n_groups, view.rel_input.shape[1]
+    out = np.zeros((g, depth))
     codes = ctx.totals.codes_all
     cand = np.flatnonzero(view.rel_input.any(axis=1))
-    # Candidates by group, then input order.
+    if not cand.size or not depth:
+        return out
+    # Candidates by group, then input order: each group's a contiguous run.
     cand = cand[np.argsort(codes[cand], kind="stable")]
     rel, grp = view.rel_input[cand], codes[cand]
-    pos = np.arange(cand.size, dtype=np.float64)
-    seen = np.zeros((g, rel.shape[1]))
+    sizes = np.bincount(grp, minlength=g)
+    owners = np.flatnonzero(sizes)  # groups with a candidate, ascending
+    starts = np.r_[0, np.cumsum(sizes[owners])[:-1]]
+    every = np.arange(cand.size)
+    pos = every.astype(np.float64)
+    # The relevant (candidate, intent) pairs, by candidate.
+    pair_row, pair_intent = np.nonzero(rel)
+    pair_cell = grp[pair_row] * m + pair_intent
+    seen = np.zeros(g * m, dtype=np.intp)  # placed rows per (group, intent)
+    powers = _decay_powers(alpha, depth)
     taken = np.zeros(cand.size, dtype=bool)
-    out = np.zeros((g, depth))
-    decay = 1.0 - alpha
     for t in range(depth):
-        gain = (rel * np.power(decay, seen[grp])).sum(axis=1)
+        weight = powers[seen[pair_cell]]
+        gain = np.bincount(pair_row, weights=weight, minlength=cand.size)
         gain[taken] = -1.0
-        best = seg.segment_max(grp, gain, g, -1.0)
-        hit = (gain == best[grp]) & ~taken
-        last = seg.segment_max(grp, np.where(hit, pos, -1.0), g, -1.0)
+        best = seg.block_max(gain, every, starts)
+        hit = (gain == np.repeat(best, sizes[owners])) & ~taken
+        last = seg.block_max(np.where(hit, pos, -1.0), every, starts)
         ok = last >= 0
         if not ok.any():
             break
         rows = last[ok].astype(np.intp)
-        out[ok, t] = best[ok]
+        out[owners[ok], t] = best[ok]
         taken[rows] = True
-        seen[ok] += rel[rows]
+        seen.reshape(g, m)[owners[ok]] += rel[rows].astype(np.intp)
     return out
 
 
