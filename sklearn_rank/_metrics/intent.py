@@ -188,7 +188,7 @@ def _scores(
         sample_weight=inputs.sample_weight,
         group_weight=opts.group_weight,
     )
-    view = intent_view(ctx, (labels > 0).astype(np.float64))
+    view = intent_view(ctx, (labels > 0).astype(np.int8))
     out = {}
     for name, base, k in requests:
         values, defined, weight = INTENT_KERNELS[base](ctx, view, k, alpha)

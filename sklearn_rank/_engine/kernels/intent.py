@@ -27,27 +27,18 @@ if TYPE_CHECKING:
 class IntentView(NamedTuple):
     """Intent relevance of the ranked rows of one context."""
 
-    rel: np.ndarray  # (n_rows, n_intents) float 0/1, in ranked order
+    rel: np.ndarray  # (n_rows, n_intents) int8 0/1, in ranked order
     prior: np.ndarray  # (n_rows, n_intents) relevant rows above, same group
     n_intents: np.ndarray  # (n_groups,) intents with a relevant row
-    rel_input: np.ndarray  # (n_rows, n_intents) float 0/1, in input order
+    rel_input: np.ndarray  # (n_rows, n_intents) int8 0/1, in input order
 
 
 def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
     """The intent labels (binary, input order) laid out in the context's order,
     with the per-(group, intent) exclusive running counts and intent counts."""
     rel = rel_input[ctx.order]
-    n, m = rel.shape
-    g = ctx.n_groups
-    # Intent-major flat layout: segment j * g + group holds intent j's column of
-    # one group, contiguous and ascending, as exclusive_cumsum expects.
-    flat = np.ascontiguousarray(rel.T).reshape(-1)
-    ids = (np.arange(m, dtype=np.intp)[:, None] * g + ctx.group).reshape(-1)
-    starts = (np.arange(m, dtype=np.intp)[:, None] * n + ctx.starts[:-1]).reshape(-1)
-    starts = np.r_[starts, m * n]
-    prior = seg.exclusive_cumsum(flat, ids, starts, m * g).reshape(m, n).T
-    per_intent = seg.segment_sum(ids, flat, m * g).reshape(m, g)
-    n_intents = (per_intent > 0).sum(axis=0).astype(np.float64)
+    prior, per_intent = seg.exclusive_cumsum_columns(rel, ctx.group, ctx.starts)
+    n_intents = (per_intent > 0).sum(axis=1).astype(np.float64)
     return IntentView(rel, prior, n_intents, rel_input)
 
 
@@ -59,7 +50,7 @@ def _decay_powers(alpha: float, top: int) -> np.ndarray:
 def novelty_gain(rel: np.ndarray, prior: np.ndarray, alpha: float) -> np.ndarray:
     """Per row, ``sum_i J(d, i) (1 - alpha) ** r_i``: each intent's gain decays
     with the relevant rows for it ranked above (Clarke et al., 2008)."""
-    counts = prior.astype(np.intp)  # exact: running sums of 0/1
+    counts = prior.astype(np.intp, copy=False)
     powers = _decay_powers(alpha, int(counts.max()) if counts.size else 0)
     return (rel * powers[counts]).sum(axis=1)
 
