@@ -17,8 +17,7 @@ namespace and device and returns arrays of it, never converting to numpy:
   ``segment_max`` / ``segment_min(ids, values, n, fill)``: per segment id.
 - ``run_sums(values, starts)``: per run of consecutive rows (numpy).
 - ``exclusive_cumsum(values, group, starts, n)``: per row, the sum over the
-  earlier rows of its segment; ``exclusive_cumsum_columns`` the same for each
-  column of a table of integer counts (numpy), with each segment's totals.
+  earlier rows of its segment.
 - ``first_in_segment(mask, group, n)``: position of each segment's first True.
 - ``segment_cumprod(values, rank)``: running product restarting at each segment.
 - ``block_sum`` / ``block_min`` / ``block_max(values, rows, offsets)``: reductions
@@ -314,31 +313,6 @@ def exclusive_cumsum(values: Any, group: Any, starts: Any, n: int) -> Any:
         carried = xp.take(totals, nonempty[:-1])
         out = put(out, at, xp.take(out, at) - carried)
     return xp.cumulative_sum(out) - values
-
-
-def exclusive_cumsum_columns(
-    values: np.ndarray, group: np.ndarray, starts: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`exclusive_cumsum` of each column of a ``(n_rows, n_columns)`` table
-    (numpy), and each segment's column totals ``(n_segments, n_columns)``.
-
-    Rows of one segment are contiguous and ``starts`` holds each segment's first
-    row with the end after the last. One running sum down the columns, less its
-    value at each segment's start: exact for the integer counts it serves (give
-    an integer table).
-    """
-    running = np.cumsum(values, axis=0, dtype=np.result_type(values.dtype, np.int32))
-    running -= values  # exclusive
-    if not running.shape[0]:
-        return running, np.zeros((starts.shape[0] - 1, values.shape[1]), running.dtype)
-    first = np.minimum(starts[:-1], running.shape[0] - 1)
-    before = running[first]  # the count before each segment's first row
-    end = np.maximum(starts[1:] - 1, 0)  # each segment's last row
-    last = running[end] + values[end]
-    empty = starts[1:] == starts[:-1]
-    totals = np.where(empty[:, None], 0, last - before)
-    running -= before[group]
-    return running, totals
 
 
 def first_in_segment(mask: Any, group: Any, n: int) -> Any:

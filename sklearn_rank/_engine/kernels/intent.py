@@ -5,9 +5,11 @@ Judgements are binary per intent (grade > 0, as ndeval reads its qrels). A
 group's intents are the columns with a relevant row in the group (ndeval's
 "actual subtopics"); a group with none is undefined. numpy only for now.
 
-The rows come in the context's one ordering (``ctx.order``); the running count of
-earlier relevant rows per (group, intent) is one exclusive running sum over the
-rows x intents, each (intent, group) pair a segment of its own.
+The rows come in the context's one ordering (``ctx.order``). Only the relevant
+(row, intent) pairs are kept: each pair's count of relevant rows for its intent
+ranked above it is its position in its (group, intent) cell after one sort of the
+pairs, and per-row sums over pairs are ``bincount`` s; no pass runs over all rows x
+intents and no Python loop over groups.
 """
 
 from __future__ import annotations
@@ -25,21 +27,33 @@ if TYPE_CHECKING:
 
 
 class IntentView(NamedTuple):
-    """Intent relevance of the ranked rows of one context."""
+    """The relevant (row, intent) pairs of one context, in input row order (then
+    intent), with their rows in the context's order."""
 
-    rel: np.ndarray  # (n_rows, n_intents) int8 0/1, in ranked order
-    prior: np.ndarray  # (n_rows, n_intents) relevant rows above, same group
+    row: np.ndarray  # (n_pairs,) the pair's position in the ranked view
+    prior: np.ndarray  # (n_pairs,) rows relevant to its intent ranked above it
     n_intents: np.ndarray  # (n_groups,) intents with a relevant row
     rel_input: np.ndarray  # (n_rows, n_intents) int8 0/1, in input order
 
 
 def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
-    """The intent labels (binary, input order) laid out in the context's order,
-    with the per-(group, intent) exclusive running counts and intent counts."""
-    rel = rel_input[ctx.order]
-    prior, per_intent = seg.exclusive_cumsum_columns(rel, ctx.group, ctx.starts)
-    n_intents = (per_intent > 0).sum(axis=1).astype(np.float64)
-    return IntentView(rel, prior, n_intents, rel_input)
+    """The relevant (row, intent) pairs laid out in the context's one ordering,
+    with each pair's count of relevant rows for its intent ranked above it in its
+    group: its position among the pairs of its (group, intent) cell, ordered by
+    cell then rank (one sort of the pairs, no pass over rows x intents)."""
+    n, m = rel_input.shape
+    in_row, intent = np.nonzero(rel_input)
+    rank_of = np.empty(n, dtype=np.intp)
+    rank_of[ctx.order] = np.arange(n)
+    row = rank_of[in_row]
+    cell = ctx.group[row].astype(np.intp) * m + intent
+    by_cell = np.lexsort((row, cell))
+    size = np.bincount(cell, minlength=ctx.n_groups * m)
+    first = np.cumsum(size) - size
+    prior = np.empty(row.size, dtype=np.intp)
+    prior[by_cell] = np.arange(row.size) - first[cell[by_cell]]
+    n_intents = (size.reshape(ctx.n_groups, m) > 0).sum(axis=1).astype(np.float64)
+    return IntentView(row, prior, n_intents, rel_input)
 
 
 def _decay_powers(alpha: float, top: int) -> np.ndarray:
@@ -47,12 +61,20 @@ def _decay_powers(alpha: float, top: int) -> np.ndarray:
     return np.power(1.0 - alpha, np.arange(top + 1, dtype=np.float64))
 
 
-def novelty_gain(rel: np.ndarray, prior: np.ndarray, alpha: float) -> np.ndarray:
-    """Per row, ``sum_i J(d, i) (1 - alpha) ** r_i``: each intent's gain decays
-    with the relevant rows for it ranked above (Clarke et al., 2008)."""
-    counts = prior.astype(np.intp, copy=False)
-    powers = _decay_powers(alpha, int(counts.max()) if counts.size else 0)
-    return (rel * powers[counts]).sum(axis=1)
+def _per_row(ctx: RankingContext, view: IntentView, weights=None, pairs=None):
+    """Per ranked row, the sum of ``weights`` (or the count) over its pairs."""
+    row = view.row if pairs is None else view.row[pairs]
+    return np.bincount(row, weights=weights, minlength=ctx.n_rows).astype(
+        np.float64, copy=False
+    )
+
+
+def novelty_gain(ctx: RankingContext, view: IntentView, alpha: float) -> np.ndarray:
+    """Per ranked row, ``sum_i J(d, i) (1 - alpha) ** r_i``: each intent's gain
+    decays with the relevant rows for it ranked above (Clarke et al., 2008).
+    Summed over a row's intents in column order, as ndeval."""
+    top = int(view.prior.max()) if view.prior.size else 0
+    return _per_row(ctx, view, _decay_powers(alpha, top)[view.prior])
 
 
 def _in_cutoff(ctx: RankingContext, k: int | None) -> np.ndarray:
@@ -121,7 +143,7 @@ def alpha_ndcg(
     ctx: RankingContext, view: IntentView, k: int | None, alpha: float
 ) -> GroupValues:
     """alpha-nDCG@k: alpha-DCG of the ranking over that of ndeval's greedy ideal."""
-    gain = novelty_gain(view.rel, view.prior, alpha)
+    gain = novelty_gain(ctx, view, alpha)
     term = np.where(_in_cutoff(ctx, k), gain * position_discount(ctx.rank), 0.0)
     dcg = ctx.group_sum(term)
     longest = int(ctx.length.max()) if ctx.n_groups else 0
@@ -138,7 +160,7 @@ def err_ia(
     probability ``alpha`` at each relevant row, averaged over the group's intents
     and divided by the ERR of a list relevant at every position down to ``k``
     (ndeval's "ideal ideal" normalisation)."""
-    gain = novelty_gain(view.rel, view.prior, alpha)
+    gain = novelty_gain(ctx, view, alpha)
     term = np.where(_in_cutoff(ctx, k), gain / ctx.rank, 0.0)
     depth = _depth(ctx, k)
     top = int(depth.max()) if depth.size else 0
@@ -154,7 +176,7 @@ def precision_ia(
 ) -> GroupValues:
     """Precision-IA@k: relevant (row, intent) pairs in the top ``k`` over ``k``
     times the group's intents (a short list counts as padded, as ndeval)."""
-    hits = np.where(_in_cutoff(ctx, k), view.rel.sum(axis=1), 0.0)
+    hits = np.where(_in_cutoff(ctx, k), _per_row(ctx, view), 0.0)
     norm = view.n_intents * _depth(ctx, k)
     ok = view.n_intents > 0
     return _result(ctx, view, seg.divide(ctx.group_sum(hits), norm, ok, np.nan))
@@ -165,9 +187,9 @@ def subtopic_recall(
 ) -> GroupValues:
     """Subtopic (intent) recall@k (Zhai et al., 2003): the share of the group's
     intents with a relevant row in the top ``k``."""
-    # A row is an intent's first relevant row where none is ranked above it.
-    first = (view.rel > 0) & (view.prior == 0) & _in_cutoff(ctx, k)[:, None]
-    covered = ctx.group_sum(first.sum(axis=1).astype(np.float64))
+    # A pair is its intent's first where no relevant row is ranked above it.
+    first = _per_row(ctx, view, pairs=view.prior == 0)
+    covered = ctx.group_sum(np.where(_in_cutoff(ctx, k), first, 0.0))
     ok = view.n_intents > 0
     return _result(ctx, view, seg.divide(covered, view.n_intents, ok, np.nan))
 
