@@ -103,7 +103,9 @@ def test_all_and_dir_unchanged():
     assert names == sorted(names) and set(ALL_BEFORE) <= set(names)
     functions = {spec.function for spec in METRICS.values()}
     assert set(names) == functions | set(sklearn_rank._LAZY)
-    assert {n for n in names if n.endswith("_score")} == functions
+    # every table function is exported; other *_score names (the 2-D intent
+    # metrics of _metrics/intent.py, not in the table yet) come from _LAZY above
+    assert functions <= {n for n in names if n.endswith("_score")}
     public = _fresh(
         "import json, sklearn_rank\n"
         "print(json.dumps([n for n in dir(sklearn_rank) if not n.startswith('_')]))"

@@ -598,6 +598,10 @@ class RankingContext:
     xp: Any = np
     device: Any = None
     float: Any = np.float64
+    # The ranked rows in ranked order, as positions among the ranked input rows
+    # (set by :meth:`from_scores`; None on derived views): kernels of per-row
+    # data the view does not carry (intent labels) take it in this order.
+    order: Any = None
 
     def __init__(
         self,
@@ -713,7 +717,7 @@ class RankingContext:
         in_pool = None
         if totals.in_pool_all is not None:
             in_pool = totals.ranked(totals.in_pool_all)[order]
-        return cls(
+        ctx = cls(
             totals,
             y_r[order],
             group,
@@ -725,6 +729,8 @@ class RankingContext:
             judged=judged,
             in_pool=in_pool,
         )
+        ctx.order = order
+        return ctx
 
     @property
     def thresholds(self) -> bool:

@@ -1,0 +1,203 @@
+"""Intent-aware (diversity) metrics over relevance per (row, intent): alpha-nDCG
+with ndeval's greedy ideal, ERR-IA, precision-IA and subtopic (intent) recall.
+
+Judgements are binary per intent (grade > 0, as ndeval reads its qrels). A
+group's intents are the columns with a relevant row in the group (ndeval's
+"actual subtopics"); a group with none is undefined. numpy only for now.
+
+The rows come in the context's one ordering (``ctx.order``). Only the relevant
+(row, intent) pairs are kept: each pair's count of relevant rows for its intent
+ranked above it is its position in its (group, intent) cell after one sort of the
+pairs, and per-row sums over pairs are ``bincount`` s; no pass runs over all rows x
+intents and no Python loop over groups.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from .. import segments as seg
+from .base import GroupValues
+from .gain_discount import position_discount
+
+if TYPE_CHECKING:
+    from ..context import RankingContext
+
+
+class IntentView(NamedTuple):
+    """The relevant (row, intent) pairs of one context, in input row order (then
+    intent), with their rows in the context's order."""
+
+    row: np.ndarray  # (n_pairs,) the pair's position in the ranked view
+    prior: np.ndarray  # (n_pairs,) rows relevant to its intent ranked above it
+    n_intents: np.ndarray  # (n_groups,) intents with a relevant row
+    rel_input: np.ndarray  # (n_rows, n_intents) int8 0/1, in input order
+
+
+def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
+    """The relevant (row, intent) pairs laid out in the context's one ordering,
+    with each pair's count of relevant rows for its intent ranked above it in its
+    group: its position among the pairs of its (group, intent) cell, ordered by
+    cell then rank (one sort of the pairs, no pass over rows x intents)."""
+    n, m = rel_input.shape
+    in_row, intent = np.nonzero(rel_input)
+    rank_of = np.empty(n, dtype=np.intp)
+    rank_of[ctx.order] = np.arange(n)
+    row = rank_of[in_row]
+    cell = ctx.group[row].astype(np.intp) * m + intent
+    by_cell = np.lexsort((row, cell))
+    size = np.bincount(cell, minlength=ctx.n_groups * m)
+    first = np.cumsum(size) - size
+    prior = np.empty(row.size, dtype=np.intp)
+    prior[by_cell] = np.arange(row.size) - first[cell[by_cell]]
+    n_intents = (size.reshape(ctx.n_groups, m) > 0).sum(axis=1).astype(np.float64)
+    return IntentView(row, prior, n_intents, rel_input)
+
+
+def _decay_powers(alpha: float, top: int) -> np.ndarray:
+    """``(1 - alpha) ** c`` for the counts ``c = 0 .. top``: a table read by index."""
+    return np.power(1.0 - alpha, np.arange(top + 1, dtype=np.float64))
+
+
+def _per_row(ctx: RankingContext, view: IntentView, weights=None, pairs=None):
+    """Per ranked row, the sum of ``weights`` (or the count) over its pairs."""
+    row = view.row if pairs is None else view.row[pairs]
+    return np.bincount(row, weights=weights, minlength=ctx.n_rows).astype(
+        np.float64, copy=False
+    )
+
+
+def novelty_gain(ctx: RankingContext, view: IntentView, alpha: float) -> np.ndarray:
+    """Per ranked row, ``sum_i J(d, i) (1 - alpha) ** r_i``: each intent's gain
+    decays with the relevant rows for it ranked above (Clarke et al., 2008).
+    Summed over a row's intents in column order, as ndeval."""
+    top = int(view.prior.max()) if view.prior.size else 0
+    return _per_row(ctx, view, _decay_powers(alpha, top)[view.prior])
+
+
+def _in_cutoff(ctx: RankingContext, k: int | None) -> np.ndarray:
+    return np.ones(ctx.n_rows, dtype=bool) if k is None else ctx.rank <= k
+
+
+def _result(ctx: RankingContext, view: IntentView, values: np.ndarray) -> GroupValues:
+    defined = view.n_intents > 0
+    return GroupValues(np.where(defined, values, np.nan), defined, ctx.group_weight())
+
+
+def _depth(ctx: RankingContext, k: int | None) -> np.ndarray:
+    """Per group, the cutoff of a normalisation that counts empty positions:
+    ``k``, or the list length without a cutoff."""
+    return ctx.length.astype(np.int64) if k is None else np.full(ctx.n_groups, k)
+
+
+def greedy_ideal_gains(
+    ctx: RankingContext, view: IntentView, alpha: float, depth: int
+) -> np.ndarray:
+    """``(n_groups, depth)``: the novelty gain at each position of ndeval's greedy
+    ideal ranking (its ``idealResult``): at each position the row of largest
+    marginal gain, ties to the last row in input order (ndeval: the largest
+    docno). Vectorized over groups; one pass per position over the relevant
+    (row, intent) pairs. Only rows relevant to some intent are candidates: an
+    irrelevant row adds 0, and a relevant row always adds more than 0
+    (``alpha < 1``)."""
+    g, m = ctx.n_groups, view.rel_input.shape[1]
+    out = np.zeros((g, depth))
+    codes = ctx.totals.codes_all
+    cand = np.flatnonzero(view.rel_input.any(axis=1))
+    if not cand.size or not depth:
+        return out
+    # Candidates by group, then input order: each group's a contiguous run.
+    cand = cand[np.argsort(codes[cand], kind="stable")]
+    rel, grp = view.rel_input[cand], codes[cand]
+    sizes = np.bincount(grp, minlength=g)
+    owners = np.flatnonzero(sizes)  # groups with a candidate, ascending
+    starts = np.r_[0, np.cumsum(sizes[owners])[:-1]]
+    every = np.arange(cand.size)
+    pos = every.astype(np.float64)
+    # The relevant (candidate, intent) pairs, by candidate.
+    pair_row, pair_intent = np.nonzero(rel)
+    pair_cell = grp[pair_row] * m + pair_intent
+    seen = np.zeros(g * m, dtype=np.intp)  # placed rows per (group, intent)
+    powers = _decay_powers(alpha, depth)
+    taken = np.zeros(cand.size, dtype=bool)
+    for t in range(depth):
+        weight = powers[seen[pair_cell]]
+        gain = np.bincount(pair_row, weights=weight, minlength=cand.size)
+        gain[taken] = -1.0
+        best = seg.block_max(gain, every, starts)
+        hit = (gain == np.repeat(best, sizes[owners])) & ~taken
+        last = seg.block_max(np.where(hit, pos, -1.0), every, starts)
+        ok = last >= 0
+        if not ok.any():
+            break
+        rows = last[ok].astype(np.intp)
+        out[owners[ok], t] = best[ok]
+        taken[rows] = True
+        seen.reshape(g, m)[owners[ok]] += rel[rows].astype(np.intp)
+    return out
+
+
+def alpha_ndcg(
+    ctx: RankingContext, view: IntentView, k: int | None, alpha: float
+) -> GroupValues:
+    """alpha-nDCG@k: alpha-DCG of the ranking over that of ndeval's greedy ideal."""
+    gain = novelty_gain(ctx, view, alpha)
+    term = np.where(_in_cutoff(ctx, k), gain * position_discount(ctx.rank), 0.0)
+    dcg = ctx.group_sum(term)
+    longest = int(ctx.length.max()) if ctx.n_groups else 0
+    depth = longest if k is None else min(k, longest)
+    ideal = greedy_ideal_gains(ctx, view, alpha, depth)
+    ideal_dcg = ideal @ position_discount(np.arange(1, depth + 1))
+    return _result(ctx, view, seg.divide(dcg, ideal_dcg, ideal_dcg > 0, np.nan))
+
+
+def err_ia(
+    ctx: RankingContext, view: IntentView, k: int | None, alpha: float
+) -> GroupValues:
+    """ERR-IA@k as ndeval computes it: per intent the cascade with stop
+    probability ``alpha`` at each relevant row, averaged over the group's intents
+    and divided by the ERR of a list relevant at every position down to ``k``
+    (ndeval's "ideal ideal" normalisation)."""
+    gain = novelty_gain(ctx, view, alpha)
+    term = np.where(_in_cutoff(ctx, k), gain / ctx.rank, 0.0)
+    depth = _depth(ctx, k)
+    top = int(depth.max()) if depth.size else 0
+    p = np.arange(1, top + 1, dtype=np.float64)
+    series = np.cumsum(np.power(1.0 - alpha, p - 1.0) / p)
+    norm = view.n_intents * series[np.maximum(depth, 1) - 1] if top else view.n_intents
+    ok = view.n_intents > 0
+    return _result(ctx, view, seg.divide(ctx.group_sum(term), norm, ok, np.nan))
+
+
+def precision_ia(
+    ctx: RankingContext, view: IntentView, k: int | None, alpha: float
+) -> GroupValues:
+    """Precision-IA@k: relevant (row, intent) pairs in the top ``k`` over ``k``
+    times the group's intents (a short list counts as padded, as ndeval)."""
+    hits = np.where(_in_cutoff(ctx, k), _per_row(ctx, view), 0.0)
+    norm = view.n_intents * _depth(ctx, k)
+    ok = view.n_intents > 0
+    return _result(ctx, view, seg.divide(ctx.group_sum(hits), norm, ok, np.nan))
+
+
+def subtopic_recall(
+    ctx: RankingContext, view: IntentView, k: int | None, alpha: float
+) -> GroupValues:
+    """Subtopic (intent) recall@k (Zhai et al., 2003): the share of the group's
+    intents with a relevant row in the top ``k``."""
+    # A pair is its intent's first where no relevant row is ranked above it.
+    first = _per_row(ctx, view, pairs=view.prior == 0)
+    covered = ctx.group_sum(np.where(_in_cutoff(ctx, k), first, 0.0))
+    ok = view.n_intents > 0
+    return _result(ctx, view, seg.divide(covered, view.n_intents, ok, np.nan))
+
+
+# name -> kernel(ctx, view, k, alpha)
+INTENT_KERNELS = {
+    "alpha_ndcg": alpha_ndcg,
+    "err_ia": err_ia,
+    "precision_ia": precision_ia,
+    "subtopic_recall": subtopic_recall,
+}

@@ -1,0 +1,310 @@
+"""Intent-aware (diversity) metrics from relevance per (row, intent).
+
+``y_true`` is 2-D, of shape ``(n_samples, n_intents)``. The rows are validated
+and ordered once through the engine (its context built from the largest grade of
+each row), then every metric reads the same ordering; the formulas live in
+``_engine/kernels/intent.py``. See ``docs/diversity.md``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._engine.context import RankingContext
+from .._engine.conventions import resolve_options
+from .._engine.kernels.intent import INTENT_KERNELS, intent_view
+from .._engine.reduce import mean_over_groups
+from .._utils.params import Interval, check_k, check_param, param_error
+from .validation import check_inputs
+
+__all__ = [
+    "INTENT_METRICS",
+    "alpha_ndcg_score",
+    "err_ia_score",
+    "evaluate_intents",
+    "precision_ia_score",
+    "subtopic_recall_score",
+]
+
+INTENT_METRICS = tuple(INTENT_KERNELS)
+DEFAULT_INTENT_METRICS = ("alpha_ndcg@10", "err_ia@10", "subtopic_recall@10")
+_ALPHA = (Interval(numbers.Real, 0, 1, closed="left"),)
+
+
+def _check_intent_labels(y_true: Any, func: str) -> np.ndarray:
+    """The 2-D labels as float64; binary per intent (grade > 0) is what the
+    metrics read."""
+    try:
+        y = np.asarray(y_true, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise param_error(
+            "y_true",
+            func,
+            "a numeric array of shape (n_samples, n_intents)",
+            type(y_true).__name__,
+        ) from None
+    if y.ndim != 2 or y.shape[1] < 1:
+        raise param_error(
+            "y_true",
+            func,
+            "a 2-D array of shape (n_samples, n_intents) with n_intents >= 1",
+            f"an array of shape {y.shape}",
+            "Give one column per intent (subtopic), one row per document.",
+        )
+    if not np.isfinite(y).all():
+        raise param_error("y_true", func, "finite grades", "NaN or inf")
+    if (y < 0).any():
+        raise param_error(
+            "y_true", func, "non-negative grades", f"minimum {float(y.min())!r}"
+        )
+    return y
+
+
+def _parse(name: Any, func: str) -> tuple[str, str, int | None]:
+    if not isinstance(name, str):
+        raise param_error("metrics", func, "a str or a sequence of str", name)
+    base, _, cut = name.partition("@")
+    if base not in INTENT_KERNELS:
+        raise param_error(
+            "metrics",
+            func,
+            "names among {" + ", ".join(repr(n) for n in INTENT_METRICS) + "}"
+            " with an optional '@k'",
+            name,
+        )
+    k = None
+    if cut:
+        if not cut.isdigit():
+            raise param_error("metrics", func, "a cutoff '@k' with k an int >= 1", name)
+        k = check_k(int(cut), func)
+    return name, base, k
+
+
+def evaluate_intents(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    metrics: str | Sequence[str] = DEFAULT_INTENT_METRICS,
+    alpha: float = 0.5,
+    sample_weight: ArrayLike | None = None,
+    ties: str | None = None,
+    undefined: str | float | None = None,
+    convention: str | None = None,
+) -> dict[str, float]:
+    """Intent-aware ranking metrics from one ordering of the rows.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_intents)
+        Relevance of each row to each intent (subtopic); a grade > 0 is relevant
+        (binary per intent, as ndeval). A group's intents are the columns with a
+        relevant row in the group.
+    y_score : array-like of shape (n_samples,)
+        Scores; higher ranks first within a group.
+    groups : array-like of shape (n_samples,)
+        Query id of each row, in any order.
+    metrics : str or sequence of str, default=("alpha_ndcg@10", "err_ia@10", \
+"subtopic_recall@10")
+        Names among ``"alpha_ndcg"``, ``"err_ia"``, ``"precision_ia"``,
+        ``"subtopic_recall"``, each with an optional ``"@k"`` cutoff.
+    alpha : float, default=0.5
+        Redundancy intolerance in [0, 1): the gain of an intent decays by
+        ``1 - alpha`` for each relevant row for it ranked above (alpha-nDCG,
+        ERR-IA; ERR-IA's stop probability at a relevant row).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights; a group weighs the mean of its rows' weights.
+    ties : {"stable"}, default=None
+        Rows of equal score keep their input order (the one rule so far; the
+        expectation over tie orders is not done yet).
+    undefined : "skip", "raise" or float, default=None
+        What a group without any relevant (row, intent) does: left out of the
+        mean ("skip"), an error, or scored with the float.
+    convention : str, default=None
+        Name of a convention preset that sets ``undefined`` when None.
+
+    Returns
+    -------
+    scores : dict of str to float
+        One entry per name in ``metrics``, in that order.
+
+    Examples
+    --------
+    >>> from sklearn_rank import evaluate_intents
+    >>> # One query, three documents, two intents.
+    >>> y_true = [[1, 0], [1, 0], [0, 1]]
+    >>> y_score = [0.9, 0.8, 0.7]
+    >>> scores = evaluate_intents(
+    ...     y_true, y_score, groups=[1, 1, 1],
+    ...     metrics=["subtopic_recall@2", "precision_ia@2"],
+    ... )
+    >>> scores  # intent 1 only in the top 2; 2 pairs of 2 x 2
+    {'subtopic_recall@2': 0.5, 'precision_ia@2': 0.5}
+    """
+    return _scores("evaluate_intents", **locals())
+
+
+def _scores(
+    func: str,
+    y_true: Any,
+    y_score: Any,
+    *,
+    groups: Any,
+    metrics: str | Sequence[str],
+    alpha: Any,
+    sample_weight: Any,
+    ties: Any,
+    undefined: Any,
+    convention: Any,
+) -> dict[str, float]:
+    """The body of :func:`evaluate_intents` and the ``*_score`` functions: errors
+    name ``func``."""
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    requests = [_parse(n, func) for n in names]
+    alpha = float(check_param(alpha, "alpha", func, _ALPHA))
+    if ties is not None and ties != "stable":
+        raise param_error(
+            "ties",
+            func,
+            "'stable' or None (the one tie rule of the intent-aware metrics so far)",
+            ties,
+        )
+    opts = resolve_options(func, convention, {"undefined": undefined})
+    labels = _check_intent_labels(y_true, func)
+    inputs = check_inputs(
+        func, labels.max(axis=1), y_score, groups, sample_weight, None, host=True
+    )
+    ctx = RankingContext.from_inputs(
+        inputs.y_true,
+        inputs.y_score,
+        inputs.codes,
+        inputs.n_groups,
+        ties="stable",
+        sample_weight=inputs.sample_weight,
+        group_weight=opts.group_weight,
+    )
+    view = intent_view(ctx, (labels > 0).astype(np.int8))
+    out = {}
+    for name, base, k in requests:
+        values, defined, weight = INTENT_KERNELS[base](ctx, view, k, alpha)
+        out[name] = mean_over_groups(
+            values, defined, weight, opts.undefined, name, inputs.group_ids
+        )
+    return out
+
+
+def _one(metric: str, y_true, y_score, *, k, alpha=0.5, **kw) -> float:
+    """One metric through :func:`_scores`."""
+    func = f"{metric}_score"
+    name = metric if check_k(k, func) is None else f"{metric}@{k}"
+    return _scores(func, y_true, y_score, metrics=[name], alpha=alpha, **kw)[name]
+
+
+def alpha_ndcg_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    alpha: float = 0.5,
+    sample_weight: ArrayLike | None = None,
+    ties: str | None = None,
+    undefined: str | float | None = None,
+    convention: str | None = None,
+) -> float:
+    """alpha-nDCG@k (Clarke et al., 2008), normalised by ndeval's greedy ideal.
+
+    Parameters are those of :func:`evaluate_intents`; ``k`` is the cutoff (None:
+    the whole list).
+
+    Examples
+    --------
+    >>> from sklearn_rank import alpha_ndcg_score
+    >>> y_true = [[1, 0], [1, 0], [0, 1]]
+    >>> # Ranked: 1 + 0.5 / log2(3); greedy ideal: 1 + 1 / log2(3).
+    >>> round(alpha_ndcg_score(y_true, [0.9, 0.8, 0.7], groups=[1, 1, 1], k=2), 4)
+    0.8066
+    """
+    return _one("alpha_ndcg", **locals())
+
+
+def err_ia_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    alpha: float = 0.5,
+    sample_weight: ArrayLike | None = None,
+    ties: str | None = None,
+    undefined: str | float | None = None,
+    convention: str | None = None,
+) -> float:
+    """ERR-IA@k as ndeval prints it: the intent-aware cascade (stop probability
+    ``alpha`` at a relevant row) over that of a list relevant to every intent at
+    every position down to ``k``.
+
+    Parameters are those of :func:`evaluate_intents`.
+
+    Examples
+    --------
+    >>> from sklearn_rank import err_ia_score
+    >>> y_true = [[1, 0], [0, 1]]
+    >>> err_ia_score(y_true, [0.9, 0.8], groups=[1, 1], k=2)  # (1 + 1/2) / (2 * 1.25)
+    0.6
+    """
+    return _one("err_ia", **locals())
+
+
+def precision_ia_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: str | None = None,
+    undefined: str | float | None = None,
+    convention: str | None = None,
+) -> float:
+    """Precision-IA@k: the mean over the group's intents of precision@k.
+
+    Parameters are those of :func:`evaluate_intents`.
+
+    Examples
+    --------
+    >>> from sklearn_rank import precision_ia_score
+    >>> precision_ia_score([[1, 1], [0, 1]], [0.9, 0.8], groups=[1, 1], k=2)
+    0.75
+    """
+    return _one("precision_ia", **locals())
+
+
+def subtopic_recall_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: str | None = None,
+    undefined: str | float | None = None,
+    convention: str | None = None,
+) -> float:
+    """Subtopic (intent) recall@k (Zhai et al., 2003): the share of a group's
+    intents with a relevant row in the top ``k``.
+
+    Parameters are those of :func:`evaluate_intents`.
+
+    Examples
+    --------
+    >>> from sklearn_rank import subtopic_recall_score
+    >>> subtopic_recall_score([[1, 0], [0, 1]], [0.9, 0.8], groups=[1, 1], k=1)
+    0.5
+    """
+    return _one("subtopic_recall", **locals())
