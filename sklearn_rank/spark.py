@@ -592,7 +592,7 @@ class RankingEvaluator(
         "group column",
         typeConverter=TypeConverters.toString,
     )
-    convention = Param(
+    convention: Any = Param(
         Params._dummy(),
         "convention",
         "convention preset of sklearn_rank.evaluate (unset: the default)",

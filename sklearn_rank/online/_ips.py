@@ -431,7 +431,8 @@ class _Parts:
         self.hit_lam = lam[hit]
         self.base = np.zeros(log.n_groups)
         self.shown_codes = self.shown_pos = self.shown_lp = None
-        self.pairs = self.lam_star = None
+        self.pairs: Any = None
+        self.lam_star: Any = None
         if pred is not None:
             if estimator == "direct":
                 self.base = log.group_sum(lam * pred)
@@ -453,7 +454,7 @@ class _Parts:
         codes = self.hit_codes[keep] * keys.size + inv
         counts = seg.segment_sum(codes, np.ones(codes.size), n * keys.size)
         self.pairs = (keys // size, keys % size, counts.reshape(n, keys.size))
-        self.base_by_lam = None
+        self.base_by_lam: Any = None
         if pred is not None and self.estimator == "doubly_robust":
             m = (pos == 0) & (idx >= 0)
             key = log.codes[m] * size + idx[m]

@@ -355,7 +355,7 @@ def check_per_group(per_group: Any, func: str, at_least: int = 1) -> dict[str, A
     return {str(m): v for m, v in per_group.items()}
 
 
-def _estimator_doc(cls: type) -> str:
+def _estimator_doc(cls: Any) -> str:
     import inspect
 
     rest = [
@@ -388,7 +388,7 @@ def _estimator_doc(cls: type) -> str:
         """
 
 
-def _estimator_signature(cls: type):
+def _estimator_signature(cls: Any):
     """``from_predictions``' signature with the estimator's first arguments."""
     import inspect
 
@@ -438,6 +438,11 @@ class DisplayMixin:
     ``from_predictions`` (its signature and docstring are derived from it)."""
 
     name: Any = None
+    # made per display by __init_subclass__ (plot, from_estimator) or written by
+    # the display itself (from_predictions): declared for the type checker
+    plot: Any
+    from_estimator: Any
+    from_predictions: Any
     # the Axes method that draws each model (named in plot's docstring)
     _artist = "plot"
 
@@ -453,7 +458,7 @@ class DisplayMixin:
                 return cls.from_predictions(y, scores, groups=groups, **kw)
 
             from_estimator.__doc__ = _estimator_doc(cls)
-            from_estimator.__signature__ = _estimator_signature(cls)
+            from_estimator.__signature__ = _estimator_signature(cls)  # type: ignore[attr-defined]
             from_estimator.__qualname__ = f"{cls.__name__}.from_estimator"
             from_estimator.__module__ = cls.__module__
             cls.from_estimator = classmethod(from_estimator)

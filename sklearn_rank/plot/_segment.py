@@ -101,6 +101,8 @@ class SegmentDisplay(DisplayMixin):
     (True, 2)
     """
 
+    bars_: dict  # set by plot (one BarContainer per model)
+
     _artist = "bar"
 
     def __init__(
@@ -453,7 +455,7 @@ def _mark_undefined(ax: Any, x: np.ndarray, values: list) -> list:
     ]
 
 
-def _p_markers(disp: SegmentDisplay, ax, tested, centers, span) -> list:
+def _p_markers(disp: SegmentDisplay, ax, tested, centers, span) -> tuple:
     """A star above each bar with adjusted p < 0.05 (where the p-values do not
     fit as text), in its model's colour; and the legend's grey key."""
     colors = model_colors(ax.figure, tested)
