@@ -20,17 +20,17 @@ def _counts(lists: np.ndarray, n_items: int) -> np.ndarray:
     return np.bincount(flat, minlength=n_items).astype(np.float64)
 
 
-def _coverage(lists, n_items, pop, n_users):
+def _coverage(lists, n_items, pop, n_users, **_):
     return np.count_nonzero(_counts(lists, n_items)) / n_items
 
 
-def _gini(lists, n_items, pop, n_users):
+def _gini(lists, n_items, pop, n_users, **_):
     c = np.sort(_counts(lists, n_items))
     i = np.arange(1, n_items + 1)
     return float(np.sum((2 * i - n_items - 1) * c) / (n_items * c.sum()))
 
 
-def _entropy(lists, n_items, pop, n_users):
+def _entropy(lists, n_items, pop, n_users, **_):
     c = _counts(lists, n_items)
     p = c[c > 0] / c.sum()
     return float(-np.sum(p * np.log(p)))
@@ -47,7 +47,7 @@ def _needs_train(pop):
         )
 
 
-def _novelty(lists, n_items, pop, n_users):
+def _novelty(lists, n_items, pop, n_users, **_):
     _needs_train(pop)
     valid = lists >= 0
     p = pop[lists[valid]] / n_users
@@ -64,12 +64,94 @@ def _novelty(lists, n_items, pop, n_users):
     return float(np.mean(info.sum(axis=1) / valid.sum(axis=1)))
 
 
-def _arp(lists, n_items, pop, n_users):
+def _arp(lists, n_items, pop, n_users, **_):
     _needs_train(pop)
     valid = lists >= 0
     value = np.zeros(lists.shape)
     value[valid] = pop[lists[valid]]
     return float(np.mean(value.sum(axis=1) / valid.sum(axis=1)))
+
+
+def _head(pop, head_share):
+    """Boolean mask of the head: the most popular training items (ties by
+    ascending index) until their interactions reach ``head_share`` of all."""
+    order = np.lexsort((np.arange(pop.size), -pop))
+    share = np.cumsum(pop[order]) / pop.sum()
+    n_head = int(np.searchsorted(share, head_share - 1e-12)) + 1
+    head = np.zeros(pop.size, bool)
+    head[order[:n_head]] = True
+    return head
+
+
+def _aplt(lists, n_items, pop, n_users, head_share=0.2, **_):
+    _needs_train(pop)
+    valid = lists >= 0
+    tail = np.zeros(lists.shape)
+    tail[valid] = ~_head(pop, head_share)[lists[valid]]
+    return float(np.mean(tail.sum(axis=1) / valid.sum(axis=1)))
+
+
+def _needs(value, name, what):
+    if value is None:
+        raise param_error(name, _FUNC, what, None, "This metric needs it.")
+
+
+def _ild(lists, n_items, pop, n_users, item_features=None, **_):
+    _needs(item_features, "item_features", f"an ({n_items}, n_features) array")
+    feats = np.asarray(item_features, dtype=np.float64)
+    if feats.ndim != 2 or feats.shape[0] != n_items:
+        raise param_error(
+            "item_features",
+            _FUNC,
+            f"a 2-D array with one row per item ({n_items} rows)",
+            feats.shape,
+            "Pass features as (n_items, n_features).",
+        )
+    norm = np.linalg.norm(feats, axis=1)
+    used = np.unique(lists[lists >= 0])
+    if not np.isfinite(feats[used]).all() or (norm[used] == 0).any():
+        raise param_error(
+            "item_features",
+            _FUNC,
+            "finite, non-zero rows for every recommended item",
+            "a zero or non-finite row",
+            "Cosine distance is undefined for a zero vector.",
+        )
+    valid = lists >= 0
+    unit = feats / np.where(norm == 0, 1.0, norm)[:, None]
+    g = unit[np.maximum(lists, 0)] * valid[..., None]
+    sim = np.einsum("ukd,uld->ukl", g, g)
+    n = valid.sum(axis=1)
+    pairs = n * (n - 1) / 2
+    off = (sim.sum(axis=(1, 2)) - np.einsum("ukk->u", sim)) / 2
+    ok = pairs > 0
+    return float(np.mean(1 - off[ok] / pairs[ok]))
+
+
+def _personalization(lists, n_items, pop, n_users, **_):
+    n = lists.shape[0]
+    if n < 2:
+        raise param_error("lists", _FUNC, "lists of at least 2 users", n)
+    c = _counts(lists, n_items)
+    # sum over ordered pairs u != v of |L_u & L_v| = sum_i c_i^2 - sum_u |L_u|
+    overlap = (np.sum(c * c) - c.sum()) / (n * (n - 1))
+    return float(1 - overlap / lists.shape[1])
+
+
+def _serendipity(lists, n_items, pop, n_users, test=None, **_):
+    _needs_train(pop)
+    _needs(test, "test", f"a sparse (n_users, {n_items}) matrix of held-out items")
+    k = lists.shape[1]
+    baseline = np.lexsort((np.arange(n_items), -pop))[:k]
+    unexpected = np.ones(n_items, bool)
+    unexpected[baseline] = False
+    valid = lists >= 0
+    rows = np.repeat(np.arange(lists.shape[0]), k)[valid.ravel()]
+    items = lists[valid]
+    useful = np.asarray(test[rows, items]).ravel() > 0
+    hit = np.zeros(lists.shape)
+    hit[valid] = useful & unexpected[items]
+    return float(np.mean(hit.sum(axis=1) / k))
 
 
 BEYOND_ACCURACY = {
@@ -79,6 +161,10 @@ BEYOND_ACCURACY = {
     "novelty": _novelty,
     "arp": _arp,
     "avg_rec_popularity": _arp,
+    "aplt": _aplt,
+    "intra_list_diversity": _ild,
+    "personalization": _personalization,
+    "serendipity": _serendipity,
 }
 
 
@@ -88,6 +174,9 @@ def beyond_accuracy(
     n_items: int,
     metrics: str | Sequence[str] = ("catalog_coverage", "gini", "novelty", "arp"),
     train: Any = None,
+    test: Any = None,
+    item_features: Any = None,
+    head_share: float = 0.2,
 ) -> dict[str, float]:
     """Beyond-accuracy metrics of users' top-k lists.
 
@@ -100,11 +189,21 @@ def beyond_accuracy(
         Catalogue size.
     metrics : str or list of str
         Names among ``catalog_coverage``, ``gini``, ``entropy``, ``novelty``,
-        ``arp`` (alias ``avg_rec_popularity``), each optionally with ``@k``
+        ``arp`` (alias ``avg_rec_popularity``), ``aplt``,
+        ``intra_list_diversity``, ``personalization``, ``serendipity``, each
+        optionally with ``@k``
         (the lists' length). ``arp`` here is the average recommendation
         popularity, not the ranking registry's average relevant position.
     train : sparse matrix of shape (n_users, n_items), default=None
-        Training interactions, for ``novelty`` and ``arp``.
+        Training interactions, for ``novelty``, ``arp``, ``aplt`` and
+        ``serendipity``.
+    test : sparse matrix of shape (n_users, n_items), default=None
+        Held-out items (grade > 0 relevant), for ``serendipity``.
+    item_features : ndarray of shape (n_items, n_features), default=None
+        Item features, for ``intra_list_diversity`` (cosine distance).
+    head_share : float, default=0.2
+        For ``aplt``: the head is the most popular training items until their
+        interactions reach this share of all; the rest is the long tail.
 
     Returns
     -------
@@ -151,5 +250,15 @@ def beyond_accuracy(
                 "metrics", _FUNC, f"among {sorted(BEYOND_ACCURACY)}", name
             )
         n_users = None if train is None else train.shape[0]
-        out[name] = float(BEYOND_ACCURACY[base](lists, n_items, pop, n_users))
+        out[name] = float(
+            BEYOND_ACCURACY[base](
+                lists,
+                n_items,
+                pop,
+                n_users,
+                test=test,
+                item_features=item_features,
+                head_share=head_share,
+            )
+        )
     return out

@@ -1,0 +1,113 @@
+"""aplt, intra_list_diversity, personalization and serendipity of
+beyond_accuracy against brute-force loops of their written definitions."""
+
+from itertools import combinations
+from math import sqrt
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sklearn_rank.recsys import beyond_accuracy, top_k
+
+
+def _brute(lists, n_items, train, test, feats, head_share):
+    dense = train.toarray() > 0
+    pop = [int(dense[:, i].sum()) for i in range(n_items)]
+    total = sum(pop)
+    by_pop = sorted(range(n_items), key=lambda i: (-pop[i], i))
+    head, cum = set(), 0
+    for i in by_pop:  # most popular until their share reaches head_share
+        head.add(i)
+        cum += pop[i]
+        if cum / total >= head_share - 1e-12:
+            break
+    rows = [[i for i in row if i >= 0] for row in lists]
+    k = len(lists[0])
+    aplt = np.mean([sum(i not in head for i in r) / len(r) for r in rows])
+
+    def cos_dist(a, b):
+        dot = sum(x * y for x, y in zip(a, b, strict=True))
+        return 1 - dot / (sqrt(sum(x * x for x in a)) * sqrt(sum(y * y for y in b)))
+
+    ild = np.mean(
+        [
+            np.mean([cos_dist(feats[a], feats[b]) for a, b in combinations(r, 2)])
+            for r in rows
+            if len(r) > 1
+        ]
+    )
+    pers = 1 - np.mean([len(set(a) & set(b)) / k for a, b in combinations(rows, 2)])
+    baseline = set(by_pop[:k])
+    test_d = test.toarray() > 0
+    ser = np.mean(
+        [
+            sum(test_d[u, i] and i not in baseline for i in r) / k
+            for u, r in enumerate(rows)
+        ]
+    )
+    return {
+        "aplt": aplt,
+        "intra_list_diversity": ild,
+        "personalization": pers,
+        "serendipity": ser,
+    }
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("head_share", [0.2, 0.5])
+def test_new_beyond_metrics_match_brute_force(seed, head_share):
+    rng = np.random.default_rng(seed)
+    n_users, n_items = 14, 25
+    train = sp.csr_matrix((rng.random((n_users, n_items)) < 0.4).astype(float))
+    test = sp.csr_matrix((rng.random((n_users, n_items)) < 0.3).astype(float))
+    feats = rng.normal(size=(n_items, 4))
+    lists = top_k(rng.random((n_users, n_items)), 6)
+    lists[3, 4:] = -1  # padding ignored
+    lists[5, 1:] = -1  # a one-item list has no pair: left out of the ILD mean
+    want = _brute(lists, n_items, train, test, feats, head_share)
+    got = beyond_accuracy(
+        lists,
+        n_items=n_items,
+        metrics=list(want),
+        train=train,
+        test=test,
+        item_features=feats,
+        head_share=head_share,
+    )
+    for name, value in want.items():
+        assert abs(got[name] - value) <= 1e-12, name
+
+
+def test_known_values():
+    lists = np.array([[0, 1], [0, 2]])
+    feats = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    got = beyond_accuracy(
+        lists,
+        n_items=3,
+        metrics=["personalization", "intra_list_diversity"],
+        item_features=feats,
+    )
+    assert got["personalization"] == pytest.approx(0.5)  # overlap 1 of k=2
+    assert got["intra_list_diversity"] == pytest.approx((1 + (1 - sqrt(0.5))) / 2)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"metrics": "intra_list_diversity"}, "'item_features'"),
+        (
+            {"metrics": "intra_list_diversity", "item_features": np.ones((4, 2))},
+            "'item_features'.*3 rows",
+        ),
+        (
+            {"metrics": "intra_list_diversity", "item_features": np.zeros((3, 2))},
+            "'item_features'.*zero",
+        ),
+        ({"metrics": "serendipity", "train": sp.csr_matrix(np.ones((2, 3)))}, "'test'"),
+        ({"metrics": "aplt"}, "'train'"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        beyond_accuracy(np.array([[0, 1], [0, 2]]), n_items=3, **kwargs)
