@@ -16,7 +16,7 @@ from ._topk import check_interactions, ranked_top_k
 _FUNC = "evaluate_recommendations"
 
 
-def _check_test(test: Any, shape: tuple[int, int]) -> sp.csr_matrix:
+def _check_test(test: Any, shape: tuple[int | None, int]) -> sp.csr_matrix:
     csr = check_interactions(test, "test", _FUNC, shape, "held-out grades")
     coo = sp.coo_matrix(test)  # as given: CSR would have summed duplicates
     codes = coo.row.astype(np.int64) * shape[1] + coo.col
