@@ -8,6 +8,11 @@ the exact expectation over the orders of each block, and with ``ties="threshold"
 they read each block as one score threshold (:data:`BLOCK_TIES`); with the other
 policies the order is fully resolved by the sort and every row is a block of its
 own.
+
+Why one module of about 900 lines: the ordering (``order_rows`` and its fast
+paths), the tie blocks, the label-only totals and the context are one invariant,
+the row order every kernel reads; split apart, each piece would import the
+private helpers of the others.
 """
 
 from __future__ import annotations
