@@ -174,8 +174,7 @@ def _checked(pdf: pd.DataFrame, plans, partition_info=None) -> pd.DataFrame:
     """The input partition unchanged after the in-memory row checks (before the
     shuffle: a bad row fails the call before rows move)."""
     number = None if partition_info is None else partition_info["number"]
-    for plan in plans:
-        front.run_located(number, parts.check_rows, pdf, plan)
+    front.run_located(number, _check_all, pdf, plans)
     return pdf
 
 
@@ -410,7 +409,17 @@ def _prepare(
     return _Prepared(frame, plans, layout, frames, n_groups, names)
 
 
-def _run(func, lazy, client, progress: bool, frame: dd.DataFrame):
+def _check_all(pdf: pd.DataFrame, plans) -> None:
+    for plan in plans:
+        parts.check_rows(pdf, plan)
+
+
+def _report(pdf: pd.DataFrame, plans) -> tuple[int, str, str]:
+    """A partition's number of rows and the error of its row checks."""
+    return front.row_report(len(pdf), _check_all, pdf, plans)
+
+
+def _run(func, lazy, client, progress: bool, frame: dd.DataFrame, plans=()):
     """Compute ``lazy`` (a tuple) in one pass, on ``client`` if given (with
     Dask's progress bar), with its errors in the terms of the input ``frame``
     (a row number counted from the first row of ``frame``)."""
@@ -443,6 +452,11 @@ def _run(func, lazy, client, progress: bool, frame: dd.DataFrame):
         number = getattr(exc, front.PARTITION_ATTR, None)
         if number is None:
             raise
+        if plans:  # every partition's bad rows, counted in the whole input
+            reports = [dask.delayed(_report)(part, plans) for part in frame.to_delayed()]
+            merged = front.merged_error(dask.compute(*reports))
+            if merged is not None:
+                raise merged from None
         offset = 0
         if number > 0:  # the rows before: counted only now, on an error
             lengths = frame.partitions[:number].map_partitions(len)
@@ -585,7 +599,7 @@ ideal_order, convention : see :func:`sklearn_rank.evaluate`
         lazy += _reductions(prep, plan)
     if not compute:
         return dask.delayed(_finish_lazy, pure=True)(prep.plans, _many(y_score), *lazy)
-    found = _run(func, tuple(lazy), client, progress, prep.frame)
+    found = _run(func, tuple(lazy), client, progress, prep.frame, prep.plans)
     # On the client: its warnings reach the caller.
     return _finish(found, prep.plans, _many(y_score))
 
