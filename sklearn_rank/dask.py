@@ -453,7 +453,8 @@ def _run(func, lazy, client, progress: bool, frame: dd.DataFrame, plans=()):
         if number is None:
             raise
         if plans:  # every partition's bad rows, counted in the whole input
-            reports = [dask.delayed(_report)(part, plans) for part in frame.to_delayed()]
+            report = dask.delayed(_report)
+            reports = [report(part, plans) for part in frame.to_delayed()]
             merged = front.merged_error(dask.compute(*reports))
             if merged is not None:
                 raise merged from None

@@ -26,7 +26,7 @@ ROWS.loc[[30, 2000, 3500], "label"] = np.nan
 
 
 def _memory(func):
-    with pytest.raises(ValueError, match="3 NaN .* first at row 30") as found:
+    with pytest.raises(ValueError, match=r"3 NaN .* first at row 30") as found:
         getattr(sklearn_rank, func)(
             ROWS["label"], ROWS["score"], groups=ROWS["qid"], metrics=["mrr"]
         )
