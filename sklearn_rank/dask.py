@@ -189,31 +189,78 @@ def _layout(frame: dd.DataFrame, plan: parts.Plan, partitioned_by_group: bool):
     return "shuffle"
 
 
-def _by_group(frame, plans, layout: str, npartitions: int | None):
+def _by_group(frame, plans, layout: str, npartitions: int | None, defer: bool):
     """The frame with every group inside one partition: as it is (checked later
-    on the per-group ids), or shuffled on the group column after the row checks."""
+    on the per-group ids), or shuffled on the group column after the row checks,
+    and the verdict of the row checks when ``defer`` (else None)."""
     plan = plans[0]
     keep = list(
         dict.fromkeys(c for p in plans for c in p.columns if c in frame.columns)
     )
     frame = frame[keep]
+    verdict = _verdict(frame, plans) if defer else None
     if layout != "shuffle":
-        return frame
+        return frame, verdict
     if frame.index.name == plan.groups and plan.groups not in frame.columns:
         frame = frame.reset_index()
-    frame = frame.map_partitions(_checked, plans, meta=frame._meta)
+    if not defer:
+        frame = frame.map_partitions(_checked, plans, meta=frame._meta)
     if plan.needs_order:
         meta = _with_row_keys(frame._meta)
         frame = frame.map_partitions(_with_row_keys, meta=meta)
-    return frame.shuffle(on=plan.groups, npartitions=npartitions)
+    return frame.shuffle(on=plan.groups, npartitions=npartitions), verdict
 
 
-def _group_frame(pdf, plan, fill, located: bool, partition_info=None):
+def _report_frame(pdf: pd.DataFrame, plans) -> pd.DataFrame:
+    return _wrap(_report(pdf, plans))
+
+
+def _raise_merged(reports: pd.DataFrame) -> int:
+    found = front.merged_error(list(reports["p"]))
+    if found is not None:
+        raise found
+    return 0
+
+
+def _verdict(frame: dd.DataFrame, plans):
+    """A lazy 0 after the row checks of every input partition, or the
+    in-memory error of the bad rows of them all (each partition's count and
+    first row, merged in input order): the per-group frames wait for it, so
+    that no partition's own error (its count, its row) reaches the caller."""
+    return frame.reduction(
+        chunk=_report_frame,
+        chunk_kwargs={"plans": plans},
+        combine=_stack,
+        aggregate=_raise_merged,
+        split_every=8,
+        meta=("verdict", "i8"),
+    )
+
+
+def _deferred(call, pdf: pd.DataFrame, plans, *args):
+    """``call(pdf, *args)``, or, where the rows of ``pdf`` fail the row checks
+    (which the verdict reports), ``call`` on none of them."""
+    try:
+        return call(pdf, *args)
+    except (ValueError, TypeError):
+        if not front.names_a_row(_report(pdf, plans)[2]):
+            raise
+        return call(pdf.iloc[:0], *args)
+
+
+def _group_frame(pdf, plan, fill, located: bool, plans=None, partition_info=None):
+    """The per-group frame of a partition. With ``plans`` (the verdict of the
+    row checks is awaited), a partition whose rows fail those checks gives no
+    groups: the verdict raises the error, counted over the whole input."""
+    if plans is not None:
+        return _deferred(parts.group_frame, pdf, plans, plan, fill)
     number = None if partition_info is None or not located else partition_info["number"]
     return front.run_located(number, parts.group_frame, pdf, plan, fill)
 
 
-def _fill_chunk(pdf, plan):
+def _fill_chunk(pdf, plan, plans=None):
+    if plans is not None:
+        return pd.DataFrame({"s": [_deferred(parts.fill_parts, pdf, plans, plan)]})
     return pd.DataFrame({"s": [parts.fill_parts(pdf, plan)]})
 
 
@@ -276,7 +323,9 @@ def _check_bounds(frame: pd.DataFrame, groups: str) -> int:
     return int(sum(b[2] for b in spans))
 
 
-def _after_check(frame: pd.DataFrame, n_groups: int, func: str) -> pd.DataFrame:
+def _after_check(
+    frame: pd.DataFrame, n_groups: int, verdict: int, func: str
+) -> pd.DataFrame:
     if n_groups == 0:  # as the in-memory check
         raise ValueError(f"{func} got empty inputs (0 rows); pass at least one row.")
     return frame
@@ -340,9 +389,10 @@ class _Prepared:
     """Everything one call builds: the frame, the plans (one per score column),
     the layout and each plan's lazy per-group frame."""
 
-    def __init__(self, frame, plans, layout, per_group, n_groups, names):
+    def __init__(self, frame, plans, layout, per_group, n_groups, names, verdict):
         self.frame, self.plans, self.layout = frame, plans, layout
         self.per_group, self.n_groups, self.names = per_group, n_groups, names
+        self.verdict = verdict
 
 
 def _prepare(
@@ -376,7 +426,7 @@ def _prepare(
         front.check_schema(func, {**names, "y_score": p.y_score}, kinds)
     _check_pandas_ids(frame, plan.groups, func)
     layout = _layout(frame, plan, partitioned_by_group)
-    grouped = _by_group(frame, plans, layout, npartitions)
+    grouped, verdict = _by_group(frame, plans, layout, npartitions, per_group)
     group_dtype = (
         frame.index.dtype
         if plan.groups not in frame.columns
@@ -389,7 +439,7 @@ def _prepare(
         if p.needs_fill:
             fill = grouped.reduction(
                 chunk=_fill_chunk,
-                chunk_kwargs={"plan": p},
+                chunk_kwargs={"plan": p, "plans": plans if per_group else None},
                 combine=_stack,
                 aggregate=_fill_total,
                 split_every=8,
@@ -401,12 +451,13 @@ def _prepare(
             p,
             fill,
             layout != "shuffle",
+            plans if per_group else None,
             meta=meta,
             align_dataframes=False,
         )
         if n_groups is None:
             n_groups = _n_groups(frames[p.y_score], layout, p.groups, func)
-    return _Prepared(frame, plans, layout, frames, n_groups, names)
+    return _Prepared(frame, plans, layout, frames, n_groups, names, verdict)
 
 
 def _check_all(pdf: pd.DataFrame, plans) -> None:
@@ -755,7 +806,7 @@ def evaluate_per_group(
     )
     out = {
         column: frame.map_partitions(
-            _after_check, prep.n_groups, func, meta=frame._meta
+            _after_check, prep.n_groups, prep.verdict, func, meta=frame._meta
         )
         for column, frame in prep.per_group.items()
     }

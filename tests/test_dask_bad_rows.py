@@ -39,3 +39,18 @@ def test_evaluate_counts_every_partition(promise):
     with pytest.raises(ValueError) as found:
         srd.evaluate(frame, metrics=["mrr"], partitioned_by_group=promise)
     assert str(found.value) == _memory("evaluate")
+
+
+@pytest.mark.parametrize("promise", [False, True], ids=["shuffled", "promised"])
+@pytest.mark.parametrize("metric", ["mrr", "ndcg"])
+def test_evaluate_per_group_counts_every_partition(promise, metric):
+    frame = dd.from_pandas(ROWS, npartitions=4)
+    per_group = srd.evaluate_per_group(
+        frame,
+        metrics=[metric],
+        partitioned_by_group=promise,
+        group_weight="relevant_mean",
+    )
+    with pytest.raises(ValueError) as found:
+        per_group.compute()
+    assert str(found.value) == _memory("evaluate_per_group")

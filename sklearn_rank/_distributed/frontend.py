@@ -191,6 +191,13 @@ def row_report(n_rows: int, call, *args) -> tuple[int, str, str]:
     return int(n_rows), "", ""
 
 
+def names_a_row(text: str) -> bool:
+    """Whether an error names a row: a check of single rows, which gives the
+    same verdict on the input partitions as on shuffled ones (an id type mix
+    within a shuffled partition does not)."""
+    return _ROW.search(text) is not None
+
+
 def _template(text: str) -> str:
     return _ROW.sub("row #", _COUNT.sub("contains # ", text))
 
