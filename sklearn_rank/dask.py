@@ -159,6 +159,40 @@ def _check_pandas_ids(frame: dd.DataFrame, groups: str, func: str) -> None:
             parts.check_id_types(parts.id_types(ids), func)
 
 
+def _converted_ids(frame: dd.DataFrame, groups: str, func: str):
+    """A lazy 0 after the in-memory refusal of ids of mixed types (1 and "1")
+    in a group column that Dask turns from objects into text inside each
+    partition (frames of ``dd.from_map``, ``dd.from_delayed``: the conversion
+    would merge the two groups), read before that conversion; None when no
+    such conversion reads the group column. (Each partition is read twice.)"""
+    expr = getattr(frame, "expr", None)
+    for node in expr.walk() if expr is not None else ():
+        if type(node).__name__ != "ArrowStringConversion":
+            continue
+        try:
+            from dask.dataframe.dask_expr import new_collection
+        except ImportError:  # pragma: no cover - a Dask without expressions
+            continue
+        inner = node.operand("frame")
+        meta = inner._meta
+        if groups in meta.columns:
+            column = new_collection(inner)[groups]
+        elif meta.index.name == groups:
+            column = new_collection(inner).index.to_series()
+        else:
+            continue
+        if column.dtype != object:
+            continue
+        return column.reduction(
+            chunk=_count,
+            combine=_total,
+            aggregate=functools.partial(_total_int, func=func),
+            split_every=8,
+            meta=("n_ids", "i8"),
+        )
+    return None
+
+
 def _with_row_keys(pdf: pd.DataFrame, partition_info=None) -> pd.DataFrame:
     """Each row's input position (partition, row), to restore it after a shuffle."""
     number = 0 if partition_info is None else partition_info["number"]
@@ -324,7 +358,7 @@ def _check_bounds(frame: pd.DataFrame, groups: str) -> int:
 
 
 def _after_check(
-    frame: pd.DataFrame, n_groups: int, verdict: int, func: str
+    frame: pd.DataFrame, n_groups: int, verdict: int, ids: int, func: str
 ) -> pd.DataFrame:
     if n_groups == 0:  # as the in-memory check
         raise ValueError(f"{func} got empty inputs (0 rows); pass at least one row.")
@@ -393,6 +427,7 @@ class _Prepared:
         self.frame, self.plans, self.layout = frame, plans, layout
         self.per_group, self.n_groups, self.names = per_group, n_groups, names
         self.verdict = verdict
+        self.id_check = None
 
 
 def _prepare(
@@ -457,7 +492,9 @@ def _prepare(
         )
         if n_groups is None:
             n_groups = _n_groups(frames[p.y_score], layout, p.groups, func)
-    return _Prepared(frame, plans, layout, frames, n_groups, names, verdict)
+    prep = _Prepared(frame, plans, layout, frames, n_groups, names, verdict)
+    prep.id_check = _converted_ids(frame, plan.groups, func)
+    return prep
 
 
 def _check_all(pdf: pd.DataFrame, plans) -> None:
@@ -647,6 +684,8 @@ ideal_order, convention : see :func:`sklearn_rank.evaluate`
         npartitions=npartitions,
     )
     lazy = [prep.n_groups]
+    if prep.id_check is not None:
+        lazy.append(prep.id_check)
     for plan in prep.plans:
         lazy += _reductions(prep, plan)
     if not compute:
@@ -718,7 +757,8 @@ def _finish_lazy(plans, many: bool, *found):
 def _finish(found, plans, many: bool):
     """The dict of means of every score column (one dict per column when
     several were given)."""
-    rest = found[1:]  # found[0]: the number of groups, after the layout checks
+    # first the number of groups (and the id check), after the layout checks
+    rest = found[len(found) - 2 * len(plans) :]
     out = {}
     for i, plan in enumerate(plans):
         merged, hist = rest[2 * i], rest[2 * i + 1]
@@ -806,7 +846,12 @@ def evaluate_per_group(
     )
     out = {
         column: frame.map_partitions(
-            _after_check, prep.n_groups, prep.verdict, func, meta=frame._meta
+            _after_check,
+            prep.n_groups,
+            prep.verdict,
+            prep.id_check,
+            func,
+            meta=frame._meta,
         )
         for column, frame in prep.per_group.items()
     }

@@ -61,9 +61,13 @@ def _memory(rows):
 def test_bad_labels_in_several_partitions(spark, bad):
     rows = ROWS.copy()
     rows.loc[[30, 2000, 3500], "label"] = bad
-    df = spark.createDataFrame(rows).repartition(3)  # bad rows in each partition
-    local = pd.DataFrame([tuple(r) for r in df.collect()], columns=df.columns)
-    local["label"] = local["label"].astype(float)  # a null comes back as None
+    # Four partitions of 1000 rows in input order: bad rows in three of them.
+    records = [
+        (int(q), None if np.isnan(y) else float(y), float(s))
+        for q, y, s in rows.itertuples(index=False)
+    ]
+    schema = "qid long, label double, score double"
+    df = spark.createDataFrame(spark.sparkContext.parallelize(records, 4), schema)
     with pytest.raises(ValueError) as found:
         srs.evaluate(df, metrics=["mrr"])
-    assert str(found.value) == _memory(local)
+    assert str(found.value) == _memory(rows)
