@@ -183,13 +183,7 @@ def _converted_ids(frame: dd.DataFrame, groups: str, func: str):
             continue
         if column.dtype != object:
             continue
-        return column.reduction(
-            chunk=_count,
-            combine=_total,
-            aggregate=functools.partial(_total_int, func=func),
-            split_every=8,
-            meta=("n_ids", "i8"),
-        )
+        return _typed_count(column, func)
     return None
 
 
@@ -389,7 +383,13 @@ def _n_groups(per_group: dd.DataFrame, layout: str, groups: str, func: str):
             split_every=8,
             meta=("n_groups", "i8"),
         )
-    return index.reduction(
+    return _typed_count(index, func)
+
+
+def _typed_count(ids: dd.Series, func: str):
+    """The number of entries of ``ids`` (lazy), after the in-memory refusal of
+    ids of types that cannot be ordered."""
+    return ids.reduction(
         chunk=_count,
         combine=_total,
         aggregate=functools.partial(_total_int, func=func),

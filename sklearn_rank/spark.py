@@ -183,9 +183,9 @@ def _check_nulls(rows: DataFrame, plans) -> None:
         bad = counts[f"c{i}"] or 0
         if bad:
             # A null label or score is a NaN in pandas: the in-memory error,
-            # with its first row, when the row checks find it.
+            # with its count and first row (a null id keeps this message).
             found = _first_bad_row(rows, plans)
-            if found is not None:
+            if found is not None and front.names_a_row(str(found)):
                 raise found
             raise ValueError(
                 f"{arg.partition(':')[0]} in {plan.func} has {bad} null value(s) in "
