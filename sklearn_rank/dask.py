@@ -543,7 +543,11 @@ def _run(func, lazy, client, progress: bool, frame: dd.DataFrame, plans=()):
         if plans:  # every partition's bad rows, counted in the whole input
             report = dask.delayed(_report)
             reports = [report(part, plans) for part in frame.to_delayed()]
-            merged = front.merged_error(dask.compute(*reports))
+            if client is not None:
+                reports = client.gather(client.compute(reports))
+            else:
+                reports = dask.compute(*reports)
+            merged = front.merged_error(reports)
             if merged is not None:
                 raise merged from None
         offset = 0

@@ -54,3 +54,12 @@ def test_evaluate_per_group_counts_every_partition(promise, metric):
     with pytest.raises(ValueError) as found:
         per_group.compute()
     assert str(found.value) == _memory("evaluate_per_group")
+
+
+def test_evaluate_on_a_client_counts_every_partition():
+    distributed = pytest.importorskip("distributed")
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2) as c:
+        frame = dd.from_pandas(ROWS, npartitions=4)
+        with pytest.raises(ValueError) as found:
+            srd.evaluate(frame, metrics=["mrr"], client=c)
+    assert str(found.value) == _memory("evaluate")
