@@ -159,6 +159,34 @@ def _check_pandas_ids(frame: dd.DataFrame, groups: str, func: str) -> None:
             parts.check_id_types(parts.id_types(ids), func)
 
 
+def _converted_ids(frame: dd.DataFrame, groups: str, func: str):
+    """A lazy 0 after the in-memory refusal of ids of mixed types (1 and "1")
+    in a group column that Dask turns from objects into text inside each
+    partition (frames of ``dd.from_map``, ``dd.from_delayed``: the conversion
+    would merge the two groups), read before that conversion; None when no
+    such conversion reads the group column. (Each partition is read twice.)"""
+    expr = getattr(frame, "expr", None)
+    for node in expr.walk() if expr is not None else ():
+        if type(node).__name__ != "ArrowStringConversion":
+            continue
+        try:
+            from dask.dataframe.dask_expr import new_collection
+        except ImportError:  # pragma: no cover - a Dask without expressions
+            continue
+        inner = node.operand("frame")
+        meta = inner._meta
+        if groups in meta.columns:
+            column = new_collection(inner)[groups]
+        elif meta.index.name == groups:
+            column = new_collection(inner).index.to_series()
+        else:
+            continue
+        if column.dtype != object:
+            continue
+        return _typed_count(column, func)
+    return None
+
+
 def _with_row_keys(pdf: pd.DataFrame, partition_info=None) -> pd.DataFrame:
     """Each row's input position (partition, row), to restore it after a shuffle."""
     number = 0 if partition_info is None else partition_info["number"]
@@ -174,8 +202,7 @@ def _checked(pdf: pd.DataFrame, plans, partition_info=None) -> pd.DataFrame:
     """The input partition unchanged after the in-memory row checks (before the
     shuffle: a bad row fails the call before rows move)."""
     number = None if partition_info is None else partition_info["number"]
-    for plan in plans:
-        front.run_located(number, parts.check_rows, pdf, plan)
+    front.run_located(number, _check_all, pdf, plans)
     return pdf
 
 
@@ -190,31 +217,78 @@ def _layout(frame: dd.DataFrame, plan: parts.Plan, partitioned_by_group: bool):
     return "shuffle"
 
 
-def _by_group(frame, plans, layout: str, npartitions: int | None):
+def _by_group(frame, plans, layout: str, npartitions: int | None, defer: bool):
     """The frame with every group inside one partition: as it is (checked later
-    on the per-group ids), or shuffled on the group column after the row checks."""
+    on the per-group ids), or shuffled on the group column after the row checks,
+    and the verdict of the row checks when ``defer`` (else None)."""
     plan = plans[0]
     keep = list(
         dict.fromkeys(c for p in plans for c in p.columns if c in frame.columns)
     )
     frame = frame[keep]
+    verdict = _verdict(frame, plans) if defer else None
     if layout != "shuffle":
-        return frame
+        return frame, verdict
     if frame.index.name == plan.groups and plan.groups not in frame.columns:
         frame = frame.reset_index()
-    frame = frame.map_partitions(_checked, plans, meta=frame._meta)
+    if not defer:
+        frame = frame.map_partitions(_checked, plans, meta=frame._meta)
     if plan.needs_order:
         meta = _with_row_keys(frame._meta)
         frame = frame.map_partitions(_with_row_keys, meta=meta)
-    return frame.shuffle(on=plan.groups, npartitions=npartitions)
+    return frame.shuffle(on=plan.groups, npartitions=npartitions), verdict
 
 
-def _group_frame(pdf, plan, fill, located: bool, partition_info=None):
+def _report_frame(pdf: pd.DataFrame, plans) -> pd.DataFrame:
+    return _wrap(_report(pdf, plans))
+
+
+def _raise_merged(reports: pd.DataFrame) -> int:
+    found = front.merged_error(list(reports["p"]))
+    if found is not None:
+        raise found
+    return 0
+
+
+def _verdict(frame: dd.DataFrame, plans):
+    """A lazy 0 after the row checks of every input partition, or the
+    in-memory error of the bad rows of them all (each partition's count and
+    first row, merged in input order): the per-group frames wait for it, so
+    that no partition's own error (its count, its row) reaches the caller."""
+    return frame.reduction(
+        chunk=_report_frame,
+        chunk_kwargs={"plans": plans},
+        combine=_stack,
+        aggregate=_raise_merged,
+        split_every=8,
+        meta=("verdict", "i8"),
+    )
+
+
+def _deferred(call, pdf: pd.DataFrame, plans, *args):
+    """``call(pdf, *args)``, or, where the rows of ``pdf`` fail the row checks
+    (which the verdict reports), ``call`` on none of them."""
+    try:
+        return call(pdf, *args)
+    except (ValueError, TypeError):
+        if not front.names_a_row(_report(pdf, plans)[2]):
+            raise
+        return call(pdf.iloc[:0], *args)
+
+
+def _group_frame(pdf, plan, fill, located: bool, plans=None, partition_info=None):
+    """The per-group frame of a partition. With ``plans`` (the verdict of the
+    row checks is awaited), a partition whose rows fail those checks gives no
+    groups: the verdict raises the error, counted over the whole input."""
+    if plans is not None:
+        return _deferred(parts.group_frame, pdf, plans, plan, fill)
     number = None if partition_info is None or not located else partition_info["number"]
     return front.run_located(number, parts.group_frame, pdf, plan, fill)
 
 
-def _fill_chunk(pdf, plan):
+def _fill_chunk(pdf, plan, plans=None):
+    if plans is not None:
+        return pd.DataFrame({"s": [_deferred(parts.fill_parts, pdf, plans, plan)]})
     return pd.DataFrame({"s": [parts.fill_parts(pdf, plan)]})
 
 
@@ -277,7 +351,9 @@ def _check_bounds(frame: pd.DataFrame, groups: str) -> int:
     return int(sum(b[2] for b in spans))
 
 
-def _after_check(frame: pd.DataFrame, n_groups: int, func: str) -> pd.DataFrame:
+def _after_check(
+    frame: pd.DataFrame, n_groups: int, verdict: int, ids: int, func: str
+) -> pd.DataFrame:
     if n_groups == 0:  # as the in-memory check
         raise ValueError(f"{func} got empty inputs (0 rows); pass at least one row.")
     return frame
@@ -307,7 +383,13 @@ def _n_groups(per_group: dd.DataFrame, layout: str, groups: str, func: str):
             split_every=8,
             meta=("n_groups", "i8"),
         )
-    return index.reduction(
+    return _typed_count(index, func)
+
+
+def _typed_count(ids: dd.Series, func: str):
+    """The number of entries of ``ids`` (lazy), after the in-memory refusal of
+    ids of types that cannot be ordered."""
+    return ids.reduction(
         chunk=_count,
         combine=_total,
         aggregate=functools.partial(_total_int, func=func),
@@ -341,9 +423,11 @@ class _Prepared:
     """Everything one call builds: the frame, the plans (one per score column),
     the layout and each plan's lazy per-group frame."""
 
-    def __init__(self, frame, plans, layout, per_group, n_groups, names):
+    def __init__(self, frame, plans, layout, per_group, n_groups, names, verdict):
         self.frame, self.plans, self.layout = frame, plans, layout
         self.per_group, self.n_groups, self.names = per_group, n_groups, names
+        self.verdict = verdict
+        self.id_check = None
 
 
 def _prepare(
@@ -377,7 +461,7 @@ def _prepare(
         front.check_schema(func, {**names, "y_score": p.y_score}, kinds)
     _check_pandas_ids(frame, plan.groups, func)
     layout = _layout(frame, plan, partitioned_by_group)
-    grouped = _by_group(frame, plans, layout, npartitions)
+    grouped, verdict = _by_group(frame, plans, layout, npartitions, per_group)
     group_dtype = (
         frame.index.dtype
         if plan.groups not in frame.columns
@@ -390,7 +474,7 @@ def _prepare(
         if p.needs_fill:
             fill = grouped.reduction(
                 chunk=_fill_chunk,
-                chunk_kwargs={"plan": p},
+                chunk_kwargs={"plan": p, "plans": plans if per_group else None},
                 combine=_stack,
                 aggregate=_fill_total,
                 split_every=8,
@@ -402,15 +486,28 @@ def _prepare(
             p,
             fill,
             layout != "shuffle",
+            plans if per_group else None,
             meta=meta,
             align_dataframes=False,
         )
         if n_groups is None:
             n_groups = _n_groups(frames[p.y_score], layout, p.groups, func)
-    return _Prepared(frame, plans, layout, frames, n_groups, names)
+    prep = _Prepared(frame, plans, layout, frames, n_groups, names, verdict)
+    prep.id_check = _converted_ids(frame, plan.groups, func)
+    return prep
 
 
-def _run(func, lazy, client, progress: bool, frame: dd.DataFrame):
+def _check_all(pdf: pd.DataFrame, plans) -> None:
+    for plan in plans:
+        parts.check_rows(pdf, plan)
+
+
+def _report(pdf: pd.DataFrame, plans) -> tuple[int, str, str]:
+    """A partition's number of rows and the error of its row checks."""
+    return front.row_report(len(pdf), _check_all, pdf, plans)
+
+
+def _run(func, lazy, client, progress: bool, frame: dd.DataFrame, plans=()):
     """Compute ``lazy`` (a tuple) in one pass, on ``client`` if given (with
     Dask's progress bar), with its errors in the terms of the input ``frame``
     (a row number counted from the first row of ``frame``)."""
@@ -443,6 +540,16 @@ def _run(func, lazy, client, progress: bool, frame: dd.DataFrame):
         number = getattr(exc, front.PARTITION_ATTR, None)
         if number is None:
             raise
+        if plans:  # every partition's bad rows, counted in the whole input
+            report = dask.delayed(_report)
+            reports = [report(part, plans) for part in frame.to_delayed()]
+            if client is not None:
+                reports = client.gather(client.compute(reports))
+            else:
+                reports = dask.compute(*reports)
+            merged = front.merged_error(reports)
+            if merged is not None:
+                raise merged from None
         offset = 0
         if number > 0:  # the rows before: counted only now, on an error
             lengths = frame.partitions[:number].map_partitions(len)
@@ -581,11 +688,13 @@ ideal_order, convention : see :func:`sklearn_rank.evaluate`
         npartitions=npartitions,
     )
     lazy = [prep.n_groups]
+    if prep.id_check is not None:
+        lazy.append(prep.id_check)
     for plan in prep.plans:
         lazy += _reductions(prep, plan)
     if not compute:
         return dask.delayed(_finish_lazy, pure=True)(prep.plans, _many(y_score), *lazy)
-    found = _run(func, tuple(lazy), client, progress, prep.frame)
+    found = _run(func, tuple(lazy), client, progress, prep.frame, prep.plans)
     # On the client: its warnings reach the caller.
     return _finish(found, prep.plans, _many(y_score))
 
@@ -652,7 +761,8 @@ def _finish_lazy(plans, many: bool, *found):
 def _finish(found, plans, many: bool):
     """The dict of means of every score column (one dict per column when
     several were given)."""
-    rest = found[1:]  # found[0]: the number of groups, after the layout checks
+    # first the number of groups (and the id check), after the layout checks
+    rest = found[len(found) - 2 * len(plans) :]
     out = {}
     for i, plan in enumerate(plans):
         merged, hist = rest[2 * i], rest[2 * i + 1]
@@ -740,7 +850,12 @@ def evaluate_per_group(
     )
     out = {
         column: frame.map_partitions(
-            _after_check, prep.n_groups, func, meta=frame._meta
+            _after_check,
+            prep.n_groups,
+            prep.verdict,
+            prep.id_check,
+            func,
+            meta=frame._meta,
         )
         for column, frame in prep.per_group.items()
     }

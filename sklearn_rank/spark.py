@@ -113,6 +113,7 @@ def _collect(call, rows: DataFrame | None = None, plans=()):
 _ERRORS = T.StructType(
     [
         T.StructField("part", T.LongType()),
+        T.StructField("rows", T.LongType()),
         T.StructField("kind", T.StringType()),
         T.StructField("message", T.StringType()),
     ]
@@ -120,8 +121,10 @@ _ERRORS = T.StructType(
 
 
 def _first_bad_row(rows: DataFrame, plans) -> BaseException | None:
-    """The in-memory error of the first bad row of the input partitions, its
-    row counted from the first input row (as ``rows.collect()`` lists them)."""
+    """The in-memory error of the bad rows of the input partitions: each
+    partition reports its rows and its error, merged here (every bad row
+    counted, the first one counted from the first input row, as
+    ``rows.collect()`` lists them)."""
 
     def check(batches):
         from pyspark import TaskContext
@@ -129,23 +132,19 @@ def _first_bad_row(rows: DataFrame, plans) -> BaseException | None:
         pdf = _whole(batches)
         if pdf is None:
             return
-        try:
-            for plan in plans:
-                parts.check_rows(pdf, plan)
-        except (ValueError, TypeError) as exc:
-            number = TaskContext.get().partitionId()
-            yield pd.DataFrame(
-                {"part": [number], "kind": [type(exc).__name__], "message": [str(exc)]}
-            )
+        n, kind, message = front.row_report(len(pdf), _check_all, pdf, plans)
+        number = TaskContext.get().partitionId()
+        yield pd.DataFrame(
+            {"part": [number], "rows": [n], "kind": [kind], "message": [message]}
+        )
 
-    found = rows.mapInPandas(check, _ERRORS).collect()
-    if not found:
-        return None
-    first = min(found, key=lambda r: r["part"])
-    sizes = rows.groupBy(F.spark_partition_id().alias("p")).count().collect()
-    offset = sum(r["count"] for r in sizes if r["p"] < first["part"])
-    kind = ValueError if first["kind"] == "ValueError" else TypeError
-    return front.relocate(kind(first["message"]), offset)
+    found = sorted(rows.mapInPandas(check, _ERRORS).collect(), key=lambda r: r["part"])
+    return front.merged_error((r["rows"], r["kind"], r["message"]) for r in found)
+
+
+def _check_all(pdf: pd.DataFrame, plans) -> None:
+    for plan in plans:
+        parts.check_rows(pdf, plan)
 
 
 def _renamed(npartitions, num_partitions, func: str):
@@ -183,6 +182,11 @@ def _check_nulls(rows: DataFrame, plans) -> None:
     for i, (arg, column) in enumerate(names.items()):
         bad = counts[f"c{i}"] or 0
         if bad:
+            # A null label or score is a NaN in pandas: the in-memory error,
+            # with its count and first row (a null id keeps this message).
+            found = _first_bad_row(rows, plans)
+            if found is not None and front.names_a_row(str(found)):
+                raise found
             raise ValueError(
                 f"{arg.partition(':')[0]} in {plan.func} has {bad} null value(s) in "
                 f"column {column!r} (of {counts['n']} rows); every row needs one. "

@@ -63,3 +63,44 @@ def test_text_ids_as_a_numpy_object_array():
     for labels in (y, da.from_array(y, chunks=5)):
         got = srd.evaluate(labels, s, groups=ids, metrics=["mrr", "ndcg"])
         assert got == pytest.approx(want, rel=1e-12)
+
+
+def _mixed_ids(i):
+    return pd.DataFrame(
+        {
+            "qid": pd.Series([1, 1] if i == 0 else ["1", "1"], dtype=object),
+            "label": [1.0, 0.0],
+            "score": [0.9, 0.1] if i == 0 else [0.1, 0.9],
+        }
+    )
+
+
+def test_from_map_mixed_ids_are_refused_as_in_memory():
+    # Dask turns the object ids into text inside each partition (1 and "1"
+    # would be one group): the ids are read before that conversion.
+    rows = pd.concat([_mixed_ids(0), _mixed_ids(1)], ignore_index=True)
+    with pytest.raises(TypeError, match="mixes id types") as memory:
+        evaluate(rows["label"], rows["score"], groups=rows["qid"], metrics=["mrr"])
+    # (a task shuffle: distributed's P2P shuffle fails on mixed object ids
+    # with pyarrow's own error before the check sees them)
+    local = {"scheduler": "threads", "dataframe.shuffle.method": "tasks"}
+    for convert in (True, False):
+        with dask.config.set({"dataframe.convert-string": convert}):
+            frame = dd.from_map(_mixed_ids, [0, 1])
+        with dask.config.set(local), pytest.raises(TypeError) as found:
+            srd.evaluate(frame, metrics=["mrr"])
+        assert str(found.value) == str(memory.value)
+        per_group = srd.evaluate_per_group(frame[frame["label"] >= 0], metrics=["mrr"])
+        with dask.config.set(local), pytest.raises(TypeError, match="mixes id types"):
+            per_group.compute()
+
+
+def test_from_map_text_ids_equal_memory():
+    def load(i):
+        return ROWS.iloc[6 * i : 6 * i + 6].assign(qid=lambda r: r["qid"].map(str))
+
+    frame = dd.from_map(load, [0, 1])
+    got = srd.evaluate(frame, metrics=["mrr", "ndcg"])
+    assert got == pytest.approx(_memory(ROWS), rel=1e-12)
+    per_group = srd.evaluate_per_group(frame, metrics=["mrr"]).compute()
+    assert per_group.index.dtype == frame["qid"].dtype

@@ -1,6 +1,7 @@
 """sklearn_rank.spark.RankingEvaluator in Spark ML (issue 51, items 1 and 2):
 its direction read from the metric table, a CrossValidator that keeps the best
-model of a loss, and save / load with every option as a Param."""
+model of a loss, and save / load with every option as a Param; and the
+error of bad rows in several partitions (item 5)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
+import sklearn_rank
 from sklearn_rank._metrics.registry import METRICS
 
 pytestmark = pytest.mark.spark
@@ -17,6 +19,8 @@ pytestmark = pytest.mark.spark
 if shutil.which("java") is None:
     pytest.skip("Spark needs Java, and no java is on PATH", allow_module_level=True)
 pyspark = pytest.importorskip("pyspark", reason='pip install "sklearn-rank[spark]"')
+
+import pandas as pd  # noqa: E402
 
 import sklearn_rank.spark as srs  # noqa: E402
 
@@ -139,3 +143,39 @@ def test_a_csv_path_is_refused_by_name(spark, tmp_path):
     _rows().to_csv(path, index=False)
     with pytest.raises(ValueError, match=r"'data' parameter .* not Parquet.*read\.csv"):
         srs.evaluate(str(path), metrics=["mrr"])
+
+
+# -- bad rows in several partitions (issue 51, item 5): one error for the whole
+# input, as the in-memory check words it, not one partition's count
+N = 4000
+BAD_ROWS = pd.DataFrame(
+    {
+        "qid": np.repeat(np.arange(N // 10), 10),
+        "label": np.tile([1.0] + [0.0] * 9, N // 10),
+        "score": np.random.default_rng(0).random(N),
+    }
+)
+
+
+def _memory_error(rows):
+    with pytest.raises(ValueError, match=r"contains 3 NaN") as found:
+        sklearn_rank.evaluate(
+            rows["label"], rows["score"], groups=rows["qid"], metrics=["mrr"]
+        )
+    return str(found.value)
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan], ids=["inf", "nan-is-null"])
+def test_bad_labels_in_several_partitions(spark, bad):
+    rows = BAD_ROWS.copy()
+    rows.loc[[30, 2000, 3500], "label"] = bad
+    # Four partitions of 1000 rows in input order: bad rows in three of them.
+    records = [
+        (int(q), None if np.isnan(y) else float(y), float(s))
+        for q, y, s in rows.itertuples(index=False)
+    ]
+    schema = "qid long, label double, score double"
+    df = spark.createDataFrame(spark.sparkContext.parallelize(records, 4), schema)
+    with pytest.raises(ValueError) as found:
+        srs.evaluate(df, metrics=["mrr"])
+    assert str(found.value) == _memory_error(rows)

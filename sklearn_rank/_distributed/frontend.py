@@ -176,6 +176,56 @@ def relocate(exc: BaseException, offset: int) -> BaseException:
     return new
 
 
+# -- one error for the whole input, from each partition's report --------------------
+_COUNT = re.compile(r"\bcontains (\d+) ")
+
+
+def row_report(n_rows: int, call, *args) -> tuple[int, str, str]:
+    """A partition's report for :func:`merged_error`: its number of rows and
+    the error of ``call(*args)`` (the in-memory row checks) as (kind, message),
+    empty when its rows pass."""
+    try:
+        call(*args)
+    except (ValueError, TypeError) as exc:
+        return int(n_rows), type(exc).__name__, str(exc)
+    return int(n_rows), "", ""
+
+
+def names_a_row(text: str) -> bool:
+    """Whether an error names a row: a check of single rows, which gives the
+    same verdict on the input partitions as on shuffled ones (an id type mix
+    within a shuffled partition does not)."""
+    return _ROW.search(text) is not None
+
+
+def _template(text: str) -> str:
+    return _ROW.sub("row #", _COUNT.sub("contains # ", text))
+
+
+def merged_error(reports) -> BaseException | None:
+    """The error the in-memory check gives on the whole input, from the
+    partitions' reports (:func:`row_report`, in input order): the first
+    failing partition's error, its row counted in the whole input (the first
+    bad row: partitions come in order), its count of bad values the sum over
+    every partition that fails the same check. None when every row passes."""
+    offset, found = 0, []
+    for n_rows, kind, message in reports:
+        if message:
+            exc = (ValueError if kind == "ValueError" else TypeError)(message)
+            found.append(relocate(exc, offset))
+        offset += int(n_rows)
+    if not found:
+        return None
+    first = found[0]
+    text = str(first)
+    same = [str(e) for e in found if _template(str(e)) == _template(text)]
+    counts = [_COUNT.search(t) for t in same]
+    if all(counts):
+        total = sum(int(m.group(1)) for m in counts)
+        text = _COUNT.sub(f"contains {total} ", text, count=1)
+    return type(first)(text)
+
+
 # Spark reports a worker's exception as a PythonException holding the traceback;
 # its last "ValueError: ..." (or TypeError) block is the library's own error.
 _WORKER_ERROR = re.compile(
