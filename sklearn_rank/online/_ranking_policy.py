@@ -57,7 +57,7 @@ def ranking_policy_estimate(
     by the logging policy π₀, with the reward r_k (e.g. a click) observed at
     each slot k = 1..K (rows: one per slot, ``position`` = k, every slot 1..K of
     a group present). The target policy π is a distribution over rankings too;
-    its value is V(π) = E_x E_{a∼π(·|x)} Σ_k λ(k) r_k, λ the metric's weight
+    its value is V(π) = E_x E_{a∼π(· | x)} Σ_k λ(k) r_k, λ the metric's weight
     of slot k. With the per-slot ratios below, the estimators of Kiyohara et
     al. (2022) are, per group (the estimate averages groups):
 
@@ -73,7 +73,7 @@ def ranking_policy_estimate(
       assumption (r_k depends on x and a_{1:k} only; this includes the
       position-based model), at more variance than IIPS;
     - ``"cascade_dr"`` (cascade doubly robust): V̂ = Σ_k [w_{1:k} (λ(k) r_k −
-      Q̂_k(x, a_{1:k})) + w_{1:k−1} E_{a′∼π(·|x, a_{1:k−1})} Q̂_k(x, a_{1:k−1},
+      Q̂_k(x, a_{1:k})) + w_{1:k−1} E_{a′∼π(· | x, a_{1:k−1})} Q̂_k(x, a_{1:k−1},
       a′)] with w_{1:0} = 1, Q̂_k = ``predicted_value`` and the expectation
       ``expected_predicted_value``. Unbiased under the cascade assumption for
       **any** Q̂ when the probabilities are right (the model's terms cancel in
