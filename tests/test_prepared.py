@@ -202,3 +202,27 @@ def test_training_benchmark_runs_small(capsys):
     argv = ["--rows", "20000", "--groups", "200", "--repeats", "1"]
     assert module.main([*argv, "--sections", "accumulator"]) == 0
     assert "ratio" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("ties", ["average", "threshold"])
+def test_tied_scores_keep_the_prepared_order(monkeypatch, ties):
+    # Tree scores tie within queries: under the block rules the prepared layout
+    # orders them itself (input order inside a tie, as order_rows does), to the
+    # last bit, instead of handing every tied round back to order_rows.
+    import sklearn_rank._engine.context as context
+
+    y, groups, rng = _large(1)
+    metrics = ["ndcg@10", "map", "mrr", "err@20", "rbp", "recall@100"]
+    prepared = sr.prepare(y, groups=groups, metrics=metrics, ties=ties, max_grade=4)
+    scores = [rng.integers(0, 8, y.size) / 8 for _ in range(3)]
+    wants = [
+        sr.evaluate(y, s, groups=groups, metrics=metrics, ties=ties, max_grade=4)
+        for s in scores
+    ]
+
+    def cold(*args, **kwargs):
+        raise AssertionError("a prepared call fell back to order_rows")
+
+    monkeypatch.setattr(context, "order_rows", cold)
+    for score, want in zip(scores, wants, strict=True):
+        assert prepared.evaluate(score) == want

@@ -676,9 +676,8 @@ class RankingContext:
     ) -> RankingContext:
         """The ordered view of ``totals`` (made once per labels) under the scores
         ``y_score`` (one per row of the input). ``layout``: an ordering of the
-        ranked rows prepared from the group codes (``GroupLayout``; its
-        ``order`` returns None where it leaves the scores to
-        :func:`order_rows`), else :func:`order_rows`."""
+        ranked rows prepared from the group codes (``GroupLayout``, the same
+        order as :func:`order_rows`), else :func:`order_rows`."""
         return cls._ordered(totals.with_scores(y_score), totals.ties, layout)
 
     @classmethod
@@ -688,13 +687,10 @@ class RankingContext:
         y_r, s_r = totals.ranked(totals.y_all), totals.ranked(totals.y_score)
         c_r = totals.ranked(totals.codes_all)
         n_groups = totals.n_groups
-        found = None
-        if layout is not None and not layout.tied_last:
-            found = layout.order(s_r)
-        if found is not None:
+        if layout is not None:
             length = layout.length
-            order, tied_next = found
-        else:  # no layout, or ties it leaves to order_rows
+            order, tied_next = layout.order(s_r)
+        else:
             length = seg.segment_count(c_r, n_groups)
             order, tied_next = order_rows(c_r, s_r, y_r, ties, n_groups, length)
         if totals.ranked_rows is None:  # every row ranked: the same counts
@@ -709,10 +705,6 @@ class RankingContext:
             blocks = TieBlocks.from_continuation(tied_next, rank, group)
         else:
             blocks = TieBlocks.find(s_r[order], rank, group)
-        if layout is not None and ties in BLOCK_TIES:
-            # Scores with ties go to order_rows; the next call tries the
-            # layout again once a call finds none.
-            layout.tied_last = bool(blocks)
         row_weight = None
         if totals.sample_weight is not None:
             row_weight = totals.ranked(totals.sample_weight)[order]

@@ -9,9 +9,10 @@ group, padded to the longest group; each set of scores is then sorted along the
 matrix rows (n log L comparisons on short, cache-sized rows, L the longest
 group). The order is the cold one: descending score, and inside a tie the rule
 of ``ties`` (input order for ``"stable"``, least relevant first for
-``"pessimistic"``, most relevant first for ``"optimistic"``). Under the block
-rules (``"average"``, ``"threshold"``) scores with ties within a group are left
-to ``order_rows`` (see :meth:`GroupLayout.order`).
+``"pessimistic"``, most relevant first for ``"optimistic"``, and input order
+for the block rules ``"average"`` and ``"threshold"``, whose kernels sum a tie
+block's rows in the order the sort left them: :func:`.context.order_rows` keeps
+input order there too, so both give the same bits).
 """
 
 from __future__ import annotations
@@ -49,9 +50,6 @@ class GroupLayout:
         np.cumsum(length[:-1], out=starts[1:])
         self.first = starts[self.group]
         self.ends = _group_ends(length, n)
-        # Whether the last scores had ties within a group (block rules): the
-        # caller then orders the next ones with order_rows first.
-        self.tied_last = False
         # Padding cells are never written: +inf once, after every (finite) score.
         self._matrix = np.full(n_groups * width, np.inf)
 
@@ -80,20 +78,14 @@ class GroupLayout:
             by_group = np.argsort(codes, kind="stable")
         return cls(by_group, length, ties, width)
 
-    def order(self, score: np.ndarray) -> tuple[np.ndarray, np.ndarray | None] | None:
+    def order(self, score: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """The rows ordered by group, then descending score (ties by the rule),
         and for the block rules whether each ranked row but the last is tied
-        with the next one (always False: see below).
-
-        None for the block rules when two rows of a group tie: the kernels sum
-        a tie block's rows in the order the sort left them, and a cold call's
-        sort leaves its own (unstable) order, so only ``order_rows`` itself
-        gives its numbers to the last bit there."""
+        with the next one in its group."""
         matrix = self._matrix
         by_group = self.by_group
         matrix[self.cell] = -(score if by_group is None else score[by_group])
-        kind = "quicksort" if self.ties in BLOCK_TIES else "stable"
-        within = np.argsort(matrix.reshape(-1, self.width), axis=1, kind=kind)
+        within = np.argsort(matrix.reshape(-1, self.width), axis=1, kind="stable")
         order = self.first + within.ravel()[self.cell]
         if by_group is not None:
             order = by_group[order]
@@ -102,4 +94,4 @@ class GroupLayout:
         ranked = score[order]
         same = np.equal(ranked[1:], ranked[:-1])
         same &= ~self.ends
-        return None if same.any() else (order, same)
+        return order, same
