@@ -158,3 +158,23 @@ def test_bad_input(kwargs, match):
     args = {"n_negatives": 3, "k": 2, "metrics": "hit_rate"} | kwargs
     with pytest.raises(ValueError, match=match):
         evaluate_sampled(scores, test, **args)
+
+
+def test_users_without_held_out_items_follow_the_undefined_rule():
+    # 10 of 50 users hold out nothing: skipped by default, scored 0.0 with
+    # undefined=0.0 (the mean over 50 users), refused with undefined="raise"
+    import numpy as np
+    import pytest
+    import scipy.sparse as sp
+
+    from sklearn_rank.recsys import evaluate_sampled
+
+    rng = np.random.default_rng(0)
+    scores = rng.random((50, 200))
+    test = sp.csr_matrix((np.ones(40), (np.arange(40), np.arange(40))), shape=(50, 200))
+    kw = dict(n_negatives=20, k=5, metrics="hit_rate", correction="none")
+    skip = evaluate_sampled(scores, test, random_state=0, **kw)["hit_rate@5"]
+    zero = evaluate_sampled(scores, test, random_state=0, undefined=0.0, **kw)
+    assert zero["hit_rate@5"] == pytest.approx(skip * 40 / 50, abs=1e-12)
+    with pytest.raises(ValueError, match="undefined for 10 of 50 groups"):
+        evaluate_sampled(scores, test, random_state=0, undefined="raise", **kw)

@@ -13,6 +13,8 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 from sklearn.utils import check_random_state
 
+from .._engine.conventions import resolve_options
+from .._engine.reduce import mean_over_groups
 from .._metrics.evaluate import evaluate_per_group
 from .._utils.params import param_error
 from ._evaluate import _check_test, _metric_names
@@ -241,7 +243,9 @@ default="bias_variance"
     )
     pair_user = np.repeat(np.arange(n_users), np.diff(rel.indptr))
     pair_pool = pool[pair_user]
-    full = metric_at_rank(names, k, int(pool.max()) + 1, **options)
+    # undefined is the rule of the mean over users below, not of a rank's value
+    per_rank = {key: v for key, v in options.items() if key != "undefined"}
+    full = metric_at_rank(names, k, int(pool.max()) + 1, **per_rank)
     stacked = np.column_stack([full[name] for name in names])
     value = np.empty((rel.nnz, len(names)))
     for n_pool in np.unique(pair_pool):
@@ -250,10 +254,14 @@ default="bias_variance"
             stacked[: n_pool + 1], int(n_pool), n_neg, correction, gamma
         )
         value[at] = table[ranks[at] - 1]
+    # users without held-out items are undefined: the library's rule and mean
+    given = {key: v for key, v in options.items() if key != "convention"}
+    opts = resolve_options(_FUNC, options.get("convention"), given)
+    n_held = np.maximum(np.diff(rel.indptr), 1)
     out = {}
     for j, name in enumerate(names):
-        per_user = (
-            np.bincount(pair_user, value[:, j], n_users)[has] / np.diff(rel.indptr)[has]
+        per_user = np.bincount(pair_user, value[:, j], n_users) / n_held
+        out[name] = mean_over_groups(
+            per_user, has, np.ones(n_users), opts.undefined, name, np.arange(n_users)
         )
-        out[name] = float(per_user.mean()) if per_user.size else float("nan")
     return out
