@@ -7,7 +7,8 @@
 # installed as a regular (non-editable) install and the tests import that copy, so
 # a missing package-data file fails here too. Called by .ci/run; runnable alone:
 #   bash .ci/oldest_sklearn.sh
-# The venv lives outside the clone and is reused when its pins are unchanged.
+# The venv lives outside the clone and is reused when its pins are unchanged;
+# `--setup-only` creates it and stops (.ci/run does that while the suite runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -35,6 +36,10 @@ if [[ ! -x "$venv/bin/python" ]] || [[ "$(cat "$stamp" 2>/dev/null)" != "${pins[
     "$venv/bin/python" -m pip install --quiet "${pins[@]}"
     echo "${pins[*]}" > "$stamp"
 fi
+if [[ "${1:-}" == "--setup-only" ]]; then
+    echo "oldest scikit-learn environment: ready in $((SECONDS - start))s"
+    exit 0
+fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 # Always reinstall the package itself: the code under test is this clone's.
@@ -46,7 +51,10 @@ fi
 
 # Run from a scratch directory so `import sklearn_rank` finds the installed copy,
 # not the source tree; -c keeps the repository's pytest settings.
-cp -r tests docs "$scratch/"
+# (without the documentation's build output, which .ci/run writes meanwhile)
+tar -C "$repo" --exclude=docs/_build --exclude=docs/auto_examples \
+    --exclude=docs/api/generated --exclude=__pycache__ -cf - tests docs \
+    | tar -C "$scratch" -xf -
 cd "$scratch"
 "$venv/bin/python" -c "import sklearn, sklearn_rank; print('oldest scikit-learn:', \
 sklearn.__version__, '| sklearn_rank from', sklearn_rank.__file__)"

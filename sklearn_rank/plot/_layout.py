@@ -37,13 +37,21 @@ def outside_legend(
 
 def quiet_draw(fig: Any) -> bool:
     """Draw without rendering, to measure; True unless constrained layout
-    collapsed an axes (its warning is kept from the user: this is a trial)."""
+    collapsed an axes (its warning is kept from the user: this is a trial).
+    A figure unchanged since its last trial draw (matplotlib's ``stale`` flag,
+    cleared by a draw, set by any change of an artist) is not drawn again: its
+    extents are those measured, and a draw is most of a display's time."""
     import warnings
 
+    last = getattr(fig, "_sklearn_rank_draw_ok", None)
+    if last is not None and not fig.stale:
+        return last
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fig.draw_without_rendering()
-    return not any("collapsed" in str(w.message) for w in caught)
+    ok = not any("collapsed" in str(w.message) for w in caught)
+    fig._sklearn_rank_draw_ok = ok
+    return ok
 
 
 def _draw_fits(ax: Any, legend: Any) -> bool:
