@@ -12,6 +12,10 @@ from sklearn_rank import (
     alpha_ndcg_score,
     err_ia_score,
     evaluate_intents,
+    map_ia_score,
+    nerr_ia_score,
+    nnrbp_score,
+    nrbp_score,
     precision_ia_score,
     subtopic_recall_score,
 )
@@ -114,21 +118,103 @@ def _subtopic_recall(rel, score, k):
     return len(covered) / len(intents)
 
 
-def _oracle(metric, rel, score, alpha, k):
+def _ia_err_sum(lists, intents, alpha, k):
+    """Sum over intents of each intent's ERR (stop probability alpha at a row
+    relevant to it), down to k."""
+    return sum(_err([alpha * bool(row[j]) for row in lists], k) for j in intents)
+
+
+def _nerr_ia(rel, score, alpha, k):
+    """ndeval's nERR-IA: the ranking's intent-aware ERR over that of the greedy
+    ideal ranking."""
+    intents = _intents(rel)
+    if not intents:
+        return None
+    k = len(rel) if k is None else k
+    ranked = [rel[i] for i in _ranked(rel, score)]
+    ideal = _greedy_ideal(rel, intents, alpha)
+    return _ia_err_sum(ranked, intents, alpha, k) / _ia_err_sum(
+        ideal, intents, alpha, k
+    )
+
+
+def _rbp_sum(lists, intents, alpha, beta):
+    """Clarke et al. (2009): sum_r beta^(r-1) sum_i J(d_r, i) (1 - alpha)^(seen)."""
+    seen = dict.fromkeys(intents, 0)
+    total = 0.0
+    for r, row in enumerate(lists, start=1):
+        for j in intents:
+            if row[j]:
+                total += beta ** (r - 1) * (1 - alpha) ** seen[j]
+                seen[j] += 1
+    return total
+
+
+def _nrbp(rel, score, alpha, beta):
+    intents = _intents(rel)
+    if not intents:
+        return None
+    ranked = [rel[i] for i in _ranked(rel, score)]
+    scale = (1 - (1 - alpha) * beta) / len(intents)
+    return scale * _rbp_sum(ranked, intents, alpha, beta)
+
+
+def _nnrbp(rel, score, alpha, beta):
+    intents = _intents(rel)
+    if not intents:
+        return None
+    ranked = [rel[i] for i in _ranked(rel, score)]
+    ideal = _greedy_ideal(rel, intents, alpha)
+    return _rbp_sum(ranked, intents, alpha, beta) / _rbp_sum(
+        ideal, intents, alpha, beta
+    )
+
+
+def _map_ia(rel, score, k):
+    """Agrawal et al. (2009): the mean over intents of AP for the intent, its
+    relevant rows the denominator; precision summed at its relevant rows in the
+    top k."""
+    intents = _intents(rel)
+    if not intents:
+        return None
+    order = _ranked(rel, score)
+    k = len(rel) if k is None else k
+    total = 0.0
+    for j in intents:
+        hits, ap = 0, 0.0
+        for r, i in enumerate(order, start=1):
+            if rel[i][j]:
+                hits += 1
+                if r <= k:
+                    ap += hits / r
+        total += ap / hits
+    return total / len(intents)
+
+
+def _oracle(metric, rel, score, alpha, k, beta=0.5):
     if metric == "alpha_ndcg":
         return _alpha_ndcg(rel, score, alpha, k)
     if metric == "err_ia":
         return _err_ia(rel, score, alpha, k)
+    if metric == "nerr_ia":
+        return _nerr_ia(rel, score, alpha, k)
+    if metric == "nrbp":
+        return _nrbp(rel, score, alpha, beta)
+    if metric == "nnrbp":
+        return _nnrbp(rel, score, alpha, beta)
+    if metric == "map_ia":
+        return _map_ia(rel, score, k)
     if metric == "precision_ia":
         return _precision_ia(rel, score, k)
     return _subtopic_recall(rel, score, k)
 
 
-def _mean_oracle(metric, y, s, g, w, alpha, k):
+def _mean_oracle(metric, y, s, g, w, alpha, k, beta=0.5):
     values, weights = [], []
     for q in dict.fromkeys(g):
         rows = [i for i in range(len(g)) if g[i] == q]
-        v = _oracle(metric, [list(y[i]) for i in rows], [s[i] for i in rows], alpha, k)
+        rel, score = [list(y[i]) for i in rows], [s[i] for i in rows]
+        v = _oracle(metric, rel, score, alpha, k, beta)
         if v is not None:
             values.append(v)
             weights.append(np.mean([w[i] for i in rows]))
@@ -149,7 +235,22 @@ def _case(rng):
     return y, s, g, w
 
 
-METRICS = ("alpha_ndcg", "err_ia", "precision_ia", "subtopic_recall")
+# Every intent metric the package has: a new one without an oracle fails here.
+METRICS = (
+    "alpha_ndcg",
+    "err_ia",
+    "nerr_ia",
+    "map_ia",
+    "precision_ia",
+    "subtopic_recall",
+)
+WHOLE_LIST = ("nrbp", "nnrbp")
+
+
+def test_every_intent_metric_has_an_oracle():
+    from sklearn_rank._metrics.intent import INTENT_METRICS
+
+    assert set(INTENT_METRICS) == set(METRICS) | set(WHOLE_LIST)
 
 
 @pytest.mark.parametrize("seed", range(60))
@@ -157,14 +258,18 @@ def test_random_cases_equal_the_brute_force(seed):
     rng = np.random.default_rng(seed)
     y, s, g, w = _case(rng)
     alpha = float(rng.choice([0.0, 0.3, 0.5, 0.9]))
+    beta = float(rng.choice([0.0, 0.5, 0.8, 1.0]))
     names = [f"{m}@{k}" if k else m for m in METRICS for k in (None, 1, 3, 20)]
-    got = evaluate_intents(y, s, groups=g, metrics=names, alpha=alpha, sample_weight=w)
+    names += list(WHOLE_LIST)
+    got = evaluate_intents(
+        y, s, groups=g, metrics=names, alpha=alpha, beta=beta, sample_weight=w
+    )
     for name in names:
         metric, _, cut = name.partition("@")
-        if metric == "err_ia" and alpha == 0:
+        if metric in ("err_ia", "nerr_ia") and alpha == 0:
             continue  # the cascade's 0 / 0 (ndeval's form has the limit)
         k = int(cut) if cut else None
-        want = _mean_oracle(metric, y, s, g, w, alpha, k)
+        want = _mean_oracle(metric, y, s, g, w, alpha, k, beta)
         assert got[name] == pytest.approx(want, abs=1e-12, rel=1e-12), name
 
 
@@ -203,6 +308,16 @@ def test_hand_worked_example():
     # Intent recall: A at 1, B at 3.
     assert subtopic_recall_score(y, s, groups=g, k=2) == 0.5
     assert subtopic_recall_score(y, s, groups=g, k=3) == 1.0
+    # nERR-IA@2: ranked 1 + 0.5 / 2 over the greedy ideal's 2 + 0.5 / 2.
+    assert nerr_ia_score(y, s, groups=g, k=2) == pytest.approx(1.25 / 2.25, abs=1e-15)
+    # NRBP (beta 0.5): 1 + 0.5 x 0.5 + 1 x 0.25 + 0.75 x 0.125 = 1.59375, times
+    # (1 - 0.5 x 0.5) / 2 intents; nNRBP over the ideal's 2 + 0.25 + 0.125 +
+    # 0.25 / 8 = 2.40625.
+    assert nrbp_score(y, s, groups=g) == pytest.approx(1.59375 * 0.375, abs=1e-15)
+    assert nnrbp_score(y, s, groups=g) == pytest.approx(1.59375 / 2.40625, abs=1e-15)
+    # MAP-IA: A at ranks 1, 2, 4: (1 + 1 + 3/4) / 3; B at 3, 4: (1/3 + 2/4) / 2.
+    want = ((1 + 1 + 0.75) / 3 + (1 / 3 + 0.5) / 2) / 2
+    assert map_ia_score(y, s, groups=g) == pytest.approx(want, abs=1e-15)
 
 
 def test_undefined_rule():
@@ -291,15 +406,23 @@ def test_pyndeval_random_cases(seed):
     run = [(str(g[i]), f"d{i:03d}", float(s[i])) for i in by_query]
     ks = (2, 3, 5, 10, 20)
     ours = {"alpha-nDCG": "alpha_ndcg", "ERR-IA": "err_ia", "P-IA": "precision_ia"}
-    ours["strec"] = "subtopic_recall"
-    measures = [f"{m}@{k}" for m in ours for k in ks]
+    ours |= {"strec": "subtopic_recall", "nERR-IA": "nerr_ia"}
+    whole = {"NRBP": "nrbp", "nNRBP": "nnrbp", "MAP-IA": "map_ia"}
+    measures = [f"{m}@{k}" for m in ours for k in ks] + list(whole)
     alpha = float(rng.choice([0.2, 0.5, 0.8]))
-    per_query = pyndeval.ndeval(qrels, run, measures=measures, alpha=alpha)
-    names = [f"{ours[m]}@{k}" for m in ours for k in ks]
-    got = evaluate_intents(y, s, groups=g, metrics=names, alpha=alpha, undefined=0.0)
+    beta = float(rng.choice([0.3, 0.5, 0.9]))
+    per_query = pyndeval.ndeval(qrels, run, measures=measures, alpha=alpha, beta=beta)
+    names = [f"{ours[m]}@{k}" for m in ours for k in ks] + list(whole.values())
+    got = evaluate_intents(
+        y, s, groups=g, metrics=names, alpha=alpha, beta=beta, undefined=0.0
+    )
     for measure, name in zip(measures, names, strict=True):
-        want = np.mean([v[measure] for v in per_query.values()])
-        assert got[name] == pytest.approx(want, abs=1e-12), measure
+        found = np.array([v[measure] for v in per_query.values()])
+        if measure == "nNRBP":
+            # ndeval divides 0 by 0 for a query without a relevant pair (its
+            # NRBP and its ideal's are 0) and prints nan: undefined=0.0 here.
+            found = np.nan_to_num(found, nan=0.0)
+        assert got[name] == pytest.approx(found.mean(), abs=1e-12), measure
 
 
 def test_greedy_ideal_tie_rule_and_a_value_above_one():

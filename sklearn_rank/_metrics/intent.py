@@ -17,7 +17,12 @@ from numpy.typing import ArrayLike
 
 from .._engine.context import RankingContext
 from .._engine.conventions import resolve_options
-from .._engine.kernels.intent import INTENT_KERNELS, intent_view
+from .._engine.kernels.intent import (
+    INTENT_KERNELS,
+    WHOLE_LIST,
+    IntentParams,
+    intent_view,
+)
 from .._engine.reduce import mean_over_groups
 from .._utils.params import Interval, check_k, check_param, param_error
 from .validation import check_inputs
@@ -27,6 +32,10 @@ __all__ = [
     "alpha_ndcg_score",
     "err_ia_score",
     "evaluate_intents",
+    "map_ia_score",
+    "nerr_ia_score",
+    "nnrbp_score",
+    "nrbp_score",
     "precision_ia_score",
     "subtopic_recall_score",
 ]
@@ -34,6 +43,7 @@ __all__ = [
 INTENT_METRICS = tuple(INTENT_KERNELS)
 DEFAULT_INTENT_METRICS = ("alpha_ndcg@10", "err_ia@10", "subtopic_recall@10")
 _ALPHA = (Interval(numbers.Real, 0, 1, closed="left"),)
+_BETA = (Interval(numbers.Real, 0, 1, closed="both"),)
 
 
 def _check_intent_labels(y_true: Any, func: str) -> np.ndarray:
@@ -78,6 +88,13 @@ def _parse(name: Any, func: str) -> tuple[str, str, int | None]:
             name,
         )
     k = None
+    if cut and base in WHOLE_LIST:
+        raise param_error(
+            "metrics",
+            func,
+            f"{base!r} without a cutoff (it reads the whole list, as ndeval)",
+            name,
+        )
     if cut:
         if not cut.isdigit():
             raise param_error("metrics", func, "a cutoff '@k' with k an int >= 1", name)
@@ -92,6 +109,7 @@ def evaluate_intents(
     groups: ArrayLike,
     metrics: str | Sequence[str] = DEFAULT_INTENT_METRICS,
     alpha: float = 0.5,
+    beta: float = 0.5,
     sample_weight: ArrayLike | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
@@ -111,12 +129,16 @@ def evaluate_intents(
         Query id of each row, in any order.
     metrics : str or sequence of str, default=("alpha_ndcg@10", "err_ia@10", \
 "subtopic_recall@10")
-        Names among ``"alpha_ndcg"``, ``"err_ia"``, ``"precision_ia"``,
-        ``"subtopic_recall"``, each with an optional ``"@k"`` cutoff.
+        Names among ``"alpha_ndcg"``, ``"err_ia"``, ``"nerr_ia"``,
+        ``"map_ia"``, ``"precision_ia"``, ``"subtopic_recall"``, each with an
+        optional ``"@k"`` cutoff, and ``"nrbp"``, ``"nnrbp"`` (the whole list).
     alpha : float, default=0.5
         Redundancy intolerance in [0, 1): the gain of an intent decays by
         ``1 - alpha`` for each relevant row for it ranked above (alpha-nDCG,
-        ERR-IA; ERR-IA's stop probability at a relevant row).
+        ERR-IA, nERR-IA, NRBP; ERR-IA's stop probability at a relevant row).
+    beta : float, default=0.5
+        NRBP's patience in [0, 1]: the weight of rank ``r`` is ``beta ** (r - 1)``
+        (``nrbp``, ``nnrbp``; ndeval's ``-beta``).
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights; a group weighs the mean of its rows' weights.
     ties : {"stable"}, default=None
@@ -158,6 +180,7 @@ def _scores(
     metrics: str | Sequence[str],
     alpha: Any,
     sample_weight: Any,
+    beta: Any = 0.5,
     ties: Any,
     undefined: Any,
     convention: Any,
@@ -166,7 +189,10 @@ def _scores(
     name ``func``."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     requests = [_parse(n, func) for n in names]
-    alpha = float(check_param(alpha, "alpha", func, _ALPHA))
+    params = IntentParams(
+        float(check_param(alpha, "alpha", func, _ALPHA)),
+        float(check_param(beta, "beta", func, _BETA)),
+    )
     if ties is not None and ties != "stable":
         raise param_error(
             "ties",
@@ -191,14 +217,14 @@ def _scores(
     view = intent_view(ctx, (labels > 0).astype(np.int8))
     out = {}
     for name, base, k in requests:
-        values, defined, weight = INTENT_KERNELS[base](ctx, view, k, alpha)
+        values, defined, weight = INTENT_KERNELS[base](ctx, view, k, params)
         out[name] = mean_over_groups(
             values, defined, weight, opts.undefined, name, inputs.group_ids
         )
     return out
 
 
-def _one(metric: str, y_true, y_score, *, k, alpha=0.5, **kw) -> float:
+def _one(metric: str, y_true, y_score, *, k=None, alpha=0.5, **kw) -> float:
     """One metric through :func:`_scores`."""
     func = f"{metric}_score"
     name = metric if check_k(k, func) is None else f"{metric}@{k}"
@@ -308,3 +334,115 @@ def subtopic_recall_score(
     0.5
     """
     return _one("subtopic_recall", **locals())
+
+
+def nerr_ia_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    alpha: float = 0.5,
+    sample_weight: ArrayLike | None = None,
+    ties: str | None = None,
+    undefined: str | float | None = None,
+    convention: str | None = None,
+) -> float:
+    """nERR-IA@k as ndeval: ERR-IA of the ranking over that of ndeval's greedy
+    ideal ranking (the ideal of :func:`alpha_ndcg_score`).
+
+    Parameters are those of :func:`evaluate_intents`.
+
+    Examples
+    --------
+    >>> from sklearn_rank import nerr_ia_score
+    >>> y_true = [[1, 0], [1, 0], [0, 1]]
+    >>> # Ranked: 1 + 0.5 / 2; greedy ideal: 1 + 1 / 2.
+    >>> round(nerr_ia_score(y_true, [0.9, 0.8, 0.7], groups=[1, 1, 1], k=2), 4)
+    0.8333
+    """
+    return _one("nerr_ia", **locals())
+
+
+def map_ia_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: str | None = None,
+    undefined: str | float | None = None,
+    convention: str | None = None,
+) -> float:
+    """MAP-IA (Agrawal et al., 2009) as ndeval: the mean over a group's intents
+    of average precision for that intent.
+
+    Parameters are those of :func:`evaluate_intents`; ``k`` sums precision over
+    the top ``k`` only (the denominator stays the intent's relevant rows).
+
+    Examples
+    --------
+    >>> from sklearn_rank import map_ia_score
+    >>> # Intent 1: relevant at ranks 1 and 3 (1 + 2/3) / 2; intent 2: 1/2.
+    >>> y_true = [[1, 0], [0, 1], [1, 0]]
+    >>> round(map_ia_score(y_true, [0.9, 0.8, 0.7], groups=[1, 1, 1]), 4)
+    0.6667
+    """
+    return _one("map_ia", **locals())
+
+
+def nrbp_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    sample_weight: ArrayLike | None = None,
+    ties: str | None = None,
+    undefined: str | float | None = None,
+    convention: str | None = None,
+) -> float:
+    """NRBP, novelty- and rank-biased precision (Clarke et al., 2009), as
+    ndeval: ``(1 - (1 - alpha) beta) / intents`` times the sum over the whole
+    list of the novelty gain at rank ``r`` weighted by ``beta ** (r - 1)``.
+
+    Parameters are those of :func:`evaluate_intents`.
+
+    Examples
+    --------
+    >>> from sklearn_rank import nrbp_score
+    >>> # Gains 1, 1 at ranks 1, 2: (1 + 0.5) x (1 - 0.25) / 2 intents.
+    >>> nrbp_score([[1, 0], [0, 1]], [0.9, 0.8], groups=[1, 1])
+    0.5625
+    """
+    return _one("nrbp", **locals())
+
+
+def nnrbp_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    sample_weight: ArrayLike | None = None,
+    ties: str | None = None,
+    undefined: str | float | None = None,
+    convention: str | None = None,
+) -> float:
+    """nNRBP as ndeval: NRBP over that of ndeval's greedy ideal ranking.
+
+    Parameters are those of :func:`evaluate_intents`.
+
+    Examples
+    --------
+    >>> from sklearn_rank import nnrbp_score
+    >>> # Ranked gains 1, 0.5, 1 weigh 1 + 0.25 + 0.25; the greedy ideal's
+    >>> # 1, 1, 0.5 weigh 1 + 0.5 + 0.125 (beta = 0.5).
+    >>> y_true = [[1, 0], [1, 0], [0, 1]]
+    >>> round(nnrbp_score(y_true, [0.9, 0.8, 0.7], groups=[1, 1, 1]), 4)
+    0.9231
+    """
+    return _one("nnrbp", **locals())

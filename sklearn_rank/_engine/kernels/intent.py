@@ -1,5 +1,6 @@
 """Intent-aware (diversity) metrics over relevance per (row, intent): alpha-nDCG
-with ndeval's greedy ideal, ERR-IA, precision-IA and subtopic (intent) recall.
+and nERR-IA with ndeval's greedy ideal, ERR-IA, NRBP and nNRBP, MAP-IA,
+precision-IA and subtopic (intent) recall.
 
 Judgements are binary per intent (grade > 0, as ndeval reads its qrels). A
 group's intents are the columns with a relevant row in the group (ndeval's
@@ -34,6 +35,15 @@ class IntentView(NamedTuple):
     prior: np.ndarray  # (n_pairs,) rows relevant to its intent ranked above it
     n_intents: np.ndarray  # (n_groups,) intents with a relevant row
     rel_input: np.ndarray  # (n_rows, n_intents) int8 0/1, in input order
+    cell_size: np.ndarray  # (n_pairs,) relevant rows of the pair's (group, intent)
+
+
+class IntentParams(NamedTuple):
+    """The user model's parameters: ``alpha`` the redundancy intolerance (and
+    ERR-IA's stop probability), ``beta`` NRBP's patience."""
+
+    alpha: float = 0.5
+    beta: float = 0.5
 
 
 def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
@@ -53,7 +63,7 @@ def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
     prior = np.empty(row.size, dtype=np.intp)
     prior[by_cell] = np.arange(row.size) - first[cell[by_cell]]
     n_intents = (size.reshape(ctx.n_groups, m) > 0).sum(axis=1).astype(np.float64)
-    return IntentView(row, prior, n_intents, rel_input)
+    return IntentView(row, prior, n_intents, rel_input, size[cell])
 
 
 def _decay_powers(alpha: float, top: int) -> np.ndarray:
@@ -139,40 +149,113 @@ def greedy_ideal_gains(
     return out
 
 
+def _ideal_depth(ctx: RankingContext, k: int | None) -> int:
+    """Positions of the greedy ideal a metric reads: the longest list, or ``k``."""
+    longest = int(ctx.length.max()) if ctx.n_groups else 0
+    return longest if k is None else min(k, longest)
+
+
 def alpha_ndcg(
-    ctx: RankingContext, view: IntentView, k: int | None, alpha: float
+    ctx: RankingContext, view: IntentView, k: int | None, p: IntentParams
 ) -> GroupValues:
     """alpha-nDCG@k: alpha-DCG of the ranking over that of ndeval's greedy ideal."""
+    alpha = p.alpha
     gain = novelty_gain(ctx, view, alpha)
     term = np.where(_in_cutoff(ctx, k), gain * position_discount(ctx.rank), 0.0)
     dcg = ctx.group_sum(term)
-    longest = int(ctx.length.max()) if ctx.n_groups else 0
-    depth = longest if k is None else min(k, longest)
+    depth = _ideal_depth(ctx, k)
     ideal = greedy_ideal_gains(ctx, view, alpha, depth)
     ideal_dcg = ideal @ position_discount(np.arange(1, depth + 1))
     return _result(ctx, view, seg.divide(dcg, ideal_dcg, ideal_dcg > 0, np.nan))
 
 
+def _err_ia_sum(ctx: RankingContext, view: IntentView, k: int | None, alpha: float):
+    """Per group, ``sum_{p <= k} gain_p / p``: the intent-aware cascade summed
+    over the intents (each intent's ERR with stop probability ``alpha``)."""
+    gain = novelty_gain(ctx, view, alpha)
+    return ctx.group_sum(np.where(_in_cutoff(ctx, k), gain / ctx.rank, 0.0))
+
+
 def err_ia(
-    ctx: RankingContext, view: IntentView, k: int | None, alpha: float
+    ctx: RankingContext, view: IntentView, k: int | None, p: IntentParams
 ) -> GroupValues:
     """ERR-IA@k as ndeval computes it: per intent the cascade with stop
     probability ``alpha`` at each relevant row, averaged over the group's intents
     and divided by the ERR of a list relevant at every position down to ``k``
     (ndeval's "ideal ideal" normalisation)."""
-    gain = novelty_gain(ctx, view, alpha)
-    term = np.where(_in_cutoff(ctx, k), gain / ctx.rank, 0.0)
+    alpha = p.alpha
     depth = _depth(ctx, k)
     top = int(depth.max()) if depth.size else 0
-    p = np.arange(1, top + 1, dtype=np.float64)
-    series = np.cumsum(np.power(1.0 - alpha, p - 1.0) / p)
+    at = np.arange(1, top + 1, dtype=np.float64)
+    series = np.cumsum(np.power(1.0 - alpha, at - 1.0) / at)
     norm = view.n_intents * series[np.maximum(depth, 1) - 1] if top else view.n_intents
     ok = view.n_intents > 0
-    return _result(ctx, view, seg.divide(ctx.group_sum(term), norm, ok, np.nan))
+    err = _err_ia_sum(ctx, view, k, alpha)
+    return _result(ctx, view, seg.divide(err, norm, ok, np.nan))
+
+
+def nerr_ia(
+    ctx: RankingContext, view: IntentView, k: int | None, p: IntentParams
+) -> GroupValues:
+    """nERR-IA@k as ndeval: the ranking's intent-aware ERR over that of ndeval's
+    greedy ideal ranking (the one of alpha-nDCG), both cut at ``k``."""
+    depth = _ideal_depth(ctx, k)
+    ideal = greedy_ideal_gains(ctx, view, p.alpha, depth)
+    ideal_err = ideal @ (1.0 / np.arange(1, depth + 1, dtype=np.float64))
+    err = _err_ia_sum(ctx, view, k, p.alpha)
+    return _result(ctx, view, seg.divide(err, ideal_err, ideal_err > 0, np.nan))
+
+
+def _rbp_factor(view: IntentView, p: IntentParams) -> np.ndarray:
+    """NRBP's normalisation: ``(1 - (1 - alpha) beta) / intents`` (Clarke et
+    al., 2009: the largest value a list could reach is 1)."""
+    ok = view.n_intents > 0
+    top = np.full(view.n_intents.shape, 1.0 - (1.0 - p.alpha) * p.beta)
+    return seg.divide(top, view.n_intents, ok, 0.0)
+
+
+def nrbp(
+    ctx: RankingContext, view: IntentView, k: int | None, p: IntentParams
+) -> GroupValues:
+    """NRBP (Clarke et al., 2009) as ndeval: the novelty gain at rank ``r``
+    weighted by ``beta ** (r - 1)`` (rank-biased patience), summed over the whole
+    list and scaled by ``(1 - (1 - alpha) beta) / intents``."""
+    gain = novelty_gain(ctx, view, p.alpha)
+    total = ctx.group_sum(gain * np.power(p.beta, ctx.rank - 1.0))
+    return _result(ctx, view, total * _rbp_factor(view, p))
+
+
+def nnrbp(
+    ctx: RankingContext, view: IntentView, k: int | None, p: IntentParams
+) -> GroupValues:
+    """nNRBP as ndeval: NRBP over that of ndeval's greedy ideal ranking (all of
+    its positions)."""
+    gain = novelty_gain(ctx, view, p.alpha)
+    total = ctx.group_sum(gain * np.power(p.beta, ctx.rank - 1.0))
+    depth = _ideal_depth(ctx, None)
+    ideal = greedy_ideal_gains(ctx, view, p.alpha, depth)
+    ideal_total = ideal @ np.power(p.beta, np.arange(depth, dtype=np.float64))
+    ok = ideal_total > 0
+    return _result(ctx, view, seg.divide(total, ideal_total, ok, np.nan))
+
+
+def map_ia(
+    ctx: RankingContext, view: IntentView, k: int | None, p: IntentParams
+) -> GroupValues:
+    """MAP-IA as ndeval: per intent, average precision over the group's rows
+    relevant to it (their count the denominator), averaged over the group's
+    intents; with ``k``, precision is summed over the top ``k`` only."""
+    rank = ctx.rank[view.row].astype(np.float64)
+    precision = (view.prior + 1.0) / rank / view.cell_size
+    if k is not None:
+        precision = np.where(rank <= k, precision, 0.0)
+    total = ctx.group_sum(_per_row(ctx, view, precision))
+    ok = view.n_intents > 0
+    return _result(ctx, view, seg.divide(total, view.n_intents, ok, np.nan))
 
 
 def precision_ia(
-    ctx: RankingContext, view: IntentView, k: int | None, alpha: float
+    ctx: RankingContext, view: IntentView, k: int | None, p: IntentParams
 ) -> GroupValues:
     """Precision-IA@k: relevant (row, intent) pairs in the top ``k`` over ``k``
     times the group's intents (a short list counts as padded, as ndeval)."""
@@ -183,7 +266,7 @@ def precision_ia(
 
 
 def subtopic_recall(
-    ctx: RankingContext, view: IntentView, k: int | None, alpha: float
+    ctx: RankingContext, view: IntentView, k: int | None, p: IntentParams
 ) -> GroupValues:
     """Subtopic (intent) recall@k (Zhai et al., 2003): the share of the group's
     intents with a relevant row in the top ``k``."""
@@ -194,10 +277,16 @@ def subtopic_recall(
     return _result(ctx, view, seg.divide(covered, view.n_intents, ok, np.nan))
 
 
-# name -> kernel(ctx, view, k, alpha)
+# name -> kernel(ctx, view, k, params)
 INTENT_KERNELS = {
     "alpha_ndcg": alpha_ndcg,
     "err_ia": err_ia,
+    "nerr_ia": nerr_ia,
+    "nrbp": nrbp,
+    "nnrbp": nnrbp,
+    "map_ia": map_ia,
     "precision_ia": precision_ia,
     "subtopic_recall": subtopic_recall,
 }
+# The metrics of the whole list (ndeval has no cutoff for them).
+WHOLE_LIST = frozenset({"nrbp", "nnrbp"})
