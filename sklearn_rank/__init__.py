@@ -28,6 +28,8 @@ _LAZY = {
     "alpha_ndcg_score": "_metrics.intent",
     "err_ia_score": "_metrics.intent",
     "evaluate_intents": "_metrics.intent",
+    "expected_exposure": "_metrics.exposure",
+    "exposure_by_item_group": "_metrics.exposure",
     "map_ia_score": "_metrics.intent",
     "nerr_ia_score": "_metrics.intent",
     "nnrbp_score": "_metrics.intent",
