@@ -4,7 +4,7 @@ the ranking registry. Definitions and sources in docs/recsys.md."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -96,7 +96,11 @@ def _needs(value, name, what):
         raise param_error(name, _FUNC, what, None, "This metric needs it.")
 
 
-def _ild(lists, n_items, pop, n_users, item_features=None, **_):
+def _hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.count_nonzero(a != b, axis=-1).astype(np.float64)
+
+
+def _ild(lists, n_items, pop, n_users, item_features=None, distance="cosine", **_):
     _needs(item_features, "item_features", f"an ({n_items}, n_features) array")
     feats = np.asarray(item_features, dtype=np.float64)
     if feats.ndim != 2 or feats.shape[0] != n_items:
@@ -107,25 +111,62 @@ def _ild(lists, n_items, pop, n_users, item_features=None, **_):
             feats.shape,
             "Pass features as (n_items, n_features).",
         )
-    norm = np.linalg.norm(feats, axis=1)
     used = np.unique(lists[lists >= 0])
-    if not np.isfinite(feats[used]).all() or (norm[used] == 0).any():
+    if not np.isfinite(feats[used]).all():
         raise param_error(
             "item_features",
             _FUNC,
-            "finite, non-zero rows for every recommended item",
-            "a zero or non-finite row",
-            "Cosine distance is undefined for a zero vector.",
+            "finite rows for every recommended item",
+            "a non-finite row",
+            "Fill missing features before computing the diversity.",
         )
     valid = lists >= 0
-    unit = feats / np.where(norm == 0, 1.0, norm)[:, None]
-    g = unit[np.maximum(lists, 0)] * valid[..., None]
-    sim = np.einsum("ukd,uld->ukl", g, g)
     n = valid.sum(axis=1)
     pairs = n * (n - 1) / 2
-    off = (sim.sum(axis=(1, 2)) - np.einsum("ukk->u", sim)) / 2
     ok = pairs > 0
-    return float(np.mean(1 - off[ok] / pairs[ok]))
+    if not ok.any():
+        raise param_error(
+            "lists",
+            _FUNC,
+            "a list of at least 2 items for intra_list_diversity",
+            "every list shorter",
+            "The diversity of a list of one item is undefined; use k >= 2.",
+        )
+    if distance == "cosine":
+        norm = np.linalg.norm(feats, axis=1)
+        if (norm[used] == 0).any():
+            raise param_error(
+                "item_features",
+                _FUNC,
+                "non-zero rows for every recommended item",
+                "a zero row",
+                "Cosine distance is undefined for a zero vector.",
+            )
+        unit = feats / np.where(norm == 0, 1.0, norm)[:, None]
+        g = unit[np.maximum(lists, 0)] * valid[..., None]
+        sim = np.einsum("ukd,uld->ukl", g, g)
+        off = (sim.sum(axis=(1, 2)) - np.einsum("ukk->u", sim)) / 2
+        return float(np.mean(1 - off[ok] / pairs[ok]))
+    if distance == "hamming":
+        distance = _hamming
+    elif not callable(distance):
+        raise param_error(
+            "distance", _FUNC, '"cosine", "hamming" or a callable', distance
+        )
+    first, second = np.triu_indices(lists.shape[1], k=1)
+    a, b = lists[:, first], lists[:, second]
+    both = (a >= 0) & (b >= 0)
+    d = np.asarray(distance(feats[a[both]], feats[b[both]]), dtype=np.float64)
+    if d.shape != (int(both.sum()),):
+        raise param_error(
+            "distance",
+            _FUNC,
+            "a callable returning one distance per row pair",
+            d.shape,
+        )
+    total = np.zeros(a.shape)
+    total[both] = d
+    return float(np.mean(total.sum(axis=1)[ok] / pairs[ok]))
 
 
 def _personalization(lists, n_items, pop, n_users, **_):
@@ -176,6 +217,7 @@ def beyond_accuracy(
     train: Any = None,
     test: Any = None,
     item_features: Any = None,
+    distance: str | Callable[[np.ndarray, np.ndarray], np.ndarray] = "cosine",
     head_share: float = 0.2,
 ) -> dict[str, float]:
     """Beyond-accuracy metrics of users' top-k lists.
@@ -200,7 +242,13 @@ def beyond_accuracy(
     test : sparse matrix of shape (n_users, n_items), default=None
         Held-out items (grade > 0 relevant), for ``serendipity``.
     item_features : ndarray of shape (n_items, n_features), default=None
-        Item features, for ``intra_list_diversity`` (cosine distance).
+        Item features, for ``intra_list_diversity``.
+    distance : {"cosine", "hamming"} or callable, default="cosine"
+        The distance between two items of a list, for
+        ``intra_list_diversity``: ``1 - cos(f_a, f_b)``, the number of features
+        that differ (as RecTools' ``PairwiseHammingDistanceCalculator``), or a
+        callable taking two ``(n_pairs, n_features)`` arrays of feature rows and
+        returning the ``n_pairs`` distances.
     head_share : float, default=0.2
         For ``aplt``: the head is the most popular training items until their
         interactions reach this share of all; the rest is the long tail.
@@ -258,6 +306,7 @@ def beyond_accuracy(
                 n_users,
                 test=test,
                 item_features=item_features,
+                distance=distance,
                 head_share=head_share,
             )
         )
