@@ -140,8 +140,13 @@ def evaluate_recommendations(
     train : sparse matrix of shape (n_users, n_items), default=None
         Training interactions for the popularity of the beyond-accuracy
         metrics; ``exclude`` when not given.
-    item_features, distance, head_share
-        As in :func:`beyond_accuracy`, for its metrics.
+    item_features : ndarray of shape (n_items, n_features), default=None
+        Item features, for ``intra_list_diversity`` (:func:`beyond_accuracy`).
+    distance : {"cosine", "hamming"} or callable, default="cosine"
+        The item distance of ``intra_list_diversity`` (:func:`beyond_accuracy`).
+    head_share : float, default=0.2
+        The head's share of training interactions for ``aplt``
+        (:func:`beyond_accuracy`).
     convention : str, default=None
         A named convention, as in :func:`sklearn_rank.evaluate`.
     **options
