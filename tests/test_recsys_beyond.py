@@ -136,7 +136,12 @@ def test_bad_input(kwargs, match):
         beyond_accuracy(np.array([[0, 1], [0, 2]]), n_items=3, **kwargs)
 
 
-def test_intra_list_diversity_distances_match_brute_force():
+@pytest.mark.parametrize("pairs_per_block", [None, 7])
+def test_intra_list_diversity_distances_match_brute_force(pairs_per_block, monkeypatch):
+    if pairs_per_block:  # several blocks of users
+        monkeypatch.setattr(
+            "sklearn_rank.recsys._beyond._PAIRS_PER_BLOCK", pairs_per_block
+        )
     rng = np.random.default_rng(3)
     feats = rng.integers(0, 2, size=(12, 5)) + 0.0
     feats[feats.sum(axis=1) == 0, 0] = 1

@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from .._utils.params import param_error
 
 _FUNC = "beyond_accuracy"
+_PAIRS_PER_BLOCK = 1 << 20  # item pairs per block of users for a non-cosine ILD
 
 
 def _counts(lists: np.ndarray, n_items: int) -> np.ndarray:
@@ -143,9 +144,15 @@ def _ild(lists, n_items, pop, n_users, item_features=None, distance="cosine", **
                 "Cosine distance is undefined for a zero vector.",
             )
         unit = feats / np.where(norm == 0, 1.0, norm)[:, None]
-        g = unit[np.maximum(lists, 0)] * valid[..., None]
-        sim = np.einsum("ukd,uld->ukl", g, g)
-        off = (sim.sum(axis=(1, 2)) - np.einsum("ukk->u", sim)) / 2
+        # sum over pairs i < j of cos = (|sum_i u_i|^2 - n) / 2 for unit u_i:
+        # the list's sum vector from a sparse (users x items) product, so
+        # memory is (n_users, n_features), never (n_users, k, k)
+        rows = np.nonzero(valid)[0]
+        member = sp.csr_matrix(
+            (np.ones(rows.size), (rows, lists[valid])), shape=(lists.shape[0], n_items)
+        )
+        total = np.asarray(member @ unit)
+        off = (np.einsum("ud,ud->u", total, total) - n) / 2
         return float(np.mean(1 - off[ok] / pairs[ok]))
     if distance == "hamming":
         distance = _hamming
@@ -154,19 +161,23 @@ def _ild(lists, n_items, pop, n_users, item_features=None, distance="cosine", **
             "distance", _FUNC, '"cosine", "hamming" or a callable', distance
         )
     first, second = np.triu_indices(lists.shape[1], k=1)
-    a, b = lists[:, first], lists[:, second]
-    both = (a >= 0) & (b >= 0)
-    d = np.asarray(distance(feats[a[both]], feats[b[both]]), dtype=np.float64)
-    if d.shape != (int(both.sum()),):
-        raise param_error(
-            "distance",
-            _FUNC,
-            "a callable returning one distance per row pair",
-            d.shape,
-        )
-    total = np.zeros(a.shape)
-    total[both] = d
-    return float(np.mean(total.sum(axis=1)[ok] / pairs[ok]))
+    total = np.zeros(lists.shape[0])
+    step = max(1, _PAIRS_PER_BLOCK // max(first.size, 1))
+    for start in range(0, lists.shape[0], step):  # blocks of users: bounded memory
+        a, b = lists[start : start + step, first], lists[start : start + step, second]
+        both = (a >= 0) & (b >= 0)
+        d = np.asarray(distance(feats[a[both]], feats[b[both]]), dtype=np.float64)
+        if d.shape != (int(both.sum()),):
+            raise param_error(
+                "distance",
+                _FUNC,
+                "a callable returning one distance per row pair",
+                d.shape,
+            )
+        block = np.zeros(a.shape)
+        block[both] = d
+        total[start : start + step] = block.sum(axis=1)
+    return float(np.mean(total[ok] / pairs[ok]))
 
 
 def _personalization(lists, n_items, pop, n_users, **_):
