@@ -145,6 +145,7 @@ def test_intra_list_diversity_distances_match_brute_force(pairs_per_block, monke
     rng = np.random.default_rng(3)
     feats = rng.integers(0, 2, size=(12, 5)) + 0.0
     feats[feats.sum(axis=1) == 0, 0] = 1
+    feats[:, 3] = rng.choice([-1.5, 0.25, 2.0, 7.0], 12)  # not only 0 / 1
     lists = top_k(rng.random((9, 12)), 4)
     lists[2, 2:] = -1
     lists[4, 1:] = -1  # no pair: left out
@@ -226,3 +227,30 @@ def test_evaluate_recommendations_takes_the_beyond_accuracy_names():
     assert flat["arp@5"] == n_users
     with pytest.raises(ValueError, match=r"'metrics'.*cutoff in \[1, k=5\]"):
         evaluate_recommendations(scores, test, k=k, metrics=["gini@6"])
+
+
+@pytest.mark.parametrize("pairs_per_block", [None, 50])
+def test_hamming_with_many_values_per_feature(pairs_per_block, monkeypatch):
+    # many distinct values per feature: the counts go through np.unique
+    if pairs_per_block:
+        monkeypatch.setattr(
+            "sklearn_rank.recsys._beyond._PAIRS_PER_BLOCK", pairs_per_block
+        )
+    rng = np.random.default_rng(5)
+    feats = rng.normal(size=(300, 3)).round(1)
+    lists = top_k(rng.random((20, 300)), 5)
+    lists[0, 3:] = -1
+    brute = np.mean(
+        [
+            np.mean([np.sum(feats[a] != feats[b]) for a, b in combinations(r, 2)])
+            for r in ([i for i in row if i >= 0] for row in lists)
+        ]
+    )
+    got = beyond_accuracy(
+        lists,
+        n_items=300,
+        metrics="intra_list_diversity",
+        item_features=feats,
+        distance="hamming",
+    )["intra_list_diversity"]
+    assert abs(got - brute) <= 1e-12

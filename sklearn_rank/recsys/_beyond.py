@@ -97,8 +97,37 @@ def _needs(value, name, what):
         raise param_error(name, _FUNC, what, None, "This metric needs it.")
 
 
-def _hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.count_nonzero(a != b, axis=-1).astype(np.float64)
+def _hamming_pair_sums(lists: np.ndarray, valid: np.ndarray, feats: np.ndarray):
+    """Per list, the sum over item pairs of the number of features that differ:
+    ``d * C(n, 2) - sum over features of the pairs with equal values``, the
+    equal pairs counted from the (user, feature, value) occurrences; in blocks
+    of users, so memory is bounded whatever ``k``."""
+    n_users, k = lists.shape
+    n_feats = feats.shape[1]
+    codes = np.empty(feats.shape, dtype=np.int64)  # value codes per feature
+    for f in range(n_feats):
+        codes[:, f] = np.unique(feats[:, f], return_inverse=True)[1]
+    width = int(codes.max(initial=0)) + 1
+    n = valid.sum(axis=1)
+    equal = np.zeros(n_users)
+    step = max(1, _PAIRS_PER_BLOCK // max(k * n_feats, 1))
+    for start in range(0, n_users, step):
+        block, ok = lists[start : start + step], valid[start : start + step]
+        users = np.nonzero(ok)[0]
+        key = (users[:, None] * n_feats + np.arange(n_feats)) * width
+        key = (key + codes[block[ok]]).ravel()
+        space = block.shape[0] * n_feats * width
+        if space <= 4 * key.size:  # few values per feature (binary): a bincount
+            count = np.bincount(key, minlength=space).astype(np.float64)
+            same = (count * (count - 1) / 2).reshape(block.shape[0], -1)
+            equal[start : start + step] = same.sum(axis=1)
+            continue
+        uniq, count = np.unique(key, return_counts=True)
+        same = count * (count - 1) / 2
+        equal[start : start + step] = np.bincount(
+            uniq // (n_feats * width), weights=same, minlength=block.shape[0]
+        )
+    return n_feats * n * (n - 1) / 2 - equal
 
 
 def _ild(lists, n_items, pop, n_users, item_features=None, distance="cosine", **_):
@@ -155,8 +184,9 @@ def _ild(lists, n_items, pop, n_users, item_features=None, distance="cosine", **
         off = (np.einsum("ud,ud->u", total, total) - n) / 2
         return float(np.mean(1 - off[ok] / pairs[ok]))
     if distance == "hamming":
-        distance = _hamming
-    elif not callable(distance):
+        total = _hamming_pair_sums(lists, valid, feats)
+        return float(np.mean(total[ok] / pairs[ok]))
+    if not callable(distance):
         raise param_error(
             "distance", _FUNC, '"cosine", "hamming" or a callable', distance
         )
