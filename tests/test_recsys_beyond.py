@@ -106,6 +106,15 @@ def test_known_values():
         ),
         ({"metrics": "serendipity", "train": sp.csr_matrix(np.ones((2, 3)))}, "'test'"),
         ({"metrics": "aplt"}, "'train'"),
+        ({"metrics": "gini", "n_items": 0}, "'n_items'.*>= 1"),
+        ({"metrics": "gini", "n_items": 3.0}, "'n_items'"),
+        ({"metrics": "aplt", "head_share": 0.0}, "'head_share'"),
+        ({"metrics": "aplt", "head_share": 1.5}, "'head_share'"),
+        (
+            {"metrics": "serendipity", "test": sp.csr_matrix((2, 4))},
+            r"'test'.*shape \(2, 3\)",
+        ),
+        ({"metrics": "serendipity", "test": np.ones((2, 3))}, "'test'.*sparse"),
         (
             {
                 "metrics": "intra_list_diversity",
@@ -132,8 +141,30 @@ def test_known_values():
     ],
 )
 def test_bad_input(kwargs, match):
+    kwargs = {"n_items": 3, **kwargs}
     with pytest.raises(ValueError, match=match):
-        beyond_accuracy(np.array([[0, 1], [0, 2]]), n_items=3, **kwargs)
+        beyond_accuracy(np.array([[0, 1], [0, 2]]), **kwargs)
+
+
+@pytest.mark.parametrize("metric", ["novelty", "arp", "aplt"])
+def test_an_empty_list_is_refused_by_per_list_means(metric):
+    train = sp.csr_matrix(np.ones((2, 3)))
+    with pytest.raises(ValueError, match=r"'lists'.*empty list .* user 1"):
+        beyond_accuracy(
+            np.array([[0, 1], [-1, -1]]), n_items=3, metrics=metric, train=train
+        )
+    # coverage-like metrics count items, an empty list adds none
+    got = beyond_accuracy(
+        np.array([[0, 1], [-1, -1]]), n_items=3, metrics="catalog_coverage"
+    )
+    assert got["catalog_coverage"] == pytest.approx(2 / 3)
+
+
+def test_a_repeated_item_in_a_list_is_refused():
+    with pytest.raises(ValueError, match=r"'lists'.*repeated item .* user 1"):
+        beyond_accuracy(np.array([[0, 1, -1], [2, 0, 2]]), n_items=3, metrics="gini")
+    # the -1 padding may repeat
+    beyond_accuracy(np.array([[0, -1, -1], [2, 0, 1]]), n_items=3, metrics="gini")
 
 
 @pytest.mark.parametrize("pairs_per_block", [None, 7])

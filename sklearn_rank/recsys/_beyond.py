@@ -37,6 +37,36 @@ def _entropy(lists, n_items, pop, n_users, **_):
     return float(-np.sum(p * np.log(p)))
 
 
+def _check_unique(lists: np.ndarray) -> None:
+    """Refuse an item twice in one list (the -1 padding aside)."""
+    srt = np.sort(lists, axis=1)
+    if ((srt[:, 1:] == srt[:, :-1]) & (srt[:, 1:] >= 0)).any():
+        user = int(
+            np.nonzero(((srt[:, 1:] == srt[:, :-1]) & (srt[:, 1:] >= 0)).any(1))[0][0]
+        )
+        raise param_error(
+            "lists",
+            _FUNC,
+            "free of repeated items within a list",
+            f"a repeated item in the list of user {user}",
+            "Recommend each item once per user (top_k never repeats one).",
+        )
+
+
+def _per_list(valid: np.ndarray) -> np.ndarray:
+    """Items per list, refusing an empty list: a per-list mean is undefined."""
+    n = valid.sum(axis=1)
+    if (n == 0).any():
+        raise param_error(
+            "lists",
+            _FUNC,
+            "at least one item in every list",
+            f"an empty list (all -1) for user {int(np.argmin(n))}",
+            "Drop users without recommendations.",
+        )
+    return n
+
+
 def _needs_train(pop):
     if pop is None:
         raise param_error(
@@ -62,7 +92,7 @@ def _novelty(lists, n_items, pop, n_users, **_):
         )
     info = np.zeros(lists.shape)
     info[valid] = -np.log2(p)
-    return float(np.mean(info.sum(axis=1) / valid.sum(axis=1)))
+    return float(np.mean(info.sum(axis=1) / _per_list(valid)))
 
 
 def _arp(lists, n_items, pop, n_users, **_):
@@ -70,7 +100,7 @@ def _arp(lists, n_items, pop, n_users, **_):
     valid = lists >= 0
     value = np.zeros(lists.shape)
     value[valid] = pop[lists[valid]]
-    return float(np.mean(value.sum(axis=1) / valid.sum(axis=1)))
+    return float(np.mean(value.sum(axis=1) / _per_list(valid)))
 
 
 def _head(pop, head_share):
@@ -89,7 +119,7 @@ def _aplt(lists, n_items, pop, n_users, head_share=0.2, **_):
     valid = lists >= 0
     tail = np.zeros(lists.shape)
     tail[valid] = ~_head(pop, head_share)[lists[valid]]
-    return float(np.mean(tail.sum(axis=1) / valid.sum(axis=1)))
+    return float(np.mean(tail.sum(axis=1) / _per_list(valid)))
 
 
 def _needs(value, name, what):
@@ -306,9 +336,18 @@ def beyond_accuracy(
     ...                 metrics=["catalog_coverage", "gini"])
     {'catalog_coverage': 0.75, 'gini': 0.375}
     """
+    if isinstance(n_items, (bool, np.bool_)) or not isinstance(
+        n_items, (int, np.integer)
+    ):
+        raise param_error("n_items", _FUNC, "an int >= 1", n_items)
+    if n_items < 1:
+        raise param_error("n_items", _FUNC, "an int >= 1", n_items)
+    if not 0 < head_share <= 1:
+        raise param_error("head_share", _FUNC, "a float in (0, 1]", head_share)
     lists = np.asarray(lists)
     if lists.ndim != 2 or lists.dtype.kind not in "iu":
         raise param_error("lists", _FUNC, "a 2-D int array (n_users, k)", lists.shape)
+    _check_unique(lists)
     if (lists >= n_items).any() or (lists < -1).any():
         raise param_error(
             "lists",
@@ -316,6 +355,16 @@ def beyond_accuracy(
             f"item indices in [0, {n_items}) or -1",
             "ids outside",
             "Item ids must index the catalogue.",
+        )
+    if test is not None and (
+        not sp.issparse(test) or test.shape != (lists.shape[0], n_items)
+    ):
+        raise param_error(
+            "test",
+            _FUNC,
+            f"a sparse matrix of shape {(lists.shape[0], n_items)} (users x items)",
+            getattr(test, "shape", type(test).__name__),
+            "One row per list, one column per catalogue item.",
         )
     pop = None
     if train is not None:
