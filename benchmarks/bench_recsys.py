@@ -18,7 +18,10 @@ and Hamming). ``--memory`` instead measures the peak memory that numpy
 allocates (``tracemalloc``) during the floor and ``top_k`` with exclusion, at
 ``--users`` and at a quarter of it: the peak less the ``(n_users, k)`` result
 should not grow with the number of users, and is compared with the bytes of one
-block of scores. Run ``python benchmarks/bench_recsys.py --help``; results in
+block of scores. ``--paired`` times the floor, ``top_k`` and ``top_k`` with
+exclusion on each block in turn (the order rotating from block to block) and
+sums over the blocks: on a loaded machine the load then drifts alike for the
+three. Run ``python benchmarks/bench_recsys.py --help``; results in
 docs/benchmarks.md.
 """
 
@@ -142,6 +145,37 @@ def _beyond(a, lists, seen) -> None:
         print(f"{label:30s} {time.perf_counter() - t:8.3f} s")
 
 
+def _paired(a, score, seen) -> None:
+    def floor(s, start):
+        n = s.shape[1]
+        part = np.argpartition(s, n - a.k, axis=1)[:, n - a.k :]
+        vals = np.take_along_axis(s, part, axis=1)
+        return np.take_along_axis(part, np.argsort(-vals, axis=1), axis=1)
+
+    cases = {
+        "floor": floor,
+        "top_k": lambda s, start: top_k(s, a.k),
+        "top_k+exclude": lambda s, start: top_k(
+            s, a.k, exclude=seen[start : start + s.shape[0]]
+        ),
+    }
+    total = dict.fromkeys(cases, 0.0)
+    names = list(cases)
+    for i, start in enumerate(range(0, a.users, a.block)):
+        s = score(np.arange(start, min(start + a.block, a.users)))
+        for name in names[i % 3 :] + names[: i % 3]:
+            t = time.perf_counter()
+            cases[name](s, start)
+            total[name] += time.perf_counter() - t
+    print(
+        f"{a.users} users x {a.items} items float32, k={a.k}, block={a.block}: "
+        "each block timed for all three in turn (sums over the blocks)"
+    )
+    for name in names:
+        ratio = total[name] / total["floor"]
+        print(f"{name:15s} {total[name]:8.3f} s  {ratio:5.2f}x floor")
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--users", type=int, default=100_000)
@@ -152,12 +186,16 @@ def main(argv=None) -> None:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--memory", action="store_true")
+    p.add_argument("--paired", action="store_true")
     a = p.parse_args(argv)
     score = _generator(a.items, 0)
     if a.memory:
         _memory(a, score)
         return
     seen = _seen(a.users, a.items, a.seen, 1)
+    if a.paired:
+        _paired(a, score, seen)
+        return
     out = {}
 
     def excluded():
