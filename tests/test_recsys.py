@@ -148,6 +148,18 @@ def test_evaluate_recommendations_refuses_duplicates_and_wrong_shapes():
         evaluate_recommendations(scores, dup, k=1, metrics="hit_rate")
     with pytest.raises(ValueError, match=r"'test'.*shape"):
         evaluate_recommendations(scores, sp.csr_matrix((2, 5)), k=1, metrics="ndcg")
+    nan = sp.csr_matrix(([np.nan], ([0], [1])), shape=(2, 3))
+    with pytest.raises(ValueError, match=r"'test'.*finite"):
+        evaluate_recommendations(scores, nan, k=1, metrics="ndcg")
+    one = sp.csr_matrix(([1.0], ([0], [1])), shape=(2, 3))
+    with pytest.raises(ValueError, match=r"'item_features'.*3 rows"):
+        evaluate_recommendations(
+            scores,
+            one,
+            k=2,
+            metrics="intra_list_diversity",
+            item_features=np.ones((4, 2)),
+        )
 
 
 def _brute_beyond(lists, n_items, train):

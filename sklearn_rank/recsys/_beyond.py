@@ -4,7 +4,7 @@ the ranking registry. Definitions and sources in docs/recsys.md."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from .._utils.params import param_error
 
 _FUNC = "beyond_accuracy"
+_PAIRS_PER_BLOCK = 1 << 20  # item pairs per block of users for a non-cosine ILD
 
 
 def _counts(lists: np.ndarray, n_items: int) -> np.ndarray:
@@ -34,6 +35,36 @@ def _entropy(lists, n_items, pop, n_users, **_):
     c = _counts(lists, n_items)
     p = c[c > 0] / c.sum()
     return float(-np.sum(p * np.log(p)))
+
+
+def _check_unique(lists: np.ndarray) -> None:
+    """Refuse an item twice in one list (the -1 padding aside)."""
+    srt = np.sort(lists, axis=1)
+    if ((srt[:, 1:] == srt[:, :-1]) & (srt[:, 1:] >= 0)).any():
+        user = int(
+            np.nonzero(((srt[:, 1:] == srt[:, :-1]) & (srt[:, 1:] >= 0)).any(1))[0][0]
+        )
+        raise param_error(
+            "lists",
+            _FUNC,
+            "free of repeated items within a list",
+            f"a repeated item in the list of user {user}",
+            "Recommend each item once per user (top_k never repeats one).",
+        )
+
+
+def _per_list(valid: np.ndarray) -> np.ndarray:
+    """Items per list, refusing an empty list: a per-list mean is undefined."""
+    n = valid.sum(axis=1)
+    if (n == 0).any():
+        raise param_error(
+            "lists",
+            _FUNC,
+            "at least one item in every list",
+            f"an empty list (all -1) for user {int(np.argmin(n))}",
+            "Drop users without recommendations.",
+        )
+    return n
 
 
 def _needs_train(pop):
@@ -61,7 +92,7 @@ def _novelty(lists, n_items, pop, n_users, **_):
         )
     info = np.zeros(lists.shape)
     info[valid] = -np.log2(p)
-    return float(np.mean(info.sum(axis=1) / valid.sum(axis=1)))
+    return float(np.mean(info.sum(axis=1) / _per_list(valid)))
 
 
 def _arp(lists, n_items, pop, n_users, **_):
@@ -69,7 +100,7 @@ def _arp(lists, n_items, pop, n_users, **_):
     valid = lists >= 0
     value = np.zeros(lists.shape)
     value[valid] = pop[lists[valid]]
-    return float(np.mean(value.sum(axis=1) / valid.sum(axis=1)))
+    return float(np.mean(value.sum(axis=1) / _per_list(valid)))
 
 
 def _head(pop, head_share):
@@ -88,7 +119,7 @@ def _aplt(lists, n_items, pop, n_users, head_share=0.2, **_):
     valid = lists >= 0
     tail = np.zeros(lists.shape)
     tail[valid] = ~_head(pop, head_share)[lists[valid]]
-    return float(np.mean(tail.sum(axis=1) / valid.sum(axis=1)))
+    return float(np.mean(tail.sum(axis=1) / _per_list(valid)))
 
 
 def _needs(value, name, what):
@@ -96,7 +127,40 @@ def _needs(value, name, what):
         raise param_error(name, _FUNC, what, None, "This metric needs it.")
 
 
-def _ild(lists, n_items, pop, n_users, item_features=None, **_):
+def _hamming_pair_sums(lists: np.ndarray, valid: np.ndarray, feats: np.ndarray):
+    """Per list, the sum over item pairs of the number of features that differ:
+    ``d * C(n, 2) - sum over features of the pairs with equal values``, the
+    equal pairs counted from the (user, feature, value) occurrences; in blocks
+    of users, so memory is bounded whatever ``k``."""
+    n_users, k = lists.shape
+    n_feats = feats.shape[1]
+    codes = np.empty(feats.shape, dtype=np.int64)  # value codes per feature
+    for f in range(n_feats):
+        codes[:, f] = np.unique(feats[:, f], return_inverse=True)[1]
+    width = int(codes.max(initial=0)) + 1
+    n = valid.sum(axis=1)
+    equal = np.zeros(n_users)
+    step = max(1, _PAIRS_PER_BLOCK // max(k * n_feats, 1))
+    for start in range(0, n_users, step):
+        block, ok = lists[start : start + step], valid[start : start + step]
+        users = np.nonzero(ok)[0]
+        key = (users[:, None] * n_feats + np.arange(n_feats)) * width
+        key = (key + codes[block[ok]]).ravel()
+        space = block.shape[0] * n_feats * width
+        if space <= 4 * key.size:  # few values per feature (binary): a bincount
+            count = np.bincount(key, minlength=space).astype(np.float64)
+            same = (count * (count - 1) / 2).reshape(block.shape[0], -1)
+            equal[start : start + step] = same.sum(axis=1)
+            continue
+        uniq, count = np.unique(key, return_counts=True)
+        same = count * (count - 1) / 2
+        equal[start : start + step] = np.bincount(
+            uniq // (n_feats * width), weights=same, minlength=block.shape[0]
+        )
+    return n_feats * n * (n - 1) / 2 - equal
+
+
+def _ild(lists, n_items, pop, n_users, item_features=None, distance="cosine", **_):
     _needs(item_features, "item_features", f"an ({n_items}, n_features) array")
     feats = np.asarray(item_features, dtype=np.float64)
     if feats.ndim != 2 or feats.shape[0] != n_items:
@@ -107,25 +171,73 @@ def _ild(lists, n_items, pop, n_users, item_features=None, **_):
             feats.shape,
             "Pass features as (n_items, n_features).",
         )
-    norm = np.linalg.norm(feats, axis=1)
     used = np.unique(lists[lists >= 0])
-    if not np.isfinite(feats[used]).all() or (norm[used] == 0).any():
+    if not np.isfinite(feats[used]).all():
         raise param_error(
             "item_features",
             _FUNC,
-            "finite, non-zero rows for every recommended item",
-            "a zero or non-finite row",
-            "Cosine distance is undefined for a zero vector.",
+            "finite rows for every recommended item",
+            "a non-finite row",
+            "Fill missing features before computing the diversity.",
         )
     valid = lists >= 0
-    unit = feats / np.where(norm == 0, 1.0, norm)[:, None]
-    g = unit[np.maximum(lists, 0)] * valid[..., None]
-    sim = np.einsum("ukd,uld->ukl", g, g)
     n = valid.sum(axis=1)
     pairs = n * (n - 1) / 2
-    off = (sim.sum(axis=(1, 2)) - np.einsum("ukk->u", sim)) / 2
     ok = pairs > 0
-    return float(np.mean(1 - off[ok] / pairs[ok]))
+    if not ok.any():
+        raise param_error(
+            "lists",
+            _FUNC,
+            "a list of at least 2 items for intra_list_diversity",
+            "every list shorter",
+            "The diversity of a list of one item is undefined; use k >= 2.",
+        )
+    if distance == "cosine":
+        norm = np.linalg.norm(feats, axis=1)
+        if (norm[used] == 0).any():
+            raise param_error(
+                "item_features",
+                _FUNC,
+                "non-zero rows for every recommended item",
+                "a zero row",
+                "Cosine distance is undefined for a zero vector.",
+            )
+        unit = feats / np.where(norm == 0, 1.0, norm)[:, None]
+        # sum over pairs i < j of cos = (|sum_i u_i|^2 - n) / 2 for unit u_i:
+        # the list's sum vector from a sparse (users x items) product, so
+        # memory is (n_users, n_features), never (n_users, k, k)
+        rows = np.nonzero(valid)[0]
+        member = sp.csr_matrix(
+            (np.ones(rows.size), (rows, lists[valid])), shape=(lists.shape[0], n_items)
+        )
+        total = np.asarray(member @ unit)
+        off = (np.einsum("ud,ud->u", total, total) - n) / 2
+        return float(np.mean(1 - off[ok] / pairs[ok]))
+    if distance == "hamming":
+        total = _hamming_pair_sums(lists, valid, feats)
+        return float(np.mean(total[ok] / pairs[ok]))
+    if not callable(distance):
+        raise param_error(
+            "distance", _FUNC, '"cosine", "hamming" or a callable', distance
+        )
+    first, second = np.triu_indices(lists.shape[1], k=1)
+    total = np.zeros(lists.shape[0])
+    step = max(1, _PAIRS_PER_BLOCK // max(first.size, 1))
+    for start in range(0, lists.shape[0], step):  # blocks of users: bounded memory
+        a, b = lists[start : start + step, first], lists[start : start + step, second]
+        both = (a >= 0) & (b >= 0)
+        d = np.asarray(distance(feats[a[both]], feats[b[both]]), dtype=np.float64)
+        if d.shape != (int(both.sum()),):
+            raise param_error(
+                "distance",
+                _FUNC,
+                "a callable returning one distance per row pair",
+                d.shape,
+            )
+        block = np.zeros(a.shape)
+        block[both] = d
+        total[start : start + step] = block.sum(axis=1)
+    return float(np.mean(total[ok] / pairs[ok]))
 
 
 def _personalization(lists, n_items, pop, n_users, **_):
@@ -176,6 +288,7 @@ def beyond_accuracy(
     train: Any = None,
     test: Any = None,
     item_features: Any = None,
+    distance: str | Callable[[np.ndarray, np.ndarray], np.ndarray] = "cosine",
     head_share: float = 0.2,
 ) -> dict[str, float]:
     """Beyond-accuracy metrics of users' top-k lists.
@@ -200,7 +313,13 @@ def beyond_accuracy(
     test : sparse matrix of shape (n_users, n_items), default=None
         Held-out items (grade > 0 relevant), for ``serendipity``.
     item_features : ndarray of shape (n_items, n_features), default=None
-        Item features, for ``intra_list_diversity`` (cosine distance).
+        Item features, for ``intra_list_diversity``.
+    distance : {"cosine", "hamming"} or callable, default="cosine"
+        The distance between two items of a list, for
+        ``intra_list_diversity``: ``1 - cos(f_a, f_b)``, the number of features
+        that differ (as RecTools' ``PairwiseHammingDistanceCalculator``), or a
+        callable taking two ``(n_pairs, n_features)`` arrays of feature rows and
+        returning the ``n_pairs`` distances.
     head_share : float, default=0.2
         For ``aplt``: the head is the most popular training items until their
         interactions reach this share of all; the rest is the long tail.
@@ -217,9 +336,18 @@ def beyond_accuracy(
     ...                 metrics=["catalog_coverage", "gini"])
     {'catalog_coverage': 0.75, 'gini': 0.375}
     """
+    if isinstance(n_items, (bool, np.bool_)) or not isinstance(
+        n_items, (int, np.integer)
+    ):
+        raise param_error("n_items", _FUNC, "an int >= 1", n_items)
+    if n_items < 1:
+        raise param_error("n_items", _FUNC, "an int >= 1", n_items)
+    if not 0 < head_share <= 1:
+        raise param_error("head_share", _FUNC, "a float in (0, 1]", head_share)
     lists = np.asarray(lists)
     if lists.ndim != 2 or lists.dtype.kind not in "iu":
         raise param_error("lists", _FUNC, "a 2-D int array (n_users, k)", lists.shape)
+    _check_unique(lists)
     if (lists >= n_items).any() or (lists < -1).any():
         raise param_error(
             "lists",
@@ -227,6 +355,16 @@ def beyond_accuracy(
             f"item indices in [0, {n_items}) or -1",
             "ids outside",
             "Item ids must index the catalogue.",
+        )
+    if test is not None and (
+        not sp.issparse(test) or test.shape != (lists.shape[0], n_items)
+    ):
+        raise param_error(
+            "test",
+            _FUNC,
+            f"a sparse matrix of shape {(lists.shape[0], n_items)} (users x items)",
+            getattr(test, "shape", type(test).__name__),
+            "One row per list, one column per catalogue item.",
         )
     pop = None
     if train is not None:
@@ -258,6 +396,7 @@ def beyond_accuracy(
                 n_users,
                 test=test,
                 item_features=item_features,
+                distance=distance,
                 head_share=head_share,
             )
         )

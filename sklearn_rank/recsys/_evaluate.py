@@ -11,6 +11,7 @@ import scipy.sparse as sp
 
 from .._metrics.evaluate import evaluate
 from .._utils.params import param_error
+from ._beyond import BEYOND_ACCURACY, beyond_accuracy
 from ._topk import check_interactions, ranked_top_k
 
 _FUNC = "evaluate_recommendations"
@@ -55,6 +56,10 @@ def flat_table(
     n_users = test.shape[0] if sp.issparse(test) else None
     items, values = ranked_top_k(scores, k, exclude, n_users, block_size)
     test = _check_test(test, (items.shape[0], _n_items(scores, test)))
+    return _table(items, values, test)
+
+
+def _table(items: np.ndarray, values: np.ndarray, test: sp.csr_matrix):
     users = np.repeat(np.arange(items.shape[0]), items.shape[1])
     flat_items, flat_values = items.ravel(), values.ravel()
     keep = flat_items >= 0
@@ -97,6 +102,10 @@ def evaluate_recommendations(
     k: int,
     metrics: str | Sequence[str] = ("ndcg", "hit_rate", "recall", "map"),
     block_size: int | None = None,
+    train: Any = None,
+    item_features: Any = None,
+    distance: Any = "cosine",
+    head_share: float = 0.2,
     convention: str | None = None,
     **options: Any,
 ) -> dict[str, float]:
@@ -120,9 +129,24 @@ def evaluate_recommendations(
     k : int
         Length of each list; metric names without a cutoff get ``@k``.
     metrics : str or list of str, default=("ndcg", "hit_rate", "recall", "map")
-        Registry names, with or without ``@k``.
+        Registry names, with or without ``@k``, and the beyond-accuracy names
+        of :func:`beyond_accuracy` (``catalog_coverage``, ``gini``,
+        ``entropy``, ``novelty``, ``arp``, ``aplt``, ``intra_list_diversity``,
+        ``personalization``, ``serendipity``), computed on the same top-k
+        lists. Here ``arp`` is the average recommendation popularity (the
+        ranking registry's average relevant position is not offered).
     block_size : int, default=None
         Users per block, as in :func:`top_k`.
+    train : sparse matrix of shape (n_users, n_items), default=None
+        Training interactions for the popularity of the beyond-accuracy
+        metrics; ``exclude`` when not given.
+    item_features : ndarray of shape (n_items, n_features), default=None
+        Item features, for ``intra_list_diversity`` (:func:`beyond_accuracy`).
+    distance : {"cosine", "hamming"} or callable, default="cosine"
+        The item distance of ``intra_list_diversity`` (:func:`beyond_accuracy`).
+    head_share : float, default=0.2
+        The head's share of training interactions for ``aplt``
+        (:func:`beyond_accuracy`).
     convention : str, default=None
         A named convention, as in :func:`sklearn_rank.evaluate`.
     **options
@@ -149,13 +173,40 @@ def evaluate_recommendations(
     >>> {name: round(v, 3) for name, v in res.items()}
     {'hit_rate@1': 0.0, 'recall@1': 0.0}
     """
-    table = flat_table(scores, test, exclude=exclude, k=k, block_size=block_size)
-    return evaluate(
-        table["y_true"],
-        table["y_score"],
-        groups=table["groups"],
-        retrieved=table["retrieved"],
-        metrics=_metric_names(metrics, k),
-        convention=convention,
-        **options,
-    )
+    names = _metric_names(metrics, k)
+    beyond = [name for name in names if name.split("@")[0] in BEYOND_ACCURACY]
+    ranking = [name for name in names if name not in beyond]
+    n_users = test.shape[0] if sp.issparse(test) else None
+    items, values = ranked_top_k(scores, k, exclude, n_users, block_size)
+    test = _check_test(test, (items.shape[0], _n_items(scores, test)))
+    out = {}
+    if ranking:
+        table = _table(items, values, test)
+        out.update(
+            evaluate(
+                table["y_true"],
+                table["y_score"],
+                groups=table["groups"],
+                retrieved=table["retrieved"],
+                metrics=ranking,
+                convention=convention,
+                **options,
+            )
+        )
+    for name in beyond:
+        cut = name.split("@")[1]
+        if not cut.isdigit() or not 1 <= int(cut) <= k:
+            raise param_error("metrics", _FUNC, f"a cutoff in [1, k={k}]", name)
+        out.update(
+            beyond_accuracy(
+                items[:, : int(cut)],
+                n_items=test.shape[1],
+                metrics=[name],
+                train=exclude if train is None else train,
+                test=test,
+                item_features=item_features,
+                distance=distance,
+                head_share=head_share,
+            )
+        )
+    return {name: out[name] for name in names}
