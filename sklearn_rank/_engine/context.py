@@ -292,18 +292,37 @@ class TieBlocks:
         group: Any,
         mask: Any | None = None,
     ) -> None:
-        xp = self.xp = seg.array_namespace(rank)
+        self.xp = seg.array_namespace(rank)
         self.start, self.size = start, size
         self.rank, self.group = rank[start], group[start]
-        # Blocks are disjoint runs in ranked order, so their rows, block after
-        # block, are the tied rows in order: one pass over a row mask when known.
-        self.rows = seg.ranges(start, size) if mask is None else seg.flatnonzero(mask)
-        if xp is np:
-            self.offsets = np.zeros(size.size, dtype=np.intp)
-            np.cumsum(size[:-1], out=self.offsets[1:])
-        else:
-            self.offsets = xp.cumulative_sum(size, include_initial=True)[:-1]
         self._mask = mask
+        # rows and offsets on first use: a view whose kernels read only a
+        # cutoff view's blocks (ndcg@10 on long lists) never needs them.
+        self._rows: Any = None
+        self._offsets: Any = None
+
+    @property
+    def rows(self) -> Any:
+        if self._rows is None:
+            # Blocks are disjoint runs in ranked order, so their rows, block
+            # after block, are the tied rows in order: one pass over a row mask
+            # when known.
+            mask, start, size = self._mask, self.start, self.size
+            self._rows = (
+                seg.ranges(start, size) if mask is None else seg.flatnonzero(mask)
+            )
+        return self._rows
+
+    @property
+    def offsets(self) -> Any:
+        if self._offsets is None:
+            size = self.size
+            if self.xp is np:
+                self._offsets = np.zeros(size.size, dtype=np.intp)
+                np.cumsum(size[:-1], out=self._offsets[1:])
+            else:
+                self._offsets = self.xp.cumulative_sum(size, include_initial=True)[:-1]
+        return self._offsets
 
     @classmethod
     def find(cls, score: Any | None, rank: Any, group: Any) -> TieBlocks:
@@ -781,8 +800,13 @@ class RankingContext:
         if key not in self._views:
             keep = self.rank <= k
             if self.blocks:
+                # Rows past k kept: the tails of the blocks that straddle k (a
+                # block starting past k has no row at or before it).
                 b = self.blocks
-                keep = seg.put(keep, b.rows, b.spread(b.rank <= k))
+                past = b.rank + b.size - (k + 1)  # rows of each block past k
+                cross = (b.rank <= k) & (past > 0)
+                tail = seg.ranges(b.start[cross] + (k + 1) - b.rank[cross], past[cross])
+                keep = seg.put(keep, tail, True)
             # Kernels mask positions beyond k themselves; the subset only pays
             # when it drops many rows.
             xp = self.xp
