@@ -798,27 +798,30 @@ class RankingContext:
             if at_least >= _HEAD_SHARE * self.n_rows:
                 self._views[key] = None
         if key not in self._views:
-            keep = self.rank <= k
+            # Every view's rows of a group are its positions 1..m in order, so
+            # the kept rows are a prefix of each group: its first min(m, k)
+            # rows and the tail of the one tie block that may straddle k (a
+            # block starting past k has no row at or before it). Built from
+            # per-group counts, without a pass over the rows.
+            xp = self.xp
+            first = self.starts[:-1]
+            count = xp.clip(self.starts[1:] - first, None, k)
             if self.blocks:
-                # Rows past k kept: the tails of the blocks that straddle k (a
-                # block starting past k has no row at or before it).
                 b = self.blocks
                 past = b.rank + b.size - (k + 1)  # rows of each block past k
                 cross = (b.rank <= k) & (past > 0)
-                tail = seg.ranges(b.start[cross] + (k + 1) - b.rank[cross], past[cross])
-                keep = seg.put(keep, tail, True)
+                at = b.group[cross]
+                count = seg.put(count, at, seg.take(count, at) + past[cross])
+            n_keep = int(xp.sum(count))
             # Kernels mask positions beyond k themselves; the subset only pays
             # when it drops many rows.
-            xp = self.xp
-            if xp is np:
-                n_keep = np.count_nonzero(keep)
-            else:
-                n_keep = int(xp.count_nonzero(keep))
             small = n_keep < _HEAD_SHARE * self.n_rows
             # None stands for this view itself: a view holding itself would be a
             # reference cycle, and its arrays (hundreds of MB on large inputs)
             # would stay alive after the call until the garbage collector runs.
-            self._views[key] = self._subset(seg.flatnonzero(keep), k) if small else None
+            self._views[key] = (
+                self._subset(seg.ranges(first, count, n_keep), k) if small else None
+            )
         view = self._views[key]
         return self if view is None else view
 
