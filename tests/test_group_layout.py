@@ -97,15 +97,18 @@ def test_scores_apart_in_the_low_bits_fall_back(monkeypatch, ties):
     assert not calls
 
 
-def test_long_rows_sort_by_argsort():
+def test_long_rows_and_small_inputs_sort_by_argsort():
     # Rows longer than 2**20 cells leave no room for the column in the keys:
     # the layout keeps the stable argsort (checked on the constructor's choice,
     # a million-row group would make the test slow).
     length = np.array([1 << 20, 1 << 20])
     layout = group_layout.GroupLayout(None, length, "stable", 1 << 21)
     assert layout._keys is None
-    small = group_layout.GroupLayout(None, np.array([3, 2]), "stable", 3)
-    assert small._keys is not None
+    keyed = group_layout.GroupLayout(None, np.array([9000, 8000]), "stable", 9000)
+    assert keyed._keys is not None
+    # A small eval set keeps the argsort (fewer calls).
+    tiny = group_layout.GroupLayout(None, np.array([3, 2]), "stable", 3)
+    assert tiny._keys is None
 
 
 def test_a_used_prepared_evaluation_copies_and_pickles():

@@ -290,14 +290,18 @@ class TieBlocks:
         size: Any,
         rank: Any,
         group: Any,
-        mask: Any | None = None,
+        cont: Any | None = None,
     ) -> None:
         self.xp = seg.array_namespace(rank)
         self.start, self.size = start, size
         self.rank, self.group = rank[start], group[start]
-        self._mask = mask
-        # rows and offsets on first use: a view whose kernels read only a
-        # cutoff view's blocks (ndcg@10 on long lists) never needs them.
+        # The tie continuation the blocks came from (from_continuation), for
+        # the row mask.
+        self._cont = cont
+        # The row mask, rows and offsets on first use: a view whose kernels
+        # read only a cutoff view's blocks (ndcg@10 on long lists) never needs
+        # them.
+        self._mask: Any = None
         self._rows: Any = None
         self._offsets: Any = None
 
@@ -305,12 +309,8 @@ class TieBlocks:
     def rows(self) -> Any:
         if self._rows is None:
             # Blocks are disjoint runs in ranked order, so their rows, block
-            # after block, are the tied rows in order: one pass over a row mask
-            # when known.
-            mask, start, size = self._mask, self.start, self.size
-            self._rows = (
-                seg.ranges(start, size) if mask is None else seg.flatnonzero(mask)
-            )
+            # after block, are the tied rows in order.
+            self._rows = seg.ranges(self.start, self.size)
         return self._rows
 
     @property
@@ -348,8 +348,9 @@ class TieBlocks:
             if not cont.any():
                 return cls(empty, empty, rank, group)
             edge = np.diff(cont.view(np.int8), prepend=np.int8(0), append=np.int8(0))
-            start = np.flatnonzero(edge == 1)
-            size = np.flatnonzero(edge == -1) - start + 1
+            edges = np.flatnonzero(edge)  # starts and ends alternate: one pass
+            start = edges[0::2]
+            size = edges[1::2] - start + 1
         else:  # starts and ends alternate: one search, one wait for the device
             zero = xp.zeros(1, dtype=xp.int8, device=rank.device)
             edge = xp.diff(xp.astype(cont, xp.int8), prepend=zero, append=zero)
@@ -359,11 +360,7 @@ class TieBlocks:
             pair = xp.arange(0, edges.shape[0], 2, device=dev)  # contiguous picks
             start = xp.take(edges, pair)
             size = xp.take(edges, pair + 1) - start + 1
-        n = cont.shape[0] + 1
-        mask = xp.zeros(n, dtype=xp.bool, device=dev)
-        mask[:-1] = cont  # tied with the next row
-        mask[1:] |= cont  # or with the previous one
-        return cls(start, size, rank, group, mask)
+        return cls(start, size, rank, group, cont)
 
     def __bool__(self) -> bool:
         return self.size.shape[0] > 0
@@ -371,9 +368,15 @@ class TieBlocks:
     def row_mask(self, n_rows: int) -> Any:
         """Per ranked row of the view, whether it belongs to a tie block (cached)."""
         if self._mask is None:
-            xp = self.xp
-            mask = xp.zeros(n_rows, dtype=xp.bool, device=_device(self.rows))
-            self._mask = seg.put(mask, self.rows, True)
+            xp, cont = self.xp, self._cont
+            if cont is not None and cont.shape[0] + 1 == n_rows:
+                mask = xp.zeros(n_rows, dtype=xp.bool, device=_device(cont))
+                mask[:-1] = cont  # tied with the next row
+                mask[1:] |= cont  # or with the previous one
+                self._mask = mask
+            else:
+                mask = xp.zeros(n_rows, dtype=xp.bool, device=_device(self.rows))
+                self._mask = seg.put(mask, self.rows, True)
         return self._mask
 
     def sum(self, values: Any) -> Any:

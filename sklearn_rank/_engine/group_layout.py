@@ -43,6 +43,9 @@ _COLUMN_BITS = 20
 # The low 63 bits: flipped in the keys of negative floats, so the int64 order of
 # the keys is the order of the floats.
 _MAGNITUDE = np.int64(0x7FFFFFFFFFFFFFFF)
+# Fewer rows than this are sorted by the argsort: its few calls cost less than
+# the key sort's dozen on a small eval set.
+_KEY_SORT_ROWS = 1 << 14
 
 
 class GroupLayout:
@@ -75,7 +78,7 @@ class GroupLayout:
         # The key matrix and work arrays are shared by every call: one at a time
         # (a prepared evaluation scored from several threads).
         self._lock = threading.Lock()
-        if bits <= _COLUMN_BITS:
+        if bits <= _COLUMN_BITS and n >= _KEY_SORT_ROWS:
             # The column of each row of by_group, and the key matrix. Padding
             # cells hold the largest key prefix (above every finite score's) and
             # their column: sorted, each row's padding stays where it was (its
