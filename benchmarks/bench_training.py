@@ -112,13 +112,10 @@ def lightgbm_rounds(n_rounds, repeats):
     return builtin, ours
 
 
-def lightgbm_added_per_round(n_rows, n_groups, n_rounds, repeats):
-    """The time one round adds for evaluating a large validation set: this
-    library's ndcg@10 against LightGBM's built-in, each minus a run without a
-    metric (the training itself)."""
+def _large_validation(n_rows, n_groups):
+    """A small training set (20k rows) and the large validation set, as
+    LightGBM Datasets, and the training parameters (one thread)."""
     import lightgbm as lgb
-
-    from sklearn_rank.boosting import lightgbm_metric
 
     rng = np.random.default_rng(1)
     y, _, groups = _data(n_rows, n_groups)
@@ -127,18 +124,29 @@ def lightgbm_added_per_round(n_rows, n_groups, n_rounds, repeats):
     sizes = np.unique(groups, return_counts=True)[1]
     small = slice(0, 20_000)
     small_sizes = np.unique(groups[small], return_counts=True)[1]
+    dtrain = lgb.Dataset(X[small], y[small], group=small_sizes)
+    dvalid = lgb.Dataset(X, y, group=sizes, reference=dtrain)
+    params = {
+        "objective": "lambdarank",
+        "verbose": -1,
+        "num_threads": 1,
+        "num_leaves": 7,
+        "eval_at": [10],
+    }
+    return dtrain, dvalid, params
+
+
+def lightgbm_added_per_round(n_rows, n_groups, n_rounds, repeats):
+    """The time one round adds for evaluating a large validation set: this
+    library's ndcg@10 against LightGBM's built-in, each minus a run without a
+    metric (the training itself)."""
+    import lightgbm as lgb
+
+    from sklearn_rank.boosting import lightgbm_metric
 
     def run(kind):
-        dtrain = lgb.Dataset(X[small], y[small], group=small_sizes)
-        dvalid = lgb.Dataset(X, y, group=sizes, reference=dtrain)
-        params = {
-            "objective": "lambdarank",
-            "verbose": -1,
-            "num_threads": 1,
-            "num_leaves": 7,
-            "eval_at": [10],
-            "metric": "ndcg" if kind == "builtin" else "None",
-        }
+        dtrain, dvalid, params = _large_validation(n_rows, n_groups)
+        params["metric"] = "ndcg" if kind == "builtin" else "None"
         feval = {
             "ours": lightgbm_metric("ndcg@10"),
             "ours_lightgbm": lightgbm_metric("ndcg@10", convention="lightgbm"),
@@ -153,6 +161,50 @@ def lightgbm_added_per_round(n_rows, n_groups, n_rounds, repeats):
             times[kind].append(run(kind))
     med = {k: statistics.median(v) for k, v in times.items()}
     return {k: (med[k] - med["none"]) / n_rounds for k in med if k != "none"}
+
+
+def lightgbm_round_parts(n_rows, n_groups, n_rounds):
+    """The same large validation set, each round's evaluation taken apart in
+    one process, medians over the rounds (wall and CPU clocks): LightGBM's
+    built-in ndcg@10 (its C++ evaluation of the stored scores), the copy of
+    the predictions LightGBM hands to any ``feval`` (its ``__inner_predict``,
+    paid by every Python metric, not by the built-in one) and this library's
+    ``feval`` on them. No subtraction of whole runs: steadier on a loaded
+    machine than :func:`lightgbm_added_per_round`."""
+    import lightgbm as lgb
+
+    from sklearn_rank.boosting import lightgbm_metric
+
+    dtrain, dvalid, params = _large_validation(n_rows, n_groups)
+    params["metric"] = "ndcg"
+    booster = lgb.Booster(params, dtrain)
+    booster.add_valid(dvalid, "valid")
+    # update() marks the predictions stale: each round copies them afresh.
+    predict = getattr(booster, "_Booster__inner_predict", None)
+    if predict is None:  # another LightGBM: no such seam
+        return None
+    fevals = {
+        "ours": lightgbm_metric("ndcg@10"),
+        "ours_lightgbm": lightgbm_metric("ndcg@10", convention="lightgbm"),
+    }
+    times = {k: [] for k in ("builtin", "predict", *fevals)}
+
+    def timed(kind, call):
+        w, c = time.perf_counter(), time.process_time()
+        out = call()
+        times[kind].append((time.perf_counter() - w, time.process_time() - c))
+        return out
+
+    for _ in range(n_rounds):
+        booster.update()
+        timed("builtin", booster.eval_valid)
+        preds = timed("predict", lambda: predict(data_idx=1))
+        for kind, feval in fevals.items():
+            timed(kind, lambda f=feval, p=preds: f(p, dvalid))
+    return {
+        k: tuple(statistics.median(t[i] for t in v[1:]) for i in (0, 1))
+        for k, v in times.items()
+    }
 
 
 def accumulator(n_rows, n_groups, batch, repeats, metrics=METRICS):
@@ -248,6 +300,8 @@ def main(argv=None):
         f"{args.groups} groups, median of {args.repeats}"
     )
     for ties, decimals in ((None, None), ("stable", None), (None, 1)):
+        if "prepared" not in args.sections:
+            break
         r = prepared_vs_cold(
             args.rows, args.groups, args.repeats, ties=ties, decimals=decimals
         )
@@ -275,6 +329,23 @@ def main(argv=None):
             f"{added['ours_lightgbm'] * 1e3:.1f} ms "
             f"({added['ours_lightgbm'] / b:.2f}x)"
         )
+        parts = lightgbm_round_parts(args.rows, args.groups, 20)
+        if parts is not None:
+            b = parts["builtin"]
+            line = ", ".join(
+                f"{label} {parts[k][0] * 1e3:.1f} ms ({parts[k][0] / b[0]:.2f}x; "
+                f"CPU {parts[k][1] * 1e3:.1f} ms, {parts[k][1] / b[1]:.2f}x)"
+                for k, label in (
+                    ("predict", "predictions handed to feval"),
+                    ("ours", "sklearn_rank ndcg@10 feval"),
+                    ("ours_lightgbm", "with convention='lightgbm'"),
+                )
+            )
+            print(
+                f"LightGBM, {args.rows}-row validation set, one round taken apart "
+                f"(medians of 19 rounds): built-in ndcg@10 {b[0] * 1e3:.1f} ms "
+                f"(CPU {b[1] * 1e3:.1f} ms); {line}"
+            )
     if "accumulator" in args.sections:
         r = accumulator(args.rows, args.groups, 1000, args.repeats)
         print(

@@ -290,20 +290,39 @@ class TieBlocks:
         size: Any,
         rank: Any,
         group: Any,
-        mask: Any | None = None,
+        cont: Any | None = None,
     ) -> None:
-        xp = self.xp = seg.array_namespace(rank)
+        self.xp = seg.array_namespace(rank)
         self.start, self.size = start, size
         self.rank, self.group = rank[start], group[start]
-        # Blocks are disjoint runs in ranked order, so their rows, block after
-        # block, are the tied rows in order: one pass over a row mask when known.
-        self.rows = seg.ranges(start, size) if mask is None else seg.flatnonzero(mask)
-        if xp is np:
-            self.offsets = np.zeros(size.size, dtype=np.intp)
-            np.cumsum(size[:-1], out=self.offsets[1:])
-        else:
-            self.offsets = xp.cumulative_sum(size, include_initial=True)[:-1]
-        self._mask = mask
+        # The tie continuation the blocks came from (from_continuation), for
+        # the row mask.
+        self._cont = cont
+        # The row mask, rows and offsets on first use: a view whose kernels
+        # read only a cutoff view's blocks (ndcg@10 on long lists) never needs
+        # them.
+        self._mask: Any = None
+        self._rows: Any = None
+        self._offsets: Any = None
+
+    @property
+    def rows(self) -> Any:
+        if self._rows is None:
+            # Blocks are disjoint runs in ranked order, so their rows, block
+            # after block, are the tied rows in order.
+            self._rows = seg.ranges(self.start, self.size)
+        return self._rows
+
+    @property
+    def offsets(self) -> Any:
+        if self._offsets is None:
+            size = self.size
+            if self.xp is np:
+                self._offsets = np.zeros(size.size, dtype=np.intp)
+                np.cumsum(size[:-1], out=self._offsets[1:])
+            else:
+                self._offsets = self.xp.cumulative_sum(size, include_initial=True)[:-1]
+        return self._offsets
 
     @classmethod
     def find(cls, score: Any | None, rank: Any, group: Any) -> TieBlocks:
@@ -329,8 +348,9 @@ class TieBlocks:
             if not cont.any():
                 return cls(empty, empty, rank, group)
             edge = np.diff(cont.view(np.int8), prepend=np.int8(0), append=np.int8(0))
-            start = np.flatnonzero(edge == 1)
-            size = np.flatnonzero(edge == -1) - start + 1
+            edges = np.flatnonzero(edge)  # starts and ends alternate: one pass
+            start = edges[0::2]
+            size = edges[1::2] - start + 1
         else:  # starts and ends alternate: one search, one wait for the device
             zero = xp.zeros(1, dtype=xp.int8, device=rank.device)
             edge = xp.diff(xp.astype(cont, xp.int8), prepend=zero, append=zero)
@@ -340,11 +360,7 @@ class TieBlocks:
             pair = xp.arange(0, edges.shape[0], 2, device=dev)  # contiguous picks
             start = xp.take(edges, pair)
             size = xp.take(edges, pair + 1) - start + 1
-        n = cont.shape[0] + 1
-        mask = xp.zeros(n, dtype=xp.bool, device=dev)
-        mask[:-1] = cont  # tied with the next row
-        mask[1:] |= cont  # or with the previous one
-        return cls(start, size, rank, group, mask)
+        return cls(start, size, rank, group, cont)
 
     def __bool__(self) -> bool:
         return self.size.shape[0] > 0
@@ -352,9 +368,15 @@ class TieBlocks:
     def row_mask(self, n_rows: int) -> Any:
         """Per ranked row of the view, whether it belongs to a tie block (cached)."""
         if self._mask is None:
-            xp = self.xp
-            mask = xp.zeros(n_rows, dtype=xp.bool, device=_device(self.rows))
-            self._mask = seg.put(mask, self.rows, True)
+            xp, cont = self.xp, self._cont
+            if cont is not None and cont.shape[0] + 1 == n_rows:
+                mask = xp.zeros(n_rows, dtype=xp.bool, device=_device(cont))
+                mask[:-1] = cont  # tied with the next row
+                mask[1:] |= cont  # or with the previous one
+                self._mask = mask
+            else:
+                mask = xp.zeros(n_rows, dtype=xp.bool, device=_device(self.rows))
+                self._mask = seg.put(mask, self.rows, True)
         return self._mask
 
     def sum(self, values: Any) -> Any:
@@ -779,22 +801,30 @@ class RankingContext:
             if at_least >= _HEAD_SHARE * self.n_rows:
                 self._views[key] = None
         if key not in self._views:
-            keep = self.rank <= k
+            # Every view's rows of a group are its positions 1..m in order, so
+            # the kept rows are a prefix of each group: its first min(m, k)
+            # rows and the tail of the one tie block that may straddle k (a
+            # block starting past k has no row at or before it). Built from
+            # per-group counts, without a pass over the rows.
+            xp = self.xp
+            first = self.starts[:-1]
+            count = xp.clip(self.starts[1:] - first, None, k)
             if self.blocks:
                 b = self.blocks
-                keep = seg.put(keep, b.rows, b.spread(b.rank <= k))
+                past = b.rank + b.size - (k + 1)  # rows of each block past k
+                cross = (b.rank <= k) & (past > 0)
+                at = b.group[cross]
+                count = seg.put(count, at, seg.take(count, at) + past[cross])
+            n_keep = int(xp.sum(count))
             # Kernels mask positions beyond k themselves; the subset only pays
             # when it drops many rows.
-            xp = self.xp
-            if xp is np:
-                n_keep = np.count_nonzero(keep)
-            else:
-                n_keep = int(xp.count_nonzero(keep))
             small = n_keep < _HEAD_SHARE * self.n_rows
             # None stands for this view itself: a view holding itself would be a
             # reference cycle, and its arrays (hundreds of MB on large inputs)
             # would stay alive after the call until the garbage collector runs.
-            self._views[key] = self._subset(seg.flatnonzero(keep), k) if small else None
+            self._views[key] = (
+                self._subset(seg.ranges(first, count, n_keep), k) if small else None
+            )
         view = self._views[key]
         return self if view is None else view
 

@@ -13,10 +13,21 @@ of ``ties`` (input order for ``"stable"``, least relevant first for
 for the block rules ``"average"`` and ``"threshold"``, whose kernels sum a tie
 block's rows in the order the sort left them: :func:`.context.order_rows` keeps
 input order there too, so both give the same bits).
+
+The sort along the rows is of integer keys, not an argsort of the scores: each
+cell holds the score's bits mapped to an order-preserving int64 with its low
+bits replaced by the cell's column, so ``np.sort`` of the keys (numpy's
+vectorised sort, several times faster than a stable argsort) gives both the
+order and, in the low bits, where each row came from; equal scores keep their
+columns' order, the stable one. Only close scores whose bits differ in those
+low bits alone can come out swapped: the scores read in the new order are
+checked to never increase within a group, and a layout that fails the check is
+ordered by the stable argsort instead, so the order is always the cold one.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -26,6 +37,15 @@ from .context import BLOCK_TIES, _group_ends, _positions
 # The padded matrix may hold at most this many cells per row of the input; a
 # more skewed layout (one long group among many short ones) is not prepared.
 _PAD_CELLS_PER_ROW = 3
+# The most low bits of a key the column may take (rows up to 2**20 long); a
+# wider layout sorts by the stable argsort.
+_COLUMN_BITS = 20
+# The low 63 bits: flipped in the keys of negative floats, so the int64 order of
+# the keys is the order of the floats.
+_MAGNITUDE = np.int64(0x7FFFFFFFFFFFFFFF)
+# Fewer rows than this are sorted by the argsort: its few calls cost less than
+# the key sort's dozen on a small eval set.
+_KEY_SORT_ROWS = 1 << 14
 
 
 class GroupLayout:
@@ -50,8 +70,35 @@ class GroupLayout:
         np.cumsum(length[:-1], out=starts[1:])
         self.first = starts[self.group]
         self.ends = _group_ends(length, n)
-        # Padding cells are never written: +inf once, after every (finite) score.
-        self._matrix = np.full(n_groups * width, np.inf)
+        bits = max(width - 1, 1).bit_length()
+        self._keys: np.ndarray | None = None
+        self._low = np.int64((1 << min(bits, _COLUMN_BITS)) - 1)
+        self._matrix: np.ndarray | None = None  # the argsort's, made on first use
+        self._scratch: np.ndarray | None = None
+        # The key matrix and work arrays are shared by every call: one at a time
+        # (a prepared evaluation scored from several threads).
+        self._lock = threading.Lock()
+        if bits <= _COLUMN_BITS and n >= _KEY_SORT_ROWS:
+            # The column of each row of by_group, and the key matrix. Padding
+            # cells hold the largest key prefix (above every finite score's) and
+            # their column: sorted, each row's padding stays where it was (its
+            # columns are that row's last ones), so it is written once.
+            self._column = (self.rank - 1).astype(np.int64)
+            keys = np.arange(n_groups * width, dtype=np.int64) % width
+            keys |= _MAGNITUDE & ~self._low
+            self._keys = keys
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Copies and pickles (clone, joblib workers) get their own lock and
+        # work arrays.
+        state = dict(self.__dict__)
+        del state["_lock"]
+        state["_scratch"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     @classmethod
     def build(
@@ -82,16 +129,62 @@ class GroupLayout:
         """The rows ordered by group, then descending score (ties by the rule),
         and for the block rules whether each ranked row but the last is tied
         with the next one in its group."""
-        matrix = self._matrix
         by_group = self.by_group
-        matrix[self.cell] = -(score if by_group is None else score[by_group])
-        within = np.argsort(matrix.reshape(-1, self.width), axis=1, kind="stable")
-        order = self.first + within.ravel()[self.cell]
+        in_groups = score if by_group is None else score[by_group]
+        ranked = None
+        with self._lock:
+            if self._keys is not None and in_groups.dtype == np.float64:
+                keyed = self._key_order(in_groups)
+                if keyed is not None:
+                    order, ranked = keyed
+            if ranked is None:
+                order = self._argsort_order(in_groups)
         if by_group is not None:
             order = by_group[order]
         if self.ties not in BLOCK_TIES:
             return order, None
-        ranked = score[order]
+        if ranked is None:
+            ranked = score[order]
         same = np.equal(ranked[1:], ranked[:-1])
         same &= ~self.ends
         return order, same
+
+    def _key_order(self, in_groups: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The order (positions in ``in_groups``, the scores in group order) by
+        one sort of integer keys, and the scores read in it; None where close
+        scores came out of order (see the module docstring)."""
+        keys, low, n = self._keys, self._low, in_groups.shape[0]
+        if self._scratch is None:  # two work arrays of n, kept for every call:
+            # fresh ones cost their page faults again each round
+            self._scratch = np.empty((2, n), dtype=np.int64)
+        key, work = self._scratch
+        # 0 - score: descending scores ascend, and -0.0 becomes 0.0 (equal
+        # floats, one key).
+        np.subtract(0.0, in_groups, out=key.view(np.float64))
+        np.right_shift(key, 63, out=work)
+        work &= _MAGNITUDE
+        key ^= work
+        key &= ~low
+        key |= self._column
+        keys[self.cell] = key
+        keys.reshape(-1, self.width).sort(axis=1)
+        column = np.take(keys, self.cell, out=work)
+        column &= low
+        order = np.add(self.first, column)
+        ranked = np.take(in_groups, order)
+        # Descending within each group, else two close scores were swapped.
+        rises = np.greater(ranked[1:], ranked[:-1])
+        rises &= ~self.ends
+        if rises.any():
+            return None
+        return order, ranked
+
+    def _argsort_order(self, in_groups: np.ndarray) -> np.ndarray:
+        """The order by a stable argsort along the rows of a float matrix."""
+        matrix = self._matrix
+        if matrix is None:
+            # Padding cells are never written: +inf once, after every score.
+            matrix = self._matrix = np.full(self.length.size * self.width, np.inf)
+        matrix[self.cell] = -in_groups
+        within = np.argsort(matrix.reshape(-1, self.width), axis=1, kind="stable")
+        return self.first + within.ravel()[self.cell]

@@ -11,6 +11,11 @@ compare with it); it is not used here because it calls the statistic on index
 arrays of shape (resamples, n) per column, while one count matrix serves every
 column here. scipy has no studentized bootstrap (bootstrap-t); it is written here
 from Efron & Tibshirani (1993, 12.5) and checked against a plain loop in the tests.
+
+No labels are scored here, so there is nothing to :func:`~.prepared.prepare`:
+a resample reweights the per-group values computed once before it (by
+``stats``' per-model evaluation, which prepares the labels once for several
+models, or by the online estimators' per-group sums).
 """
 
 from __future__ import annotations

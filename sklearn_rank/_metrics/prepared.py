@@ -4,7 +4,7 @@ resamples and folds of a search)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from numpy.typing import ArrayLike
@@ -16,6 +16,8 @@ from .evaluate import (
     DEFAULT_METRICS,
     GroupScores,
     _group_scores,
+    evaluate,
+    evaluate_per_group,
     input_totals,
     mean_values,
     prepare_inputs,
@@ -217,3 +219,32 @@ def prepare(
         inputs.rows,
         inputs.space,
     )
+
+
+def evaluate_models(
+    y_true: ArrayLike,
+    y_scores: Mapping[str, ArrayLike],
+    *,
+    groups: ArrayLike | None,
+    metrics: str | Sequence[str],
+    per_group: bool = False,
+    **options: Any,
+) -> dict[str, Any]:
+    """:func:`evaluate` (``per_group``: :func:`evaluate_per_group`) of each
+    model's scores against the same labels: model name -> its result.
+
+    With several models the labels, groups and label-only values are checked
+    and computed once (:func:`prepare`), then each model's scores are ordered
+    and scored: the same numbers as one call per model. One model is one plain
+    call (its errors name that function). ``options``: the keywords of
+    :func:`prepare` (``sample_weight``, conventions, ...).
+    """
+    if len(y_scores) == 1:
+        one = evaluate_per_group if per_group else evaluate
+        return {
+            model: one(y_true, score, groups=groups, metrics=metrics, **options)
+            for model, score in y_scores.items()
+        }
+    prepared = prepare(y_true, groups=groups, metrics=metrics, **options)
+    score_one = prepared.evaluate_per_group if per_group else prepared.evaluate
+    return {model: score_one(score) for model, score in y_scores.items()}

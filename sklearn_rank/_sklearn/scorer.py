@@ -381,6 +381,13 @@ default=("decision_function", "predict_proba", "predict")
             return param is None or param.default is inspect.Parameter.empty
         return not parse_metric(self.metric).spec.pooled
 
+    # No prepare() here: a call gets one fold's labels with one set of scores
+    # (one evaluate). The next candidate of a search scores the same fold with
+    # a new slice of the labels, often in another worker process with its own
+    # pickled copy of this scorer, so a cache would have to recognise the
+    # labels by content (a hash of every call's arrays) and would help only a
+    # sequential search. MultiMetricRankingScorer scores all its metrics in
+    # one evaluate call (one ordering), where prepare has nothing to share.
     def _score(self, y_true, y_score, groups, rows):
         by_name = not callable(self.metric)
         kwargs = _check_metric_kwargs(self.metric_kwargs, repr(self), by_name)
@@ -475,6 +482,8 @@ default=("decision_function", "predict_proba", "predict")
     def _needs_groups(self):
         return not all(parse_metric(name).spec.pooled for name in self.metrics)
 
+    # One evaluate call for every metric: one set of scores per call, so no
+    # prepare() (see RankingScorer._score).
     def _score(self, y_true, y_score, groups, rows):
         kwargs = _check_metric_kwargs(self.metric_kwargs, repr(self))
         kwargs.update(rows)

@@ -9,6 +9,12 @@ accept works here too and no count is written twice.
 
 Every refusal names the argument, shows the offending value with its row, and
 says how to fix it.
+
+No function of ``online`` scores relevance labels with the offline metrics
+(``evaluate``): the estimators and replays read clicks, positions and
+propensities, and sum them per group once per call (one policy or one pair of
+rankings per call), so there is nothing for ``sklearn_rank.prepare`` to share;
+their bootstrap resamples those per-group values (``bootstrap_distribution``).
 """
 
 from __future__ import annotations

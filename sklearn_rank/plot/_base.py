@@ -178,24 +178,23 @@ def per_group(
     options: dict[str, Any],
 ) -> dict[str, Any]:
     """Model name -> :class:`~sklearn_rank.GroupScores` (NaN where undefined);
-    ``undefined`` is not an option here (the displays show undefined groups)."""
-    from .._metrics.evaluate import evaluate_per_group
+    ``undefined`` is not an option here (the displays show undefined groups).
+    Several models share the labels: checked and encoded once (``prepare``)."""
+    from .._metrics.prepared import evaluate_models
     from .._utils.array_api import on_host
 
     options = {k: v for k, v in options.items() if k != "undefined"}
     # Displays draw from numpy: array API inputs are read on the host.
     with on_host(y_true, groups, sample_weight, *scores.values(), *options.values()):
-        return {
-            model: evaluate_per_group(
-                y_true,
-                score,
-                groups=groups,
-                metrics=metrics,
-                sample_weight=sample_weight,
-                **options,
-            )
-            for model, score in scores.items()
-        }
+        return evaluate_models(
+            y_true,
+            scores,
+            groups=groups,
+            metrics=metrics,
+            per_group=True,
+            sample_weight=sample_weight,
+            **options,
+        )
 
 
 def check_metric_name(metric: Any, func: str) -> str:

@@ -163,8 +163,9 @@ class InterpolatedPrecisionRecallDisplay(DisplayMixin):
         curve_kwargs: Any = None,
         **kwargs: Any,
     ) -> InterpolatedPrecisionRecallDisplay:
-        """Compute the mean interpolated precision at each recall level (one
-        :func:`sklearn_rank.evaluate` call per model), then draw it.
+        """Compute the mean interpolated precision at each recall level (the
+        values of one :func:`sklearn_rank.evaluate` call per model; the labels
+        are checked once for all models), then draw it.
 
         Parameters
         ----------
@@ -183,7 +184,7 @@ class InterpolatedPrecisionRecallDisplay(DisplayMixin):
         -------
         display : InterpolatedPrecisionRecallDisplay
         """
-        from .._metrics.evaluate import evaluate
+        from .._metrics.prepared import evaluate_models
 
         func = f"{cls.__name__}.from_predictions"
         check_matplotlib(func)  # before any work
@@ -213,15 +214,16 @@ class InterpolatedPrecisionRecallDisplay(DisplayMixin):
         # where the curve drawn is that metric's 11 points.
         summary = ["iprec_11pt"] if eleven else []
         precision, prevalence, ap = {}, None, {}
-        for m, score in scores.items():
-            res = evaluate(
-                y_true,
-                score,
-                groups=groups,
-                metrics=[*names, *summary, "precision"],
-                sample_weight=sample_weight,
-                **options,
-            )
+        # The models share the labels: checked and encoded once (prepare).
+        results = evaluate_models(
+            y_true,
+            scores,
+            groups=groups,
+            metrics=[*names, *summary, "precision"],
+            sample_weight=sample_weight,
+            **options,
+        )
+        for m, res in results.items():
             precision[m] = np.array([res[n] for n in names])
             if eleven:
                 ap[m] = res["iprec_11pt"]

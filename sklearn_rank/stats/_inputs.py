@@ -12,8 +12,8 @@ import numpy as np
 
 from .._engine.conventions import resolve_options
 from .._engine.reduce import fill_undefined
-from .._metrics.evaluate import DEFAULT_METRICS, GroupScores, evaluate_per_group
-from .._metrics.prepared import prepare
+from .._metrics.evaluate import DEFAULT_METRICS, GroupScores
+from .._metrics.prepared import evaluate_models
 from .._utils.array_api import on_host
 from .._utils.params import (  # noqa: F401 (the statistics' modules import them here)
     CI_METHODS,
@@ -227,12 +227,6 @@ def collect(
 def _per_model(y_true, y_scores, groups, names, options) -> dict[str, GroupScores]:
     """evaluate_per_group of every model's scores; with several models the
     labels are checked and encoded once (``prepare``)."""
-    if len(y_scores) == 1:
-        return {
-            model: evaluate_per_group(
-                y_true, score, groups=groups, metrics=names, **options
-            )
-            for model, score in y_scores.items()
-        }
-    prepared = prepare(y_true, groups=groups, metrics=names, **options)
-    return {model: prepared.evaluate_per_group(s) for model, s in y_scores.items()}
+    return evaluate_models(
+        y_true, y_scores, groups=groups, metrics=names, per_group=True, **options
+    )

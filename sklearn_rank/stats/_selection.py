@@ -320,6 +320,8 @@ def cross_val_compare(
         estimators, X, y, groups, splits, int(top), rank_by, params, n_jobs, func
     )
     rows = np.sort(np.concatenate([test for _, test in splits]))
+    # Every model is scored on the same labels: compare() prepares them once
+    # (stats._inputs._per_model, prepare) and scores each model's predictions.
     report = compare(
         y[rows],
         {name: p[rows] for name, p in preds.items()},
