@@ -201,61 +201,13 @@ class PairedDifferenceDisplay(DisplayMixin):
             (line,) = ax.plot(x, d, **style)
             ax.fill_between(x, d, 0.0, step="mid", color=line.get_color(), alpha=0.2)
             self.lines_[m] = line
-            self.annotations_[m] = self._label_extremes(ax, x, d, ids, line)
+            self.annotations_[m] = _label_extremes(ax, x, d, ids, line, self.n_labels)
         ax.axhline(0.0, color=_edge(), linewidth=0.8)
         ax.set_xlabel("groups, sorted by difference")
         ax.set_ylabel(f"{self.metric} difference")
         self._legend(ax, title=f"{self.metric} per group, model - {base}")
-        if any(self.annotations_.values()):
-            # room for the labels first (a new y range moves them), then join
-            # those that meet
-            quiet_draw(fig)
-            _fit_labels(ax, [a for m in models for a in self.annotations_[m]])
-            quiet_draw(fig)
-            for m in models:
-                self.annotations_[m] = _merge_labels(self.annotations_[m], ax)
-        every = [a for m in models for a in self.annotations_[m]]
-        kept = set(map(id, drop_overlaps(every, ax))) if every else set()
-        self.annotations_ = {
-            m: [a for a in self.annotations_[m] if id(a) in kept] for m in models
-        }
+        self.annotations_ = _place_labels(ax, self.annotations_)
         return self
-
-    def _label_extremes(self, ax, x, d, ids, line) -> list:
-        n = self.n_labels
-        wins = [i for i in range(min(n, d.size)) if d[i] > TIE]
-        losses = [
-            i for i in range(d.size - 1, max(d.size - n, 0) - 1, -1) if d[i] < -TIE
-        ]
-        out = []
-        for i in wins + losses:
-            # A win (left end, where the sorted steps descend) is labelled
-            # above its level and to its right, a loss (right end) below its
-            # level and to its left: on that side the steps never come back
-            # to the point's level, so the label clears the line at any
-            # figure size. Labels that meet join the first one ("12, 7":
-            # _merge_labels); those that still overlap or leave the axes are
-            # dropped after drawing.
-            win = d[i] > 0
-            out.append(
-                ax.annotate(
-                    str(ids[i]),
-                    (x[i], d[i]),
-                    textcoords="offset points",
-                    xytext=(6, LIFT) if win else (-6, -LIFT),
-                    ha="left" if win else "right",
-                    va="bottom" if win else "top",
-                    arrowprops={
-                        "arrowstyle": "-",
-                        "linewidth": 0.5,
-                        "color": line.get_color(),
-                    },
-                    fontsize="x-small",
-                    color=line.get_color(),
-                    annotation_clip=True,
-                )
-            )
-        return out
 
     @classmethod
     def from_group_scores(
@@ -383,6 +335,57 @@ class PairedDifferenceDisplay(DisplayMixin):
             curve_kwargs=curve_kwargs,
             **kwargs,
         )
+
+
+def _label_extremes(ax, x, d, ids, line, n) -> list:
+    """The group-id labels of the ``n`` largest wins and losses."""
+    wins = [i for i in range(min(n, d.size)) if d[i] > TIE]
+    losses = [i for i in range(d.size - 1, max(d.size - n, 0) - 1, -1) if d[i] < -TIE]
+    out = []
+    for i in wins + losses:
+        # A win (left end, where the sorted steps descend) is labelled
+        # above its level and to its right, a loss (right end) below its
+        # level and to its left: on that side the steps never come back
+        # to the point's level, so the label clears the line at any
+        # figure size. Labels that meet join the first one ("12, 7":
+        # _merge_labels); those that still overlap or leave the axes are
+        # dropped after drawing.
+        win = d[i] > 0
+        out.append(
+            ax.annotate(
+                str(ids[i]),
+                (x[i], d[i]),
+                textcoords="offset points",
+                xytext=(6, LIFT) if win else (-6, -LIFT),
+                ha="left" if win else "right",
+                va="bottom" if win else "top",
+                arrowprops={
+                    "arrowstyle": "-",
+                    "linewidth": 0.5,
+                    "color": line.get_color(),
+                },
+                fontsize="x-small",
+                color=line.get_color(),
+                annotation_clip=True,
+            )
+        )
+    return out
+
+
+def _place_labels(ax: Any, annotations: dict[str, list]) -> dict[str, list]:
+    """Make room for every model's group-id labels (a new y range moves them),
+    join those that meet, drop those that still overlap or leave the axes;
+    returns the labels kept per model."""
+    every = [a for texts in annotations.values() for a in texts]
+    if not every:
+        return annotations
+    quiet_draw(ax.figure)
+    _fit_labels(ax, every)
+    quiet_draw(ax.figure)
+    annotations = {m: _merge_labels(t, ax) for m, t in annotations.items()}
+    every = [a for texts in annotations.values() for a in texts]
+    kept = set(map(id, drop_overlaps(every, ax)))
+    return {m: [a for a in t if id(a) in kept] for m, t in annotations.items()}
 
 
 def _merge_labels(texts: list, ax: Any) -> list:
