@@ -78,9 +78,9 @@ disp.figure_.set_layout_engine("constrained")
 # ------------------------
 # Interpolated precision at the 11 recall levels, averaged over queries, with
 # trec_eval's convention (tied rows in input order).
-from sklearn_rank.plot import PrecisionRecallDisplay
+from sklearn_rank.plot import InterpolatedPrecisionRecallDisplay
 
-disp = PrecisionRecallDisplay.from_predictions(
+disp = InterpolatedPrecisionRecallDisplay.from_predictions(
     y, scores, groups=groups, convention="trec_eval"
 )
 disp.figure_.set_size_inches(*SIZE)

@@ -2,7 +2,8 @@
 
 The build itself (``python -m sphinx -W``, in .ci/run) fails on any warning; this
 checks, without Sphinx, that no name of a public ``__all__`` is missing from
-``docs/api/index.rst``, whose autosummary tables generate the pages.
+the module pages of ``docs/api/`` (listed in ``docs/api/index.rst``), whose
+autosummary tables generate the pages.
 """
 
 import importlib
@@ -26,12 +27,25 @@ PUBLIC = [
 ]
 
 
-def _rows():
-    """(module, name) of each row of the autosummary tables of
-    docs/api/index.rst, in order."""
+def _pages():
+    """The pages of the toctree of docs/api/index.rst, in order."""
+    text = (DOCS / "api" / "index.rst").read_text()
+    body = text.split(".. toctree::")[1]
+    return re.findall(r"^   ([\w.]+)$", body, flags=re.M)
+
+
+def _rows(pages=None):
+    """(module, name) of each row of the autosummary tables of the API
+    reference's pages (one per module, listed in docs/api/index.rst), in
+    order."""
+    for page in _pages() if pages is None else pages:
+        yield from _page_rows(page)
+
+
+def _page_rows(page):
     module = None
     in_table = False
-    for line in (DOCS / "api" / "index.rst").read_text().splitlines():
+    for line in (DOCS / "api" / f"{page}.rst").read_text().splitlines():
         if m := re.match(r"\.\. currentmodule:: (\S+)", line):
             module = m.group(1)
         elif line.startswith(".. autosummary::"):
@@ -43,7 +57,7 @@ def _rows():
 
 
 def _listed():
-    """{module: names} of the autosummary tables of docs/api/index.rst."""
+    """{module: names} of the autosummary tables of the API reference."""
     listed: dict[str, set[str]] = {}
     for module, name in _rows():
         listed.setdefault(module, set()).add(name)
@@ -54,7 +68,7 @@ def _listed():
 def test_every_public_name_has_a_reference_page(module):
     names = set(importlib.import_module(module).__all__)
     listed = _listed().get(module, set())
-    assert names - listed == set(), f"add to docs/api/index.rst under {module}"
+    assert names - listed == set(), f"add to the page of {module} in docs/api/"
     assert listed - names == set(), f"not in {module}.__all__"
 
 
@@ -63,6 +77,29 @@ def test_no_name_is_listed_twice_in_a_module():
     rows = list(_rows())
     twice = sorted({row for row in rows if rows.count(row) > 1})
     assert not twice, twice
+
+
+def test_the_reference_has_one_page_per_module():
+    # The site's sidebar shows the API reference's toctree: one entry per
+    # module (its names under it), not one flat list of every name.
+    pages = _pages()
+    assert "cli" in pages
+    modules = [p for p in pages if p != "cli"]
+    for page in modules:
+        on_page = {module for module, _ in _page_rows(page)}
+        assert len(on_page) == 1, (page, on_page)
+    owners = [next(_page_rows(p))[0] for p in modules]
+    assert sorted(owners) == sorted(PUBLIC), owners
+    index = (DOCS / "api" / "index.rst").read_text()
+    assert ":hidden:" not in index and ".. autosummary::" not in index
+
+
+def test_class_pages_list_the_examples_that_only_call_a_method():
+    # sphinx-gallery files `Display.from_predictions(...)` under the method's
+    # name: the class page's "Examples using" takes the methods' too.
+    template = (DOCS / "_templates" / "autosummary" / "class.rst").read_text()
+    line = next(t for t in template.splitlines() if t.startswith(".. minigallery::"))
+    assert "{% for item in methods" in line and "{{ fullname }}.{{ item }}" in line
 
 
 def test_every_public_subpackage_is_in_the_reference():

@@ -24,10 +24,15 @@ from ._base import (
 )
 from ._layout import (
     drop_overlaps,
+    quiet_draw,
 )
 
 # |difference| at or below this is a tie (as in sklearn_rank.stats.compare).
 TIE = 1e-12
+# A group-id label's gap to its point's level (points, more than the line's
+# half width), and its room to the axes' edge (pixels).
+LIFT = 3.0
+GAP = 2.0
 
 
 def _warn_all_undefined(func, metric, model, baseline, n_groups) -> None:
@@ -196,49 +201,13 @@ class PairedDifferenceDisplay(DisplayMixin):
             (line,) = ax.plot(x, d, **style)
             ax.fill_between(x, d, 0.0, step="mid", color=line.get_color(), alpha=0.2)
             self.lines_[m] = line
-            self.annotations_[m] = self._label_extremes(ax, x, d, ids, line)
+            self.annotations_[m] = _label_extremes(ax, x, d, ids, line, self.n_labels)
         ax.axhline(0.0, color=_edge(), linewidth=0.8)
         ax.set_xlabel("groups, sorted by difference")
         ax.set_ylabel(f"{self.metric} difference")
         self._legend(ax, title=f"{self.metric} per group, model - {base}")
-        every = [a for m in models for a in self.annotations_[m]]
-        kept = set(map(id, drop_overlaps(every, ax))) if every else set()
-        self.annotations_ = {
-            m: [a for a in self.annotations_[m] if id(a) in kept] for m in models
-        }
+        self.annotations_ = _place_labels(ax, self.annotations_)
         return self
-
-    def _label_extremes(self, ax, x, d, ids, line) -> list:
-        n = self.n_labels
-        wins = [i for i in range(min(n, d.size)) if d[i] > TIE]
-        losses = [
-            i for i in range(d.size - 1, max(d.size - n, 0) - 1, -1) if d[i] < -TIE
-        ]
-        out = []
-        for j, i in enumerate(wins + losses):
-            # Wins (left end) labelled to their right, losses (right end) to
-            # their left, staggered; labels that still overlap or leave the
-            # axes are dropped after drawing.
-            step = j if j < len(wins) else j - len(wins)
-            win = d[i] > 0
-            out.append(
-                ax.annotate(
-                    str(ids[i]),
-                    (x[i], d[i]),
-                    textcoords="offset points",
-                    xytext=(6, -9 * step - 3) if win else (-6, 9 * step - 3),
-                    ha="left" if win else "right",
-                    arrowprops={
-                        "arrowstyle": "-",
-                        "linewidth": 0.5,
-                        "color": line.get_color(),
-                    },
-                    fontsize="x-small",
-                    color=line.get_color(),
-                    annotation_clip=True,
-                )
-            )
-        return out
 
     @classmethod
     def from_group_scores(
@@ -366,6 +335,112 @@ class PairedDifferenceDisplay(DisplayMixin):
             curve_kwargs=curve_kwargs,
             **kwargs,
         )
+
+
+def _label_extremes(ax, x, d, ids, line, n) -> list:
+    """The group-id labels of the ``n`` largest wins and losses."""
+    wins = [i for i in range(min(n, d.size)) if d[i] > TIE]
+    losses = [i for i in range(d.size - 1, max(d.size - n, 0) - 1, -1) if d[i] < -TIE]
+    out = []
+    for i in wins + losses:
+        # A win (left end, where the sorted steps descend) is labelled
+        # above its level and to its right, a loss (right end) below its
+        # level and to its left: on that side the steps never come back
+        # to the point's level, so the label clears the line at any
+        # figure size. Labels that meet join the first one ("12, 7":
+        # _merge_labels); those that still overlap or leave the axes are
+        # dropped after drawing.
+        win = d[i] > 0
+        out.append(
+            ax.annotate(
+                str(ids[i]),
+                (x[i], d[i]),
+                textcoords="offset points",
+                xytext=(6, LIFT) if win else (-6, -LIFT),
+                ha="left" if win else "right",
+                va="bottom" if win else "top",
+                arrowprops={
+                    "arrowstyle": "-",
+                    "linewidth": 0.5,
+                    "color": line.get_color(),
+                },
+                fontsize="x-small",
+                color=line.get_color(),
+                annotation_clip=True,
+            )
+        )
+    return out
+
+
+def _place_labels(ax: Any, annotations: dict[str, list]) -> dict[str, list]:
+    """Make room for every model's group-id labels (a new y range moves them),
+    join those that meet, drop those that still overlap or leave the axes;
+    returns the labels kept per model."""
+    every = [a for texts in annotations.values() for a in texts]
+    if not every:
+        return annotations
+    quiet_draw(ax.figure)
+    _fit_labels(ax, every)
+    quiet_draw(ax.figure)
+    annotations = {m: _merge_labels(t, ax) for m, t in annotations.items()}
+    every = [a for texts in annotations.values() for a in texts]
+    kept = set(map(id, drop_overlaps(every, ax)))
+    return {m: [a for a in t if id(a) in kept] for m, t in annotations.items()}
+
+
+def _merge_labels(texts: list, ax: Any) -> list:
+    """One model's group-id labels, measured (leader line included) after a
+    draw: a label that meets an earlier one of its side joins it ("1021,
+    1022"), unless the longer label would leave the axes (then it is left
+    out). Returns the labels kept."""
+    box = ax.get_window_extent()
+    kept: list[Any] = []
+    for t in texts:
+        b = t.get_window_extent()
+        right = t.get_ha() == "left"  # a win's label
+        host = next(
+            (
+                k
+                for k in kept
+                if (k.get_ha() == "left") == right and k.get_window_extent().overlaps(b)
+            ),
+            None,
+        )
+        if host is None:
+            kept.append(t)
+            continue
+        before = host.get_text()
+        host.set_text(f"{before}, {t.get_text()}")
+        wide = host.get_window_extent()
+        if wide.x1 > box.x1 if right else wide.x0 < box.x0:
+            host.set_text(before)
+        t.remove()
+    return kept
+
+
+def _fit_labels(ax: Any, texts: list) -> None:
+    """Widen the y range so that the labels of the extremes fit inside the
+    axes: top >= y + f * (top - bottom) for the fraction f of the axes'
+    height a label takes above its point (below, for a loss), solved by a
+    few fixed-point steps."""
+    box = ax.get_window_extent()
+    lo, hi = ax.get_ylim()
+    need = []
+    for t in texts:
+        b = t.get_window_extent()
+        py = ax.transData.transform(t.xy)[1]
+        above = t.get_va() == "bottom"
+        extent = (b.y1 - py if above else py - b.y0) + GAP
+        frac = extent / max(box.height, 1.0)
+        if frac < 0.3:  # taller labels than that are dropped, not fitted
+            need.append((t.xy[1], frac, above))
+    top, bottom = hi, lo
+    for _ in range(4):
+        span = top - bottom
+        top = max([hi] + [y + f * span for y, f, up in need if up])
+        bottom = min([lo] + [y - f * span for y, f, up in need if not up])
+    if (top, bottom) != (hi, lo) and np.isfinite([top, bottom]).all():
+        ax.set_ylim(bottom, top)
 
 
 def _check_n_labels(n_labels: Any, func: str) -> int:

@@ -44,8 +44,8 @@ class InterpolatedPrecisionRecallDisplay(DisplayMixin):
         (``evaluate(..., metrics=["iprec@0", "iprec@0.1", ...])``).
     prevalence : float, default=None
         The mean over groups of the share of relevant rows: the precision of a
-        random ranking (drawn as a dashed line when it is near the curves, and
-        named in the legend's title).
+        random ranking, drawn as a dashed line inside the y range (named with
+        its value in the legend).
     name : str or list of str, default=None
         Legend names per model.
     average_precision : mapping of str to float, default=None
@@ -120,32 +120,27 @@ class InterpolatedPrecisionRecallDisplay(DisplayMixin):
         ax.set_xlabel("recall")
         ax.set_ylabel("interpolated precision\n(mean over groups)")
         ax.set_xlim(-0.02, 1.02)
-        # The curves set the y range (not [0, 1]: realistic curves would be
-        # squeezed); the random-ranking line joins them when it is near.
+        # The curves and the random-ranking line set the y range (not [0, 1]:
+        # realistic curves would be squeezed). The line is always drawn inside
+        # it: with one model far above chance, a range from the curve alone
+        # left the line out of the axes.
         values = np.concatenate(
             [np.asarray(p) for p in self.precision.values()] or [np.zeros(1)]
         )
         values = values[np.isfinite(values)]
         lo, hi = (values.min(), values.max()) if values.size else (0.0, 1.0)
-        pad = max(0.05 * (hi - lo), 0.02)
-        title = None
         if self.prevalence is not None and self.prevalence == self.prevalence:
-            text = f"random ranking (mean prevalence {self.prevalence:.3f})"
-            if self.prevalence >= lo - 0.5 * (hi - lo + pad):
-                ax.axhline(
-                    self.prevalence,
-                    color="0.5",
-                    linestyle="--",
-                    linewidth=1,
-                    label=text,
-                )
-                lo = min(lo, self.prevalence)
-            else:  # far below the curves: named, not drawn
-                title = text
+            ax.axhline(
+                self.prevalence,
+                color="0.5",
+                linestyle="--",
+                linewidth=1,
+                label=f"random ranking (mean prevalence {self.prevalence:.3f})",
+            )
+            lo, hi = min(lo, self.prevalence), max(hi, self.prevalence)
+        pad = max(0.05 * (hi - lo), 0.02)
         ax.set_ylim(max(lo - pad, -0.02), min(hi + pad, 1.02))
-        self._legend(ax, heading=title)
-        if self.legend_ is not None and title is not None:
-            self.legend_.get_title().set_fontsize("small")
+        self._legend(ax)
 
     @classmethod
     @metric_keywords_doc
