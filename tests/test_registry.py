@@ -17,7 +17,7 @@ from strategies import OPTION_STRATEGIES
 
 import sklearn_rank
 from sklearn_rank._engine.conventions import OPTIONS, PRESETS, preset_values
-from sklearn_rank._metrics.functions import option_doc
+from sklearn_rank._metrics.declare import option_doc
 from sklearn_rank._metrics.registry import METRICS, MetricSpec
 from sklearn_rank._sklearn import scorer as _scorer
 
