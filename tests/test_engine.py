@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 import sklearn_rank
-from sklearn_rank._engine.context import RankingContext, _one_key_order, order_rows
+from sklearn_rank._engine.context import RankingContext
 from sklearn_rank._engine.group_codes import encode_groups
+from sklearn_rank._engine.ordering import _one_key_order, order_rows
 
 
 def random_rows(n, n_groups, n_scores, seed):
