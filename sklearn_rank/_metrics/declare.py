@@ -30,6 +30,7 @@ from __future__ import annotations
 import inspect
 import numbers
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from numpy.typing import ArrayLike
@@ -184,36 +185,39 @@ def _section(title: str, body: str) -> str:
     return f"{title}\n{'-' * len(title)}\n{body}"
 
 
-def metric_docstring(
-    spec: MetricSpec,
-    about: str,
-    examples: str,
-    notes: str = "",
-    returns: str = "",
-    see_also: tuple[str, ...] = (),
-) -> str:
+@dataclass(frozen=True)
+class MetricText:
+    """A metric's own words in its docstring (see :func:`metric_function`)."""
+
+    about: str
+    examples: str
+    notes: str = ""
+    returns: str = ""
+    see_also: tuple[str, ...] = ()
+
+
+def metric_docstring(spec: MetricSpec, text: MetricText) -> str:
     """The numpydoc docstring: the metric's own text around the table's sections.
 
-    ``see_also`` names other metrics of the table; each is listed with its
+    ``text.see_also`` names other metrics of the table; each is listed with its
     registry summary, after :func:`evaluate`.
     """
-    pooled = spec.pooled
-    returns = returns or (_POOLED_RETURNS if pooled else _RETURNS)
+    returns = text.returns or (_POOLED_RETURNS if spec.pooled else _RETURNS)
     related = [_EVALUATE]
-    for name in see_also:
+    for name in text.see_also:
         other = METRICS[name]
         related.append(
             f"{other.function} : {other.summary[0].upper()}{other.summary[1:]}."
         )
     sections = [
-        inspect.cleandoc(about),
+        inspect.cleandoc(text.about),
         _section("Parameters", parameters_doc(spec)),
         _section("Returns", f"score : float\n    {returns}"),
         _section("See Also", "\n".join(related)),
     ]
-    if notes:
-        sections.append(_section("Notes", inspect.cleandoc(notes)))
-    sections.append(_section("Examples", inspect.cleandoc(examples)))
+    if text.notes:
+        sections.append(_section("Notes", inspect.cleandoc(text.notes)))
+    sections.append(_section("Examples", inspect.cleandoc(text.examples)))
     return "\n\n".join(sections) + "\n"
 
 
@@ -276,7 +280,8 @@ def metric_function(
 
     score.__name__ = score.__qualname__ = name
     score.__module__ = f"sklearn_rank.{spec.module}"
-    score.__doc__ = metric_docstring(spec, about, examples, notes, returns, see_also)
+    text = MetricText(about, examples, notes, returns, see_also)
+    score.__doc__ = metric_docstring(spec, text)
     score.__signature__ = signature  # type: ignore[attr-defined]
     score.__annotations__ = {
         **{p.name: p.annotation for p in signature.parameters.values()},
