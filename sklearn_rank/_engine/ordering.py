@@ -57,7 +57,11 @@ def _one_key_order(
     key = codes.astype(np.float64)
     key *= step
     key -= score
-    order = np.argsort(key)
+    # Mostly tied rows (rounded scores in large groups): one stable sort puts
+    # the rows of each tie in input order at once, cheaper than a quicksort
+    # followed by a second sort of nearly every row (_input_order_in_ties).
+    stable = _mostly_tied(key)
+    order = np.argsort(key, kind="stable" if stable else None)
     ranked = score[order]
     # A score above the previous row's in the same group: merged keys were
     # sorted the wrong way round; the exact fallback orders them.
@@ -66,8 +70,28 @@ def _one_key_order(
         return None
     same = np.equal(ranked[1:], ranked[:-1])
     same &= ~ends
-    _input_order_in_ties(order, same)
+    if not stable:
+        _input_order_in_ties(order, same)
     return order, same
+
+
+# Rows of the key read to judge how many rows are tied (_mostly_tied).
+_TIE_SAMPLE = 8192
+
+
+def _mostly_tied(key: np.ndarray) -> bool:
+    """Whether most rows likely share their key (group and score) with another
+    row, judged from the first rows: ``c`` repeated keys among ``s`` rows put
+    the number of distinct keys near ``D = s**2 / (2 c)`` (the birthday
+    estimate), and ``n`` rows spread over ``D`` keys leave a share of about
+    ``1 - exp(-n / D)`` of them tied; ``n > D`` means over 63 %. Only the cost
+    of the ordering depends on the answer, never the order."""
+    sample = key[:_TIE_SAMPLE]
+    repeats = sample.size - np.unique(sample).size
+    if repeats == 0:
+        return False
+    distinct = sample.size * sample.size / (2.0 * repeats)
+    return key.size > distinct
 
 
 def _input_order_in_ties(order: np.ndarray, same: np.ndarray) -> None:
