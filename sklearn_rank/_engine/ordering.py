@@ -105,6 +105,16 @@ def _input_order_in_ties(order: np.ndarray, same: np.ndarray) -> None:
     starts = np.flatnonzero(same & ~np.r_[False, same[:-1]])
     stops = np.flatnonzero(same & ~np.r_[same[1:], False]) + 2
     lengths = stops - starts
+    # Ties of two rows (most of them where ties are few): ordered in place.
+    pairs = lengths == 2
+    if pairs.any():
+        first = starts[pairs]
+        a, b = order[first], order[first + 1]
+        order[first] = np.minimum(a, b)
+        order[first + 1] = np.maximum(a, b)
+        starts, lengths = starts[~pairs], lengths[~pairs]
+        if not starts.size:
+            return
     before = lengths.cumsum() - lengths  # tied rows of the earlier runs
     rows = np.arange(int(lengths.sum()), dtype=np.intp)
     rows += np.repeat(starts - before, lengths)
