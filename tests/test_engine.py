@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 import sklearn_rank
-from sklearn_rank._engine.context import RankingContext, _one_key_order, order_rows
+from sklearn_rank._engine.context import RankingContext
 from sklearn_rank._engine.group_codes import encode_groups
+from sklearn_rank._engine.ordering import _one_key_order, order_rows
 
 
 def random_rows(n, n_groups, n_scores, seed):
@@ -117,6 +118,33 @@ def test_large_scores_with_a_small_range_keep_groups_apart():
     assert found is None or (np.diff(codes[found[0]]) >= 0).all()
     got, _ = order_rows(codes, score, np.zeros(codes.size), "average", 600)
     np.testing.assert_array_equal(codes[got], np.sort(codes))
+
+
+@pytest.mark.parametrize(
+    ("n_groups", "decimals", "mostly_tied"),
+    [(5, 2, True), (3_000, 2, False), (40, 1, True), (3_000, 6, False)],
+)
+def test_one_key_order_keeps_input_order_in_ties_on_either_sort(
+    n_groups, decimals, mostly_tied
+):
+    # Mostly tied rows take one stable sort, the others a quicksort and a sort
+    # of the tied rows: both give the order of a lexsort by (group, -score,
+    # row), the one the prepared path and the threads reproduce bit for bit.
+    from sklearn_rank._engine import ordering
+
+    rng = np.random.default_rng(n_groups + decimals)
+    n = 60_000
+    codes = rng.integers(0, n_groups, n)
+    score = np.round(rng.random(n), decimals)
+    length = np.bincount(codes, minlength=n_groups)
+    key = codes * 2.0 ** (np.frexp(np.ptp(score))[1] + 1) - score
+    assert ordering._mostly_tied(key) == mostly_tied
+    order, same = _one_key_order(codes, score, n_groups, length)
+    expected = np.lexsort((np.arange(n), -score, codes))
+    np.testing.assert_array_equal(order, expected)
+    ranked = score[order]
+    tied = (ranked[1:] == ranked[:-1]) & (codes[order][1:] == codes[order][:-1])
+    np.testing.assert_array_equal(same, tied)
 
 
 def test_stable_ties_of_small_whole_numbers_keep_input_order():

@@ -21,14 +21,17 @@ _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 class TrecMeasure:
     """How one trec_eval measure is computed.
 
-    ``kind``: "count" (summed over queries), "metric" (a library metric, the
-    mean of its per-query values), "set" (a formula over the counts, averaged),
-    "gm" (geometric mean over queries of a library metric, summary only),
-    "levels" (the mean over given recall levels of interpolated precision), or
-    trec_eval's values that the command reads off a library metric ("ideal",
-    "yaap"; on the printed Measure also "beyond", "first_gain", "zero": recall
-    levels above 1, ``rbp.p=0``, values 0), whose ``Measure.metric`` is None so
-    that front-ends taking library metrics (compare, --engine dask) skip them.
+    ``kind``: "run_tag" (the run's tag), "query_count" (the number of
+    queries), "count" (a ``QueryCounts`` field, summed over queries), "metric"
+    (a library metric, the mean of its per-query values), "set" (a formula over
+    the counts, averaged), "gm" (geometric mean over queries of a library
+    metric, summary only), "levels" (the mean over given recall levels of
+    interpolated precision), or trec_eval's values that the command reads off a
+    library metric ("ideal", "yaap"; on the printed Measure also "beyond",
+    "first_gain", "zero": recall levels above 1, ``rbp.p=0``, values 0), whose
+    ``Measure.metric`` is None so that front-ends taking library metrics
+    (compare, --engine dask) skip them. ``_scores.VALUE_OF_KIND`` maps each kind
+    to how its value is computed.
     ``params``: "cutoffs" (``P.5,10``), "levels" (``iprec_at_recall.0.1``),
     "multiples" (``Rprec_mult.0.2``), "gains" (``ndcg.1=3``), "pairs"
     (``rbp.p=0.5``), "numbers" (``utility.1,-1,0,0``) or None.
@@ -43,8 +46,8 @@ class TrecMeasure:
 
 # trec_eval's measures in its printing order (measures.c, te_trec_measures).
 TREC_MEASURES: dict[str, TrecMeasure] = {
-    "runid": TrecMeasure("count"),
-    "num_q": TrecMeasure("count"),
+    "runid": TrecMeasure("run_tag"),
+    "num_q": TrecMeasure("query_count"),
     "num_ret": TrecMeasure("count"),
     "num_rel": TrecMeasure("count"),
     "num_rel_ret": TrecMeasure("count"),

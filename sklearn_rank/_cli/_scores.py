@@ -26,16 +26,33 @@ from ._output import RunResult
 MIN_GEO_MEAN = 0.00001
 
 
+@dataclass(frozen=True)
+class QueryCounts:
+    """Per-query counts of one run, as floats (relevant: y >= T, or y > 0).
+
+    The first four are trec_eval's count measures, printed under their field
+    names; with -J the unjudged documents are not retrieved.
+    """
+
+    num_ret: np.ndarray
+    # Judged rows only: under -l below 0 unjudged rows are relevant at their
+    # ranks, but trec_eval's num_rel and num_rel_ret leave them out.
+    num_rel: np.ndarray
+    num_rel_ret: np.ndarray
+    num_nonrel_judged_ret: np.ndarray
+    # Retrieved rows relevant at their ranks, judged or not (-l below 0).
+    rel_at_rank: np.ndarray
+    # 1 for a query the run file lacks (scored under -c), where trec_eval ranks
+    # one stand-in document of its own (trec_eval.c, ``bogus_ranking``:
+    # retrieved, not in the pool; -J removes it, and so does ``-M 0``, which
+    # cuts every ranking to nothing).
+    stand_in: np.ndarray
+
+
 def counts(
     run: RunInput, threshold: float | None, judged_only: bool = False
-) -> dict[str, np.ndarray]:
-    """num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret per query (relevant:
-    y >= T, or y > 0); with -J the unjudged documents are not retrieved.
-
-    ``stand_in``: 1 for a query the run file lacks (scored under -c), where
-    trec_eval ranks one stand-in document of its own (trec_eval.c,
-    ``bogus_ranking``: retrieved, not in the pool; -J removes it, and so does
-    ``-M 0``, which cuts every ranking to nothing)."""
+) -> QueryCounts:
+    """The :class:`QueryCounts` of a run, from one pass over its rows."""
     n = len(run.qids)
     relevant = run.y_true > 0 if threshold is None else run.y_true >= threshold
     # One count per query of each (relevant, retrieved, judged) combination:
@@ -70,27 +87,24 @@ def counts(
     # -J: the unjudged documents are not retrieved.
     judged_ret = True if judged_only else None
     stand_in = not judged_only and run.max_docs != 0  # -M 0 cuts it too
-    return {
-        "stand_in": (~in_file & stand_in).astype(np.float64),
-        "num_ret": count(ret=True, judged=judged_ret),
-        # Judged rows only: under -l below 0 unjudged rows are relevant at
-        # their ranks, but trec_eval's num_rel and num_rel_ret leave them out.
-        "num_rel": count(rel=True, judged=True),
-        "num_rel_ret": count(rel=True, ret=True, judged=True),
-        "num_nonrel_judged_ret": count(rel=False, ret=True, judged=True),
-        # Retrieved rows relevant at their ranks, judged or not (-l below 0).
-        "rel_at_rank": count(rel=True, ret=True, judged=judged_ret),
-    }
+    return QueryCounts(
+        num_ret=count(ret=True, judged=judged_ret),
+        num_rel=count(rel=True, judged=True),
+        num_rel_ret=count(rel=True, ret=True, judged=True),
+        num_nonrel_judged_ret=count(rel=False, ret=True, judged=True),
+        rel_at_rank=count(rel=True, ret=True, judged=judged_ret),
+        stand_in=(~in_file & stand_in).astype(np.float64),
+    )
 
 
-def _refuse_empty_r(run: RunInput, c: dict[str, np.ndarray]) -> None:
+def _refuse_empty_r(run: RunInput, c: QueryCounts) -> None:
     """``-l`` below 0: a query without a judged relevant document (num_rel 0)
     whose ranking holds a document relevant at its rank (one without a qrels
     line, -c's stand-in included, or with a negative grade) makes trec_eval
     divide by num_rel = 0: map, gm_map and binG print ``inf`` there, which is
     not a value of those measures. Refused, naming the query."""
-    at_rank = c["rel_at_rank"] + (c["stand_in"] if run.low_level <= -1 else 0.0)
-    bad = np.flatnonzero((c["num_rel"] == 0) & (at_rank > 0))
+    at_rank = c.rel_at_rank + (c.stand_in if run.low_level <= -1 else 0.0)
+    bad = np.flatnonzero((c.num_rel == 0) & (at_rank > 0))
     if bad.size:
         raise ValueError(
             f"-l {run.low_level}: query {run.qids[int(bad[0])]!r} has no judged "
@@ -105,9 +119,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)
 
 
-def set_values(
-    m: Measure, c: dict[str, np.ndarray], num_docs_in_coll: int = 0
-) -> np.ndarray:
+def set_values(m: Measure, c: QueryCounts, num_docs_in_coll: int = 0) -> np.ndarray:
     """trec_eval's set measures per query (m_set_*.c, m_utility.c).
 
     ``num_docs_in_coll`` (trec_eval's ``-N``) is the collection size that
@@ -116,12 +128,12 @@ def set_values(
     For a query the run lacks (-c), trec_eval's utility counts its stand-in
     document as retrieved, and zeroes the value only when printed as plain
     ``utility`` (trec_eval.c clears the values by their printed name)."""
-    ret, rel, rel_ret = c["num_ret"], c["num_rel"], c["num_rel_ret"]
+    ret, rel, rel_ret = c.num_ret, c.num_rel, c.num_rel_ret
     name = m.label.partition("_")[0] if m.label.startswith("utility") else m.label
     if name == "utility":
         a, b, cc, d = m.numbers
         if m.label != "utility":  # parameters given: the stand-in is counted
-            ret = ret + c["stand_in"]
+            ret = ret + c.stand_in
         return (
             a * rel_ret
             + b * (ret - rel_ret)
@@ -157,7 +169,7 @@ class _Values:
     options: object
     per: dict
     means: dict
-    counts: dict
+    counts: QueryCounts
     per_query: bool
     need_per_query: bool
     in_order: bool
@@ -551,59 +563,112 @@ READ_OFF = {
 }
 
 
+def _library_mean(m: Measure, v: _Values):
+    """A library metric's mean and per-query values (or those of the metric a
+    :data:`READ_OFF` measure reads, as printed)."""
+    key = ((), READ_OFF[m.kind]) if m.kind in READ_OFF else (m.keywords, m.metric)
+    return float(v.means[key]), (v.per[key] if v.need_per_query else None)
+
+
+def _per_query(m: Measure, v: _Values) -> np.ndarray:
+    """The library's per-query values that a :data:`READ_OFF` measure reads."""
+    return v.per[(), READ_OFF[m.kind]]
+
+
+def _recall_levels(m: Measure, v: _Values):
+    # m_11pt_avg.c: the levels summed from the highest down, then / n.
+    total = np.zeros(len(v.run.qids))
+    for r in reversed(m.levels):
+        total += v.per[(), f"iprec@{r!r}"]
+    row = total / len(m.levels)
+    return _in_order_mean(row), row
+
+
+def _geometric(m: Measure, v: _Values):
+    key = (m.keywords, m.metric)
+    values = v.per[key] if v.in_order else np.nan_to_num(v.per[key])
+    # -c: the judged queries left out (-D 0.QID) count at the floor
+    # (meas_avg.c, te_calc_avg_meas_s_gm).
+    if v.n_total is not None and v.n_total > values.size:
+        missing = np.full(v.n_total - values.size, MIN_GEO_MEAN)
+        values = np.concatenate([values, missing])
+    return geometric_mean(values, floor=MIN_GEO_MEAN), None
+
+
+def _beyond_one(m: Measure, v: _Values):
+    """A recall level above 1 (see _measures): 0 where its cutoff passes R,
+    else the value at recall 1."""
+    (r,) = m.numbers
+    past = recall_level_count(r, v.counts.num_rel) > v.counts.num_rel
+    row = np.where(past, 0.0, np.nan_to_num(_per_query(m, v)))
+    return _in_order_mean(row), row
+
+
+def _residual_flag(m: Measure, v: _Values):
+    """rbp_resid.p=1 (any unjudged row) and p=0 (the first row unjudged)."""
+    row = (np.nan_to_num(_per_query(m, v)) > 0).astype(np.float64)
+    row[v.counts.stand_in > 0] = 1.0  # -c's stand-in document: unjudged
+    return _in_order_mean(row), row
+
+
+def _zero(m: Measure, v: _Values):
+    """trec_eval's value is 0 (Rprec_mult.0, rbp.p=1)."""
+    return 0.0, np.zeros(len(v.run.qids))
+
+
+def _yaap(m: Measure, v: _Values):
+    """m_yaap.c: S = sum of precisions = AP x R."""
+    row = yaap_from_ap(_per_query(m, v), v.counts.num_rel)
+    return _in_order_mean(row), row
+
+
+def _relstring(m: Measure, v: _Values):
+    """Printed per query only."""
+    if not v.per_query:
+        return None, None
+    row = relstrings(v.run, int(m.numbers[0]), v.options)
+    # The stand-in document (no qrels line); trec_eval.c clears the value
+    # printed as plain "relstring" only.
+    if m.numbers[0] >= 1 and m.label != "relstring":
+        row[v.counts.stand_in > 0] = "'-'"
+    return None, row
+
+
+def _set_measure(m: Measure, v: _Values):
+    row = set_values(m, v.counts, v.num_docs_in_coll)
+    return _in_order_mean(row), row
+
+
+def _count(m: Measure, v: _Values):
+    """A count measure: the :class:`QueryCounts` field of its name, summed."""
+    column = getattr(v.counts, m.label)
+    return int(column.sum()), column.astype(np.int64)
+
+
+# How each kind of measure (``Measure.kind``, from ``TREC_MEASURES``) gets its
+# ``(summary value, per-query values or None)``.
+VALUE_OF_KIND = {
+    "metric": _library_mean,
+    "ideal": _library_mean,
+    "first_gain": _library_mean,
+    "levels": _recall_levels,
+    "gm": _geometric,
+    "beyond": _beyond_one,
+    "resid_any": _residual_flag,
+    "resid_first": _residual_flag,
+    "zero": _zero,
+    "yaap": _yaap,
+    "string": _relstring,
+    "set": _set_measure,
+    "count": _count,
+    "run_tag": lambda m, v: (v.run.runid, None),
+    "query_count": lambda m, v: (len(v.run.qids), None),
+}
+
+
 def _measure_value(m: Measure, v: _Values):
     """``(summary value, per-query values or None)`` of one printed measure."""
-    key, c, n = (m.keywords, m.metric), v.counts, len(v.run.qids)
-    if m.kind in READ_OFF:
-        key = ((), READ_OFF[m.kind])
-    if m.kind in ("metric", "ideal", "first_gain"):
-        return float(v.means[key]), (v.per[key] if v.need_per_query else None)
-    if m.kind == "levels":
-        # m_11pt_avg.c: the levels summed from the highest down, then / n.
-        total = np.zeros(n)
-        for r in reversed(m.levels):
-            total += v.per[(), f"iprec@{r!r}"]
-        row = total / len(m.levels)
-        return _in_order_mean(row), row
-    if m.kind == "gm":
-        values = v.per[key] if v.in_order else np.nan_to_num(v.per[key])
-        # -c: the judged queries left out (-D 0.QID) count at the floor
-        # (meas_avg.c, te_calc_avg_meas_s_gm).
-        if v.n_total is not None and v.n_total > values.size:
-            missing = np.full(v.n_total - values.size, MIN_GEO_MEAN)
-            values = np.concatenate([values, missing])
-        return geometric_mean(values, floor=MIN_GEO_MEAN), None
-    if m.kind == "beyond":  # a recall level above 1 (see _measures)
-        (r,) = m.numbers
-        past = recall_level_count(r, c["num_rel"]) > c["num_rel"]
-        row = np.where(past, 0.0, np.nan_to_num(v.per[key]))
-        return _in_order_mean(row), row
-    if m.kind in ("resid_any", "resid_first"):  # rbp_resid.p=1, p=0
-        row = (np.nan_to_num(v.per[key]) > 0).astype(np.float64)
-        row[c["stand_in"] > 0] = 1.0  # -c's stand-in document: unjudged
-        return _in_order_mean(row), row
-    if m.kind == "zero":  # trec_eval's value is 0 (Rprec_mult.0, rbp.p=1)
-        return 0.0, np.zeros(n)
-    if m.kind == "yaap":  # m_yaap.c: S = sum of precisions = AP x R
-        row = yaap_from_ap(v.per[key], c["num_rel"])
-        return _in_order_mean(row), row
-    if m.kind == "string":  # printed per query only
-        if not v.per_query:
-            return None, None
-        row = relstrings(v.run, int(m.numbers[0]), v.options)
-        # The stand-in document (no qrels line); trec_eval.c clears the value
-        # printed as plain "relstring" only.
-        if m.numbers[0] >= 1 and m.label != "relstring":
-            row[c["stand_in"] > 0] = "'-'"
-        return None, row
-    if m.kind == "set":
-        row = set_values(m, c, v.num_docs_in_coll)
-        return _in_order_mean(row), row
-    if m.label == "runid":
-        return v.run.runid, None
-    if m.label == "num_q":
-        return n, None
-    return int(c[m.label].sum()), c[m.label].astype(np.int64)
+    return VALUE_OF_KIND[m.kind](m, v)
 
 
 def _per_query_table(qids: list[str], rows: dict) -> dict[str, dict[str, object]]:
@@ -622,7 +687,7 @@ def _stand_in_residual(measures, per, means, c) -> None:
     query the run lacks; ``rbp_resid`` of that ranking is ``p + (1 - p) = 1``
     (m_rbp_resid.c), whatever p; trec_eval.c clears the value printed as
     plain ``rbp_resid`` (it clears values by their printed name)."""
-    stand_in = c["stand_in"] > 0
+    stand_in = c.stand_in > 0
     if not stand_in.any():
         return
     for m in measures:
@@ -637,7 +702,7 @@ def _empty_rankings(measures, per, means, c, run, notes) -> None:
     (``-J`` removed them all): ``0 / 0`` is NaN at every recall level whose
     cutoff ``lround(level * num_rel)`` is 0 (m_iprec_at_recall.c,
     m_11pt_avg.c), and the mean over queries is NaN too (printed ``-nan``)."""
-    empty = (c["num_ret"] + c["stand_in"]) == 0
+    empty = (c.num_ret + c.stand_in) == 0
     if not empty.any():
         return
     named = []
@@ -651,7 +716,7 @@ def _empty_rankings(measures, per, means, c, run, notes) -> None:
         else:
             continue
         for r, key in zip(levels, keys, strict=True):
-            nan = empty & (np.floor(r * c["num_rel"] + 0.5) == 0)
+            nan = empty & (np.floor(r * c.num_rel + 0.5) == 0)
             if nan.any():
                 per[key] = np.where(nan, np.nan, per[key])
                 means[key] = _in_order_mean(per[key])

@@ -11,7 +11,7 @@ group). The order is the cold one: descending score, and inside a tie the rule
 of ``ties`` (input order for ``"stable"``, least relevant first for
 ``"pessimistic"``, most relevant first for ``"optimistic"``, and input order
 for the block rules ``"average"`` and ``"threshold"``, whose kernels sum a tie
-block's rows in the order the sort left them: :func:`.context.order_rows` keeps
+block's rows in the order the sort left them: :func:`.ordering.order_rows` keeps
 input order there too, so both give the same bits).
 
 The sort along the rows is of integer keys, not an argsort of the scores: each
@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from .context import BLOCK_TIES, _group_ends, _positions
+from .context import _positions
+from .ordering import BLOCK_TIES, _group_ends
 
 # The padded matrix may hold at most this many cells per row of the input; a
 # more skewed layout (one long group among many short ones) is not prepared.
@@ -52,7 +53,7 @@ class GroupLayout:
     """The ranked rows of one input arranged by group, for any scores.
 
     Build it with :meth:`build` from the group code and label of each ranked row;
-    :meth:`order` then gives what ``context.order_rows`` gives for those rows
+    :meth:`order` then gives what ``ordering.order_rows`` gives for those rows
     (the order, and for the block rules the tie continuation).
     """
 

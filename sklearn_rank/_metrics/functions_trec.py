@@ -1,37 +1,14 @@
 """Public functions of trec_eval's other measures: G, binG, infAP, R-precision at
 multiples of R, Unjudged@k, the RBP residual, ndcg_rel and Rndcg (kernels in
-``_engine.kernels.trec``; definitions in docs/metrics.md §2.21-2.28)."""
+``_engine.kernels.trec``; definitions in docs/metrics.md §2.21-2.28), declared
+from the metric table as in ``functions.py``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from .declare import metric_function
 
-from numpy.typing import ArrayLike
-
-from .._engine.conventions import given_options
-from .evaluate import score_metric
-from .functions import _doc
-
-
-@_doc("g")
-def g_score(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    groups: ArrayLike,
-    gain: str | Mapping | Callable | None = None,
-    ideal_order: str | None = None,
-    ties: str | None = None,
-    relevance_threshold: float | str | None = None,
-    undefined: str | float | None = None,
-    group_weight: str | None = None,
-    integer_grades: bool | None = None,
-    judged_only: bool | None = None,
-    sample_weight: ArrayLike | None = None,
-    retrieved: ArrayLike | None = None,
-    judged: ArrayLike | None = None,
-    convention: str | None = None,
-) -> float:
+g_score = metric_function(
+    "g",
     """trec_eval's G: each gain over a log of the ideal cost not yet reached.
 
     ``G = (1/Σ⁺g) Σ_i g_i / log2(2 + C_i - S_i)`` over the ranked rows with a
@@ -42,110 +19,39 @@ def g_score(
     or not (trec_eval's m_G.c). A group is defined where that sum is > 0,
     whatever the relevance threshold. Under ``ties="average"`` a tie block that
     mixes gains raises (the value then depends on its order).
-
-    Parameters
-    ----------
-    {params}
-
-    Returns
-    -------
-    score : float
-
-    Examples
-    --------
+    """,
+    see_also=("bing", "ndcg"),
+    examples="""
     Grades 2, 0, 1: the grade-2 row first costs nothing, the grade-1 row comes
     one position late.
 
     >>> from sklearn_rank import g_score
     >>> round(g_score([2, 0, 1], [3, 2, 1], groups=[0] * 3), 4)
     0.877
-    """
-    return score_metric(
-        "g",
-        y_true,
-        y_score,
-        groups=groups,
-        k=None,
-        options=given_options(locals()),
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        judged=judged,
-        convention=convention,
-    )
+    """,
+)
 
-
-@_doc("bing")
-def bing_score(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    groups: ArrayLike,
-    ties: str | None = None,
-    relevance_threshold: float | str | None = None,
-    undefined: str | float | None = None,
-    group_weight: str | None = None,
-    integer_grades: bool | None = None,
-    judged_only: bool | None = None,
-    sample_weight: ArrayLike | None = None,
-    retrieved: ArrayLike | None = None,
-    judged: ArrayLike | None = None,
-    convention: str | None = None,
-) -> float:
+bing_score = metric_function(
+    "bing",
     """trec_eval's binG: G with binary gains.
 
     ``binG = (1/R) Σ_r 1/log2(2 + n_r)`` over the ranked relevant rows r, with
     ``n_r`` the non-relevant (or unjudged) rows ranked above r and R the group's
     relevant rows, retrieved or not (trec_eval's m_binG.c). Under
     ``ties="average"`` a tie block that mixes relevant and other rows raises.
-
-    Parameters
-    ----------
-    {params}
-
-    Returns
-    -------
-    score : float
-
-    Examples
-    --------
+    """,
+    see_also=("g",),
+    examples="""
     Relevant rows at positions 1 and 3, one non-relevant row above the second:
 
     >>> from sklearn_rank import bing_score
     >>> round(bing_score([1, 0, 1], [3, 2, 1], groups=[0] * 3), 4)
     0.8155
-    """
-    return score_metric(
-        "bing",
-        y_true,
-        y_score,
-        groups=groups,
-        k=None,
-        options=given_options(locals()),
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        judged=judged,
-        convention=convention,
-    )
+    """,
+)
 
-
-@_doc("infap")
-def infap_score(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    groups: ArrayLike,
-    ties: str | None = None,
-    relevance_threshold: float | str | None = None,
-    undefined: str | float | None = None,
-    group_weight: str | None = None,
-    integer_grades: bool | None = None,
-    judged_only: bool | None = None,
-    sample_weight: ArrayLike | None = None,
-    retrieved: ArrayLike | None = None,
-    judged: ArrayLike | None = None,
-    in_pool: ArrayLike | None = None,
-    convention: str | None = None,
-) -> float:
+infap_score = metric_function(
+    "infap",
     """Inferred average precision (trec_eval's infAP).
 
     Yilmaz and Aslam (2006) as trec_eval's m_infap.c computes it: a relevant
@@ -156,17 +62,9 @@ def infap_score(
     pool count only through p. With every row judged it is average precision
     up to the ε terms. Under ``ties="average"`` a tie block that mixes relevant
     and other rows raises.
-
-    Parameters
-    ----------
-    {params}
-
-    Returns
-    -------
-    score : float
-
-    Examples
-    --------
+    """,
+    see_also=("map", "bpref"),
+    examples="""
     The second row is unjudged: the relevant row below it is read as if it
     were not there, up to its position.
 
@@ -180,40 +78,11 @@ def infap_score(
 
     >>> round(infap_score([1, 0, 1], [3, 2, 1], in_pool=[True] * 3, **kw), 4)
     1.0
-    """
-    return score_metric(
-        "infap",
-        y_true,
-        y_score,
-        groups=groups,
-        k=None,
-        options=given_options(locals()),
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        judged=judged,
-        in_pool=in_pool,
-        convention=convention,
-    )
+    """,
+)
 
-
-@_doc("rprec_mult")
-def r_precision_mult_score(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    groups: ArrayLike,
-    r_multiple: float | None = None,
-    ties: str | None = None,
-    relevance_threshold: float | str | None = None,
-    undefined: str | float | None = None,
-    group_weight: str | None = None,
-    integer_grades: bool | None = None,
-    judged_only: bool | None = None,
-    sample_weight: ArrayLike | None = None,
-    retrieved: ArrayLike | None = None,
-    judged: ArrayLike | None = None,
-    convention: str | None = None,
-) -> float:
+r_precision_mult_score = metric_function(
+    "rprec_mult",
     """R-precision at a multiple of R (trec_eval's Rprec_mult).
 
     Precision at the cutoff ``c = floor(m R + 0.9)`` of each group, with ``m``
@@ -221,56 +90,20 @@ def r_precision_mult_score(
     R the group's relevant rows: ``hits in the top c / c``, 0 where c = 0. A
     list shorter than c counts as padded with non-relevant rows. ``m = 1`` is
     R-precision.
-
-    Parameters
-    ----------
-    {params}
-
-    Returns
-    -------
-    score : float
-
-    Examples
-    --------
+    """,
+    see_also=("r_precision",),
+    examples="""
     R = 2, so m = 2 reads precision at 4:
 
     >>> from sklearn_rank import r_precision_mult_score
     >>> y_true, y_score = [1, 0, 0, 1, 0], [5, 4, 3, 2, 1]
     >>> r_precision_mult_score(y_true, y_score, groups=[0] * 5, r_multiple=2.0)
     0.5
-    """
-    return score_metric(
-        "rprec_mult",
-        y_true,
-        y_score,
-        groups=groups,
-        k=None,
-        options=given_options(locals()),
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        judged=judged,
-        convention=convention,
-    )
+    """,
+)
 
-
-@_doc("unjudged")
-def unjudged_at_k_score(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    groups: ArrayLike,
-    k: int | None = None,
-    ties: str | None = None,
-    relevance_threshold: float | str | None = None,
-    undefined: str | float | None = None,
-    group_weight: str | None = None,
-    integer_grades: bool | None = None,
-    judged_only: bool | None = None,
-    sample_weight: ArrayLike | None = None,
-    retrieved: ArrayLike | None = None,
-    judged: ArrayLike | None = None,
-    convention: str | None = None,
-) -> float:
+unjudged_at_k_score = metric_function(
+    "unjudged",
     """Unjudged@k: the unjudged rows in the top k over k (trec_eval's unj).
 
     ``unj@k = U_k / k`` with ``U_k`` the rows with ``judged=False`` among the
@@ -279,17 +112,9 @@ def unjudged_at_k_score(
     list's length. Labels play no part; a group is defined when it ranks at
     least one row. Unlike :func:`judged_at_k_score` (``J_k / min(k, n)``), the
     denominator is k.
-
-    Parameters
-    ----------
-    {params}
-
-    Returns
-    -------
-    score : float
-
-    Examples
-    --------
+    """,
+    see_also=("judged",),
+    examples="""
     Five ranked rows, the second and fourth unjudged:
 
     >>> from sklearn_rank import unjudged_at_k_score
@@ -298,39 +123,11 @@ def unjudged_at_k_score(
     0.5
     >>> unjudged_at_k_score([1, 0, 0, 0, 1], [5, 4, 3, 2, 1], k=10, **kw)
     0.2
-    """
-    return score_metric(
-        "unjudged",
-        y_true,
-        y_score,
-        groups=groups,
-        k=k,
-        options=given_options(locals()),
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        judged=judged,
-        convention=convention,
-    )
+    """,
+)
 
-
-@_doc("rbp_residual")
-def rbp_residual_score(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    groups: ArrayLike,
-    persistence: float | None = None,
-    ties: str | None = None,
-    relevance_threshold: float | str | None = None,
-    undefined: str | float | None = None,
-    group_weight: str | None = None,
-    integer_grades: bool | None = None,
-    judged_only: bool | None = None,
-    sample_weight: ArrayLike | None = None,
-    retrieved: ArrayLike | None = None,
-    judged: ArrayLike | None = None,
-    convention: str | None = None,
-) -> float:
+rbp_residual_score = metric_function(
+    "rbp_residual",
     """The RBP residual: the mass the unjudged rows leave open (trec_eval's rbp_resid).
 
     ``p^n + (1 - p) Σ_i p^(i-1)`` over the unjudged rows (``judged=False``) at
@@ -339,57 +136,20 @@ def rbp_residual_score(
     trec_eval's m_rbp_resid.c, a list without an unjudged row scores 0 (the
     tail ``p^n`` is then left out). Labels play no part; a group is defined
     when it ranks at least one row.
-
-    Parameters
-    ----------
-    {params}
-
-    Returns
-    -------
-    score : float
-
-    Examples
-    --------
+    """,
+    see_also=("rbp",),
+    examples="""
     Three rows, the second unjudged, p = 0.5: 0.5**3 + 0.5 * 0.5.
 
     >>> from sklearn_rank import rbp_residual_score
     >>> kw = dict(groups=[0] * 3, judged=[1, 0, 1], persistence=0.5)
     >>> rbp_residual_score([1, 0, 0], [3, 2, 1], **kw)
     0.375
-    """
-    return score_metric(
-        "rbp_residual",
-        y_true,
-        y_score,
-        groups=groups,
-        k=None,
-        options=given_options(locals()),
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        judged=judged,
-        convention=convention,
-    )
+    """,
+)
 
-
-@_doc("ndcg_rel")
-def ndcg_rel_score(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    groups: ArrayLike,
-    gain: str | Mapping | Callable | None = None,
-    ideal_order: str | None = None,
-    ties: str | None = None,
-    relevance_threshold: float | str | None = None,
-    undefined: str | float | None = None,
-    group_weight: str | None = None,
-    integer_grades: bool | None = None,
-    judged_only: bool | None = None,
-    sample_weight: ArrayLike | None = None,
-    retrieved: ArrayLike | None = None,
-    judged: ArrayLike | None = None,
-    convention: str | None = None,
-) -> float:
+ndcg_rel_score = metric_function(
+    "ndcg_rel",
     """NDCG averaged over the relevant rows (trec_eval's ndcg_rel).
 
     ``(1/P) [Σ_p DCG@p / IDCG@min(p, P) + (P - P_ret) DCG@n / IDCG@P]`` over
@@ -399,57 +159,20 @@ def ndcg_rel_score(
     at the end of the list for each one never ranked. Defined where P > 0,
     whatever the relevance threshold. Under ``ties="average"`` a tie block that
     mixes gains raises.
-
-    Parameters
-    ----------
-    {params}
-
-    Returns
-    -------
-    score : float
-
-    Examples
-    --------
+    """,
+    see_also=("ndcg", "rndcg"),
+    examples="""
     Grades 2, 0, 1: NDCG at the grade-2 row is 1; at the grade-1 row it is
     (2 + 1/2) / (2 + 1/log2(3)).
 
     >>> from sklearn_rank import ndcg_rel_score
     >>> round(ndcg_rel_score([2, 0, 1], [3, 2, 1], groups=[0] * 3), 4)
     0.9751
-    """
-    return score_metric(
-        "ndcg_rel",
-        y_true,
-        y_score,
-        groups=groups,
-        k=None,
-        options=given_options(locals()),
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        judged=judged,
-        convention=convention,
-    )
+    """,
+)
 
-
-@_doc("rndcg")
-def rndcg_score(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    groups: ArrayLike,
-    gain: str | Mapping | Callable | None = None,
-    ideal_order: str | None = None,
-    ties: str | None = None,
-    relevance_threshold: float | str | None = None,
-    undefined: str | float | None = None,
-    group_weight: str | None = None,
-    integer_grades: bool | None = None,
-    judged_only: bool | None = None,
-    sample_weight: ArrayLike | None = None,
-    retrieved: ArrayLike | None = None,
-    judged: ArrayLike | None = None,
-    convention: str | None = None,
-) -> float:
+rndcg_score = metric_function(
+    "rndcg",
     """NDCG averaged at the R levels of the ideal list (trec_eval's Rndcg).
 
     The mean of NDCG@b over the positions b where the gain of the ideal list
@@ -459,32 +182,16 @@ def rndcg_score(
     row). Defined where the group has a relevant row (trec_eval returns 0
     otherwise). Under ``ties="average"`` a tie block that mixes gains across an
     R level raises.
-
-    Parameters
-    ----------
-    {params}
-
-    Returns
-    -------
-    score : float
-
-    Examples
-    --------
+    """,
+    see_also=("ndcg", "ndcg_rel"),
+    examples="""
     Grades 2, 0, 1: R levels 1 and 2; NDCG@1 = 1 and NDCG@2 = 2 / (2 + 1/log2 3).
 
     >>> from sklearn_rank import rndcg_score
     >>> round(rndcg_score([2, 0, 1], [3, 2, 1], groups=[0] * 3), 4)
     0.8801
-    """
-    return score_metric(
-        "rndcg",
-        y_true,
-        y_score,
-        groups=groups,
-        k=None,
-        options=given_options(locals()),
-        sample_weight=sample_weight,
-        retrieved=retrieved,
-        judged=judged,
-        convention=convention,
-    )
+    """,
+)
+
+# doctest finds a module's functions through their globals (see functions.py).
+__test__ = {name: f for name, f in dict(globals()).items() if name.endswith("_score")}

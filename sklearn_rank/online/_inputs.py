@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from .._engine import segments as seg
-from .._engine.context import GroupTotals, order_rows
+from .._engine.context import GroupTotals
 from .._engine.group_codes import encode_groups
+from .._engine.ordering import order_rows
 from .._engine.reduce import group_counts
 from .._metrics.bootstrap import bootstrap_distribution, confidence_interval
 from .._metrics.validation import (
