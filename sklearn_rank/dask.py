@@ -7,6 +7,12 @@ per-group values and weights. Rows never travel to the client. See
 ``docs/scale.md``.
 
 Needs the ``dask`` extra: ``pip install "sklearn-rank[dask]"``.
+
+Why this module is over 800 lines: besides the two public functions it holds
+the steps of their task graphs (the partition plans' row checks, the id counts
+across partitions, the tree reductions), which take and return Dask objects and
+run inside ``try: import dask``; the Dask-free parts (plans, kernels per
+partition, the front-end checks) are already in ``_distributed``.
 """
 
 from __future__ import annotations
