@@ -29,20 +29,18 @@ from __future__ import annotations
 
 import inspect
 import numbers
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping  # noqa: F401 (annotations)
 from dataclasses import dataclass
 from typing import Any
 
-from numpy.typing import ArrayLike
+# Callable, Mapping and ArrayLike are the names the signature strings use:
+# ``typing.get_type_hints`` reads them from this module's globals.
+from numpy.typing import ArrayLike  # noqa: F401 (annotations)
 
 from .._engine.conventions import OPTIONS, Option, given_options
 from .._utils.params import FiniteMapping, Interval, IsBool, IsCallable
 from .evaluate import score_metric
 from .registry import METRICS, MetricSpec
-
-# The names the signature strings use, for ``typing.get_type_hints`` (it reads
-# them from this module's globals).
-_ANNOTATION_NAMES = (ArrayLike, Callable, Mapping)
 
 _INPUTS = """y_true : array-like of shape (n_samples,)
     Relevance label of each row (binary or graded).
