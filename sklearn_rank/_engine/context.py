@@ -901,6 +901,30 @@ class RankingContext:
         """Per row, the sum of ``values`` over the earlier rows of its group."""
         return seg.exclusive_cumsum(values, self.group, self.starts, self.n_groups)
 
+    def group_exclusive_cumsum_at(self, values: Any, rows: Any) -> Any:
+        """:meth:`group_exclusive_cumsum` of a per-row vector that is 0 outside
+        the rows of index ``rows`` (ascending), read at those rows: the sums of
+        the listed rows alone, each group's from 0 in row order as the full
+        vector's (adding 0 is exact), without a pass over every row."""
+        group = seg.take(self.group, rows)
+        count = seg.segment_count(group, self.n_groups)
+        if isinstance(count, np.ndarray):
+            starts = np.zeros(self.n_groups + 1, dtype=np.intp)
+            np.cumsum(count, out=starts[1:])
+        else:
+            starts = self.xp.cumulative_sum(count, include_initial=True)
+        return seg.exclusive_cumsum(values, group, starts, self.n_groups)
+
+    def group_count_before(self, mask: Any, at: Any) -> Any:
+        """At each row where ``at`` holds (in row order), the rows of ``mask``
+        earlier in its group, as floats: :meth:`group_exclusive_cumsum` of
+        ``mask`` read at those rows, counted over the rows of either mask
+        alone (the same whole numbers)."""
+        rows = seg.flatnonzero(mask | at)
+        ones = self.xp.astype(seg.take(mask, rows), self.float)
+        before = self.group_exclusive_cumsum_at(ones, rows)
+        return seg.take(before, seg.flatnonzero(seg.take(at, rows)))
+
     def first_in_group(self, mask: np.ndarray) -> np.ndarray:
         """Position of the first row with ``mask`` in each group, -1 if none."""
         return seg.first_in_segment(mask, self.group, self.n_groups)

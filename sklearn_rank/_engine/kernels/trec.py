@@ -56,18 +56,19 @@ def _g_values(
     the ideal list's rows and their sort key, :func:`_gain_lists`)."""
     xp = ctx.xp
     _refuse_mixed_blocks(ctx, ranked_gain, func)
-    seen = ctx.group_exclusive_cumsum(ranked_gain) + ranked_gain
     all_gain, keep, _ = ideal
     norm = seg.segment_sum(ctx.totals.codes_all[keep], all_gain[keep], ctx.n_groups)
-    term = xp.zeros(ctx.n_rows, dtype=ctx.float, device=ctx.device)
-    gained = ranked_gain != 0
-    # The ideal cost only where a gain reads it (the same value per row; memory).
-    rows = seg.flatnonzero(gained)
+    # Only the rows with a gain add a term or move the running gain: every
+    # per-row quantity is taken at those rows (the same sums: the others add
+    # 0; time and memory on long lists of few relevant rows).
+    rows = seg.flatnonzero(ranked_gain != 0)
     gain_at = seg.take(ranked_gain, rows)
-    arg = 2.0 + _ideal_costs_from(ctx, ideal, rows) - seg.take(seen, rows)
+    seen = ctx.group_exclusive_cumsum_at(gain_at, rows) + gain_at
+    group_at = seg.take(ctx.group, rows)
+    arg = 2.0 + _ideal_costs_from(ctx, ideal, rows) - seen
     bad = arg <= 0.0
     # Only in a defined group (an ideal list): elsewhere there is no value.
-    bad &= seg.take(norm, seg.take(ctx.group, rows)) > 0
+    bad &= seg.take(norm, group_at) > 0
     if bool(xp.any(bad)):  # a scalar sync (it raises)
         # The running gain can pass the ideal cost only with gains the ideal
         # list leaves out: unjudged rows' (levels -1, -2), or levels that
@@ -85,8 +86,7 @@ def _g_values(
             found = gain_at[hit] / np.log2(arg[hit])
     else:
         found = gain_at[hit] / xp.log2(arg[hit])
-    term = seg.put(term, rows[hit], found)
-    return ctx.group_sum(term), norm
+    return ctx.group_sum(found, group_at[hit]), norm
 
 
 def _ideal_costs_from(ctx: RankingContext, ideal_rows_: tuple, rows) -> np.ndarray:
@@ -148,16 +148,16 @@ def infap(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     threshold = opts.relevance_threshold
     rel = ctx.judged_relevant(threshold)
     judged_non = ~rel if ctx.judged is None else ~rel & ctx.judged
-    _refuse_mixed_blocks(ctx, xp.astype(rel, f), "infap_score")
-    a = ctx.group_exclusive_cumsum(xp.astype(rel, f))
-    b = ctx.group_exclusive_cumsum(xp.astype(judged_non, f))
-    p = xp.astype(ctx.rank, f)
+    if ctx.blocks:
+        _refuse_mixed_blocks(ctx, xp.astype(rel, f), "infap_score")
+    # a, b and u counted at the relevant rows only (the terms' rows).
     rows = seg.flatnonzero(rel)
-    a, b, p = seg.take(a, rows), seg.take(b, rows), seg.take(p, rows)
+    a = ctx.group_count_before(rel, rel)
+    b = ctx.group_count_before(judged_non, rel)
+    p = xp.astype(seg.take(ctx.rank, rows), f)
     pool_above = b  # judged, or pooled without a judgement (u)
     if ctx.in_pool is not None:  # validated: some row is pooled, not judged
-        unjudged_in_pool = xp.astype(ctx.in_pool & ~ctx.judged, f)
-        pool_above = b + seg.take(ctx.group_exclusive_cumsum(unjudged_in_pool), rows)
+        pool_above = b + ctx.group_count_before(ctx.in_pool & ~ctx.judged, rel)
     later = p > 1
     term = xp.ones(rows.shape[0], dtype=f, device=ctx.device)
     q = p[later] - 1.0
