@@ -292,6 +292,30 @@ def _idcg_at(first, prefix, n_ideal, group, cut) -> np.ndarray:
     return seg.take(prefix, end) - seg.take(prefix, start)
 
 
+def _running_dcg(ctx: RankingContext, gain: Any):
+    """``dcg_at(pos, group)``: DCG@p at the rows of index ``pos`` (of groups
+    ``group``), the running sum of ``gain / log2(p + 1)`` within the group; it
+    is summed over the rows of nonzero gain alone, and a row reads the sum at
+    the last of them up to it (the same sums: the other rows add 0)."""
+    xp, f, dev = ctx.xp, ctx.float, ctx.device
+    rows = seg.flatnonzero(gain != 0)
+    rank = as_float_operand(xp, seg.take(ctx.rank, rows))
+    term = seg.take(gain, rows) / xp.log2(rank + 1.0)
+    running = ctx.group_exclusive_cumsum_at(term, rows) + term
+    rows_group = seg.take(ctx.group, rows)
+
+    def dcg_at(pos: Any, group: Any) -> Any:
+        if not rows.shape[0]:
+            return xp.zeros(pos.shape, dtype=f, device=dev)
+        i = xp.searchsorted(rows, pos, side="right") - 1
+        found = i >= 0
+        i = xp.where(found, i, 0)
+        found &= seg.take(rows_group, i) == group
+        return xp.where(found, seg.take(running, i), 0.0)
+
+    return dcg_at
+
+
 def ndcg_rel(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """trec_eval's ndcg_rel (m_ndcg_rel.c): NDCG averaged over the relevant rows,
     ``(1/P) [Σ_{ranked g_p > 0} DCG@p / IDCG@min(p, P) + (P - P_ret) DCG@n /
@@ -302,18 +326,18 @@ def ndcg_rel(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     gain, ideal_list = _gain_lists(ctx, opts)
     _refuse_mixed_blocks(ctx, gain, "ndcg_rel_score")
     n_ideal, first, prefix, _, _ = _ideal_prefix(ctx, ideal_list)
-    dcg = gain / xp.log2(as_float_operand(xp, ctx.rank) + 1.0)
-    dcg = ctx.group_exclusive_cumsum(dcg) + dcg  # DCG@p at each row
+    dcg_at = _running_dcg(ctx, gain)
     rows = seg.flatnonzero(gain > 0)
     group = seg.take(ctx.group, rows)
     ideal = _idcg_at(first, prefix, n_ideal, group, seg.take(ctx.rank, rows))
     # (IDCG is 0 only in a group without an ideal list: undefined below.)
-    total = ctx.group_sum(seg.divide(seg.take(dcg, rows), ideal, ideal > 0, 0.0), group)
+    dcg = dcg_at(rows, group)
+    total = ctx.group_sum(seg.divide(dcg, ideal, ideal > 0, 0.0), group)
     n_ret = seg.segment_count(group, ctx.n_groups)
     full = xp.zeros(ctx.n_groups, dtype=ctx.float, device=ctx.device)
-    ends = ctx.starts[1:] - 1
     has = ctx.length > 0
-    full[has] = seg.take(dcg, ends[has])
+    groups = seg.flatnonzero(has)
+    full[has] = dcg_at(seg.take(ctx.starts[1:] - 1, groups), groups)
     all_ideal = seg.take(prefix, first + n_ideal) - seg.take(prefix, first)
     defined = n_ideal > 0
     total += seg.divide(
@@ -356,15 +380,15 @@ def rndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
         mixed &= seg.take(n_rel, blocks.group) > 0
         if bool(xp.any(mixed)):  # a scalar sync for the check (it raises)
             _refuse_mixed_blocks_count(ctx, int(xp.count_nonzero(mixed)), "rndcg_score")
-    dcg = gain / xp.log2(as_float_operand(xp, ctx.rank) + 1.0)
-    dcg = ctx.group_exclusive_cumsum(dcg) + dcg
+    dcg_rows = _running_dcg(ctx, gain)
     start = ctx.starts[:-1]
 
     def dcg_at(group, cut):
         cut = xp.minimum(cut, seg.take(ctx.length, group))
         out = xp.zeros(cut.shape, dtype=f, device=dev)
         some = cut > 0
-        out[some] = seg.take(dcg, seg.take(start, group[some]) + cut[some] - 1)
+        g = group[some]
+        out[some] = dcg_rows(seg.take(start, g) + cut[some] - 1, g)
         return out
 
     points = dcg_at(b_group, b_cut) / _idcg_at(first, prefix, n_ideal, b_group, b_cut)
