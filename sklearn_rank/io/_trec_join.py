@@ -137,7 +137,10 @@ def _trec_order(
         for a, b in _whole_runs(first):
             at = pos[a:b]
             sub = order[at]
-            order[at] = sub[np.lexsort((-s[sub], np.cumsum(first[a:b])))]
+            score = s[sub]
+            if ((score[1:] == score[:-1]) | first[a + 1 : b]).all():
+                continue  # each run one score (the truncated key was exact)
+            order[at] = sub[np.lexsort((-score, np.cumsum(first[a:b])))]
         del first
         order = _order_ties(order, q, s, rows, docno, pos)
     if file_q is not None:
