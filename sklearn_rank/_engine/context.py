@@ -121,6 +121,18 @@ def _in_order(codes: np.ndarray, score: np.ndarray, head: int = 4096) -> bool:
     return bool(((step != 0) | (score[1:] <= score[:-1])).all())
 
 
+def kept_in_place(codes: Any, score: Any, ties: str) -> bool:
+    """Whether :func:`order_rows` keeps every row in place: fewer than two
+    rows, or rows already grouped and by descending score (a TREC join's
+    output), where the stable sort moves nothing and the block rules ignore
+    the order inside ties."""
+    if not isinstance(score, np.ndarray):
+        return False
+    if score.size < 2:
+        return True
+    return ties in ("stable", *BLOCK_TIES) and _in_order(codes, score)
+
+
 def order_rows(
     codes: np.ndarray,
     score: np.ndarray,
@@ -142,12 +154,7 @@ def order_rows(
     """
     if not isinstance(score, np.ndarray):
         return _order_rows_any(codes, score, labels, ties, n_groups), None
-    if score.size < 2:
-        return np.arange(score.size), None
-    if ties in ("stable", *BLOCK_TIES) and _in_order(codes, score):
-        # Already grouped and by descending score (a TREC join's output): the
-        # stable sort would keep every row in place; the block rules ignore the
-        # order inside ties.
+    if kept_in_place(codes, score, ties):
         return np.arange(score.size), None
     if ties in ("stable", *BLOCK_TIES):
         by_score = _small_int_scores(score)
@@ -606,7 +613,18 @@ class RankingContext:
     # The ranked rows in ranked order, as positions among the ranked input rows
     # (set by :meth:`from_scores`; None on derived views): kernels of per-row
     # data the view does not carry (intent labels) take it in this order.
-    order: Any = None
+    _order: Any = None
+    _order_in_place = False  # the ranked rows already in order: ``order`` is 0..n-1
+
+    @property
+    def order(self) -> Any:
+        if self._order is None and self._order_in_place:
+            return np.arange(self.n_rows)
+        return self._order
+
+    @order.setter
+    def order(self, value: Any) -> None:
+        self._order = value
 
     def __init__(
         self,
@@ -692,31 +710,37 @@ class RankingContext:
             order, tied_next = layout.order(s_r)
         else:
             length = seg.segment_count(c_r, n_groups)
-            order, tied_next = order_rows(c_r, s_r, y_r, ties, n_groups, length)
+            order, tied_next = None, None  # None: every row in place
+            if not kept_in_place(c_r, s_r, ties):
+                order, tied_next = order_rows(c_r, s_r, y_r, ties, n_groups, length)
         if totals.ranked_rows is None:  # every row ranked: the same counts
             totals.cached("size", lambda: length)
         if layout is not None:
             group, rank = layout.group, layout.rank
         else:
             group, rank = _positions(length, y_r.shape[0])
+
+        def in_order(values):  # no copy where every row stays in place
+            return values if order is None else values[order]
+
         if ties not in BLOCK_TIES:
             blocks = TieBlocks.find(None, rank, group)
         elif tied_next is not None:  # the ordering compared the keys already
             blocks = TieBlocks.from_continuation(tied_next, rank, group)
         else:
-            blocks = TieBlocks.find(s_r[order], rank, group)
+            blocks = TieBlocks.find(in_order(s_r), rank, group)
         row_weight = None
         if totals.sample_weight is not None:
-            row_weight = totals.ranked(totals.sample_weight)[order]
+            row_weight = in_order(totals.ranked(totals.sample_weight))
         judged = None
         if totals.judged_all is not None:
-            judged = totals.ranked(totals.judged_all)[order]
+            judged = in_order(totals.ranked(totals.judged_all))
         in_pool = None
         if totals.in_pool_all is not None:
-            in_pool = totals.ranked(totals.in_pool_all)[order]
+            in_pool = in_order(totals.ranked(totals.in_pool_all))
         ctx = cls(
             totals,
-            y_r[order],
+            in_order(y_r),
             group,
             rank,
             length,
@@ -726,7 +750,10 @@ class RankingContext:
             judged=judged,
             in_pool=in_pool,
         )
-        ctx.order = order
+        if order is not None:
+            ctx.order = order
+        else:  # made when a kernel asks (memory: an array of n kept otherwise)
+            ctx._order_in_place = True
         return ctx
 
     @property
