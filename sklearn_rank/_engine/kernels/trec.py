@@ -51,18 +51,21 @@ def _g_values(
     ctx: RankingContext, ranked_gain: np.ndarray, ideal: tuple, func: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """``Σ_i g_i / log2(2 + C_i - S_i)`` per group over the ranked rows with
-    ``g_i != 0`` (S_i: the gains up to and including row i), and the normalising
+    ``g_i != 0`` (S_i: the gains up to and including row i; ``ranked_gain``
+    may be a mask, gains 1 and 0), and the normalising
     total of the gains of the group's ideal list (``ideal``: all rows' gains,
     the ideal list's rows and their sort key, :func:`_gain_lists`)."""
     xp = ctx.xp
-    _refuse_mixed_blocks(ctx, ranked_gain, func)
+    if ctx.blocks:
+        _refuse_mixed_blocks(ctx, xp.astype(ranked_gain, ctx.float), func)
     all_gain, keep, _ = ideal
     norm = seg.segment_sum(ctx.totals.codes_all[keep], all_gain[keep], ctx.n_groups)
     # Only the rows with a gain add a term or move the running gain: every
     # per-row quantity is taken at those rows (the same sums: the others add
     # 0; time and memory on long lists of few relevant rows).
-    rows = seg.flatnonzero(ranked_gain != 0)
-    gain_at = seg.take(ranked_gain, rows)
+    gained = ranked_gain if ranked_gain.dtype == xp.bool else ranked_gain != 0
+    rows = seg.flatnonzero(gained)
+    gain_at = xp.astype(seg.take(ranked_gain, rows), ctx.float)
     seen = ctx.group_exclusive_cumsum_at(gain_at, rows) + gain_at
     group_at = seg.take(ctx.group, rows)
     arg = 2.0 + _ideal_costs_from(ctx, ideal, rows) - seen
@@ -130,10 +133,10 @@ def bing(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     for a relevant row, 0 otherwise)."""
     xp, f = ctx.xp, ctx.float
     threshold = opts.relevance_threshold
-    rel = xp.astype(ctx.relevant(threshold), f)
     rel_all = xp.astype(ctx.totals.relevant_all(threshold), f)
     ideal = (rel_all, rel_all > 0, rel_all)
-    total, norm = _g_values(ctx, rel, ideal, "bing_score")
+    # (gains 1 / 0: the relevance mask itself, as floats where read)
+    total, norm = _g_values(ctx, ctx.relevant(threshold), ideal, "bing_score")
     return defined_if_relevant(ctx, total / xp.maximum(norm, 1.0), opts)
 
 
@@ -199,13 +202,19 @@ def unjudged_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupVal
     (a list shorter than k counts as padded with judged rows; ``k=None``: over
     the list's length)."""
     xp, f, dev = ctx.xp, ctx.float, ctx.device
-    unjudged = (
-        xp.zeros(ctx.n_rows, dtype=f, device=dev)
-        if ctx.judged is None
-        else xp.astype(~ctx.judged, f)
-    )
-    unjudged *= ctx.in_top(cutoff_position(ctx, k))  # k capped: no int overflow
-    count = ctx.group_sum(unjudged)
+    top = cutoff_position(ctx, k)  # k capped: no int overflow
+    if ctx.judged is None:
+        count = xp.zeros(ctx.n_groups, dtype=f, device=dev)
+    elif ctx.blocks:  # a tied row counts with its block's share inside k
+        unjudged = xp.astype(~ctx.judged, f)
+        unjudged *= ctx.in_top(top)
+        count = ctx.group_sum(unjudged)
+    else:  # a count of rows: the unjudged rows in the top k, counted alone
+        hit = ~ctx.judged
+        if top is not None:
+            hit &= ctx.rank <= (top if np.ndim(top) == 0 else seg.take(top, ctx.group))
+        group = seg.take(ctx.group, seg.flatnonzero(hit))
+        count = xp.astype(seg.segment_count(group, ctx.n_groups), f)
     denom = (
         xp.astype(ctx.length, f)
         if k is None
