@@ -116,15 +116,17 @@ def _trec_order(
     packed |= key
     key[:] = np.arange(n, dtype=np.uint64)
     packed |= key
-    del key
     grouped = bool((lead[1:] >= lead[:-1]).all())
     packed.sort(kind="stable" if grouped else None)
-    order = packed & np.uint64((1 << row_bits) - 1)
-    order = order.view(np.int64)  # row indices < 2**row_bits: the same values
-    differ = packed[1:] ^ packed[:-1]  # equal high parts: only row bits differ
-    differ >>= np.uint64(row_bits)
+    # key's memory holds the neighbours' difference, then packed's the order
+    # (two arrays of n at this peak, not four).
+    differ = np.bitwise_xor(packed[1:], packed[:-1], out=key[:-1])
+    differ >>= np.uint64(row_bits)  # equal high parts: only row bits differ
     merged = differ == 0
-    del differ, packed
+    del differ, key
+    packed &= np.uint64((1 << row_bits) - 1)
+    order = packed.view(np.int64)  # row indices < 2**row_bits: the same values
+    del packed
     if merged.any():
         # Rows sharing a truncated key: order them by their exact score.
         in_run = np.r_[merged, False] | np.r_[False, merged]
