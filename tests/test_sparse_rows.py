@@ -38,7 +38,7 @@ def test_rows_in_order_are_not_copied(seed):
 @pytest.mark.parametrize("seed", range(6))
 def test_sums_at_listed_rows_equal_the_full_running_sums(seed):
     rng = np.random.default_rng(seed)
-    codes, score, labels, judged = _in_order_rows(seed, tie_decimals=3)
+    codes, score, labels, _ = _in_order_rows(seed, tie_decimals=3)
     ctx = RankingContext.from_inputs(labels, score, codes, 40, ties="stable")
     values = np.where(rng.random(codes.size) < 0.2, rng.normal(size=codes.size), 0)
     rows = np.flatnonzero(values != 0)
@@ -53,7 +53,7 @@ def test_sums_at_listed_rows_equal_the_full_running_sums(seed):
     )
     # Brute force: mask rows earlier in the same group.
     brute = [
-        np.count_nonzero(mask[: r][ctx.group[:r] == ctx.group[r]])
+        np.count_nonzero(mask[:r][ctx.group[:r] == ctx.group[r]])
         for r in np.flatnonzero(at)
     ]
     np.testing.assert_array_equal(counts, brute)
