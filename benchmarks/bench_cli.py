@@ -119,8 +119,16 @@ def run_measured(cmd: list[str], env: dict | None = None) -> tuple[float, int, s
         use_time = os.access(gnu_time, os.X_OK)
         full = [gnu_time, "-f", "%M", "-o", peak_file.name, *cmd] if use_time else cmd
         start = time.perf_counter()
+        # In the checkout on PYTHONPATH: ``python -m`` puts the working
+        # directory first on sys.path, so a baseline run from this repository's
+        # root would import this tree's package instead of its own.
+        tree = (env or {}).get("PYTHONPATH")
         proc = subprocess.Popen(
-            full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+            full,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=tree if tree and os.path.isdir(tree) else None,
         )
         out = proc.stdout.read()
         proc.stderr.read()
@@ -596,7 +604,7 @@ def main(argv=None) -> int:
         )
         trec_eval = None
     if args.large:
-        folder = Path(args.large)
+        folder = Path(args.large).resolve()  # commands run in their checkout
         large_files(folder, 5_000_000, 5_000, 1_000_000)
         cases = args.cases.split(",")
         print(
@@ -611,7 +619,7 @@ def main(argv=None) -> int:
             pycache = os.path.join(tmp, "pycache")
             wanted = [c for c in cases if c in LARGE_CASES]
             if wanted:
-                baseline = Path(args.baseline) if args.baseline else None
+                baseline = Path(args.baseline).resolve() if args.baseline else None
                 large(folder, trec_eval, args.repeat, pycache, wanted, baseline)
             if "tables" in cases:
                 large_tables(folder, args.repeat, pycache)
@@ -630,7 +638,7 @@ def main(argv=None) -> int:
             f"Python {platform.python_version()}, numpy {np.__version__}; "
             f"load average at start {os.getloadavg()[0]:.2f}\n"
         )
-        baseline = Path(args.baseline) if args.baseline else None
+        baseline = Path(args.baseline).resolve() if args.baseline else None
         times, peaks, outs = end_to_end(
             qrels, run, trec_eval, args.repeat, os.path.join(tmp, "pycache"), baseline
         )
