@@ -119,8 +119,16 @@ def run_measured(cmd: list[str], env: dict | None = None) -> tuple[float, int, s
         use_time = os.access(gnu_time, os.X_OK)
         full = [gnu_time, "-f", "%M", "-o", peak_file.name, *cmd] if use_time else cmd
         start = time.perf_counter()
+        # In the checkout on PYTHONPATH: ``python -m`` puts the working
+        # directory first on sys.path, so a baseline run from this repository's
+        # root would import this tree's package instead of its own.
+        tree = (env or {}).get("PYTHONPATH")
         proc = subprocess.Popen(
-            full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+            full,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=tree if tree and os.path.isdir(tree) else None,
         )
         out = proc.stdout.read()
         proc.stderr.read()
@@ -399,11 +407,17 @@ def large_files(folder: Path, lines: int, queries: int, qrels: int) -> None:
             frame.to_json(folder / f"{name}.jsonl", orient="records", lines=True)
 
 
-def large(folder: Path, trec_eval, repeat: int, pycache: str, cases) -> None:
+def large(
+    folder: Path, trec_eval, repeat: int, pycache: str, cases, baseline=None
+) -> None:
     """Issue 28's targets on the 5M-line data: each measure set as ``eval`` and
-    trec_eval alternated in every round (ratios of medians), then the same
-    rows as TREC text, Parquet and JSON lines (five measures)."""
+    trec_eval alternated in every round (ratios of medians; ``baseline``: another
+    checkout's ``eval`` in the same rounds), then the same rows as TREC text,
+    Parquet and JSON lines (five measures)."""
     env = _env(REPO, pycache)
+    envs = {"eval": env, "trec_eval": env}
+    if baseline is not None:
+        envs["baseline"] = _env(baseline, pycache + "-baseline")
     qrels = folder / "qrels.txt"
     run_measured(
         _ours(
@@ -412,16 +426,27 @@ def large(folder: Path, trec_eval, repeat: int, pycache: str, cases) -> None:
         ),
         env,
     )  # bytecode
+    if baseline is not None:
+        run_measured(
+            _ours(
+                REPO / "tests/data/trec_eval/qrels.test",
+                REPO / "tests/data/trec_eval/results.test",
+            ),
+            envs["baseline"],
+        )  # bytecode
     print(
         "| measure set | eval wall (s) | trec_eval wall (s) | wall ratio (target) "
-        "| eval CPU (s) | trec_eval CPU (s) | eval peak (MB) | trec_eval peak (MB) "
-        "| memory ratio (target 1.5) | same lines |"
+        "| eval CPU (s) | trec_eval CPU (s) | CPU ratio | eval peak (MB) "
+        "| trec_eval peak (MB) | memory ratio (target 1.5) | same lines |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    base_rows = []
     for name in cases:
         flags, run_name, target = LARGE_CASES[name]
         files = [qrels, folder / run_name]
         commands = {"eval": _ours(*flags, *files)}
+        if baseline is not None:
+            commands["baseline"] = _ours(*flags, *files)
         if trec_eval:
             commands["trec_eval"] = [trec_eval, *flags, *map(str, files)]
         wall = {k: [] for k in commands}
@@ -430,7 +455,7 @@ def large(folder: Path, trec_eval, repeat: int, pycache: str, cases) -> None:
         out = {}
         for _ in range(repeat):
             for key, cmd in commands.items():
-                w, p, o = run_measured(cmd, env)
+                w, p, o = run_measured(cmd, envs[key])
                 wall[key].append(w)
                 cpu[key].append(LAST_CPU[0])
                 peak[key].append(p)
@@ -454,16 +479,38 @@ def large(folder: Path, trec_eval, repeat: int, pycache: str, cases) -> None:
             print(
                 f"| {name} | {ours['wall']:.2f} | {te['wall']:.2f} | "
                 f"{ours['wall'] / te['wall']:.2f}x ({target}) | {ours['cpu']:.2f} | "
-                f"{te['cpu']:.2f} | {ours['peak'] / 2**20:.0f} | "
-                f"{te['peak'] / 2**20:.0f} | "
+                f"{te['cpu']:.2f} | {ours['cpu'] / te['cpu']:.2f}x | "
+                f"{ours['peak'] / 2**20:.0f} | {te['peak'] / 2**20:.0f} | "
                 f"{ours['peak'] / te['peak']:.2f}x | {same} |"
             )
+            if baseline is not None:
+                b = med["baseline"]
+                base_rows.append(
+                    f"| {name} | {b['cpu']:.2f} | {ours['cpu']:.2f} | "
+                    f"{b['cpu'] / te['cpu']:.2f}x | {ours['cpu'] / te['cpu']:.2f}x | "
+                    f"{b['peak'] / 2**20:.0f} | {ours['peak'] / 2**20:.0f} | "
+                    f"{b['peak'] / te['peak']:.2f}x | "
+                    f"{ours['peak'] / te['peak']:.2f}x | "
+                    f"{out['baseline'].splitlines() == theirs} |"
+                )
         else:
             print(
                 f"| {name} | {ours['wall']:.2f} | | | {ours['cpu']:.2f} | | "
                 f"{ours['peak'] / 2**20:.0f} | | | |"
             )
         sys.stdout.flush()
+    if base_rows:  # the same rounds: this tree against the baseline checkout
+        print(
+            f"\nbaseline {baseline} (before) and this tree (after), CPU "
+            "seconds and peak memory, ratios to trec_eval in the same rounds:\n"
+        )
+        print(
+            "| measure set | CPU before (s) | CPU after (s) | CPU ratio before "
+            "| CPU ratio after | peak before (MB) | peak after (MB) "
+            "| memory ratio before | memory ratio after | before same lines |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        print("\n".join(base_rows))
     print(f"\nload average after: {os.getloadavg()[0]:.2f}\n")
 
 
@@ -557,7 +604,7 @@ def main(argv=None) -> int:
         )
         trec_eval = None
     if args.large:
-        folder = Path(args.large)
+        folder = Path(args.large).resolve()  # commands run in their checkout
         large_files(folder, 5_000_000, 5_000, 1_000_000)
         cases = args.cases.split(",")
         print(
@@ -572,7 +619,8 @@ def main(argv=None) -> int:
             pycache = os.path.join(tmp, "pycache")
             wanted = [c for c in cases if c in LARGE_CASES]
             if wanted:
-                large(folder, trec_eval, args.repeat, pycache, wanted)
+                baseline = Path(args.baseline).resolve() if args.baseline else None
+                large(folder, trec_eval, args.repeat, pycache, wanted, baseline)
             if "tables" in cases:
                 large_tables(folder, args.repeat, pycache)
         return 0
@@ -590,7 +638,7 @@ def main(argv=None) -> int:
             f"Python {platform.python_version()}, numpy {np.__version__}; "
             f"load average at start {os.getloadavg()[0]:.2f}\n"
         )
-        baseline = Path(args.baseline) if args.baseline else None
+        baseline = Path(args.baseline).resolve() if args.baseline else None
         times, peaks, outs = end_to_end(
             qrels, run, trec_eval, args.repeat, os.path.join(tmp, "pycache"), baseline
         )

@@ -192,8 +192,7 @@ def score(
     ``n_total``: ``-c``'s number of judged queries, over which the geometric
     means are taken)."""
     in_order = isinstance(options.undefined, float)  # trec_eval's mean
-    y = np.trunc(run.y_true) if options.integer_grades else run.y_true
-    measures = _refuse_graded_rbp(measures, y, notes)
+    measures = _refuse_graded_rbp(measures, run.y_true, options.integer_grades, notes)
     need_per_query = (
         per_query
         or in_order
@@ -763,17 +762,22 @@ def relstrings(run: RunInput, length: int, options) -> np.ndarray:
 
 
 def _refuse_graded_rbp(
-    measures: list[Measure], y: np.ndarray, notes: list[str] | None
+    measures: list[Measure],
+    y: np.ndarray,
+    integer_grades: bool,
+    notes: list[str] | None,
 ) -> list[Measure]:
     """trec_eval's rbp rescales graded gains with two uninitialised variables
     (m_rbp.c): its value on graded judgments is undefined behaviour. Named
-    explicitly, it is an error; from ``all_trec``, it is left out with a note."""
+    explicitly, it is an error; from ``all_trec``, it is left out with a note.
+    ``integer_grades``: the grades read as whole numbers (trunc(y) > 1 is
+    y >= 2)."""
     rbp = [
         m
         for m in measures
         if m.label.startswith("rbp_p=") or (m.metric == "rbp" and m.keywords)
     ]
-    if not rbp or not (y > 1).any():
+    if not rbp or not ((y >= 2) if integer_grades else (y > 1)).any():
         return measures
     if notes is None or not all(m.nickname for m in rbp):
         raise ValueError(

@@ -269,13 +269,12 @@ def measure_calls(measures) -> dict[tuple, list[tuple[str, str]]]:
 def _per_query(r, measures, calls, common, options):
     """One run's per-query values of every measure: one evaluate_per_group call
     (one ordering) per set of measure keywords, as ``eval`` computes them."""
-    import numpy as np
 
     from .._metrics.evaluate import GroupScores, evaluate_per_group
     from ._scores import _refuse_graded_rbp
 
-    y = np.trunc(r.y_true) if options.integer_grades else r.y_true
-    _refuse_graded_rbp(measures, y, None)  # errors, as when named in eval
+    # errors, as when named in eval
+    _refuse_graded_rbp(measures, r.y_true, options.integer_grades, None)
     values, weights, group_ids = {}, {}, None
     for extra, keyed in calls.items():
         result = evaluate_per_group(

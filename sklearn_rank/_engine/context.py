@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import segments as seg
-from .ordering import BLOCK_TIES, order_rows
+from .ordering import BLOCK_TIES, kept_in_place, order_rows
 from .reduce import fill_weight
 
 # A cutoff view is cut out only when it keeps less than this share of the rows.
@@ -400,7 +400,18 @@ class RankingContext:
     # The ranked rows in ranked order, as positions among the ranked input rows
     # (set by :meth:`from_scores`; None on derived views): kernels of per-row
     # data the view does not carry (intent labels) take it in this order.
-    order: Any = None
+    _order: Any = None
+    _order_in_place = False  # the ranked rows already in order: ``order`` is 0..n-1
+
+    @property
+    def order(self) -> Any:
+        if self._order is None and self._order_in_place:
+            return np.arange(self.n_rows)
+        return self._order
+
+    @order.setter
+    def order(self, value: Any) -> None:
+        self._order = value
 
     def __init__(
         self,
@@ -486,31 +497,37 @@ class RankingContext:
             order, tied_next = layout.order(s_r)
         else:
             length = seg.segment_count(c_r, n_groups)
-            order, tied_next = order_rows(c_r, s_r, y_r, ties, n_groups, length)
+            order, tied_next = None, None  # None: every row in place
+            if not kept_in_place(c_r, s_r, ties):
+                order, tied_next = order_rows(c_r, s_r, y_r, ties, n_groups, length)
         if totals.ranked_rows is None:  # every row ranked: the same counts
             totals.cached("size", lambda: length)
         if layout is not None:
             group, rank = layout.group, layout.rank
         else:
             group, rank = _positions(length, y_r.shape[0])
+
+        def in_order(values):  # no copy where every row stays in place
+            return values if order is None else values[order]
+
         if ties not in BLOCK_TIES:
             blocks = TieBlocks.find(None, rank, group)
         elif tied_next is not None:  # the ordering compared the keys already
             blocks = TieBlocks.from_continuation(tied_next, rank, group)
         else:
-            blocks = TieBlocks.find(s_r[order], rank, group)
+            blocks = TieBlocks.find(in_order(s_r), rank, group)
         row_weight = None
         if totals.sample_weight is not None:
-            row_weight = totals.ranked(totals.sample_weight)[order]
+            row_weight = in_order(totals.ranked(totals.sample_weight))
         judged = None
         if totals.judged_all is not None:
-            judged = totals.ranked(totals.judged_all)[order]
+            judged = in_order(totals.ranked(totals.judged_all))
         in_pool = None
         if totals.in_pool_all is not None:
-            in_pool = totals.ranked(totals.in_pool_all)[order]
+            in_pool = in_order(totals.ranked(totals.in_pool_all))
         ctx = cls(
             totals,
-            y_r[order],
+            in_order(y_r),
             group,
             rank,
             length,
@@ -520,7 +537,10 @@ class RankingContext:
             judged=judged,
             in_pool=in_pool,
         )
-        ctx.order = order
+        if order is not None:
+            ctx.order = order
+        else:  # made when a kernel asks (memory: an array of n kept otherwise)
+            ctx._order_in_place = True
         return ctx
 
     @property
@@ -702,6 +722,30 @@ class RankingContext:
     def group_exclusive_cumsum(self, values: np.ndarray) -> np.ndarray:
         """Per row, the sum of ``values`` over the earlier rows of its group."""
         return seg.exclusive_cumsum(values, self.group, self.starts, self.n_groups)
+
+    def group_exclusive_cumsum_at(self, values: Any, rows: Any) -> Any:
+        """:meth:`group_exclusive_cumsum` of a per-row vector that is 0 outside
+        the rows of index ``rows`` (ascending), read at those rows: the sums of
+        the listed rows alone, each group's from 0 in row order as the full
+        vector's (adding 0 is exact), without a pass over every row."""
+        group = seg.take(self.group, rows)
+        count = seg.segment_count(group, self.n_groups)
+        if isinstance(count, np.ndarray):
+            starts = np.zeros(self.n_groups + 1, dtype=np.intp)
+            np.cumsum(count, out=starts[1:])
+        else:
+            starts = self.xp.cumulative_sum(count, include_initial=True)
+        return seg.exclusive_cumsum(values, group, starts, self.n_groups)
+
+    def group_count_before(self, mask: Any, at: Any) -> Any:
+        """At each row where ``at`` holds (in row order), the rows of ``mask``
+        earlier in its group, as floats: :meth:`group_exclusive_cumsum` of
+        ``mask`` read at those rows, counted over the rows of either mask
+        alone (the same whole numbers)."""
+        rows = seg.flatnonzero(mask | at)
+        ones = self.xp.astype(seg.take(mask, rows), self.float)
+        before = self.group_exclusive_cumsum_at(ones, rows)
+        return seg.take(before, seg.flatnonzero(seg.take(at, rows)))
 
     def first_in_group(self, mask: np.ndarray) -> np.ndarray:
         """Position of the first row with ``mask`` in each group, -1 if none."""

@@ -142,6 +142,18 @@ def _in_order(codes: np.ndarray, score: np.ndarray, head: int = 4096) -> bool:
     return bool(((step != 0) | (score[1:] <= score[:-1])).all())
 
 
+def kept_in_place(codes: Any, score: Any, ties: str) -> bool:
+    """Whether :func:`order_rows` keeps every row in place: fewer than two
+    rows, or rows already grouped and by descending score (a TREC join's
+    output), where the stable sort moves nothing and the block rules ignore
+    the order inside ties."""
+    if not isinstance(score, np.ndarray):
+        return False
+    if score.size < 2:
+        return True
+    return ties in ("stable", *BLOCK_TIES) and _in_order(codes, score)
+
+
 def order_rows(
     codes: np.ndarray,
     score: np.ndarray,
@@ -163,12 +175,7 @@ def order_rows(
     """
     if not isinstance(score, np.ndarray):
         return _order_rows_any(codes, score, labels, ties, n_groups), None
-    if score.size < 2:
-        return np.arange(score.size), None
-    if ties in ("stable", *BLOCK_TIES) and _in_order(codes, score):
-        # Already grouped and by descending score (a TREC join's output): the
-        # stable sort would keep every row in place; the block rules ignore the
-        # order inside ties.
+    if kept_in_place(codes, score, ties):
         return np.arange(score.size), None
     if ties in ("stable", *BLOCK_TIES):
         by_score = _small_int_scores(score)

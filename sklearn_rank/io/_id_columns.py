@@ -240,6 +240,20 @@ def _key_table(qid: _TextColumn, docno: _RowText) -> _KeyTable | None:
     return _KeyTable(packed, row_bits, hash_bits)
 
 
+def _repeated_keys(table: _KeyTable) -> np.ndarray:
+    """Positions ``i`` whose entry's high part (query, hash bits) equals entry
+    ``i + 1``'s, a slice of entries at a time (no temporary of n at the
+    reading's memory peak)."""
+    packed, shift = table.packed, np.uint64(table.row_bits)
+    found = [np.zeros(0, np.intp)]
+    for a in range(0, packed.size - 1, _PACK_ROWS):
+        b = min(a + _PACK_ROWS, packed.size - 1)
+        differ = packed[a + 1 : b + 1] ^ packed[a:b]  # same high part: row bits
+        differ >>= shift
+        found.append(np.flatnonzero(differ == 0) + a)
+    return np.concatenate(found)
+
+
 def _check_unique(
     qid: _TextColumn,
     docno: _RowText,
@@ -262,10 +276,7 @@ def _check_unique(
         repeated = ranked[1:][ranked[1:] == ranked[:-1]]
         candidates = np.flatnonzero(np.isin(keys, repeated))
     else:
-        differ = table.packed[1:] ^ table.packed[:-1]  # same high part: row bits
-        differ >>= np.uint64(table.row_bits)
-        repeat = np.flatnonzero(differ == 0)
-        del differ
+        repeat = _repeated_keys(table)
         if repeat.size == 0:
             return table
         candidates = np.sort(

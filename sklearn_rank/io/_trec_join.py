@@ -116,15 +116,17 @@ def _trec_order(
     packed |= key
     key[:] = np.arange(n, dtype=np.uint64)
     packed |= key
-    del key
     grouped = bool((lead[1:] >= lead[:-1]).all())
     packed.sort(kind="stable" if grouped else None)
-    order = packed & np.uint64((1 << row_bits) - 1)
-    order = order.view(np.int64)  # row indices < 2**row_bits: the same values
-    differ = packed[1:] ^ packed[:-1]  # equal high parts: only row bits differ
-    differ >>= np.uint64(row_bits)
+    # key's memory holds the neighbours' difference, then packed's the order
+    # (two arrays of n at this peak, not four).
+    differ = np.bitwise_xor(packed[1:], packed[:-1], out=key[:-1])
+    differ >>= np.uint64(row_bits)  # equal high parts: only row bits differ
     merged = differ == 0
-    del differ, packed
+    del differ, key
+    packed &= np.uint64((1 << row_bits) - 1)
+    order = packed.view(np.int64)  # row indices < 2**row_bits: the same values
+    del packed
     if merged.any():
         # Rows sharing a truncated key: order them by their exact score.
         in_run = np.r_[merged, False] | np.r_[False, merged]
@@ -137,7 +139,10 @@ def _trec_order(
         for a, b in _whole_runs(first):
             at = pos[a:b]
             sub = order[at]
-            order[at] = sub[np.lexsort((-s[sub], np.cumsum(first[a:b])))]
+            score = s[sub]
+            if ((score[1:] == score[:-1]) | first[a + 1 : b]).all():
+                continue  # each run one score (the truncated key was exact)
+            order[at] = sub[np.lexsort((-score, np.cumsum(first[a:b])))]
         del first
         order = _order_ties(order, q, s, rows, docno, pos)
     if file_q is not None:

@@ -127,6 +127,12 @@ def _gain_rows(view: RankingContext, depth: int | None, opts: Options):
     shift = gain_shift(view, opts.gain)
     row_shift = None if shift is None else seg.take(shift, view.group)
     gain = judged_gains(view, opts.gain, row_shift, opts.gain_rows)
+    if not view.blocks and not callable(opts.discount):
+        # Only the rows of nonzero gain add to a sum (the same sums).
+        rows = seg.flatnonzero(gain != 0)
+        disc = row_discounts(view, depth, opts.discount, rows)
+        disc *= seg.take(gain, rows)
+        return ((Part(rows, disc, cut=True),),)
     if view.blocks:
         # block_mean overwrites its input: a copy unless the gains are new.
         fresh = isinstance(opts.gain, str) and opts.gain == "exponential"
@@ -230,6 +236,10 @@ def _relevant_rows(view: RankingContext, depth: int | None, opts: Options):
     """E[the row at this position is relevant]: relevance averaged over the row's
     tie block (hits@k is linear in the rows)."""
     rel = view.relevant(opts.relevance_threshold)
+    if not view.blocks:  # a count of the relevant rows, from those rows alone
+        rows = seg.flatnonzero(rel)
+        ones = view.xp.ones(rows.shape[0], dtype=view.float, device=view.device)
+        return ((Part(rows, ones),),)
     return ((Part(None, view.block_mean(view.xp.astype(rel, view.float))),),)
 
 

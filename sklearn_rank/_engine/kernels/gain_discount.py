@@ -132,16 +132,19 @@ def position_discount(rank: np.ndarray, discount="log2") -> np.ndarray:
     return out
 
 
-def row_discounts(ctx: RankingContext, k: int | None, discount) -> np.ndarray:
-    """Per ranked row, the discount of its position, 0 beyond ``k``. A named
-    discount or a log base is computed once per position and gathered (a table
-    of at most ``k`` entries: no logarithm per row); a callable gets the rows'
-    positions, as documented."""
+def row_discounts(
+    ctx: RankingContext, k: int | None, discount, rows: Any = None
+) -> np.ndarray:
+    """Per ranked row (or per row of index ``rows``), the discount of its
+    position, 0 beyond ``k``. A named discount or a log base is computed once
+    per position and gathered (a table of at most ``k`` entries: no logarithm
+    per row); a callable gets the rows' positions, as documented."""
     xp, f, dev = ctx.xp, ctx.float, ctx.device
+    rank = ctx.rank if rows is None else seg.take(ctx.rank, rows)
     if callable(discount):
-        disc = position_discount(ctx.rank, discount)
+        disc = position_discount(rank, discount)
         if k is not None:
-            disc[ctx.rank > k] = 0.0
+            disc[rank > k] = 0.0
         return disc
     # A scalar sync: the table's size.
     deepest = int(xp.max(ctx.length)) if ctx.n_groups else 0
@@ -151,10 +154,10 @@ def row_discounts(ctx: RankingContext, k: int | None, discount) -> np.ndarray:
         xp.arange(1, depth + 1, dtype=f, device=dev), discount
     )
     if depth == deepest:
-        return xp.take(table, ctx.rank)
+        return xp.take(table, rank)
     if xp is np:  # positions beyond k read the table's last entry, 0
-        return np.take(table, ctx.rank, mode="clip")
-    return xp.take(table, xp.minimum(ctx.rank, depth + 1))
+        return np.take(table, rank, mode="clip")
+    return xp.take(table, xp.minimum(rank, depth + 1))
 
 
 def judged_gains(ctx: RankingContext, gain, shift=None, rows="judged") -> np.ndarray:

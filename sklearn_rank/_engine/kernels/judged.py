@@ -61,23 +61,26 @@ def bpref(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     xp, f = ctx.xp, ctx.float
     rel = ctx.judged_relevant(threshold)
     non_rel = ~rel if ctx.judged is None else ~rel & ctx.judged
-    non_rel_f = xp.astype(non_rel, f)
-    above = ctx.group_exclusive_cumsum(non_rel_f)
     n_rel = xp.astype(ctx.n_relevant(threshold), f)
     n_non = as_operand(xp, ctx.n_judged_non_relevant(threshold), f)
     scale = xp.maximum(xp.minimum(n_non, n_rel), 1.0)
+    blocks = ctx.blocks
+    if not blocks:  # the terms at the relevant rows only (the others add 0)
+        group = seg.take(ctx.group, seg.flatnonzero(rel))
+        above = ctx.group_count_before(non_rel, rel)
+        term = 1.0 - xp.minimum(above, n_rel[group]) / scale[group]
+        total = ctx.group_sum(term, group)
+        return defined_if_relevant(ctx, total / xp.maximum(n_rel, 1.0), opts)
+    non_rel_f = xp.astype(non_rel, f)
+    above = ctx.group_exclusive_cumsum(non_rel_f)
     term = xp.where(
         rel, 1.0 - xp.minimum(above, n_rel[ctx.group]) / scale[ctx.group], 0.0
     )
-    blocks = ctx.blocks
-    if blocks:
-        term = seg.put(term, blocks.rows, 0.0)
-        b = blocks.sum(non_rel_f)
-        r = blocks.sum(xp.astype(rel, f))
-        cap = n_rel[blocks.group]
-        mean_min = _sum_of_min(above[blocks.start], b + 1, cap) / (b + 1)
-        contrib = r * (1.0 - mean_min / scale[blocks.group])
-        total = ctx.group_sum(term) + ctx.group_sum(contrib, blocks.group)
-    else:
-        total = ctx.group_sum(term)
+    term = seg.put(term, blocks.rows, 0.0)
+    b = blocks.sum(non_rel_f)
+    r = blocks.sum(xp.astype(rel, f))
+    cap = n_rel[blocks.group]
+    mean_min = _sum_of_min(above[blocks.start], b + 1, cap) / (b + 1)
+    contrib = r * (1.0 - mean_min / scale[blocks.group])
+    total = ctx.group_sum(term) + ctx.group_sum(contrib, blocks.group)
     return defined_if_relevant(ctx, total / xp.maximum(n_rel, 1.0), opts)

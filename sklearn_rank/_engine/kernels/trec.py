@@ -51,23 +51,27 @@ def _g_values(
     ctx: RankingContext, ranked_gain: np.ndarray, ideal: tuple, func: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """``Σ_i g_i / log2(2 + C_i - S_i)`` per group over the ranked rows with
-    ``g_i != 0`` (S_i: the gains up to and including row i), and the normalising
+    ``g_i != 0`` (S_i: the gains up to and including row i; ``ranked_gain``
+    may be a mask, gains 1 and 0), and the normalising
     total of the gains of the group's ideal list (``ideal``: all rows' gains,
     the ideal list's rows and their sort key, :func:`_gain_lists`)."""
     xp = ctx.xp
-    _refuse_mixed_blocks(ctx, ranked_gain, func)
-    seen = ctx.group_exclusive_cumsum(ranked_gain) + ranked_gain
+    if ctx.blocks:
+        _refuse_mixed_blocks(ctx, xp.astype(ranked_gain, ctx.float), func)
     all_gain, keep, _ = ideal
     norm = seg.segment_sum(ctx.totals.codes_all[keep], all_gain[keep], ctx.n_groups)
-    term = xp.zeros(ctx.n_rows, dtype=ctx.float, device=ctx.device)
-    gained = ranked_gain != 0
-    # The ideal cost only where a gain reads it (the same value per row; memory).
+    # Only the rows with a gain add a term or move the running gain: every
+    # per-row quantity is taken at those rows (the same sums: the others add
+    # 0; time and memory on long lists of few relevant rows).
+    gained = ranked_gain if ranked_gain.dtype == xp.bool else ranked_gain != 0
     rows = seg.flatnonzero(gained)
-    gain_at = seg.take(ranked_gain, rows)
-    arg = 2.0 + _ideal_costs_from(ctx, ideal, rows) - seg.take(seen, rows)
+    gain_at = xp.astype(seg.take(ranked_gain, rows), ctx.float)
+    seen = ctx.group_exclusive_cumsum_at(gain_at, rows) + gain_at
+    group_at = seg.take(ctx.group, rows)
+    arg = 2.0 + _ideal_costs_from(ctx, ideal, rows) - seen
     bad = arg <= 0.0
     # Only in a defined group (an ideal list): elsewhere there is no value.
-    bad &= seg.take(norm, seg.take(ctx.group, rows)) > 0
+    bad &= seg.take(norm, group_at) > 0
     if bool(xp.any(bad)):  # a scalar sync (it raises)
         # The running gain can pass the ideal cost only with gains the ideal
         # list leaves out: unjudged rows' (levels -1, -2), or levels that
@@ -85,8 +89,7 @@ def _g_values(
             found = gain_at[hit] / np.log2(arg[hit])
     else:
         found = gain_at[hit] / xp.log2(arg[hit])
-    term = seg.put(term, rows[hit], found)
-    return ctx.group_sum(term), norm
+    return ctx.group_sum(found, group_at[hit]), norm
 
 
 def _ideal_costs_from(ctx: RankingContext, ideal_rows_: tuple, rows) -> np.ndarray:
@@ -130,10 +133,10 @@ def bing(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     for a relevant row, 0 otherwise)."""
     xp, f = ctx.xp, ctx.float
     threshold = opts.relevance_threshold
-    rel = xp.astype(ctx.relevant(threshold), f)
     rel_all = xp.astype(ctx.totals.relevant_all(threshold), f)
     ideal = (rel_all, rel_all > 0, rel_all)
-    total, norm = _g_values(ctx, rel, ideal, "bing_score")
+    # (gains 1 / 0: the relevance mask itself, as floats where read)
+    total, norm = _g_values(ctx, ctx.relevant(threshold), ideal, "bing_score")
     return defined_if_relevant(ctx, total / xp.maximum(norm, 1.0), opts)
 
 
@@ -148,16 +151,16 @@ def infap(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     threshold = opts.relevance_threshold
     rel = ctx.judged_relevant(threshold)
     judged_non = ~rel if ctx.judged is None else ~rel & ctx.judged
-    _refuse_mixed_blocks(ctx, xp.astype(rel, f), "infap_score")
-    a = ctx.group_exclusive_cumsum(xp.astype(rel, f))
-    b = ctx.group_exclusive_cumsum(xp.astype(judged_non, f))
-    p = xp.astype(ctx.rank, f)
+    if ctx.blocks:
+        _refuse_mixed_blocks(ctx, xp.astype(rel, f), "infap_score")
+    # a, b and u counted at the relevant rows only (the terms' rows).
     rows = seg.flatnonzero(rel)
-    a, b, p = seg.take(a, rows), seg.take(b, rows), seg.take(p, rows)
+    a = ctx.group_count_before(rel, rel)
+    b = ctx.group_count_before(judged_non, rel)
+    p = xp.astype(seg.take(ctx.rank, rows), f)
     pool_above = b  # judged, or pooled without a judgement (u)
     if ctx.in_pool is not None:  # validated: some row is pooled, not judged
-        unjudged_in_pool = xp.astype(ctx.in_pool & ~ctx.judged, f)
-        pool_above = b + seg.take(ctx.group_exclusive_cumsum(unjudged_in_pool), rows)
+        pool_above = b + ctx.group_count_before(ctx.in_pool & ~ctx.judged, rel)
     later = p > 1
     term = xp.ones(rows.shape[0], dtype=f, device=ctx.device)
     q = p[later] - 1.0
@@ -199,13 +202,19 @@ def unjudged_at_k(ctx: RankingContext, k: int | None, opts: Options) -> GroupVal
     (a list shorter than k counts as padded with judged rows; ``k=None``: over
     the list's length)."""
     xp, f, dev = ctx.xp, ctx.float, ctx.device
-    unjudged = (
-        xp.zeros(ctx.n_rows, dtype=f, device=dev)
-        if ctx.judged is None
-        else xp.astype(~ctx.judged, f)
-    )
-    unjudged *= ctx.in_top(cutoff_position(ctx, k))  # k capped: no int overflow
-    count = ctx.group_sum(unjudged)
+    top = cutoff_position(ctx, k)  # k capped: no int overflow
+    if ctx.judged is None:
+        count = xp.zeros(ctx.n_groups, dtype=f, device=dev)
+    elif ctx.blocks:  # a tied row counts with its block's share inside k
+        unjudged = xp.astype(~ctx.judged, f)
+        unjudged *= ctx.in_top(top)
+        count = ctx.group_sum(unjudged)
+    else:  # a count of rows: the unjudged rows in the top k, counted alone
+        hit = ~ctx.judged
+        if top is not None:
+            hit &= ctx.rank <= (top if np.ndim(top) == 0 else seg.take(top, ctx.group))
+        group = seg.take(ctx.group, seg.flatnonzero(hit))
+        count = xp.astype(seg.segment_count(group, ctx.n_groups), f)
     denom = (
         xp.astype(ctx.length, f)
         if k is None
@@ -292,6 +301,30 @@ def _idcg_at(first, prefix, n_ideal, group, cut) -> np.ndarray:
     return seg.take(prefix, end) - seg.take(prefix, start)
 
 
+def _running_dcg(ctx: RankingContext, gain: Any):
+    """``dcg_at(pos, group)``: DCG@p at the rows of index ``pos`` (of groups
+    ``group``), the running sum of ``gain / log2(p + 1)`` within the group; it
+    is summed over the rows of nonzero gain alone, and a row reads the sum at
+    the last of them up to it (the same sums: the other rows add 0)."""
+    xp, f, dev = ctx.xp, ctx.float, ctx.device
+    rows = seg.flatnonzero(gain != 0)
+    rank = as_float_operand(xp, seg.take(ctx.rank, rows))
+    term = seg.take(gain, rows) / xp.log2(rank + 1.0)
+    running = ctx.group_exclusive_cumsum_at(term, rows) + term
+    rows_group = seg.take(ctx.group, rows)
+
+    def dcg_at(pos: Any, group: Any) -> Any:
+        if not rows.shape[0]:
+            return xp.zeros(pos.shape, dtype=f, device=dev)
+        i = xp.searchsorted(rows, pos, side="right") - 1
+        found = i >= 0
+        i = xp.where(found, i, 0)
+        found &= seg.take(rows_group, i) == group
+        return xp.where(found, seg.take(running, i), 0.0)
+
+    return dcg_at
+
+
 def ndcg_rel(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     """trec_eval's ndcg_rel (m_ndcg_rel.c): NDCG averaged over the relevant rows,
     ``(1/P) [Σ_{ranked g_p > 0} DCG@p / IDCG@min(p, P) + (P - P_ret) DCG@n /
@@ -302,18 +335,18 @@ def ndcg_rel(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
     gain, ideal_list = _gain_lists(ctx, opts)
     _refuse_mixed_blocks(ctx, gain, "ndcg_rel_score")
     n_ideal, first, prefix, _, _ = _ideal_prefix(ctx, ideal_list)
-    dcg = gain / xp.log2(as_float_operand(xp, ctx.rank) + 1.0)
-    dcg = ctx.group_exclusive_cumsum(dcg) + dcg  # DCG@p at each row
+    dcg_at = _running_dcg(ctx, gain)
     rows = seg.flatnonzero(gain > 0)
     group = seg.take(ctx.group, rows)
     ideal = _idcg_at(first, prefix, n_ideal, group, seg.take(ctx.rank, rows))
     # (IDCG is 0 only in a group without an ideal list: undefined below.)
-    total = ctx.group_sum(seg.divide(seg.take(dcg, rows), ideal, ideal > 0, 0.0), group)
+    dcg = dcg_at(rows, group)
+    total = ctx.group_sum(seg.divide(dcg, ideal, ideal > 0, 0.0), group)
     n_ret = seg.segment_count(group, ctx.n_groups)
     full = xp.zeros(ctx.n_groups, dtype=ctx.float, device=ctx.device)
-    ends = ctx.starts[1:] - 1
     has = ctx.length > 0
-    full[has] = seg.take(dcg, ends[has])
+    groups = seg.flatnonzero(has)
+    full[has] = dcg_at(seg.take(ctx.starts[1:] - 1, groups), groups)
     all_ideal = seg.take(prefix, first + n_ideal) - seg.take(prefix, first)
     defined = n_ideal > 0
     total += seg.divide(
@@ -356,15 +389,15 @@ def rndcg(ctx: RankingContext, k: int | None, opts: Options) -> GroupValues:
         mixed &= seg.take(n_rel, blocks.group) > 0
         if bool(xp.any(mixed)):  # a scalar sync for the check (it raises)
             _refuse_mixed_blocks_count(ctx, int(xp.count_nonzero(mixed)), "rndcg_score")
-    dcg = gain / xp.log2(as_float_operand(xp, ctx.rank) + 1.0)
-    dcg = ctx.group_exclusive_cumsum(dcg) + dcg
+    dcg_rows = _running_dcg(ctx, gain)
     start = ctx.starts[:-1]
 
     def dcg_at(group, cut):
         cut = xp.minimum(cut, seg.take(ctx.length, group))
         out = xp.zeros(cut.shape, dtype=f, device=dev)
         some = cut > 0
-        out[some] = seg.take(dcg, seg.take(start, group[some]) + cut[some] - 1)
+        g = group[some]
+        out[some] = dcg_rows(seg.take(start, g) + cut[some] - 1, g)
         return out
 
     points = dcg_at(b_group, b_cut) / _idcg_at(first, prefix, n_ideal, b_group, b_cut)
