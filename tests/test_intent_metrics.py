@@ -436,3 +436,32 @@ def test_greedy_ideal_tie_rule_and_a_value_above_one():
     got = alpha_ndcg_score(y, [3, 2, 1], groups=[1, 1, 1], k=3)
     assert got == pytest.approx(want, abs=1e-15)
     assert got == pytest.approx(1.0177104674506583, abs=1e-15)
+
+
+# -- through evaluate ------------------------------------------------------------
+
+
+def test_evaluate_takes_intent_names_with_a_2d_y_true():
+    from sklearn_rank import evaluate, ndcg_score
+
+    y, s, g, w = _case(np.random.default_rng(11))
+    names = ["alpha_ndcg@5", "ndcg@5", "nrbp", "map", "err_ia@3"]
+    got = evaluate(y, s, groups=g, metrics=names, sample_weight=w)
+    assert list(got) == names
+    intents = evaluate_intents(
+        y, s, groups=g, metrics=["alpha_ndcg@5", "nrbp", "err_ia@3"], sample_weight=w
+    )
+    for name, value in intents.items():
+        assert got[name] == value
+    # the single-label metrics read each row's largest grade
+    assert got["ndcg@5"] == ndcg_score(y.max(axis=1), s, groups=g, k=5, sample_weight=w)
+
+
+def test_evaluate_with_intent_names_refuses_what_it_cannot_read():
+    from sklearn_rank import evaluate
+
+    y, s, g = [[1, 0], [0, 1]], [0.2, 0.1], [0, 0]
+    with pytest.raises(InvalidParameterError, match="'y_true' parameter of evaluate"):
+        evaluate([1, 0], s, groups=g, metrics=["alpha_ndcg@2"])
+    with pytest.raises(InvalidParameterError, match="'gain' parameter of evaluate"):
+        evaluate(y, s, groups=g, metrics=["alpha_ndcg@2"], gain="linear")

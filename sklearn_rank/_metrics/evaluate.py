@@ -23,6 +23,7 @@ from .._engine.segments import array_namespace
 from .._utils.array_api import is_foreign, to_numpy
 from .._utils.jobs import effective_n_jobs
 from .._utils.params import check_k
+from .intent import asks_for_intents, evaluate_with_intents
 from .registry import METRICS
 from .shards import concat, run_bounds, run_shards, shardable
 from .validation import (
@@ -262,7 +263,11 @@ def evaluate(
         Query, user or session id of each row (any hashable type, any order).
         May be None when only ``"auc"`` is requested.
     metrics : str or sequence of str, default=("ndcg@10", "map", "mrr")
-        Names from :func:`get_metric_names`, with ``"@k"`` for a cutoff.
+        Names from :func:`get_metric_names`, with ``"@k"`` for a cutoff. The
+        intent-aware names of :func:`evaluate_intents` (``"alpha_ndcg@20"``,
+        ``"err_ia@10"``, ``"nrbp"``, ``"map_ia"``, ...) take a 2-D ``y_true`` of
+        shape ``(n_samples, n_intents)``; in such a call the other metrics read
+        each row's largest grade.
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights. A group's weight is the mean of its rows' weights (of its
         relevant rows with ``group_weight="relevant_mean"``); the result is the
@@ -309,6 +314,8 @@ see the metric functions
     {'mrr': 0.6666666666666666, 'precision@2': 0.25}
     """
     func = "evaluate"
+    if asks_for_intents(metrics):  # a 2-D y_true: relevance per (row, intent)
+        return evaluate_with_intents(dict(locals()), evaluate)
     opts = resolve_options(
         func,
         convention,

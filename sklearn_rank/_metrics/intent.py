@@ -9,7 +9,7 @@ each row), then every metric reads the same ordering; the formulas live in
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -446,3 +446,70 @@ def nnrbp_score(
     0.9231
     """
     return _one("nnrbp", **locals())
+
+
+def asks_for_intents(metrics: Any) -> bool:
+    """Whether ``metrics`` names an intent-aware metric (``evaluate``'s switch)."""
+    names = [metrics] if isinstance(metrics, str) else metrics
+    try:
+        return any(
+            isinstance(n, str) and n.partition("@")[0] in INTENT_KERNELS for n in names
+        )
+    except TypeError:  # not iterable: evaluate's own check names it
+        return False
+
+
+# evaluate's keywords the intent-aware metrics read; the others must stay None.
+_INTENT_KEYWORDS = {"y_true", "y_score", "groups", "metrics", "sample_weight"}
+_INTENT_KEYWORDS |= {"ties", "undefined", "convention", "n_jobs", "func"}
+
+
+def evaluate_with_intents(
+    given: dict[str, Any], evaluate: Callable[..., dict[str, float]]
+) -> dict[str, float]:
+    """:func:`~sklearn_rank.evaluate` with intent-aware names: those through
+    :func:`evaluate_intents` (``alpha`` and ``beta`` at their defaults), the
+    others through ``evaluate`` (passed in: it imports this module) on each
+    row's largest grade; results in the order of ``metrics``."""
+    func = "evaluate"
+    names = (
+        [given["metrics"]]
+        if isinstance(given["metrics"], str)
+        else list(given["metrics"])
+    )
+    labels = _check_intent_labels(given["y_true"], func)
+    intent = [n for n in names if asks_for_intents(n)]
+    single = [n for n in names if n not in intent]
+    if single:
+        keywords = {
+            k: v for k, v in given.items() if k not in ("y_true", "metrics", "func")
+        }
+        out = evaluate(labels.max(axis=1), metrics=single, **keywords)
+    else:
+        out = {}
+        unread = sorted(
+            k for k, v in given.items() if k not in _INTENT_KEYWORDS and v is not None
+        )
+        if unread:
+            raise param_error(
+                unread[0],
+                func,
+                "None with only intent-aware metrics",
+                given[unread[0]],
+                "The intent-aware metrics read y_true, y_score, groups, "
+                "sample_weight, ties, undefined and convention; use "
+                "evaluate_intents for alpha and beta.",
+            )
+    out |= _scores(
+        func,
+        labels,
+        given["y_score"],
+        groups=given["groups"],
+        metrics=intent,
+        alpha=0.5,
+        sample_weight=given["sample_weight"],
+        ties=given["ties"],
+        undefined=given["undefined"],
+        convention=given["convention"],
+    )
+    return {n: out[n] for n in names}
