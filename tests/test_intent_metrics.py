@@ -444,7 +444,10 @@ def test_greedy_ideal_tie_rule_and_a_value_above_one():
 def test_evaluate_takes_intent_names_with_a_2d_y_true():
     from sklearn_rank import evaluate, ndcg_score
 
-    y, s, g, w = _case(np.random.default_rng(11))
+    rng = np.random.default_rng(11)
+    g = np.repeat(np.arange(12), 7)
+    y = rng.integers(0, 3, size=(g.size, 4)) * (rng.random((g.size, 4)) < 0.4)
+    s, w = rng.integers(0, 5, size=g.size).astype(float), rng.uniform(1, 2, g.size)
     names = ["alpha_ndcg@5", "ndcg@5", "nrbp", "map", "err_ia@3"]
     got = evaluate(y, s, groups=g, metrics=names, sample_weight=w)
     assert list(got) == names
