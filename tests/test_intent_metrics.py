@@ -468,3 +468,46 @@ def test_evaluate_with_intent_names_refuses_what_it_cannot_read():
         evaluate([1, 0], s, groups=g, metrics=["alpha_ndcg@2"])
     with pytest.raises(InvalidParameterError, match="'gain' parameter of evaluate"):
         evaluate(y, s, groups=g, metrics=["alpha_ndcg@2"], gain="linear")
+
+
+def test_scorer_with_a_2d_y_in_a_search():
+    # get_scorer takes the intent-aware names; in a search the estimator gets the
+    # 2-D y too (here one that fits on each row's largest grade), the scorer each
+    # test fold's rows: its values are evaluate_intents on that fold.
+    import sklearn
+    from sklearn.base import BaseEstimator, RegressorMixin
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import GroupKFold, cross_validate
+
+    from sklearn_rank import get_scorer
+
+    class LargestGradeRidge(RegressorMixin, BaseEstimator):
+        def fit(self, X, y):
+            self.model_ = Ridge().fit(X, np.asarray(y).max(axis=1))
+            return self
+
+        def predict(self, X):
+            return self.model_.predict(X)
+
+    rng = np.random.default_rng(0)
+    g = np.repeat(np.arange(24), 6)
+    X = rng.normal(size=(g.size, 3))
+    y = ((X[:, [0]] + rng.normal(size=(g.size, 3))) > 1).astype(int)
+    cv = GroupKFold(n_splits=3)
+    with sklearn.config_context(enable_metadata_routing=True):
+        found = cross_validate(
+            LargestGradeRidge(),
+            X,
+            y,
+            params={"groups": g},
+            scoring=get_scorer("alpha_ndcg@3"),
+            cv=cv,
+            return_estimator=True,
+        )
+    for (_, test), est, value in zip(
+        cv.split(X, y, g), found["estimator"], found["test_score"], strict=True
+    ):
+        want = alpha_ndcg_score(y[test], est.predict(X[test]), groups=g[test], k=3)
+        assert value == want
+    with pytest.raises(InvalidParameterError, match="without a cutoff"):
+        get_scorer("nrbp@5")

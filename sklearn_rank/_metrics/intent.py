@@ -448,6 +448,11 @@ def nnrbp_score(
     return _one("nnrbp", **locals())
 
 
+def check_intent_name(name: str, func: str) -> None:
+    """Refuse a malformed intent-aware name (``err_ia@0``, ``nrbp@5``) now."""
+    _parse(name, func)
+
+
 def asks_for_intents(metrics: Any) -> bool:
     """Whether ``metrics`` names an intent-aware metric (``evaluate``'s switch)."""
     names = [metrics] if isinstance(metrics, str) else metrics

@@ -27,6 +27,7 @@ from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from .._engine.conventions import OPTIONS, resolve_options
 from .._metrics.evaluate import evaluate
+from .._metrics.intent import asks_for_intents, check_intent_name
 from .._metrics.registry import get_metric_names
 from .._metrics.validation import parse_metric
 from .._utils.array_api import dispatch_enabled, is_foreign, to_numpy
@@ -125,10 +126,21 @@ def _one_column(scores: Any, method: str, estimator: Any, owner: str) -> Any:
     return scores
 
 
+def _facts(name, owner="make_ranking_scorer"):
+    """``(pooled, greater_is_better)`` of a metric name, checked: the registry's,
+    or those of an intent-aware name (per group, higher is better; a 2-D
+    ``y_true`` of relevance per intent)."""
+    if asks_for_intents(name):
+        check_intent_name(name, owner)
+        return False, True
+    spec = parse_metric(name).spec
+    return spec.pooled, spec.greater_is_better
+
+
 def _signed(name, value):
     """Scorers maximise: a loss (``greater_is_better=False``) is negated, as
     scikit-learn's ``make_scorer(..., greater_is_better=False)`` does."""
-    return value if parse_metric(name).spec.greater_is_better else -value
+    return value if _facts(name)[1] else -value
 
 
 class _BaseRankingScorer(BaseEstimator):
@@ -379,7 +391,7 @@ default=("decision_function", "predict_proba", "predict")
         if callable(self.metric):
             param = inspect.signature(self.metric).parameters.get("groups")
             return param is None or param.default is inspect.Parameter.empty
-        return not parse_metric(self.metric).spec.pooled
+        return not _facts(self.metric)[0]
 
     # No prepare() here: a call gets one fold's labels with one set of scores
     # (one evaluate). The next candidate of a search scores the same fold with
@@ -480,7 +492,7 @@ default=("decision_function", "predict_proba", "predict")
         self.metric_kwargs = metric_kwargs
 
     def _needs_groups(self):
-        return not all(parse_metric(name).spec.pooled for name in self.metrics)
+        return not all(_facts(name)[0] for name in self.metrics)
 
     # One evaluate call for every metric: one set of scores per call, so no
     # prepare() (see RankingScorer._score).
@@ -622,7 +634,7 @@ default=("decision_function", "predict_proba", "predict")
     if isinstance(metric, str) or callable(metric):
         scorer = RankingScorer(metric, **options)
         if isinstance(metric, str):
-            parse_metric(metric)  # fail now on an unknown name, not in a search
+            _facts(metric, owner)  # fail now on an unknown name, not in a search
     else:
         names = list(metric) if isinstance(metric, (list, tuple)) else []
         if not names or not all(isinstance(name, str) for name in names):
@@ -634,7 +646,7 @@ default=("decision_function", "predict_proba", "predict")
                 "Names are listed by get_scorer_names(), e.g. 'ndcg@10'.",
             )
         for name in names:
-            parse_metric(name)
+            _facts(name, owner)
         scorer = MultiMetricRankingScorer(names, **options)
     _check_metric_kwargs(metric_kwargs, owner, by_name=not callable(metric))
     _response_methods(response_method, owner)
