@@ -623,10 +623,14 @@ def evaluate_per_group_sets(
     0: rows with ``judged=False`` may carry labels, which count at their ranks
     only (R, and the relevant and non-relevant rows of bpref and infAP, count
     judged rows). The public functions keep refusing such labels.
+
+    ``n_jobs``: as :func:`evaluate_per_group`'s (shards of whole groups on
+    threads, one ordering per shard for every set it serves).
     """
     func = "evaluate_per_group"
     data = {k: keywords.pop(k, None) for k in _ROW_ARGUMENTS}
     convention = keywords.pop("convention", None)
+    n_threads = effective_n_jobs(keywords.pop("n_jobs", None), func)
     plans = []  # (extra, opts, requests) per set
     for extra, names in metric_sets.items():
         given = {**keywords, **dict(extra)}
@@ -639,7 +643,7 @@ def evaluate_per_group_sets(
         shared = [p for p in plans if _ordering_key(p[1]) == key]
         plans = [p for p in plans if _ordering_key(p[1]) != key]
         requests = [r for _, _, found in shared for r in found]
-        ctx, ids = rank_inputs(
+        inputs = prepare_inputs(
             func,
             y_true,
             y_score,
@@ -652,9 +656,57 @@ def evaluate_per_group_sets(
             data["in_pool"],
             unjudged_labels=unjudged_labels,
         )
-        for extra, opts, found in shared:
-            out[extra] = _group_scores(ctx, ids, found, opts)
-        del ctx
+        out.update(_scores_of_sets(inputs, shared, first, requests, n_threads))
+        del inputs
+    return out
+
+
+def _scores_of_sets(inputs, shared, first, requests, n_threads) -> dict:
+    """The per-group values of the sets that share one ordering (``first``'s):
+    one pass, or one pass per shard of whole groups merged in group order; the
+    requests that read every group (:func:`.shards.shardable`) in one pass
+    beside the shards."""
+
+    def work(part: ValidatedInputs, sets) -> dict[tuple, GroupScores]:
+        ctx = ranking_context(part, first)
+        return {
+            extra: _group_scores(ctx, part.group_ids, found, opts)
+            for extra, opts, found in sets
+            if found
+        }
+
+    if n_threads <= 1 or not shardable(inputs, [], first):
+        return work(inputs, shared)
+    apart = [
+        (extra, opts, [r for r in found if shardable(inputs, [r], first)])
+        for extra, opts, found in shared
+    ]
+    if not any(found for _, _, found in apart):
+        return work(inputs, shared)
+    parts = _run(inputs, n_threads, lambda part: work(part, apart), None)
+    if parts is None:
+        return work(inputs, shared)
+    ids = inputs.group_ids
+    done = {
+        extra: _merge_scores(ids, found, [p[extra] for p in parts])
+        for extra, _, found in apart
+        if found
+    }
+    alone = [
+        (extra, opts, [r for r in found if not shardable(inputs, [r], first)])
+        for extra, opts, found in shared
+    ]
+    rest = work(inputs, alone)
+    out = {}
+    for extra, _, found in shared:  # each set's values in its requests' order
+        got = [g for g in (done.get(extra), rest.get(extra)) if g is not None]
+        values = {k: v for g in got for k, v in g.values.items()}
+        weights = {k: v for g in got for k, v in g.weights.items()}
+        out[extra] = GroupScores(
+            group_ids=ids,
+            values={r.label: values[r.label] for r in found},
+            weights={r.label: weights[r.label] for r in found},
+        )
     return out
 
 
