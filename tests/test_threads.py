@@ -144,6 +144,35 @@ def test_per_group_bit_identical(ties, n_shards):
         assert np.array_equal(many.weights[name], one.weights[name])
 
 
+@pytest.mark.parametrize("ties", ["average", "stable"])
+@pytest.mark.parametrize("n_shards", [2, 3, 7])
+def test_rows_grouped_by_group_are_cut_as_slices(ties, n_shards):
+    """Rows already grouped (the command line's): each shard is a slice of the
+    rows (no sort), the same values, the caller's arrays left as they were."""
+    y, s, g, w = _rows(2)
+    order = np.argsort(g, kind="stable")
+    y, s, g, w = y[order], s[order], g[order], w[order]
+    kept = [a.copy() for a in (y, s, g, w)]
+    names, _ = _working(ties)
+    one = evaluate_per_group(
+        y, s, groups=g, metrics=names, sample_weight=w, ties=ties, max_grade=4
+    )
+    many = _sharded("per_group", names, n_shards, y, s, g, w, ties=ties)
+    requests = check_metrics(names, "evaluate", per_group=True)
+    opts = resolve_options("evaluate", None, {"max_grade": 4})
+    inputs = prepare_inputs("evaluate", y, s, g, w, None, requests, opts)
+    bounds = shards.shard_bounds(inputs.codes, inputs.n_groups, n_shards)
+    for cut in shards.split_inputs(inputs, bounds):
+        part = cut()  # a view of the rows, codes from 0 (a new array)
+        assert np.shares_memory(part.y_score, inputs.y_score)
+        assert not np.shares_memory(part.codes, inputs.codes)
+        assert part.codes[0] == 0
+    for name in names:
+        assert np.array_equal(many.values[name], one.values[name], equal_nan=True)
+    for a, b in zip((y, s, g, w), kept, strict=True):
+        assert np.array_equal(a, b)
+
+
 def test_n_jobs_end_to_end_large():
     """Through the public functions, shards above the minimum size."""
     rng = np.random.default_rng(3)

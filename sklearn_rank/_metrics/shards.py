@@ -89,20 +89,24 @@ def split_inputs(inputs: ValidatedInputs, bounds: np.ndarray) -> list[Callable]:
         np.arange(n_shards, dtype=np.uint16), np.diff(bounds).astype(np.intp)
     )
     key = shard_of_code[inputs.codes]
-    # A stable sort of small integers: numpy's radix sort, linear in the rows.
-    order = np.argsort(key, kind="stable")
     row_bounds = np.zeros(n_shards + 1, dtype=np.intp)
     np.cumsum(np.bincount(key, minlength=n_shards), out=row_bounds[1:])
+    order: np.ndarray | None = None
+    if key.size > 1 and bool((key[1:] < key[:-1]).any()):
+        # A stable sort of small integers: numpy's radix sort, linear in the rows.
+        order = np.argsort(key, kind="stable")
+    # else rows come grouped by shard (the command line's, by query): each
+    # shard is a slice of the rows, read as views.
 
     def cut(s: int) -> ValidatedInputs:
-        rows = order[row_bounds[s] : row_bounds[s + 1]]
+        lo, hi = int(row_bounds[s]), int(row_bounds[s + 1])
+        rows = slice(lo, hi) if order is None else order[lo:hi]
         g0, g1 = int(bounds[s]), int(bounds[s + 1])
 
         def take(a):
             return None if a is None else a[rows]
 
-        codes = inputs.codes[rows]
-        codes -= codes.dtype.type(g0)
+        codes = inputs.codes[rows] - inputs.codes.dtype.type(g0)
         return dataclasses.replace(
             inputs,
             y_true=inputs.y_true[rows],
