@@ -494,68 +494,89 @@ def sharded_means(
     per-group values put back in group order and reduced once, as one pass
     reduces them. None where one shard is all there is, or a reduction must
     raise or warn (the caller then runs the single pass, which does)."""
-    families = _axis_families(requests) if opts.undefined != "raise" else {}
-    in_family = {r.label for group in families.values() for r in group}
-    cutoffs = {
-        name: np.unique(np.array([r.k for r in group], dtype=np.int64))
-        for name, group in families.items()
-    }
+    plan = MeansPlan.of(requests, opts)
+    parts = _run(
+        inputs, n_threads, lambda s: plan.shard(ranking_context(s, opts)), bounds
+    )
+    return None if parts is None else plan.merge(parts, inputs.group_ids)
 
-    def work(shard: ValidatedInputs) -> tuple[dict, dict]:
-        ctx = ranking_context(shard, opts)
-        tables = {}
-        for name, group in families.items():
+
+@dataclasses.dataclass(frozen=True)
+class MeansPlan:
+    """How the means of ``requests`` are taken over shards: what each shard
+    computes from its ordered rows (:meth:`shard`, on its thread) and how the
+    shards' per-group values are reduced once (:meth:`merge`); the cold path's
+    shards and a prepared evaluation's share it."""
+
+    requests: list[MetricRequest]
+    opts: Options
+    families: dict
+    cutoffs: dict
+
+    @classmethod
+    def of(cls, requests: list[MetricRequest], opts: Options) -> MeansPlan:
+        families = _axis_families(requests) if opts.undefined != "raise" else {}
+        cutoffs = {
+            name: np.unique(np.array([r.k for r in group], dtype=np.int64))
+            for name, group in families.items()
+        }
+        return cls(list(requests), opts, families, cutoffs)
+
+    def shard(self, ctx: RankingContext) -> tuple[dict, dict]:
+        """One shard's per-group tables and values."""
+        opts, tables = self.opts, {}
+        for name, group in self.families.items():
             table, rows, _, defined, weight, _ = values_at_cutoffs(
-                ctx, name, group[0].spec.kernel, cutoffs[name], opts
+                ctx, name, group[0].spec.kernel, self.cutoffs[name], opts
             )
             # A definedness the same at every cutoff comes broadcast (stride 0).
             one_d = defined.ndim == 2 and defined.strides[0] == 0
             tables[name] = (table[rows], defined[rows], one_d, weight)
+        in_family = {r.label for group in self.families.values() for r in group}
         rest = {
             r.label: group_values(ctx, r, opts)
-            for r in requests
+            for r in self.requests
             if r.label not in in_family
         }
         return tables, rest
 
-    parts = _run(inputs, n_threads, work, bounds)
-    if parts is None:
-        return None
-    out: dict[str, float] = {}
-    for name, group in families.items():
-        table, defined, weight = (
-            concat([p[0][name][i] for p in parts]) for i in (0, 1, 3)
-        )
-        one_d = all(p[0][name][2] for p in parts)
-        ks, rows = cutoffs[name], np.arange(cutoffs[name].size)
-        if one_d:  # as values_at_cutoffs reduces a per-group definedness
-            defined = defined[0]
-            table = np.where(defined, table, 0.0)
-        means = weighted_means_at_cutoffs(
-            table, rows, None, defined, weight, opts.undefined
-        )
-        if means is None:
-            return None
-        for r in group:
-            out[r.label] = float(means[np.searchsorted(ks, r.k)])
-    ids = inputs.group_ids
-    for r in requests:
-        if r.label in out:
-            continue
-        values, defined, weight = (
-            concat(
-                [
-                    np.broadcast_to(p[1][r.label][i], p[1][r.label][0].shape)
-                    for p in parts
-                ]
+    def merge(self, parts: list, ids: np.ndarray) -> dict[str, float] | None:
+        """The means from the shards' values in group order (None: a
+        reduction must raise or warn; the caller runs the single pass)."""
+        out: dict[str, float] = {}
+        for name, group in self.families.items():
+            table, defined, weight = (
+                concat([p[0][name][i] for p in parts]) for i in (0, 1, 3)
             )
-            for i in (0, 1, 2)
-        )
-        undefined = dict(r.options).get("undefined", opts.undefined)
-        out[r.label] = mean_over_groups(
-            values, defined, weight, undefined, r.label, ids
-        )
-    return {r.label: out[r.label] for r in requests}
+            one_d = all(p[0][name][2] for p in parts)
+            ks, rows = self.cutoffs[name], np.arange(self.cutoffs[name].size)
+            if one_d:  # as values_at_cutoffs reduces a per-group definedness
+                defined = defined[0]
+                table = np.where(defined, table, 0.0)
+            means = weighted_means_at_cutoffs(
+                table, rows, None, defined, weight, self.opts.undefined
+            )
+            if means is None:
+                return None
+            for r in group:
+                out[r.label] = float(means[np.searchsorted(ks, r.k)])
+        for r in self.requests:
+            if r.label in out:
+                continue
+            values, defined, weight = (
+                concat(
+                    [
+                        np.broadcast_to(p[1][r.label][i], p[1][r.label][0].shape)
+                        for p in parts
+                    ]
+                )
+                for i in (0, 1, 2)
+            )
+            undefined = dict(r.options).get("undefined", self.opts.undefined)
+            out[r.label] = mean_over_groups(
+                values, defined, weight, undefined, r.label, ids
+            )
+        return {r.label: out[r.label] for r in self.requests}
 
 
 def sharded_group_scores(
