@@ -96,10 +96,18 @@ def contenders_of(y, s, g, jobs, with_xgboost: bool) -> dict:
         out[f"evaluate n_jobs={j}"] = lambda j=j: evaluate(
             y, s, groups=g, metrics=METRICS, n_jobs=j
         )
+    for j in jobs:  # prepared once, each round on n_jobs threads
+        p = prepare(y, groups=g, metrics=METRICS, n_jobs=j)
+        assert p.evaluate(s) == ref, j
+        out[f"prepared n_jobs={j}"] = lambda p=p: p.evaluate(s)
     if not with_xgboost:
         return out
     one = prepare(y, groups=g, metrics=["ndcg@10"])
     out["prepared ndcg@10 (1 thread)"] = lambda: one.evaluate(s)
+    for j in jobs[1:]:
+        p = prepare(y, groups=g, metrics=["ndcg@10"], n_jobs=j)
+        assert p.evaluate(s) == one.evaluate(s), j
+        out[f"prepared ndcg@10 n_jobs={j}"] = lambda p=p: p.evaluate(s)
     for j in jobs:
         out[f"evaluate ndcg@10 n_jobs={j}"] = lambda j=j: evaluate(
             y, s, groups=g, metrics=["ndcg@10"], n_jobs=j

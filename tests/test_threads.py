@@ -144,6 +144,35 @@ def test_per_group_bit_identical(ties, n_shards):
         assert np.array_equal(many.weights[name], one.weights[name])
 
 
+@pytest.mark.parametrize("ties", ["average", "stable"])
+@pytest.mark.parametrize("n_shards", [2, 3, 7])
+def test_rows_grouped_by_group_are_cut_as_slices(ties, n_shards):
+    """Rows already grouped (the command line's): each shard is a slice of the
+    rows (no sort), the same values, the caller's arrays left as they were."""
+    y, s, g, w = _rows(2)
+    order = np.argsort(g, kind="stable")
+    y, s, g, w = y[order], s[order], g[order], w[order]
+    kept = [a.copy() for a in (y, s, g, w)]
+    names, _ = _working(ties)
+    one = evaluate_per_group(
+        y, s, groups=g, metrics=names, sample_weight=w, ties=ties, max_grade=4
+    )
+    many = _sharded("per_group", names, n_shards, y, s, g, w, ties=ties)
+    requests = check_metrics(names, "evaluate", per_group=True)
+    opts = resolve_options("evaluate", None, {"max_grade": 4})
+    inputs = prepare_inputs("evaluate", y, s, g, w, None, requests, opts)
+    bounds = shards.shard_bounds(inputs.codes, inputs.n_groups, n_shards)
+    for cut in shards.split_inputs(inputs, bounds):
+        part = cut()  # a view of the rows, codes from 0 (a new array)
+        assert np.shares_memory(part.y_score, inputs.y_score)
+        assert not np.shares_memory(part.codes, inputs.codes)
+        assert part.codes[0] == 0
+    for name in names:
+        assert np.array_equal(many.values[name], one.values[name], equal_nan=True)
+    for a, b in zip((y, s, g, w), kept, strict=True):
+        assert np.array_equal(a, b)
+
+
 def test_n_jobs_end_to_end_large():
     """Through the public functions, shards above the minimum size."""
     rng = np.random.default_rng(3)
@@ -300,3 +329,61 @@ def test_grid_search_workers_single_threaded(monkeypatch):
     with sklearn.config_context(enable_metadata_routing=True):
         search.fit(X, y, groups=groups)
     assert pools and set(pools) == {2}
+
+
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("n_jobs", [1, 2, 3])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_prepared_on_shards_bit_identical(ties, n_jobs, weighted, monkeypatch):
+    """prepare(n_jobs=): one prepared layout per shard of whole groups, each
+    round's shards on threads, reduced as the cold path's shards: the single
+    pass's numbers to the last bit, round after round."""
+    from sklearn_rank import prepare
+
+    monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
+    y, s, g, w = _rows(4)
+    w = w if weighted else None
+    names, _ = _working(ties)
+    kw = {"groups": g, "metrics": names, "sample_weight": w, "ties": ties}
+    prepared = prepare(y, max_grade=4, n_jobs=n_jobs, **kw)
+    if n_jobs == 1:
+        assert prepared._shards is None
+    else:  # balanced by rows: fewer shards where a huge group fills one
+        assert 2 <= len(prepared._shards) <= n_jobs
+    rng = np.random.default_rng(5)
+    for score in (s, np.round(rng.normal(size=s.size), 1)):
+        assert prepared.evaluate(score) == evaluate(y, score, max_grade=4, **kw)
+        many = prepared.evaluate_per_group(score)
+        one = evaluate_per_group(y, score, max_grade=4, **kw)
+        assert np.array_equal(many.group_ids, one.group_ids)
+        for name in names:
+            assert np.array_equal(many.values[name], one.values[name], equal_nan=True)
+            assert np.array_equal(many.weights[name], one.weights[name])
+    # A number for undefined groups; a mean that raises, raised.
+    prepared = prepare(y, max_grade=4, n_jobs=n_jobs, undefined=0.0, **kw)
+    assert prepared.evaluate(s) == evaluate(y, s, max_grade=4, undefined=0.0, **kw)
+    with pytest.raises(ValueError, match="undefined"):
+        prepare(y, max_grade=4, n_jobs=n_jobs, undefined="raise", **kw).evaluate(s)
+
+
+def test_prepared_judged_only_and_one_thread_metrics(monkeypatch):
+    """judged_only's kept rows read the right scores on each shard; what reads
+    every group (ndcg_rel, the pooled auc) keeps one layout; bad n_jobs refused."""
+    from sklearn_rank import prepare
+
+    monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
+    y, s, g, _ = _rows(6)
+    judged = np.random.default_rng(7).random(y.size) < 0.7
+    y = np.where(judged, y, 0.0)
+    kw = {"groups": g, "metrics": ["ndcg@10", "map", "bpref"], "judged": judged}
+    prepared = prepare(y, judged_only=True, n_jobs=3, **kw)
+    assert prepared._shards is not None
+    assert prepared.evaluate(s) == evaluate(y, s, judged_only=True, **kw)
+    for names in (["ndcg_rel", "map"], ["auc", "map"]):
+        prepared = prepare(y, groups=g, metrics=names, n_jobs=3, ties="stable")
+        assert prepared._shards is None
+        want = evaluate(y, s, groups=g, metrics=names, ties="stable")
+        assert prepared.evaluate(s) == want
+    for bad in (0, 1.5, "2"):
+        with pytest.raises((TypeError, ValueError), match="n_jobs"):
+            prepare(y, groups=g, n_jobs=bad)

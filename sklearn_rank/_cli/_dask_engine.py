@@ -49,6 +49,11 @@ def check_input(args: argparse.Namespace, parser: argparse.ArgumentParser) -> No
         parser.error("--partitioned-by-query needs --engine dask")
     if args.engine != "dask":
         return
+    if getattr(args, "jobs", 1) != 1:
+        parser.error(
+            "-j runs the in-process engine on threads; --engine dask has "
+            "its own workers (--scheduler)"
+        )
     path = args.files[0]
     if args.input_format is None and (os.path.isdir(path) or path.endswith(".parquet")):
         args.input_format = "parquet"

@@ -104,6 +104,21 @@ def positive_int(text: str) -> int:
     return value
 
 
+def jobs(text: str) -> int:
+    """``-j``: threads, scikit-learn's ``n_jobs`` (-1 all cores, -2 all but
+    one); 0 and non-integers refused."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value == 0:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer other than 0 (1 for one thread, -1 for all "
+            f"cores), got {text!r}"
+        )
+    return value
+
+
 @dataclass(frozen=True)
 class Flag:
     """One trec_eval flag and its form in ``sklearn-rank eval``."""

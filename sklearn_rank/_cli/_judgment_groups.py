@@ -112,7 +112,7 @@ def score_run(path, qrels_path, measures, bases, keywords, options, args, only=N
         any_overlap = True
         one = from_join(path, run.run_tag, joined, args.max_docs)
         one.pooled = None  # (as before: the judged rows only)
-        result = score(one, base_measures, keywords, options, True)
+        result = score(one, base_measures, keywords, options, True, n_jobs=args.jobs)
         for qid, row in result.per_query.items():
             n_groups[qid] = n_groups.get(qid, 0) + 1
             total = sums.setdefault(qid, {})

@@ -186,11 +186,13 @@ def score(
     notes: list[str] | None = None,
     num_docs_in_coll: int = 0,
     n_total: int | None = None,
+    *,
+    n_jobs: int = 1,
 ) -> RunResult:
     """The summary (and per-query) value of every measure for one run
     (``num_docs_in_coll``: trec_eval's ``-N``, read by ``utility``;
     ``n_total``: ``-c``'s number of judged queries, over which the geometric
-    means are taken)."""
+    means are taken; ``n_jobs``: ``-j``, the threads of every library call)."""
     in_order = isinstance(options.undefined, float)  # trec_eval's mean
     measures = _refuse_graded_rbp(measures, run.y_true, options.integer_grades, notes)
     need_per_query = (
@@ -200,7 +202,13 @@ def score(
     )
     trec = keywords.get("convention") == "trec_eval"
     per, means = _library_values(
-        run, measures, keywords, options, need_per_query, in_order, trec
+        run,
+        measures,
+        {**keywords, "n_jobs": n_jobs},
+        options,
+        need_per_query,
+        in_order,
+        trec,
     )
     c = counts(judged_levels(run), options.relevance_threshold, options.judged_only)
     if run.low_level is not None and run.low_level < 0:

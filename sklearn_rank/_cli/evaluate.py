@@ -74,6 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_conventions(groups["conventions"])
     add_output(groups["output"])
+    add_jobs(groups["inputs"])
     _plotting.add_arguments(parser)  # --segment-col, --plot
     _dask_engine.add_arguments(parser)  # --engine dask, --scheduler
 
@@ -167,6 +168,19 @@ def add_output(group, formats=_output.FORMATS) -> None:
         )
     group.add_argument(
         "--quiet", action="store_true", help="no progress line and no notes on stderr"
+    )
+
+
+def add_jobs(group) -> None:
+    """-j / --jobs: the library's ``n_jobs`` on every call the command makes."""
+    group.add_argument(
+        "-j",
+        "--jobs",
+        type=_flags.jobs,
+        default=1,
+        metavar="N",
+        help="threads over shards of whole queries (the library's n_jobs: -1 "
+        "for all cores; the output is the same at every N; default 1)",
     )
 
 
@@ -383,6 +397,7 @@ def _run_result(r, args, measures, keywords, options, zscores, notes):
         notes,
         args.num_docs_in_coll,
         n_total,
+        n_jobs=getattr(args, "jobs", 1),
     )
     n_evaluated = len(r.qids)
     # (a measure refused on this input, with a note, has no value)
@@ -433,10 +448,12 @@ def score_run(
     notes=None,
     num_docs_in_coll=0,
     n_total=None,
+    *,
+    n_jobs=1,
 ):
     """One run's values; the library's messages in the command's wording
     (``num_docs_in_coll``: ``-N``, which trec_eval's utility reads;
-    ``n_total``: ``-c``'s number of judged queries)."""
+    ``n_total``: ``-c``'s number of judged queries; ``n_jobs``: ``-j``)."""
     from . import _inputs, _scores
 
     try:
@@ -449,6 +466,7 @@ def score_run(
             notes,
             num_docs_in_coll,
             n_total,
+            n_jobs=n_jobs,
         )
     except ValueError as exc:
         if run.origin is not None and "negative labels" in str(exc):

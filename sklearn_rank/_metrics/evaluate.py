@@ -501,68 +501,89 @@ def sharded_means(
     per-group values put back in group order and reduced once, as one pass
     reduces them. None where one shard is all there is, or a reduction must
     raise or warn (the caller then runs the single pass, which does)."""
-    families = _axis_families(requests) if opts.undefined != "raise" else {}
-    in_family = {r.label for group in families.values() for r in group}
-    cutoffs = {
-        name: np.unique(np.array([r.k for r in group], dtype=np.int64))
-        for name, group in families.items()
-    }
+    plan = MeansPlan.of(requests, opts)
+    parts = _run(
+        inputs, n_threads, lambda s: plan.shard(ranking_context(s, opts)), bounds
+    )
+    return None if parts is None else plan.merge(parts, inputs.group_ids)
 
-    def work(shard: ValidatedInputs) -> tuple[dict, dict]:
-        ctx = ranking_context(shard, opts)
-        tables = {}
-        for name, group in families.items():
+
+@dataclasses.dataclass(frozen=True)
+class MeansPlan:
+    """How the means of ``requests`` are taken over shards: what each shard
+    computes from its ordered rows (:meth:`shard`, on its thread) and how the
+    shards' per-group values are reduced once (:meth:`merge`); the cold path's
+    shards and a prepared evaluation's share it."""
+
+    requests: list[MetricRequest]
+    opts: Options
+    families: dict
+    cutoffs: dict
+
+    @classmethod
+    def of(cls, requests: list[MetricRequest], opts: Options) -> MeansPlan:
+        families = _axis_families(requests) if opts.undefined != "raise" else {}
+        cutoffs = {
+            name: np.unique(np.array([r.k for r in group], dtype=np.int64))
+            for name, group in families.items()
+        }
+        return cls(list(requests), opts, families, cutoffs)
+
+    def shard(self, ctx: RankingContext) -> tuple[dict, dict]:
+        """One shard's per-group tables and values."""
+        opts, tables = self.opts, {}
+        for name, group in self.families.items():
             table, rows, _, defined, weight, _ = values_at_cutoffs(
-                ctx, name, group[0].spec.kernel, cutoffs[name], opts
+                ctx, name, group[0].spec.kernel, self.cutoffs[name], opts
             )
             # A definedness the same at every cutoff comes broadcast (stride 0).
             one_d = defined.ndim == 2 and defined.strides[0] == 0
             tables[name] = (table[rows], defined[rows], one_d, weight)
+        in_family = {r.label for group in self.families.values() for r in group}
         rest = {
             r.label: group_values(ctx, r, opts)
-            for r in requests
+            for r in self.requests
             if r.label not in in_family
         }
         return tables, rest
 
-    parts = _run(inputs, n_threads, work, bounds)
-    if parts is None:
-        return None
-    out: dict[str, float] = {}
-    for name, group in families.items():
-        table, defined, weight = (
-            concat([p[0][name][i] for p in parts]) for i in (0, 1, 3)
-        )
-        one_d = all(p[0][name][2] for p in parts)
-        ks, rows = cutoffs[name], np.arange(cutoffs[name].size)
-        if one_d:  # as values_at_cutoffs reduces a per-group definedness
-            defined = defined[0]
-            table = np.where(defined, table, 0.0)
-        means = weighted_means_at_cutoffs(
-            table, rows, None, defined, weight, opts.undefined
-        )
-        if means is None:
-            return None
-        for r in group:
-            out[r.label] = float(means[np.searchsorted(ks, r.k)])
-    ids = inputs.group_ids
-    for r in requests:
-        if r.label in out:
-            continue
-        values, defined, weight = (
-            concat(
-                [
-                    np.broadcast_to(p[1][r.label][i], p[1][r.label][0].shape)
-                    for p in parts
-                ]
+    def merge(self, parts: list, ids: np.ndarray) -> dict[str, float] | None:
+        """The means from the shards' values in group order (None: a
+        reduction must raise or warn; the caller runs the single pass)."""
+        out: dict[str, float] = {}
+        for name, group in self.families.items():
+            table, defined, weight = (
+                concat([p[0][name][i] for p in parts]) for i in (0, 1, 3)
             )
-            for i in (0, 1, 2)
-        )
-        undefined = dict(r.options).get("undefined", opts.undefined)
-        out[r.label] = mean_over_groups(
-            values, defined, weight, undefined, r.label, ids
-        )
-    return {r.label: out[r.label] for r in requests}
+            one_d = all(p[0][name][2] for p in parts)
+            ks, rows = self.cutoffs[name], np.arange(self.cutoffs[name].size)
+            if one_d:  # as values_at_cutoffs reduces a per-group definedness
+                defined = defined[0]
+                table = np.where(defined, table, 0.0)
+            means = weighted_means_at_cutoffs(
+                table, rows, None, defined, weight, self.opts.undefined
+            )
+            if means is None:
+                return None
+            for r in group:
+                out[r.label] = float(means[np.searchsorted(ks, r.k)])
+        for r in self.requests:
+            if r.label in out:
+                continue
+            values, defined, weight = (
+                concat(
+                    [
+                        np.broadcast_to(p[1][r.label][i], p[1][r.label][0].shape)
+                        for p in parts
+                    ]
+                )
+                for i in (0, 1, 2)
+            )
+            undefined = dict(r.options).get("undefined", self.opts.undefined)
+            out[r.label] = mean_over_groups(
+                values, defined, weight, undefined, r.label, ids
+            )
+        return {r.label: out[r.label] for r in self.requests}
 
 
 def sharded_group_scores(
@@ -630,10 +651,14 @@ def evaluate_per_group_sets(
     0: rows with ``judged=False`` may carry labels, which count at their ranks
     only (R, and the relevant and non-relevant rows of bpref and infAP, count
     judged rows). The public functions keep refusing such labels.
+
+    ``n_jobs``: as :func:`evaluate_per_group`'s (shards of whole groups on
+    threads, one ordering per shard for every set it serves).
     """
     func = "evaluate_per_group"
     data = {k: keywords.pop(k, None) for k in _ROW_ARGUMENTS}
     convention = keywords.pop("convention", None)
+    n_threads = effective_n_jobs(keywords.pop("n_jobs", None), func)
     plans = []  # (extra, opts, requests) per set
     for extra, names in metric_sets.items():
         given = {**keywords, **dict(extra)}
@@ -646,7 +671,7 @@ def evaluate_per_group_sets(
         shared = [p for p in plans if _ordering_key(p[1]) == key]
         plans = [p for p in plans if _ordering_key(p[1]) != key]
         requests = [r for _, _, found in shared for r in found]
-        ctx, ids = rank_inputs(
+        inputs = prepare_inputs(
             func,
             y_true,
             y_score,
@@ -659,9 +684,57 @@ def evaluate_per_group_sets(
             data["in_pool"],
             unjudged_labels=unjudged_labels,
         )
-        for extra, opts, found in shared:
-            out[extra] = _group_scores(ctx, ids, found, opts)
-        del ctx
+        out.update(_scores_of_sets(inputs, shared, first, requests, n_threads))
+        del inputs
+    return out
+
+
+def _scores_of_sets(inputs, shared, first, requests, n_threads) -> dict:
+    """The per-group values of the sets that share one ordering (``first``'s):
+    one pass, or one pass per shard of whole groups merged in group order; the
+    requests that read every group (:func:`.shards.shardable`) in one pass
+    beside the shards."""
+
+    def work(part: ValidatedInputs, sets) -> dict[tuple, GroupScores]:
+        ctx = ranking_context(part, first)
+        return {
+            extra: _group_scores(ctx, part.group_ids, found, opts)
+            for extra, opts, found in sets
+            if found
+        }
+
+    if n_threads <= 1 or not shardable(inputs, [], first):
+        return work(inputs, shared)
+    apart = [
+        (extra, opts, [r for r in found if shardable(inputs, [r], first)])
+        for extra, opts, found in shared
+    ]
+    if not any(found for _, _, found in apart):
+        return work(inputs, shared)
+    parts = _run(inputs, n_threads, lambda part: work(part, apart), None)
+    if parts is None:
+        return work(inputs, shared)
+    ids = inputs.group_ids
+    done = {
+        extra: _merge_scores(ids, found, [p[extra] for p in parts])
+        for extra, _, found in apart
+        if found
+    }
+    alone = [
+        (extra, opts, [r for r in found if not shardable(inputs, [r], first)])
+        for extra, opts, found in shared
+    ]
+    rest = work(inputs, alone)
+    out = {}
+    for extra, _, found in shared:  # each set's values in its requests' order
+        got = [g for g in (done.get(extra), rest.get(extra)) if g is not None]
+        values = {k: v for g in got for k, v in g.values.items()}
+        weights = {k: v for g in got for k, v in g.weights.items()}
+        out[extra] = GroupScores(
+            group_ids=ids,
+            values={r.label: values[r.label] for r in found},
+            weights={r.label: weights[r.label] for r in found},
+        )
     return out
 
 

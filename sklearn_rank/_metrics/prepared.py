@@ -7,20 +7,32 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine.context import GroupTotals, RankingContext
 from .._engine.conventions import Options, resolve_options
 from .._engine.group_layout import GroupLayout
+from .._utils.jobs import effective_n_jobs
 from .evaluate import (
     DEFAULT_METRICS,
     GroupScores,
+    MeansPlan,
     _group_scores,
+    _merge_scores,
     evaluate,
     evaluate_per_group,
     input_totals,
     mean_values,
     prepare_inputs,
+)
+from .shards import (
+    map_threads,
+    shard_bounds,
+    shard_count,
+    shard_rows,
+    shardable,
+    split_inputs,
 )
 from .validation import (
     MetricRequest,
@@ -65,8 +77,12 @@ class PreparedEvaluation:
         n_samples: int,
         rows: Any,
         space: Any,
+        shards: list[tuple[Any, PreparedEvaluation]] | None = None,
     ) -> None:
         self.metrics = tuple(r.label for r in requests)
+        # n_jobs > 1: (rows, prepared) of each shard of whole groups, the rows
+        # (of the kept rows, in input order) that shard's scores are read from.
+        self._shards = shards
         self.n_samples, self.group_ids, self.options = n_samples, group_ids, opts
         self._requests, self._totals, self._rows, self._space = (
             requests,
@@ -87,8 +103,8 @@ class PreparedEvaluation:
             f"n_samples={self.n_samples}, n_groups={len(self.group_ids)})"
         )
 
-    def _context(self, y_score: ArrayLike, func: str) -> RankingContext:
-        """The new scores checked and the rows ordered by them."""
+    def _scores(self, y_score: ArrayLike, func: str) -> np.ndarray:
+        """The new scores checked, of the kept rows."""
         score = check_numeric_in(y_score, "y_score", func, self._space)
         if score.shape[0] != self.n_samples:
             raise ValueError(
@@ -98,7 +114,24 @@ class PreparedEvaluation:
             )
         if self._rows is not None:  # judged_only dropped the unjudged rows
             score = score[self._rows]
+        return score
+
+    def _context(self, y_score: ArrayLike, func: str) -> RankingContext:
+        """The new scores checked and the rows ordered by them."""
+        score = self._scores(y_score, func)
         return RankingContext.from_scores(self._totals, score, self._layout)
+
+    def _on_shards(self, score: np.ndarray, work) -> list:
+        """``work(ctx, prepared)`` of each shard's scores, one thread each."""
+        return map_threads(
+            lambda shard: work(
+                RankingContext.from_scores(
+                    shard[1]._totals, score[shard[0]], shard[1]._layout
+                ),
+                shard[1],
+            ),
+            self._shards,
+        )
 
     def evaluate(self, y_score: ArrayLike) -> dict[str, float]:
         """Every metric of ``y_score``, as :func:`~sklearn_rank.evaluate`.
@@ -113,7 +146,20 @@ class PreparedEvaluation:
         scores : dict of str to float
             One entry per metric, in the order given to :func:`prepare`.
         """
-        ctx = self._context(y_score, "PreparedEvaluation.evaluate")
+        func = "PreparedEvaluation.evaluate"
+        if self._shards is not None:
+            score = self._scores(y_score, func)
+            plan = MeansPlan.of(self._requests, self.options)
+            out = plan.merge(
+                self._on_shards(score, lambda ctx, _: plan.shard(ctx)),
+                self.group_ids,
+            )
+            if out is not None:
+                return out
+            # A reduction that raises or warns: the single pass, which does.
+            ctx = RankingContext.from_scores(self._totals, score, self._layout)
+        else:
+            ctx = self._context(y_score, func)
         return mean_values(ctx, self.group_ids, self._requests, self.options)
 
     def evaluate_per_group(self, y_score: ArrayLike) -> GroupScores:
@@ -131,6 +177,12 @@ class PreparedEvaluation:
         """
         func = "PreparedEvaluation.evaluate_per_group"
         check_metrics(list(self.metrics), func, per_group=True)  # pooled "auc"
+        if self._shards is not None:
+            parts = self._on_shards(
+                self._scores(y_score, func),
+                lambda ctx, p: _group_scores(ctx, p.group_ids, p._requests, p.options),
+            )
+            return _merge_scores(self.group_ids, self._requests, parts)
         ctx = self._context(y_score, func)
         return _group_scores(ctx, self.group_ids, self._requests, self.options)
 
@@ -145,6 +197,7 @@ def prepare(
     judged: ArrayLike | None = None,
     in_pool: ArrayLike | None = None,
     convention: str | None = None,
+    n_jobs: int | None = None,
     **options: Any,
 ) -> PreparedEvaluation:
     """Check and encode labels and groups once, to evaluate many score arrays.
@@ -170,6 +223,13 @@ def prepare(
         As in :func:`evaluate`.
     convention : str, default=None
         Name of a preset of conventions; None is ``"sklearn_rank"``.
+    n_jobs : int, default=None
+        Threads of each call, as in :func:`evaluate`: the groups are cut here
+        into shards of whole groups, each with its own prepared layout, and
+        each call orders and scores the shards on their own threads and
+        reduces their per-group values once (the single-threaded results to
+        the last bit). None means 1 unless inside
+        ``joblib.parallel_config(n_jobs=...)``; -1 means all cores.
     **options
         The convention keywords of :func:`evaluate` (``ties``, ``gain``,
         ``undefined``, ...); None takes the value of ``convention``.
@@ -207,6 +267,7 @@ def prepare(
         judged,
         in_pool,
     )
+    n_threads = effective_n_jobs(n_jobs, func)
     totals = input_totals(inputs, opts)
     # Rows of the input as given (judged_only may have dropped some).
     n_samples = inputs.y_true.shape[0] if inputs.rows is None else len(y_true)
@@ -218,7 +279,34 @@ def prepare(
         n_samples,
         inputs.rows,
         inputs.space,
+        _prepared_shards(inputs, requests, opts, n_threads),
     )
+
+
+def _prepared_shards(inputs, requests, opts, n_threads):
+    """(rows, prepared evaluation) of each shard of whole groups, cut as the
+    cold path cuts them; None for one thread or one shard."""
+    if n_threads <= 1 or not shardable(inputs, requests, opts):
+        return None
+    n = inputs.codes.shape[0]
+    bounds = shard_bounds(inputs.codes, inputs.n_groups, shard_count(n, n_threads))
+    if bounds.shape[0] <= 2:
+        return None
+    out = []
+    rows_of = shard_rows(inputs.codes, bounds)
+    for rows, cut in zip(rows_of, split_inputs(inputs, bounds, rows_of), strict=True):
+        part = cut()
+        prepared = PreparedEvaluation(
+            requests,
+            opts,
+            input_totals(part, opts),
+            part.group_ids,
+            part.y_true.shape[0],
+            None,
+            part.space,
+        )
+        out.append((rows, prepared))
+    return out
 
 
 def evaluate_models(

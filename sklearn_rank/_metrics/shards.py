@@ -40,7 +40,8 @@ def shardable(
     inputs: ValidatedInputs, requests: Sequence[MetricRequest], opts: Options
 ) -> bool:
     """Whether every requested value is a function of one group's rows."""
-    if inputs.space.xp is not None or not isinstance(inputs.y_score, np.ndarray):
+    score = inputs.y_score  # (None: prepare()'s, the scores come later)
+    if inputs.space.xp is not None or not isinstance(score, np.ndarray | None):
         return False  # array API inputs: the device keeps its own parallelism
     if any(r.spec.pooled or r.spec.name in ACROSS_GROUPS for r in requests):
         return False
@@ -80,33 +81,47 @@ def shard_bounds(codes: np.ndarray, n_groups: int, n_shards: int) -> np.ndarray:
     return np.concatenate([[0], cut, [n_groups]]).astype(np.intp)
 
 
-def split_inputs(inputs: ValidatedInputs, bounds: np.ndarray) -> list[Callable]:
-    """One callable per shard that cuts that shard's rows out of ``inputs``
-    (run on the shard's own thread): codes start again at 0, rows keep their
-    input order (so ``ties="stable"`` orders them as one pass does)."""
+def shard_rows(codes: np.ndarray, bounds: np.ndarray) -> list[slice | np.ndarray]:
+    """The rows of each shard (group codes ``bounds[s]..bounds[s + 1]-1``), in
+    input order: slices where the rows come grouped by shard (the command
+    line's, by query), else index arrays."""
     n_shards = bounds.shape[0] - 1
     shard_of_code = np.repeat(
         np.arange(n_shards, dtype=np.uint16), np.diff(bounds).astype(np.intp)
     )
-    key = shard_of_code[inputs.codes]
-    # A stable sort of small integers: numpy's radix sort, linear in the rows.
-    order = np.argsort(key, kind="stable")
+    key = shard_of_code[codes]
     row_bounds = np.zeros(n_shards + 1, dtype=np.intp)
     np.cumsum(np.bincount(key, minlength=n_shards), out=row_bounds[1:])
+    lo, hi = row_bounds[:-1].tolist(), row_bounds[1:].tolist()
+    if key.size > 1 and bool((key[1:] < key[:-1]).any()):
+        # A stable sort of small integers: numpy's radix sort, linear in the rows.
+        order = np.argsort(key, kind="stable")
+        return [order[a:b] for a, b in zip(lo, hi, strict=True)]
+    return [slice(a, b) for a, b in zip(lo, hi, strict=True)]
+
+
+def split_inputs(
+    inputs: ValidatedInputs, bounds: np.ndarray, rows_of: list | None = None
+) -> list[Callable]:
+    """One callable per shard that cuts that shard's rows out of ``inputs``
+    (run on the shard's own thread): codes start again at 0, rows keep their
+    input order (so ``ties="stable"`` orders them as one pass does).
+    ``rows_of``: :func:`shard_rows`, when the caller has them."""
+    if rows_of is None:
+        rows_of = shard_rows(inputs.codes, bounds)
 
     def cut(s: int) -> ValidatedInputs:
-        rows = order[row_bounds[s] : row_bounds[s + 1]]
+        rows = rows_of[s]
         g0, g1 = int(bounds[s]), int(bounds[s + 1])
 
         def take(a):
             return None if a is None else a[rows]
 
-        codes = inputs.codes[rows]
-        codes -= codes.dtype.type(g0)
+        codes = inputs.codes[rows] - inputs.codes.dtype.type(g0)
         return dataclasses.replace(
             inputs,
             y_true=inputs.y_true[rows],
-            y_score=inputs.y_score[rows],
+            y_score=take(inputs.y_score),
             codes=codes,
             group_ids=inputs.group_ids[g0:g1],
             sample_weight=take(inputs.sample_weight),
@@ -116,7 +131,24 @@ def split_inputs(inputs: ValidatedInputs, bounds: np.ndarray) -> list[Callable]:
             rows=None,
         )
 
-    return [lambda s=s: cut(s) for s in range(n_shards)]
+    return [lambda s=s: cut(s) for s in range(len(rows_of))]
+
+
+def shard_count(n_rows: int, n_threads: int) -> int:
+    """At most ``n_threads`` shards, none under :data:`MIN_ROWS_PER_SHARD` rows."""
+    return min(n_threads, max(n_rows // MIN_ROWS_PER_SHARD, 1))
+
+
+def map_threads(work: Callable[[Any], R], items: Sequence[Any]) -> list[R]:
+    """``work`` on each item, one thread each, results in the items' order."""
+    pool = ThreadPoolExecutor(max_workers=len(items), thread_name_prefix="sklearn_rank")
+    try:
+        futures = [pool.submit(work, item) for item in items]
+        return [f.result() for f in futures]
+    finally:
+        # An error or Ctrl-C in the caller: drop the shards not started, and
+        # return without waiting for the running ones (they end on their own).
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def run_shards(
@@ -126,7 +158,7 @@ def run_shards(
 ) -> list[R] | None:
     """``work`` on each shard of ``inputs``, one thread each, in group order;
     None when one shard is all there is (the caller then runs unsharded)."""
-    n_threads = min(n_threads, max(inputs.codes.shape[0] // MIN_ROWS_PER_SHARD, 1))
+    n_threads = shard_count(inputs.codes.shape[0], n_threads)
     bounds = shard_bounds(inputs.codes, inputs.n_groups, n_threads)
     return run_bounds(inputs, bounds, work)
 
@@ -139,15 +171,7 @@ def run_bounds(
     """:func:`run_shards` at given boundaries (the tests' fixed shard counts)."""
     if bounds.shape[0] <= 2:
         return None
-    cuts = split_inputs(inputs, bounds)
-    pool = ThreadPoolExecutor(max_workers=len(cuts), thread_name_prefix="sklearn_rank")
-    try:
-        futures = [pool.submit(lambda c=c: work(c())) for c in cuts]
-        return [f.result() for f in futures]
-    finally:
-        # An error or Ctrl-C in the caller: drop the shards not started, and
-        # return without waiting for the running ones (they end on their own).
-        pool.shutdown(wait=False, cancel_futures=True)
+    return map_threads(lambda cut: work(cut()), split_inputs(inputs, bounds))
 
 
 def concat(parts: Sequence[Any]) -> np.ndarray:
