@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._engine import segments as seg
 from .._engine.context import GroupTotals, RankingContext
 from .._engine.kernels.exposure import exposure_terms, row_exposure
 from .._engine.reduce import mean_over_groups
@@ -192,8 +193,8 @@ def exposure_by_item_group(
     )
     exposure = _mean_exposure(totals, scores, patience)
     names, codes = np.unique(kinds, return_inverse=True)
-    total = np.bincount(codes, weights=exposure, minlength=names.size)
-    count = np.bincount(codes, minlength=names.size)
+    total = seg.segment_sum(codes, exposure, names.size)
+    count = seg.segment_count(codes, names.size)
     return {
         name.item() if hasattr(name, "item") else name: float(t / c)
         for name, t, c in zip(names, total, count, strict=True)

@@ -36,6 +36,7 @@ class IntentView(NamedTuple):
     n_intents: np.ndarray  # (n_groups,) intents with a relevant row
     rel_input: np.ndarray  # (n_rows, n_intents) int8 0/1, in input order
     cell_size: np.ndarray  # (n_pairs,) relevant rows of the pair's (group, intent)
+    ideals: dict  # alpha -> the longest greedy ideal computed (``ideal_gains``)
 
 
 class IntentParams(NamedTuple):
@@ -63,7 +64,7 @@ def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
     prior = np.empty(row.size, dtype=np.intp)
     prior[by_cell] = np.arange(row.size) - first[cell[by_cell]]
     n_intents = (size.reshape(ctx.n_groups, m) > 0).sum(axis=1).astype(np.float64)
-    return IntentView(row, prior, n_intents, rel_input, size[cell])
+    return IntentView(row, prior, n_intents, rel_input, size[cell], {})
 
 
 def _decay_powers(alpha: float, top: int) -> np.ndarray:
@@ -155,6 +156,19 @@ def _ideal_depth(ctx: RankingContext, k: int | None) -> int:
     return longest if k is None else min(k, longest)
 
 
+def ideal_gains(
+    ctx: RankingContext, view: IntentView, alpha: float, depth: int
+) -> np.ndarray:
+    """:func:`greedy_ideal_gains`, computed once per view and ``alpha`` for the
+    longest depth asked: the greedy ideal is built position by position, so a
+    shorter one is a prefix of a longer (alpha-nDCG, nERR-IA and nNRBP of one
+    call share it)."""
+    known = view.ideals.get(alpha)
+    if known is None or known.shape[1] < depth:
+        known = view.ideals[alpha] = greedy_ideal_gains(ctx, view, alpha, depth)
+    return known[:, :depth]
+
+
 def alpha_ndcg(
     ctx: RankingContext, view: IntentView, k: int | None, p: IntentParams
 ) -> GroupValues:
@@ -164,7 +178,7 @@ def alpha_ndcg(
     term = np.where(_in_cutoff(ctx, k), gain * position_discount(ctx.rank), 0.0)
     dcg = ctx.group_sum(term)
     depth = _ideal_depth(ctx, k)
-    ideal = greedy_ideal_gains(ctx, view, alpha, depth)
+    ideal = ideal_gains(ctx, view, alpha, depth)
     ideal_dcg = ideal @ position_discount(np.arange(1, depth + 1))
     return _result(ctx, view, seg.divide(dcg, ideal_dcg, ideal_dcg > 0, np.nan))
 
@@ -200,7 +214,7 @@ def nerr_ia(
     """nERR-IA@k as ndeval: the ranking's intent-aware ERR over that of ndeval's
     greedy ideal ranking (the one of alpha-nDCG), both cut at ``k``."""
     depth = _ideal_depth(ctx, k)
-    ideal = greedy_ideal_gains(ctx, view, p.alpha, depth)
+    ideal = ideal_gains(ctx, view, p.alpha, depth)
     ideal_err = ideal @ (1.0 / np.arange(1, depth + 1, dtype=np.float64))
     err = _err_ia_sum(ctx, view, k, p.alpha)
     return _result(ctx, view, seg.divide(err, ideal_err, ideal_err > 0, np.nan))
@@ -233,7 +247,7 @@ def nnrbp(
     gain = novelty_gain(ctx, view, p.alpha)
     total = ctx.group_sum(gain * np.power(p.beta, ctx.rank - 1.0))
     depth = _ideal_depth(ctx, None)
-    ideal = greedy_ideal_gains(ctx, view, p.alpha, depth)
+    ideal = ideal_gains(ctx, view, p.alpha, depth)
     ideal_total = ideal @ np.power(p.beta, np.arange(depth, dtype=np.float64))
     ok = ideal_total > 0
     return _result(ctx, view, seg.divide(total, ideal_total, ok, np.nan))
