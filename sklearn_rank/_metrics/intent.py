@@ -114,6 +114,7 @@ def evaluate_intents(
     ties: str | None = None,
     undefined: str | float | None = None,
     convention: str | None = None,
+    retrieved: ArrayLike | None = None,
 ) -> dict[str, float]:
     """Intent-aware ranking metrics from one ordering of the rows.
 
@@ -149,6 +150,11 @@ def evaluate_intents(
         mean ("skip"), an error, or scored with the float.
     convention : str, default=None
         Name of a convention preset that sets ``undefined`` when None.
+    retrieved : array-like of bool of shape (n_samples,), default=None
+        False marks rows that are judged but not ranked (ndeval's qrels beside
+        its run): they count in a group's intents, in MAP-IA's per-intent
+        denominators and in the greedy ideal, never in the ranked list. None:
+        every row is ranked.
 
     Returns
     -------
@@ -184,6 +190,7 @@ def _scores(
     ties: Any,
     undefined: Any,
     convention: Any,
+    retrieved: Any = None,
 ) -> dict[str, float]:
     """The body of :func:`evaluate_intents` and the ``*_score`` functions: errors
     name ``func``."""
@@ -203,7 +210,7 @@ def _scores(
     opts = resolve_options(func, convention, {"undefined": undefined})
     labels = _check_intent_labels(y_true, func)
     inputs = check_inputs(
-        func, labels.max(axis=1), y_score, groups, sample_weight, None, host=True
+        func, labels.max(axis=1), y_score, groups, sample_weight, retrieved, host=True
     )
     ctx = RankingContext.from_inputs(
         inputs.y_true,
@@ -211,6 +218,7 @@ def _scores(
         inputs.codes,
         inputs.n_groups,
         ties="stable",
+        retrieved=inputs.retrieved,
         sample_weight=inputs.sample_weight,
         group_weight=opts.group_weight,
     )

@@ -5,6 +5,9 @@ precision-IA and subtopic (intent) recall.
 Judgements are binary per intent (grade > 0, as ndeval reads its qrels). A
 group's intents are the columns with a relevant row in the group (ndeval's
 "actual subtopics"); a group with none is undefined. numpy only for now.
+Rows the context does not rank (its ``retrieved`` mask) still count in a group's
+intents, in MAP-IA's per-intent denominators and as candidates of the greedy
+ideal, as ndeval reads them from its qrels; only ranked rows are scored.
 
 The rows come in the context's one ordering (``ctx.order``). Only the relevant
 (row, intent) pairs are kept: each pair's count of relevant rows for its intent
@@ -51,11 +54,26 @@ def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
     """The relevant (row, intent) pairs laid out in the context's one ordering,
     with each pair's count of relevant rows for its intent ranked above it in its
     group: its position among the pairs of its (group, intent) cell, ordered by
-    cell then rank (one sort of the pairs, no pass over rows x intents)."""
+    cell then rank (one sort of the pairs, no pass over rows x intents).
+
+    ``rel_input`` covers every row, ranked or not (the context's ``retrieved``
+    mask): a group's intents and each cell's size (MAP-IA's denominator) count
+    the unranked rows too, as ndeval counts its qrels; only ranked rows are
+    pairs of the view."""
     n, m = rel_input.shape
     in_row, intent = np.nonzero(rel_input)
-    rank_of = np.empty(n, dtype=np.intp)
-    rank_of[ctx.order] = np.arange(n)
+    ranked_rows = ctx.totals.ranked_rows
+    size_all = None
+    if ranked_rows is not None:  # judged rows the ranking did not retrieve
+        cells_all = ctx.totals.codes_all[in_row].astype(np.intp) * m + intent
+        size_all = np.bincount(cells_all, minlength=ctx.n_groups * m)
+        position = np.full(n, -1, dtype=np.intp)
+        position[ranked_rows] = np.arange(ctx.n_rows)
+        in_row = position[in_row]
+        keep = in_row >= 0
+        in_row, intent = in_row[keep], intent[keep]
+    rank_of = np.empty(ctx.n_rows, dtype=np.intp)
+    rank_of[ctx.order] = np.arange(ctx.n_rows)
     row = rank_of[in_row]
     cell = ctx.group[row].astype(np.intp) * m + intent
     by_cell = np.lexsort((row, cell))
@@ -63,6 +81,8 @@ def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
     first = np.cumsum(size) - size
     prior = np.empty(row.size, dtype=np.intp)
     prior[by_cell] = np.arange(row.size) - first[cell[by_cell]]
+    if size_all is not None:
+        size = size_all
     n_intents = (size.reshape(ctx.n_groups, m) > 0).sum(axis=1).astype(np.float64)
     return IntentView(row, prior, n_intents, rel_input, size[cell], {})
 
@@ -151,8 +171,11 @@ def greedy_ideal_gains(
 
 
 def _ideal_depth(ctx: RankingContext, k: int | None) -> int:
-    """Positions of the greedy ideal a metric reads: the longest list, or ``k``."""
-    longest = int(ctx.length.max()) if ctx.n_groups else 0
+    """Positions of the greedy ideal a metric reads: the longest group (its
+    unranked rows too), or ``k``."""
+    # Every row of a group is a candidate of its ideal, retrieved or not.
+    sizes = ctx.length if ctx.totals.ranked_rows is None else ctx.totals.size()
+    longest = int(sizes.max()) if ctx.n_groups else 0
     return longest if k is None else min(k, longest)
 
 
@@ -275,8 +298,8 @@ def precision_ia(
     times the group's intents (a short list counts as padded, as ndeval)."""
     hits = np.where(_in_cutoff(ctx, k), _per_row(ctx, view), 0.0)
     norm = view.n_intents * _depth(ctx, k)
-    ok = view.n_intents > 0
-    return _result(ctx, view, seg.divide(ctx.group_sum(hits), norm, ok, np.nan))
+    # 0 for a group none of whose rows is retrieved (no intent: undefined).
+    return _result(ctx, view, seg.divide(ctx.group_sum(hits), norm, norm > 0, 0.0))
 
 
 def subtopic_recall(
