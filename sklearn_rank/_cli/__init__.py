@@ -21,7 +21,7 @@ from types import ModuleType
 __all__ = ["get_parser", "main"]
 
 PROG = "sklearn-rank"
-SUBCOMMANDS = ("demo", "evaluate", "compare")
+SUBCOMMANDS = ("demo", "evaluate", "compare", "ndeval")
 DEFAULT = "demo"
 
 

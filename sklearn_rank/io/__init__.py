@@ -32,6 +32,10 @@ _LAZY = {
     "Qrels": "_trec",
     "Run": "_trec",
     "load_trec": "_trec",
+    "NdevalArrays": "_ndeval",
+    "NdevalQrels": "_ndeval",
+    "ndeval_arrays": "_ndeval",
+    "read_ndeval_qrels": "_ndeval",
     "read_qrels": "_trec",
     "read_run": "_trec",
     "trec_arrays": "_trec",
@@ -52,6 +56,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "NdevalArrays",
+    "NdevalQrels",
     "Qrels",
     "QrelsColumns",
     "RankedListArrays",
@@ -64,8 +70,10 @@ __all__ = [
     "ir_measures_provider",
     "join_columns",
     "load_trec",
+    "ndeval_arrays",
     "ranked_list_arrays",
     "read_bytes",
+    "read_ndeval_qrels",
     "read_qrels",
     "read_qrels_columns",
     "read_run",

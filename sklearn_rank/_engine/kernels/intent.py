@@ -206,6 +206,23 @@ def alpha_ndcg(
     return _result(ctx, view, seg.divide(dcg, ideal_dcg, ideal_dcg > 0, np.nan))
 
 
+def alpha_dcg(
+    ctx: RankingContext, view: IntentView, k: int | None, p: IntentParams
+) -> GroupValues:
+    """alpha-DCG@k as ndeval prints it: alpha-DCG over that of an "ideal ideal"
+    list, relevant to every intent at every position down to ``k`` (ndeval's
+    collection-independent normalisation; no greedy ideal)."""
+    alpha = p.alpha
+    gain = novelty_gain(ctx, view, alpha)
+    term = np.where(_in_cutoff(ctx, k), gain * position_discount(ctx.rank), 0.0)
+    depth = _depth(ctx, k)
+    top = int(depth.max()) if depth.size else 0
+    at = np.arange(1, max(top, 1) + 1, dtype=np.float64)
+    series = np.cumsum(np.power(1.0 - alpha, at - 1.0) * position_discount(at))
+    norm = view.n_intents * series[np.maximum(depth, 1) - 1]
+    return _result(ctx, view, seg.divide(ctx.group_sum(term), norm, norm > 0, np.nan))
+
+
 def _err_ia_sum(ctx: RankingContext, view: IntentView, k: int | None, alpha: float):
     """Per group, ``sum_{p <= k} gain_p / p``: the intent-aware cascade summed
     over the intents (each intent's ERR with stop probability ``alpha``)."""
@@ -325,5 +342,7 @@ INTENT_KERNELS = {
     "precision_ia": precision_ia,
     "subtopic_recall": subtopic_recall,
 }
+# The measures ndeval prints beside those (not in the metric table yet).
+NDEVAL_KERNELS = {"alpha_dcg": alpha_dcg}
 # The metrics of the whole list (ndeval has no cutoff for them).
 WHOLE_LIST = frozenset({"nrbp", "nnrbp"})

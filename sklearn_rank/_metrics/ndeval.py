@@ -1,0 +1,80 @@
+"""ndeval's table: every measure it prints, per topic, from one ordering.
+
+The rows, their intents and the retrieved mask come from
+:func:`sklearn_rank.io.ndeval_arrays`; the formulas are the intent kernels'
+(``_engine/kernels/intent.py``). The command line's ``sklearn-rank ndeval``
+formats this table as ndeval's CSV.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._engine.context import RankingContext
+from .._engine.kernels.intent import (
+    INTENT_KERNELS,
+    NDEVAL_KERNELS,
+    IntentParams,
+    intent_view,
+)
+from .._utils.params import param_error
+from .intent import _check_intent_labels
+from .validation import check_inputs
+
+__all__ = ["NDEVAL_COLUMNS", "ndeval_table"]
+
+_CUTOFFS = (5, 10, 20)  # ndeval's, below its DEPTH of 20
+# (column, kernel, cutoff), in ndeval's order.
+NDEVAL_COLUMNS = tuple(
+    [(f"ERR-IA@{k}", "err_ia", k) for k in _CUTOFFS]
+    + [(f"nERR-IA@{k}", "nerr_ia", k) for k in _CUTOFFS]
+    + [(f"alpha-DCG@{k}", "alpha_dcg", k) for k in _CUTOFFS]
+    + [(f"alpha-nDCG@{k}", "alpha_ndcg", k) for k in _CUTOFFS]
+    + [("NRBP", "nrbp", None), ("nNRBP", "nnrbp", None), ("MAP-IA", "map_ia", None)]
+    + [(f"P-IA@{k}", "precision_ia", k) for k in _CUTOFFS]
+    + [(f"strec@{k}", "subtopic_recall", k) for k in _CUTOFFS]
+)
+_KERNELS = {**INTENT_KERNELS, **NDEVAL_KERNELS}
+
+
+def ndeval_table(
+    y_true: Any,
+    y_score: Any,
+    *,
+    groups: Any,
+    retrieved: Any = None,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Per group (ascending ids), each of ndeval's columns as ndeval computes it.
+
+    A group without a relevant (row, intent) (ndeval's topic with no "actual
+    subtopic") scores 0 on every column but nNRBP, which is NaN (ndeval's 0 / 0).
+    ``alpha`` and ``beta`` may be anywhere in [0, 1], as ndeval's ``-alpha`` and
+    ``-beta``. Returns the sorted group ids and a dict of column -> values.
+    """
+    func = "ndeval_table"
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if not 0.0 <= float(value) <= 1.0:
+            raise param_error(name, func, "a float in [0, 1] (as ndeval)", value)
+    labels = _check_intent_labels(y_true, func)
+    inputs = check_inputs(
+        func, labels.max(axis=1), y_score, groups, None, retrieved, host=True
+    )
+    ctx = RankingContext.from_inputs(
+        inputs.y_true,
+        inputs.y_score,
+        inputs.codes,
+        inputs.n_groups,
+        ties="stable",
+        retrieved=inputs.retrieved,
+    )
+    view = intent_view(ctx, (labels > 0).astype(np.int8))
+    params = IntentParams(float(alpha), float(beta))
+    out = {}
+    for column, base, k in NDEVAL_COLUMNS:
+        values, defined, _ = _KERNELS[base](ctx, view, k, params)
+        out[column] = values if base == "nnrbp" else np.where(defined, values, 0.0)
+    return inputs.group_ids, out
