@@ -96,7 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _number(value: float) -> str:
     """ndeval's ``%.6f``; its 0 / 0 prints as glibc's ``-nan``."""
-    return "-nan" if math.isnan(value) else "%.6f" % value
+    return "-nan" if math.isnan(value) else f"{value:.6f}"
 
 
 def ndeval_lines(args: argparse.Namespace) -> list[str]:
@@ -122,13 +122,15 @@ def ndeval_lines(args: argparse.Namespace) -> list[str]:
             beta=args.beta,
         )
         values = np.column_stack([table[c] for c in columns])
-        per_topic = dict(zip(ids.tolist(), values.tolist()))
+        per_topic = dict(zip(ids.tolist(), values.tolist(), strict=True))
     lines = ["runid,topic," + ",".join(columns)]
     totals = [0.0] * len(columns)
     zeros = [0.0] * len(columns)
     for topic in arrays.run_topics.tolist():
         row = per_topic.get(topic, zeros)  # a run topic without qrels: zeros
-        totals = [t + v for t, v in zip(totals, row)]  # in order, as ndeval
+        totals = [
+            t + v for t, v in zip(totals, row, strict=True)
+        ]  # in order, as ndeval
         lines.append(f"{arrays.runid},{topic}," + ",".join(map(_number, row)))
     count = arrays.n_qrels_topics if args.complete else len(per_topic)
     means = [t / count if count else math.nan for t in totals]

@@ -193,9 +193,9 @@ def _run_order(run: Run, topic: np.ndarray, traditional: bool) -> np.ndarray:
     if dup.size:
         i = int(order[dup[0] + 1])
         raise ValueError(
-            f"{run.source}, line {int(run.line[i])}: duplicate rank ({int(rank[dup[0]])})"
-            f" for topic {int(topic[i])} (ndeval refuses it; use traditional=True "
-            "to rank by score)"
+            f"{run.source}, line {int(run.line[i])}: duplicate rank "
+            f"({int(rank[dup[0]])}) for topic {int(topic[i])} (ndeval refuses it; "
+            "use traditional=True to rank by score)"
         )
     return order
 
@@ -258,7 +258,10 @@ def ndeval_arrays(
     )
     first_line = np.asarray(run.line)[where]
     topic_of = np.array(
-        [_run_topic(q, run.source, int(w)) for q, w in zip(qids, first_line)],
+        [
+            _run_topic(q, run.source, int(w))
+            for q, w in zip(qids, first_line, strict=True)
+        ],
         dtype=np.int64,
     )
     topic = topic_of[inverse.ravel()]
