@@ -77,4 +77,7 @@ def ndeval_table(
     for column, base, k in NDEVAL_COLUMNS:
         values, defined, _ = _KERNELS[base](ctx, view, k, params)
         out[column] = values if base == "nnrbp" else np.where(defined, values, 0.0)
+    if 1.0 - (1.0 - params.alpha) * params.beta == 0.0:
+        # ndeval scales both NRBPs by this factor before dividing: 0 / 0.
+        out["nNRBP"] = np.full_like(out["nNRBP"], np.nan)
     return inputs.group_ids, out
