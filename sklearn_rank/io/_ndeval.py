@@ -230,7 +230,8 @@ def ndeval_arrays(
     ------
     ValueError
         On a run topic that is not a natural number (after an optional prefix
-        ending in ``-``), or a rank used twice for one topic (by default).
+        ending in ``-``), a negative rank, or a rank used twice for one topic (by
+        default).
 
     Examples
     --------
@@ -252,6 +253,12 @@ def ndeval_arrays(
         run = read_run(run)
     if not len(run):
         raise ValueError(f"{run.source}: the run file is empty (ndeval refuses it)")
+    bad = np.flatnonzero(np.asarray(run.rank) < 0)
+    if bad.size:
+        raise ValueError(
+            f"{run.source}, line {int(run.line[bad[0]])}: the rank field must be a "
+            f"natural number (as ndeval), got {int(run.rank[bad[0]])}"
+        )
     runid = _first_tag(run) or str(run.runid)  # ndeval keeps the first line's
     qids, where, inverse = np.unique(
         np.asarray(run.qid, dtype=str), return_index=True, return_inverse=True
