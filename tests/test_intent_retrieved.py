@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from test_intent_metrics import _greedy_ideal  # ndeval's, over every judged row
 
 from sklearn_rank import evaluate_intents
 
@@ -34,23 +35,6 @@ def _gains(lists, intents, alpha):
 def _weighted(gains, weight):
     """``sum_p gains[p - 1] * weight(p)``."""
     return sum(g * weight(p) for p, g in enumerate(gains, 1))
-
-
-def _greedy_ideal(rel, intents, alpha):
-    """ndeval's idealResult over every judged row: the largest marginal gain at
-    each position, ties to the last row in input order."""
-    left, seen, out = list(range(len(rel))), dict.fromkeys(intents, 0), []
-    while left:
-        best, where = None, None
-        for i in left:
-            g = sum((1 - alpha) ** seen[j] for j in intents if rel[i][j])
-            if best is None or g >= best:
-                best, where = g, i
-        left.remove(where)
-        out.append(rel[where])
-        for j in intents:
-            seen[j] += bool(rel[where][j])
-    return out
 
 
 def _oracle(metric, rel, score, ret, alpha, beta, k):
