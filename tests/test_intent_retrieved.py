@@ -158,3 +158,18 @@ def test_unretrieved_rows_count_in_the_denominators():
     assert got["subtopic_recall@2"] == 0.5  # B is an intent of the query
     assert got["map_ia"] == 0.5  # A: AP 1, B: AP 0 over 1 judged row
     assert got["alpha_ndcg@2"] == pytest.approx(1 / (1 + 1 / math.log2(3)))
+
+
+def test_ranked_rows_first_or_last():
+    # Retrieved rows first: the context keeps them as a slice; last: an index.
+    rng = np.random.default_rng(11)
+    y, s, g, ret = _case(rng)
+    names = [f"{m}@3" for m in METRICS] + list(WHOLE_LIST)
+    for rows in (np.argsort(~ret, kind="stable"), np.argsort(ret, kind="stable")):
+        y_, s_, g_, r_ = y[rows], s[rows], g[rows], ret[rows]
+        got = evaluate_intents(y_, s_, groups=g_, retrieved=r_, metrics=names)
+        for name in names:
+            metric, _, cut = name.partition("@")
+            k = int(cut) if cut else None
+            want = _mean_oracle(metric, y_, s_, g_, r_, 0.5, 0.5, k)
+            assert got[name] == pytest.approx(want, abs=1e-12), name
