@@ -14,6 +14,11 @@ rows), and 5 huge groups; graded labels 0..4, scores with ties (two decimals);
 
     python benchmarks/bench_threads.py --rows 1_000_000 10_000_000 --repeat 3
     python benchmarks/bench_threads.py --rows 10_000_000 --jobs 1 2 4 8 16
+    python benchmarks/bench_threads.py --rows 0 --resampling 5000 --jobs 1 2 4
+
+``--resampling GROUPS`` also times ``stats.bootstrap_ci`` and
+``stats.compare`` (9,999 resamples) at each ``--jobs``; ``--rows 0`` skips the
+evaluation layouts.
 """
 
 from __future__ import annotations
@@ -108,6 +113,14 @@ def contenders_of(y, s, g, jobs, with_xgboost: bool) -> dict:
         p = prepare(y, groups=g, metrics=["ndcg@10"], n_jobs=j)
         assert p.evaluate(s) == one.evaluate(s), j
         out[f"prepared ndcg@10 n_jobs={j}"] = lambda p=p: p.evaluate(s)
+    # The rows by query, as XGBoost's DMatrix holds them (the same rows and
+    # query layout it is given below).
+    o = np.argsort(g, kind="stable")
+    ys, ss, gs = y[o], s[o], g[o]
+    for j in jobs:
+        p = prepare(ys, groups=gs, metrics=["ndcg@10"], n_jobs=j)
+        assert p.evaluate(ss) == one.evaluate(s), j
+        out[f"prepared ndcg@10 by query n_jobs={j}"] = lambda p=p: p.evaluate(ss)
     for j in jobs:
         out[f"evaluate ndcg@10 n_jobs={j}"] = lambda j=j: evaluate(
             y, s, groups=g, metrics=["ndcg@10"], n_jobs=j
@@ -120,6 +133,32 @@ def contenders_of(y, s, g, jobs, with_xgboost: bool) -> dict:
     return out
 
 
+def resampling_contenders(n_groups: int, jobs) -> dict:
+    """``stats.bootstrap_ci`` (bootstrap-t) and ``stats.compare``
+    (randomization test, two models) on ``n_groups`` per-group values, 9,999
+    resamples, at each ``n_jobs``; each result checked equal to ``n_jobs=1``'s."""
+    from sklearn_rank import GroupScores
+    from sklearn_rank.stats import bootstrap_ci, compare
+
+    rng = np.random.default_rng(0)
+    ids, w = np.arange(n_groups), np.ones(n_groups)
+    a = rng.beta(0.5, 2.0, n_groups)
+    b = np.clip(a + rng.normal(0.01, 0.1, n_groups), 0, 1)
+    runs = {m: GroupScores(ids, {"ndcg@10": v}, {"ndcg@10": w}) for m, v in
+            (("a", a), ("b", b))}  # fmt: skip
+    out = {}
+    for name, call in (
+        ("bootstrap_ci", lambda j: bootstrap_ci(None, runs["a"], random_state=0,
+                                                n_jobs=j).intervals),
+        ("compare", lambda j: compare(None, runs, random_state=0, n_jobs=j).pairs),
+    ):  # fmt: skip
+        ref = repr(call(1))
+        for j in jobs:
+            assert repr(call(j)) == ref, (name, j)
+            out[f"{name} n_jobs={j}"] = lambda call=call, j=j: call(j)
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000])
@@ -127,6 +166,10 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--layouts", nargs="+", default=["ragged", "tiny", "huge"])
     parser.add_argument("--no-xgboost", action="store_true")
+    parser.add_argument(
+        "--resampling", type=int, default=0, metavar="GROUPS",
+        help="also time the statistics' resampling on this many groups",
+    )  # fmt: skip
     args = parser.parse_args(argv)
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
@@ -137,7 +180,14 @@ def main(argv=None) -> int:
         f"load average {os.getloadavg()[0]:.2f} at start"
     )
     print(f"metrics {METRICS}, ties='average', median of {args.repeat}")
-    for n in args.rows:
+    if args.resampling:
+        med = time_round(resampling_contenders(args.resampling, args.jobs), args.repeat)
+        print(f"\nresampling, {args.resampling:,} groups, 9,999 resamples; "
+              f"load {os.getloadavg()[0]:.2f}")  # fmt: skip
+        for name, t in med.items():
+            first = med[f"{name.split()[0]} n_jobs={args.jobs[0]}"]
+            print(f"{name:<40} {t:9.4f} {t / first:8.2f}")
+    for n in (n for n in args.rows if n > 0):
         for layout in args.layouts:
             y, s, g, sizes = make_rows(n, layout)
             xgb = layout == "ragged" and not args.no_xgboost
@@ -147,9 +197,9 @@ def main(argv=None) -> int:
                 f"\n{n:,} rows, {sizes.size:,} groups ({layout}); "
                 f"load {os.getloadavg()[0]:.2f}"
             )
-            print(f"{'contender':<34} {'median s':>9} {'/ first':>8}")
+            print(f"{'contender':<40} {'median s':>9} {'/ first':>8}")
             for name, t in med.items():
-                print(f"{name:<34} {t:9.4f} {t / base:8.2f}")
+                print(f"{name:<40} {t:9.4f} {t / base:8.2f}")
     return 0
 
 

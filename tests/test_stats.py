@@ -8,9 +8,11 @@ import pytest
 from scipy import stats
 
 from sklearn_rank import GroupScores, evaluate, evaluate_per_group
+from sklearn_rank._metrics.bootstrap import _COUNT_BUDGET, resample_blocks
 from sklearn_rank.stats import bootstrap_ci, compare
 from sklearn_rank.stats._corrections import adjust
 from sklearn_rank.stats._randomization import (
+    _SIGN_BUDGET,
     sign_flip_exact,
     sign_flip_monte_carlo,
 )
@@ -85,6 +87,13 @@ def test_monte_carlo_within_binomial_error_of_exact():
     assert abs(mc - exact) < 4 * np.sqrt(exact * (1 - exact) / n_res) + 1 / n_res
 
 
+def _as_drawn(rng, n_res, bytes_per_resample, budget, draw):
+    """The resamples in the library's blocks: one seed per block drawn from
+    ``rng`` up front, ``draw(generator, block_size)`` per block."""
+    blocks = resample_blocks(rng, n_res, bytes_per_resample, budget)
+    return np.concatenate([draw(g, stop - start) for start, stop, g in blocks])
+
+
 def test_monte_carlo_decisions_are_the_float64_ones_on_tied_data():
     # 3000 groups (two float32 blocks) of integer differences with equal weights:
     # many resamples tie the observed statistic exactly. Regenerate the same
@@ -95,7 +104,10 @@ def test_monte_carlo_decisions_are_the_float64_ones_on_tied_data():
     x = np.stack([d / d.size, np.roll(d, 7) / d.size], axis=1)
     n_res = 2000
     got = sign_flip_monte_carlo(x, n_res, np.random.default_rng(42))
-    bits = np.random.default_rng(42).integers(0, 256, size=(n_res, 512), dtype=np.uint8)
+    bits = _as_drawn(
+        np.random.default_rng(42), n_res, 4 * 4096, _SIGN_BUDGET,
+        lambda g, b: g.integers(0, 256, size=(b, 512), dtype=np.uint8),
+    )  # fmt: skip
     signs = 1.0 - 2.0 * np.unpackbits(bits, axis=1)[:, :3000]
     t_star = signs @ (d[:, None] * np.array([1, 1]))  # exact: integer sums
     t_star = np.stack([signs @ d, signs @ np.roll(d, 7)], axis=1)
@@ -481,8 +493,12 @@ def test_to_frame_without_pandas_names_the_extra(monkeypatch):
 
 def _loop_bootstrap_t(d, n_res, rng):
     """t* = (mean* - mean) / se* by a plain loop over the same resamples
-    (groups drawn as compare draws them: one (n_res, n) matrix of indices)."""
-    idx = rng.integers(0, d.size, size=(n_res, d.size))
+    (groups drawn as compare draws them: one (resamples, n) matrix of indices
+    per block of resamples, each block from its own seed)."""
+    idx = _as_drawn(
+        rng, n_res, 8 * d.size, _COUNT_BUDGET,
+        lambda g, b: g.integers(0, d.size, size=(b, d.size)),
+    )  # fmt: skip
     t = np.empty(n_res)
     for i in range(n_res):
         s = d[idx[i]]

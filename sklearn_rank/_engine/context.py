@@ -492,9 +492,10 @@ class RankingContext:
         y_r, s_r = totals.ranked(totals.y_all), totals.ranked(totals.y_score)
         c_r = totals.ranked(totals.codes_all)
         n_groups = totals.n_groups
+        local = None
         if layout is not None:
             length = layout.length
-            order, tied_next = layout.order(s_r)
+            order, tied_next, local = layout.order_local(s_r)
         else:
             length = seg.segment_count(c_r, n_groups)
             order, tied_next = None, None  # None: every row in place
@@ -525,9 +526,19 @@ class RankingContext:
         in_pool = None
         if totals.in_pool_all is not None:
             in_pool = in_order(totals.ranked(totals.in_pool_all))
+        if local is not None and layout.by_group is not None:
+            # The labels laid out by group once per layout (they do not change
+            # with the scores): a gather within groups, not across the input.
+            def by_group():
+                return layout, layout.in_groups(y_r)
+
+            kept, y_grouped = totals.cached(("labels by group", id(layout)), by_group)
+            y_ordered = y_grouped[local] if kept is layout else in_order(y_r)
+        else:
+            y_ordered = in_order(y_r)
         ctx = cls(
             totals,
-            in_order(y_r),
+            y_ordered,
             group,
             rank,
             length,

@@ -130,6 +130,20 @@ class GroupLayout:
         """The rows ordered by group, then descending score (ties by the rule),
         and for the block rules whether each ranked row but the last is tied
         with the next one in its group."""
+        order, same, _ = self.order_local(score)
+        return order, same
+
+    def in_groups(self, values: np.ndarray) -> np.ndarray:
+        """Per-row ``values`` (input order) laid out by group: read with the
+        local order of :meth:`order_local`, a gather within each group (cache
+        friendly) instead of one across the whole input."""
+        return values if self.by_group is None else values[self.by_group]
+
+    def order_local(
+        self, score: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """:meth:`order`, and the same order as positions in the rows laid out
+        by group (:meth:`in_groups`)."""
         by_group = self.by_group
         in_groups = score if by_group is None else score[by_group]
         ranked = None
@@ -140,15 +154,16 @@ class GroupLayout:
                     order, ranked = keyed
             if ranked is None:
                 order = self._argsort_order(in_groups)
+        local = order
         if by_group is not None:
-            order = by_group[order]
+            order = by_group[local]
         if self.ties not in BLOCK_TIES:
-            return order, None
+            return order, None, local
         if ranked is None:
-            ranked = score[order]
+            ranked = in_groups[local]
         same = np.equal(ranked[1:], ranked[:-1])
         same &= ~self.ends
-        return order, same
+        return order, same, local
 
     def _key_order(self, in_groups: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """The order (positions in ``in_groups``, the scores in group order) by

@@ -20,13 +20,47 @@ models, or by the online estimators' per-group sums).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from scipy.special import ndtr, ndtri
 
 from .._engine.reduce import weighted_average, weighted_averages
+from .shards import map_threads
 
-# Bytes of float64 counts held at once (resamples x groups never at once).
-_COUNT_BUDGET = 1 << 25
+# Bytes of counts per block of resamples (resamples x groups never at once;
+# small blocks stay in cache and out of the allocator's page faults).
+_COUNT_BUDGET = 1 << 20
+
+# Resamples drawn from one seed at most. The blocks are the threads' unit of
+# work (``n_jobs``), cut by the data's size and ``n_resamples`` alone, so the
+# number of threads never changes a draw.
+BLOCK_RESAMPLES = 512
+
+
+def resample_blocks(
+    rng: np.random.Generator, n_resamples: int, bytes_per_resample: int, budget: int
+) -> list[tuple[int, int, np.random.Generator]]:
+    """``(start, stop, generator)`` of each block of resamples, in order.
+
+    The blocks' seeds are drawn from ``rng`` up front, one per block, so the
+    resamples are the same whichever thread draws a block and in what order.
+    A block holds at most ``budget`` bytes (``bytes_per_resample`` each) and
+    :data:`BLOCK_RESAMPLES` resamples.
+    """
+    size = int(max(1, min(n_resamples, BLOCK_RESAMPLES, budget // bytes_per_resample)))
+    starts = range(0, n_resamples, size)
+    seeds = rng.integers(0, 2**63, size=len(starts), dtype=np.int64)
+    return [
+        (a, min(a + size, n_resamples), np.random.default_rng(int(s)))
+        for a, s in zip(starts, seeds.tolist(), strict=True)
+    ]
+
+
+def run_blocks(work: Callable[[Any], Any], blocks: list, n_threads: int = 1) -> list:
+    """``work`` on each block, on ``n_threads`` threads; results in block order."""
+    return map_threads(work, blocks, max(int(n_threads), 1))
 
 
 # The mean ``evaluate`` returns: the one formula, so the same float.
@@ -52,13 +86,16 @@ def bootstrap_distribution(
     n_resamples: int,
     rng: np.random.Generator,
     studentized: bool = False,
+    n_threads: int = 1,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Resampled weighted means, shape (n_resamples, n_columns).
 
     ``values`` and ``weights`` have shape (n, n_columns): the same n groups are
     drawn for every column. With ``studentized``, also the standard error of
     every resampled mean (same formula as :func:`standard_error`, computed from
-    the same count matrix), as a second array of the same shape.
+    the same count matrix), as a second array of the same shape. The blocks of
+    resamples (:func:`resample_blocks`) run on ``n_threads`` threads, with the
+    same result bit for bit.
     """
     n, n_cols = values.shape
     # Centred at the sample mean: the sums of squares below lose no precision.
@@ -69,28 +106,31 @@ def bootstrap_distribution(
     if studentized:
         parts += [w2 * u * u, w2 * u, w2]
     rhs = np.concatenate(parts, axis=1)
-    batch = int(max(1, min(n_resamples, _COUNT_BUDGET // (8 * n))))
+    blocks = resample_blocks(rng, n_resamples, 8 * n, _COUNT_BUDGET)
     out = np.empty((n_resamples, n_cols))
     se = np.empty((n_resamples, n_cols)) if studentized else None
-    offsets = (np.arange(batch, dtype=np.int64) * n)[:, None]
-    done = 0
-    while done < n_resamples:
-        b = min(batch, n_resamples - done)
-        draws = rng.integers(0, n, size=(b, n), dtype=np.int64)
+    size = blocks[0][1] - blocks[0][0] if blocks else 0
+    offsets = (np.arange(size, dtype=np.int64) * n)[:, None]
+    k = n_cols
+
+    def draw(block):
+        start, stop, block_rng = block
+        b = stop - start
+        draws = block_rng.integers(0, n, size=(b, n), dtype=np.int64)
         draws += offsets[:b]
         counts = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n)
         sums = counts @ rhs
-        k = n_cols
         with np.errstate(invalid="ignore", divide="ignore"):
             delta = sums[:, :k] / sums[:, k : 2 * k]  # resampled mean - centre
-            out[done : done + b] = centre + delta
+            out[start:stop] = centre + delta
             if se is not None:
                 s_uu, s_u, s_1 = (sums[:, j * k : (j + 1) * k] for j in (2, 3, 4))
                 ss = s_uu - 2 * delta * s_u + delta**2 * s_1
                 # sums of squares within rounding of 0: every drawn value equal
                 ss[ss <= 1e-13 * s_uu] = 0.0
-                se[done : done + b] = np.sqrt(ss * n / (n - 1)) / sums[:, k : 2 * k]
-        done += b
+                se[start:stop] = np.sqrt(ss * n / (n - 1)) / sums[:, k : 2 * k]
+
+    run_blocks(draw, blocks, n_threads)
     return out if se is None else (out, se)
 
 

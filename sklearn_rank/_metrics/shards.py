@@ -139,9 +139,15 @@ def shard_count(n_rows: int, n_threads: int) -> int:
     return min(n_threads, max(n_rows // MIN_ROWS_PER_SHARD, 1))
 
 
-def map_threads(work: Callable[[Any], R], items: Sequence[Any]) -> list[R]:
-    """``work`` on each item, one thread each, results in the items' order."""
-    pool = ThreadPoolExecutor(max_workers=len(items), thread_name_prefix="sklearn_rank")
+def map_threads(
+    work: Callable[[Any], R], items: Sequence[Any], n_threads: int | None = None
+) -> list[R]:
+    """``work`` on each item, results in the items' order: one thread each, or
+    ``n_threads`` threads taking the items in turn (one: no thread at all)."""
+    if n_threads is not None and (n_threads <= 1 or len(items) <= 1):
+        return [work(item) for item in items]
+    workers = len(items) if n_threads is None else min(n_threads, len(items))
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sklearn_rank")
     try:
         futures = [pool.submit(work, item) for item in items]
         return [f.result() for f in futures]

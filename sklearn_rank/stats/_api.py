@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._metrics.evaluate import GroupScores
+from .._utils.jobs import effective_n_jobs
 from .._utils.params import param_error
 from ._corrections import CORRECTIONS
 from ._inputs import (
@@ -26,6 +27,7 @@ from ._inputs import (
     round_differences,
     seed_entropy,
     stream,
+    with_n_jobs,
 )
 from ._paired import intervals, run_compare
 from ._report import BootstrapReport, ComparisonReport, MetricInterval
@@ -41,6 +43,7 @@ def bootstrap_ci(
     n_resamples: int = 9999,
     method: str = "bootstrap-t",
     random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    n_jobs: int | None = None,
     **metric_options: Any,
 ) -> BootstrapReport:
     """Bootstrap confidence intervals of ranking metrics, resampling groups.
@@ -75,6 +78,12 @@ def bootstrap_ci(
         docs/statistics.md, Calibration).
     random_state : None, int, RandomState or Generator, default=None
         Seed of the resampling; an int makes the result reproducible.
+    n_jobs : int, default=None
+        Threads of the resampling (and of the evaluation, given score
+        arrays): blocks of resamples, each drawn from a seed fixed up front,
+        so the result is the same bit for bit whatever the count. None means
+        1 unless inside ``joblib.parallel_config(n_jobs=...)``; -1 means all
+        cores.
     **metric_options
         Passed to :func:`sklearn_rank.evaluate_per_group` (``sample_weight``,
         ``ties``, ``gain``, ``convention``, ...), plus ``undefined`` with the
@@ -105,13 +114,17 @@ def bootstrap_ci(
     n_resamples = check_resamples(n_resamples, func)
     method = check_choice("method", func, method, CI_METHODS[1:])
     entropy = seed_entropy(random_state, func)
+    n_threads = effective_n_jobs(n_jobs, func)
+    metric_options = with_n_jobs(metric_options, n_jobs)
     data = collect(func, y_true, {"": y_score}, groups, metrics, metric_options)
     columns = []
     for m in data.metrics:
         v = data.values[""][m]
         columns.append((~np.isnan(v), v, data.weights[""][m]))
     rngs = [stream(entropy, "mean", m, "", method) for m in data.metrics]
-    est, low, high, se = intervals(columns, n_resamples, rngs, level, method)
+    est, low, high, se = intervals(
+        columns, n_resamples, rngs, level, method, n_threads=n_threads
+    )
     items = []
     for j, m in enumerate(data.metrics):
         n_def = int(columns[j][0].sum())
@@ -219,6 +232,7 @@ def compare(
     exact: bool | None = None,
     zero_method: str = "wilcox",
     random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    n_jobs: int | None = None,
     **metric_options: Any,
 ) -> ComparisonReport:
     """Paired comparison of several models on the same groups.
@@ -300,6 +314,12 @@ def compare(
     random_state : None, int, RandomState or Generator, default=None
         Seed of the resampling; an int makes the result reproducible (None, a
         RandomState or a Generator give one int, stored as ``report.seed``).
+    n_jobs : int, default=None
+        Threads of the resampling (and of the evaluation, given score
+        arrays): blocks of resamples, each drawn from a seed fixed up front,
+        so the result is the same bit for bit whatever the count. None means
+        1 unless inside ``joblib.parallel_config(n_jobs=...)``; -1 means all
+        cores.
     **metric_options
         Passed to :func:`sklearn_rank.evaluate_per_group` (``sample_weight``,
         ``ties``, ``convention``, ...), plus ``undefined`` as in
@@ -358,7 +378,9 @@ def compare(
         "ci_method": check_choice("ci_method", func, ci_method, CI_METHODS),
         "exact": _check_exact(exact, func),
         "zero_method": check_choice("zero_method", func, zero_method, ZERO_METHODS),
+        "n_threads": effective_n_jobs(n_jobs, func),
     }
+    metric_options = with_n_jobs(metric_options, n_jobs)
     entropy = seed_entropy(random_state, func)
     pairs = _pairs(models, baseline, func)
     data = collect(func, y_true, y_scores, groups, metrics, metric_options)

@@ -86,6 +86,11 @@ def seed_entropy(seed: Any, func: str) -> int:
     )
 
 
+def with_n_jobs(options: dict[str, Any], n_jobs: Any) -> dict[str, Any]:
+    """The evaluation's keywords, with the call's ``n_jobs`` when one was given."""
+    return options if n_jobs is None else {**options, "n_jobs": n_jobs}
+
+
 def stream(entropy: int, *key: str) -> np.random.Generator:
     """An independent random stream for one (metric, models..., procedure).
 

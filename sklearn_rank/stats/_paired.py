@@ -57,13 +57,16 @@ def warn_nan(what: str, func: str) -> None:
     warnings.warn(f"{func}: {what}", RuntimeWarning, stacklevel=5)
 
 
-def intervals(columns, n_resamples, rngs, level, method, *, alternatives=None):
+def intervals(
+    columns, n_resamples, rngs, level, method, *, alternatives=None, n_threads=1
+):
     """Estimate, interval and bootstrap standard error of weighted-mean columns.
 
     ``columns`` is a list of (mask, values, weights) over all groups, ``rngs``
     one random stream per column. ``alternatives`` (one per column, default
-    two-sided) makes intervals one-sided. Returns arrays (estimate, low, high,
-    standard error).
+    two-sided) makes intervals one-sided; ``n_threads`` draws each column's
+    resamples on that many threads (the same draws). Returns arrays (estimate,
+    low, high, standard error).
     """
     n_cols = len(columns)
     est, low, high, se = (np.full(n_cols, np.nan) for _ in range(4))
@@ -77,7 +80,9 @@ def intervals(columns, n_resamples, rngs, level, method, *, alternatives=None):
         order = canonical_order(v[mask], w[mask])  # resamples: not the order
         vals, wts = v[mask][order][:, None], w[mask][order][:, None]
         studentize = method == "bootstrap-t"
-        star = bootstrap_distribution(vals, wts, n_resamples, rngs[j], studentize)
+        star = bootstrap_distribution(
+            vals, wts, n_resamples, rngs[j], studentize, n_threads
+        )
         star, se_star = star if studentize else (star, None)
         # the estimate summed in the same order, so that ties between it and
         # the resampled means (BCa's bias count) do not depend on the order
@@ -163,7 +168,7 @@ def _randomization(d, w, m, opts, rng, alpha, want_ci):
         res.method, res.min_p, extra = f"exact ({2**n} sign flips)", exact_min, 0
     else:
         out = sign_flip_monte_carlo(
-            x, opts["n_resamples"], rng, alt, return_null=want_ci
+            x, opts["n_resamples"], rng, alt, want_ci, opts.get("n_threads", 1)
         )
         floor = 1.0 / (opts["n_resamples"] + 1)
         res.method, res.min_p, extra = "monte carlo", max(exact_min, floor), 1
@@ -180,7 +185,7 @@ def _bootstrap(test, d, w, m, opts, rng, alpha, want_ci):
     """Studentized (Sakai 2006; Efron & Tibshirani 1993, 16.4) or shifted test."""
     alt, n_res = opts["alternative"], opts["n_resamples"]
     star, se_star = bootstrap_distribution(
-        d[:, None], w[:, None], n_res, rng, studentized=True
+        d[:, None], w[:, None], n_res, rng, True, opts.get("n_threads", 1)
     )
     if test == "bootstrap-shift":
         se = 1.0
@@ -342,7 +347,7 @@ def effect_size(d: np.ndarray, w: np.ndarray, mean: float, label: str) -> float:
     return float(mean / np.sqrt(var)) if var > 0 else np.nan
 
 
-def _model_columns(data: PerGroup, models, entropy, method, level, n_resamples):
+def _model_columns(data: PerGroup, models, entropy, method, level, opts):
     keys, columns = [], []
     for m in data.metrics:
         for model in models:
@@ -350,7 +355,10 @@ def _model_columns(data: PerGroup, models, entropy, method, level, n_resamples):
             columns.append((~np.isnan(v), v, data.weights[model][m]))
             keys.append((m, model))
     rngs = [stream(entropy, "mean", m, model, method) for m, model in keys]
-    est, low, high, se = intervals(columns, n_resamples, rngs, level, method)
+    est, low, high, se = intervals(
+        columns, opts["n_resamples"], rngs, level, method,
+        n_threads=opts.get("n_threads", 1),
+    )  # fmt: skip
     n_total = data.group_ids.size
     return [
         MetricInterval(
@@ -384,9 +392,7 @@ def run_compare(data: PerGroup, models, pairs, opts, entropy) -> ComparisonRepor
     alpha = 0.05 if level is None else 1 - level
     matched = opts["ci_method"] == "matched"
     model_method = "bootstrap-t" if matched else opts["ci_method"]
-    model_items = _model_columns(
-        data, models, entropy, model_method, level, opts["n_resamples"]
-    )
+    model_items = _model_columns(data, models, entropy, model_method, level, opts)
     n_total = data.group_ids.size
     rows, pvals = [], {}
     for metric in data.metrics:
@@ -411,6 +417,7 @@ def run_compare(data: PerGroup, models, pairs, opts, entropy) -> ComparisonRepor
                 _, lo, hi, _ = intervals(
                     [(np.ones(d.size, bool), d, w)], opts["n_resamples"], [ci_rng],
                     level, opts["ci_method"], alternatives=[opts["alternative"]],
+                    n_threads=opts.get("n_threads", 1),
                 )  # fmt: skip
                 res.low, res.high = float(lo[0]), float(hi[0])
             rows.append((key, m, res, d, w))

@@ -18,14 +18,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._metrics.bootstrap import resample_blocks, run_blocks
+
 EXACT_MAX_GROUPS = 16
 # Groups per float32 block: the rounding error of a float32 dot product over K
 # terms is at most gamma_K * sum|x| with gamma_K = K u / (1 - K u), u = 2**-24.
 _BLOCK = 2048
 _U32 = 2.0**-24
 _GAMMA_BLOCK = _BLOCK * _U32 / (1 - _BLOCK * _U32)
-# Bytes of float32 signs held at once (resamples x groups is never materialised).
-_SIGN_BUDGET = 1 << 25
+# Bytes of float32 signs per block of resamples (resamples x groups is never
+# materialised).
+_SIGN_BUDGET = 1 << 22
 
 
 def _tolerance(x: np.ndarray) -> np.ndarray:
@@ -82,6 +85,7 @@ def sign_flip_monte_carlo(
     rng: np.random.Generator,
     alternative: str = "two-sided",
     return_null: bool = False,
+    n_threads: int = 1,
 ):
     """Monte Carlo p-values ``(b + 1) / (n_resamples + 1)`` for every column of x.
 
@@ -89,7 +93,8 @@ def sign_flip_monte_carlo(
     contribute nothing whatever their sign, so columns with different pairs share
     the same signs. ``return_null`` also returns every resample's ``T*``, shape
     (n_resamples, n_columns): float64 within the float32 bound above, exactly
-    the float64 value where a resample was near the decision.
+    the float64 value where a resample was near the decision. The blocks of
+    resamples run on ``n_threads`` threads, with the same result bit for bit.
     """
     n, n_cols = x.shape
     n_blocks = -(-n // _BLOCK)
@@ -109,25 +114,27 @@ def sign_flip_monte_carlo(
     # (rounding x to float32, the float32 products within a block), and the
     # float64 sum of block results.
     band = 2 * (_GAMMA_BLOCK + 2 * _U32) * abs_sum + 2 * tol
-    batch = int(max(1, min(n_resamples, _SIGN_BUDGET // (4 * width))))
-    signs = np.empty((batch, used), dtype=np.float32)
-    count = np.zeros(n_cols, dtype=np.int64)
     null = np.empty((n_resamples, n_cols)) if return_null else None
-    done = 0
-    while done < n_resamples:
-        b = min(batch, n_resamples - done)
-        bits = rng.integers(0, 256, size=(b, width // 8), dtype=np.uint8)
-        flipped = signs[:b]  # bit 1: the group's sign is flipped (0/1)
-        flipped[...] = np.unpackbits(bits, axis=1, count=used)
-        blocks = np.matmul(flipped.reshape(b, n_blocks, block).transpose(1, 0, 2), x32)
-        t_star = t_obs - 2.0 * blocks.sum(axis=0, dtype=np.float64)
+
+    def draw(resamples) -> np.ndarray:
+        start, stop, block_rng = resamples
+        b = stop - start
+        bits = block_rng.integers(0, 256, size=(b, width // 8), dtype=np.uint8)
+        # bit 1: the group's sign is flipped (0/1)
+        flipped = np.unpackbits(bits, axis=1, count=used).astype(np.float32)
+        parts = np.matmul(flipped.reshape(b, n_blocks, block).transpose(1, 0, 2), x32)
+        t_star = t_obs - 2.0 * parts.sum(axis=0, dtype=np.float64)
         near = _margin(t_star, t_obs, alternative) <= band
         rows = np.flatnonzero(near.any(axis=1))
         if rows.size:  # decide these resamples in float64
             t_star[rows] = (1.0 - 2.0 * flipped[rows].astype(np.float64)) @ x_pad
-        count += _count_extreme(t_star, t_obs, tol, alternative)
         if null is not None:
-            null[done : done + b] = t_star
-        done += b
+            null[start:stop] = t_star
+        return _count_extreme(t_star, t_obs, tol, alternative)
+
+    resamples = resample_blocks(rng, n_resamples, 4 * width, _SIGN_BUDGET)
+    count = np.zeros(n_cols, dtype=np.int64)
+    for c in run_blocks(draw, resamples, n_threads):
+        count += c
     p = (count + 1.0) / (n_resamples + 1.0)
     return (p, null) if return_null else p

@@ -14,6 +14,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine.reduce import weighted_average
+from .._metrics.bootstrap import resample_blocks, run_blocks
+from .._utils.jobs import effective_n_jobs
 from .._utils.params import param_error
 from ._corrections import CORRECTIONS, adjust
 from ._inputs import (
@@ -28,7 +30,7 @@ from ._inputs import (
 
 SEGMENT_TESTS = ("permutation", "t", "mannwhitneyu")
 PAIRED_TESTS = ("randomization", "bootstrap", "bootstrap-t", "t", "wilcoxon")
-# Resamples x groups held at once by the permutation test.
+# Bytes of float64 draws per block of the permutation test's resamples.
 _BUDGET = 1 << 22
 
 
@@ -244,6 +246,7 @@ def compare_by_segment(
     n_resamples: int = 9999,
     random_state: Any = None,
     order: Sequence[Any] | None = None,
+    n_jobs: int | None = None,
     **metric_options: Any,
 ) -> SegmentComparison:
     """Intervals and tests of ranking metrics per segment of the groups.
@@ -302,6 +305,11 @@ default="permutation"
         Seed of the resampling.
     order : sequence, default=None
         The segment labels in the order wanted (as in ``evaluate_by_segment``).
+    n_jobs : int, default=None
+        Threads of the resampling (intervals and tests): blocks of resamples,
+        each drawn from a seed fixed up front, so the result is the same bit
+        for bit whatever the count. None means 1 unless inside
+        ``joblib.parallel_config(n_jobs=...)``; -1 means all cores.
     **metric_options
         Other keywords of :func:`sklearn_rank.evaluate_by_segment`
         (``sample_weight``, ``undefined``, ``convention``, ``ties``, ...);
@@ -346,6 +354,7 @@ default="permutation"
         n_resamples,
         random_state,
     )
+    n_threads = effective_n_jobs(n_jobs, func)
     options = dict(metric_options)
     tables = _tables(func, y_true, y_score, groups, segments, metrics, order, options)
     rule = _undefined_rule(func, options)
@@ -357,15 +366,16 @@ default="permutation"
     few: list[str] = []
     if level is not None:
         tables = {
-            m: _with_intervals(t, names, level, n_resamples, rng, rule, few)
+            m: _with_intervals(t, names, level, n_resamples, rng, rule, few, n_threads)
             for m, t in tables.items()
         }
     seg_d, seg_p, seg_adj, size_s = _segment_tests(
-        tables, names, segment_test, n_resamples, rng, rule, few
+        tables, names, segment_test, n_resamples, rng, rule, few, n_threads
     )
     diff, pval, padj, npairs, size_m = _paired_tests(
-        tables, names, baseline, test, n_resamples, rng, rule, correction, few
-    )
+        tables, names, baseline, test, n_resamples, rng, rule, correction, few,
+        n_threads,
+    )  # fmt: skip
     if segment_test is not None:
         for metric in names:
             once = _family(tables, seg_p, models, metric, correction)
@@ -509,7 +519,7 @@ def _used(table, metric, s, rule, model, func="compare_by_segment"):
     )
 
 
-def _with_intervals(table, names, level, n_resamples, rng, rule, few):
+def _with_intervals(table, names, level, n_resamples, rng, rule, few, n_jobs=1):
     from .._metrics.evaluate import GroupScores
     from ._api import bootstrap_ci
 
@@ -537,6 +547,7 @@ def _with_intervals(table, names, level, n_resamples, rng, rule, few):
                 confidence_level=level,
                 n_resamples=n_resamples,
                 random_state=rng,
+                n_jobs=n_jobs,
                 undefined=rule,
             )
         for m in ok:
@@ -544,7 +555,7 @@ def _with_intervals(table, names, level, n_resamples, rng, rule, few):
     return replace(table, ci_low=low, ci_high=high, confidence_level=level)
 
 
-def _segment_tests(tables, names, test, n_resamples, rng, rule, few):
+def _segment_tests(tables, names, test, n_resamples, rng, rule, few, n_threads=1):
     """Per model and metric: each segment against the others' groups."""
     d = {m: {} for m in tables}
     p = {m: {} for m in tables}
@@ -562,6 +573,7 @@ def _segment_tests(tables, names, test, n_resamples, rng, rule, few):
                 test,
                 n_resamples,
                 rng,
+                n_threads,
             )
             for s, (v, _, _) in enumerate(parts):
                 if v.size < 2 and n_seg > 1:
@@ -589,7 +601,7 @@ def _family(tables, seg_p, models, metric, correction):
     return res
 
 
-def segment_test_values(values, weights, test, n_resamples, rng):
+def segment_test_values(values, weights, test, n_resamples, rng, n_threads=1):
     """Difference (segment - the others) and p-value of each segment.
 
     ``values`` / ``weights``: per segment, the groups in its value. With two
@@ -624,7 +636,9 @@ def segment_test_values(values, weights, test, n_resamples, rng):
 
             p[s] = _scipy_p(mannwhitneyu, a, b, alternative="two-sided")
         else:
-            p[s] = _permutation_p(v_all, w_all, inside, diff[s], n_resamples, rng)
+            p[s] = _permutation_p(
+                v_all, w_all, inside, diff[s], n_resamples, rng, n_threads
+            )
     if n_seg == 2:
         diff[1], p[1] = -diff[0], p[0]
     return diff, p
@@ -636,7 +650,7 @@ def _scipy_p(test, a, b, **kw) -> float:
     return float(test(a, b, **kw).pvalue)
 
 
-def _permutation_p(v, w, inside, observed, n_resamples, rng) -> float:
+def _permutation_p(v, w, inside, observed, n_resamples, rng, n_threads=1) -> float:
     """Two-sided Monte Carlo permutation p-value ``(b + 1) / (n + 1)`` of the
     difference of weighted means, the segment labels shuffled over groups."""
     n = v.size
@@ -644,22 +658,25 @@ def _permutation_p(v, w, inside, observed, n_resamples, rng) -> float:
     wv = w * v
     w_tot, s_tot = w.sum(), wv.sum()
     tol = (n + 100) * np.finfo(np.float64).eps * max(np.abs(v).max(), 1e-300)
-    hits, done = 0, 0
-    chunk = max(1, _BUDGET // max(n, 1))
-    while done < n_resamples:
-        r = min(chunk, n_resamples - done)
+
+    def draw(block) -> int:
+        start, stop, block_rng = block
         # The first n_in positions of a random permutation form the segment.
-        pick = np.argsort(rng.random((r, n)), axis=1)[:, :n_in]
+        pick = np.argsort(block_rng.random((stop - start, n)), axis=1)[:, :n_in]
         w_in = w[pick].sum(axis=1)
         s_in = wv[pick].sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             stat = s_in / w_in - (s_tot - s_in) / (w_tot - w_in)
-        hits += int(np.count_nonzero(np.abs(stat) >= abs(observed) - tol))
-        done += r
+        return int(np.count_nonzero(np.abs(stat) >= abs(observed) - tol))
+
+    blocks = resample_blocks(rng, n_resamples, 8 * max(n, 1), _BUDGET)
+    hits = sum(run_blocks(draw, blocks, n_threads))
     return (hits + 1.0) / (n_resamples + 1.0)
 
 
-def _paired_tests(tables, names, baseline, test, n_resamples, rng, rule, corr, few):
+def _paired_tests(
+    tables, names, baseline, test, n_resamples, rng, rule, corr, few, n_jobs=1
+):
     """Per model but the baseline: the paired test in every segment."""
     from sklearn.exceptions import UndefinedMetricWarning
 
@@ -699,6 +716,7 @@ def _paired_tests(tables, names, baseline, test, n_resamples, rng, rule, corr, f
                 confidence_level=None,
                 n_resamples=n_resamples,
                 random_state=rng,
+                n_jobs=n_jobs,
                 undefined=rule,
             )
         for m in others:

@@ -24,7 +24,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine.reduce import weighted_averages
+from .._metrics.bootstrap import resample_blocks, run_blocks
 from .._metrics.evaluate import GroupScores
+from .._utils.jobs import effective_n_jobs
 from .._utils.params import param_error
 from ._inputs import (
     canonical_order,
@@ -35,13 +37,14 @@ from ._inputs import (
     round_differences,
     seed_entropy,
     stream,
+    with_n_jobs,
 )
 from ._inversion import pivot_interval
 from ._paired import intervals
 from ._report import ComparisonReport, MetricInterval, PairComparison, _pandas, _table
 
-# Bytes of float64 permuted scores held at once.
-_BUDGET = 1 << 25
+# Bytes of float64 permuted scores per block of trials.
+_BUDGET = 1 << 22
 
 
 def _matrix(func, y_true, y_scores, groups, metric, options):
@@ -73,20 +76,21 @@ def _matrix(func, y_true, y_scores, groups, metric, options):
     return names, x[keep], w[keep], int((~keep).sum())
 
 
-def _range_null(x, w, n_resamples, rng):
+def _range_null(x, w, n_resamples, rng, n_threads=1):
     """Range (max - min) of the systems' weighted means, per trial."""
     n, k = x.shape
     out = np.empty(n_resamples)
-    batch = int(max(1, min(n_resamples, _BUDGET // (8 * n * k))))
-    done = 0
-    while done < n_resamples:
-        b = min(batch, n_resamples - done)
+
+    def draw(block):
+        start, stop, block_rng = block
+        b = stop - start
         # one random permutation of the k systems per topic and trial
-        perm = np.argsort(rng.random((b, n, k)), axis=2)
+        perm = np.argsort(block_rng.random((b, n, k)), axis=2)
         shuffled = np.take_along_axis(np.broadcast_to(x, (b, n, k)), perm, axis=2)
         means = weighted_averages(shuffled, w, axis=1)
-        out[done : done + b] = means.max(axis=1) - means.min(axis=1)
-        done += b
+        out[start:stop] = means.max(axis=1) - means.min(axis=1)
+
+    run_blocks(draw, resample_blocks(rng, n_resamples, 8 * n * k, _BUDGET), n_threads)
     return out
 
 
@@ -99,6 +103,7 @@ def tukey_hsd(
     n_resamples: int = 9999,
     confidence_level: float = 0.95,
     random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    n_jobs: int | None = None,
     **metric_options: Any,
 ) -> ComparisonReport:
     """Randomised Tukey HSD test over systems x groups (Carterette 2012).
@@ -130,6 +135,12 @@ def tukey_hsd(
         when ``p <= 1 - confidence_level``.
     random_state : None, int, RandomState or Generator, default=None
         Seed; the report stores the int used (``report.seed``).
+    n_jobs : int, default=None
+        Threads of the resampling (and of the evaluation, given score
+        arrays): blocks of resamples, each drawn from a seed fixed up front,
+        so the result is the same bit for bit whatever the count. None means
+        1 unless inside ``joblib.parallel_config(n_jobs=...)``; -1 means all
+        cores.
     **metric_options
         Passed to :func:`sklearn_rank.evaluate_per_group`, plus ``undefined``.
 
@@ -157,8 +168,9 @@ def tukey_hsd(
     n_resamples = check_resamples(n_resamples, func)
     level = check_level(confidence_level, func)
     entropy = seed_entropy(random_state, func)
+    n_threads = effective_n_jobs(n_jobs, func)
     names, x, w, n_dropped = _matrix(
-        func, y_true, y_scores, groups, metric, metric_options
+        func, y_true, y_scores, groups, metric, with_n_jobs(metric_options, n_jobs)
     )
     n, k = x.shape
     # the systems' means (the one weighted mean) with bootstrap-t intervals
@@ -166,12 +178,12 @@ def tukey_hsd(
     columns = [(np.ones(n, bool), x[:, i], w) for i in range(k)]
     rngs = [stream(entropy, "mean", metric, s, "bootstrap-t") for s in names]
     means, m_low, m_high, m_se = intervals(
-        columns, n_resamples, rngs, level, "bootstrap-t"
+        columns, n_resamples, rngs, level, "bootstrap-t", n_threads=n_threads
     )
     scale = metric_scale(x)
     order = canonical_order(x, w)  # the trials do not see the groups' order
     trials = _range_null(
-        x[order], w[order], n_resamples, stream(entropy, "tukey", metric)
+        x[order], w[order], n_resamples, stream(entropy, "tukey", metric), n_threads
     )
     q_star = round_differences(trials, scale)
     alpha = 1 - level
