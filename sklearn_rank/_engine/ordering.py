@@ -41,7 +41,9 @@ def _one_key_order(
     equal scores is never used by ``ties="average"``).
 
     Returns the order and, per ranked row but the last, whether the next row has
-    the same group and score: exactly the tie-block continuation.
+    the same group and score: exactly the tie-block continuation. The rows of
+    a tie come in input order (a stable sort, or :func:`_input_order_in_ties`):
+    the order of ``ties="stable"`` too.
     """
     with np.errstate(over="ignore", invalid="ignore"):
         # Scores near the float limits overflow the range: no key then, and no
@@ -167,8 +169,8 @@ def order_rows(
 
     Whole-number scores spanning fewer than 2**16 values (grades, counts, votes)
     are ordered by stable radix passes alone (:func:`_small_int_scores`). With
-    ``ties="average"`` one sort of a combined float key usually suffices
-    (:func:`_one_key_order`). Otherwise, one sort of the scores (with the tie
+    ``ties="average"`` or ``"stable"`` one sort of a combined float key usually
+    suffices (:func:`_one_key_order`). Otherwise, one sort of the scores (with the tie
     policy as secondary key) gives every row a global position, and an integer pass
     groups the rows while keeping that order (:func:`_group_pass`).
     ``length``: rows per group code, when the caller has it.
@@ -186,12 +188,13 @@ def order_rows(
             if length is None:
                 length = np.bincount(codes, minlength=n_groups)
             return order, _tied_next(score[order], length)
-    if ties in BLOCK_TIES and n_groups > 1:
+    if ties in ("stable", *BLOCK_TIES) and n_groups > 1:
         if length is None:
             length = np.bincount(codes, minlength=n_groups)
         found = _one_key_order(codes, score, n_groups, length)
         if found is not None:
-            return found
+            # Input order inside every tie: the stable order itself.
+            return found if ties in BLOCK_TIES else (found[0], None)
     neg = -score
     if ties == "pessimistic":  # least relevant first within a tie
         by_score = np.lexsort((labels, neg))

@@ -53,18 +53,29 @@ def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
     group: its position among the pairs of its (group, intent) cell, ordered by
     cell then rank (one sort of the pairs, no pass over rows x intents)."""
     n, m = rel_input.shape
-    in_row, intent = np.nonzero(rel_input)
+    in_row, intent = _nonzero(rel_input)
     rank_of = np.empty(n, dtype=np.intp)
     rank_of[ctx.order] = np.arange(n)
     row = rank_of[in_row]
     cell = ctx.group[row].astype(np.intp) * m + intent
-    by_cell = np.lexsort((row, cell))
+    if ctx.n_groups * m * n < 2**62:
+        # One sort of the (cell, row) pairs as one int64 key: unique keys, so
+        # any sort gives the order of the two-key sort, and faster.
+        by_cell = np.argsort(cell * n + row)
+    else:
+        by_cell = np.lexsort((row, cell))
     size = np.bincount(cell, minlength=ctx.n_groups * m)
     first = np.cumsum(size) - size
     prior = np.empty(row.size, dtype=np.intp)
     prior[by_cell] = np.arange(row.size) - first[cell[by_cell]]
     n_intents = (size.reshape(ctx.n_groups, m) > 0).sum(axis=1).astype(np.float64)
     return IntentView(row, prior, n_intents, rel_input, size[cell], {})
+
+
+def _nonzero(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero`` of a 2-D array (row-major order), from the flat indices:
+    about half the time of the 2-D form."""
+    return np.divmod(np.flatnonzero(a), a.shape[1])
 
 
 def _decay_powers(alpha: float, top: int) -> np.ndarray:
@@ -112,42 +123,101 @@ def greedy_ideal_gains(
     docno). Vectorized over groups; one pass per position over the relevant
     (row, intent) pairs. Only rows relevant to some intent are candidates: an
     irrelevant row adds 0, and a relevant row always adds more than 0
-    (``alpha < 1``)."""
+    (``alpha < 1``).
+
+    The gains are summed straight into a matrix of one row per group, its
+    candidates last to first, so that one ``argmax`` per position finds every
+    group's pick with the tie rule (:class:`_LastBest`)."""
     g, m = ctx.n_groups, view.rel_input.shape[1]
     out = np.zeros((g, depth))
-    codes = ctx.totals.codes_all
-    cand = np.flatnonzero(view.rel_input.any(axis=1))
-    if not cand.size or not depth:
+    if not view.row.size or not depth:
         return out
-    # Candidates by group, then input order: each group's a contiguous run.
-    cand = cand[np.argsort(codes[cand], kind="stable")]
+    codes = ctx.totals.codes_all
+    # The candidates (rows with a relevant pair) by group, then input order.
+    in_row = ctx.order[view.row]  # the pairs come in input row order
+    cand = in_row[np.r_[True, in_row[1:] != in_row[:-1]]]
+    cand = cand[np.argsort(_small_uint(codes[cand], g), kind="stable")]
     rel, grp = view.rel_input[cand], codes[cand]
-    sizes = np.bincount(grp, minlength=g)
-    owners = np.flatnonzero(sizes)  # groups with a candidate, ascending
-    starts = np.r_[0, np.cumsum(sizes[owners])[:-1]]
-    every = np.arange(cand.size)
-    pos = every.astype(np.float64)
-    # The relevant (candidate, intent) pairs, by candidate.
-    pair_row, pair_intent = np.nonzero(rel)
+    # The relevant (candidate, intent) pairs, by candidate then intent.
+    pair_row, pair_intent = _nonzero(rel)
     pair_cell = grp[pair_row] * m + pair_intent
-    seen = np.zeros(g * m, dtype=np.intp)  # placed rows per (group, intent)
+    pick = _LastBest(grp, g)
+    pair_slot = pick.slot[pair_row]
+    # Placed rows per (group, intent): at most ``depth``, small ints are read
+    # faster (the table stays in cache).
+    count = np.uint8 if depth < 255 else np.intp
+    seen = np.zeros(g * m, dtype=count)
     powers = _decay_powers(alpha, depth)
-    taken = np.zeros(cand.size, dtype=bool)
     for t in range(depth):
         weight = powers[seen[pair_cell]]
-        gain = np.bincount(pair_row, weights=weight, minlength=cand.size)
-        gain[taken] = -1.0
-        best = seg.block_max(gain, every, starts)
-        hit = (gain == np.repeat(best, sizes[owners])) & ~taken
-        last = seg.block_max(np.where(hit, pos, -1.0), every, starts)
-        ok = last >= 0
-        if not ok.any():
+        gain = np.bincount(pair_slot, weights=weight, minlength=pick.size)
+        top, ok, rows = pick.best(gain)
+        if not ok.size:
             break
-        rows = last[ok].astype(np.intp)
-        out[owners[ok], t] = best[ok]
-        taken[rows] = True
-        seen.reshape(g, m)[owners[ok]] += rel[rows].astype(np.intp)
+        out[pick.owners[ok], t] = top
+        pick.place(rows)
+        seen.reshape(g, m)[pick.owners[ok]] += rel[rows].astype(count)
     return out
+
+
+def _small_uint(x: np.ndarray, top: int) -> np.ndarray:
+    """``x`` (values below ``top``) as 16-bit ints where they fit: numpy's
+    stable sort of them is a linear radix sort."""
+    return x.astype(np.uint16) if top <= 1 << 16 else x
+
+
+# Padding cells the matrix layout of the greedy ideal may add beyond the
+# candidates (a few large groups among small ones use the flat layout).
+_PAD_SLACK = 4096
+
+
+class _LastBest:
+    """Per group, the candidate of largest gain, ties to the last (candidates
+    listed by group, then input order). Candidate ``c``'s gain is read at
+    ``slot[c]`` of an array of ``size``: a matrix of one row per group with a
+    candidate, its candidates last to first (one ``argmax`` per position), or,
+    where a few large groups would make that matrix mostly padding, the
+    candidates themselves, read block by block. Placed rows and padding read
+    as -1 (a candidate's gain is at least 0)."""
+
+    def __init__(self, grp: np.ndarray, n_groups: int) -> None:
+        sizes = np.bincount(grp, minlength=n_groups)
+        self.owners = np.flatnonzero(sizes)  # groups with a candidate, ascending
+        self.sizes = sizes[self.owners]
+        self.first = np.cumsum(self.sizes) - self.sizes  # each one's first candidate
+        self.width = int(self.sizes.max())
+        n_owners = self.owners.size
+        self.padded = n_owners * self.width <= 2 * grp.size + _PAD_SLACK
+        if self.padded:
+            owner = np.repeat(np.arange(n_owners), self.sizes)
+            within = np.arange(grp.size) - self.first[owner]
+            self.slot = owner * self.width + (self.width - 1 - within)
+            self.size = n_owners * self.width
+        else:
+            self.slot = np.arange(grp.size)
+            self.size = grp.size
+            self.pos = np.arange(grp.size, dtype=np.float64)
+        self.dead = np.ones(self.size, dtype=bool)
+        self.dead[self.slot] = False
+
+    def place(self, rows: np.ndarray) -> None:
+        self.dead[self.slot[rows]] = True
+
+    def best(self, gain: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The largest gains of the groups with a candidate left, those groups
+        (indices into ``owners``) and the candidates (ties to the last)."""
+        np.putmask(gain, self.dead, -1.0)
+        if self.padded:
+            matrix = gain.reshape(self.owners.size, self.width)
+            col = np.argmax(matrix, axis=1)  # the first: the last candidate
+            top = matrix[np.arange(self.owners.size), col]
+            ok = np.flatnonzero(top >= 0)
+            return top[ok], ok, self.first[ok] + (self.width - 1 - col[ok])
+        top = seg.block_max(gain, self.slot, self.first)
+        hit = gain == np.repeat(top, self.sizes)
+        last = seg.block_max(np.where(hit, self.pos, -1.0), self.slot, self.first)
+        ok = np.flatnonzero(top >= 0)
+        return top[ok], ok, last[ok].astype(np.intp)
 
 
 def _ideal_depth(ctx: RankingContext, k: int | None) -> int:
