@@ -96,3 +96,31 @@ def test_integer_labels_give_the_float_labels_scores():
     assert as_int == as_float
     with pytest.raises(ValueError, match="non-negative"):
         alpha_ndcg_score(-grades, score, groups=codes)
+
+
+@pytest.mark.parametrize("skewed", [False, True])
+def test_greedy_ideal_where_the_gains_underflow_to_zero(skewed, monkeypatch):
+    # (1 - 0.999) ** 120 is 0 in float64: rows still relevant add 0, and the
+    # greedy ideal keeps placing them (ties to the last row), as ndeval.
+    rng = np.random.default_rng(7)
+    codes = (
+        np.r_[np.zeros(150, int), np.arange(1, 41)]
+        if skewed
+        else np.repeat([0, 1], 150)
+    )
+    rel = (rng.random((codes.size, 2)) < 0.8).astype(np.int8)
+    if skewed:
+        monkeypatch.setattr(intent_kernels, "_PAD_SLACK", 0)
+    n_groups = int(codes.max()) + 1
+    ctx = RankingContext.from_inputs(
+        rel.max(axis=1).astype(float),
+        rng.random(codes.size),
+        codes,
+        n_groups,
+        ties="stable",
+    )
+    got = greedy_ideal_gains(ctx, intent_view(ctx, rel), 0.999, 140)
+    assert (got[0, 130:] == 0).all() and (got[0, :2] > 0).all()
+    for g in range(n_groups):
+        want = _greedy(rel[codes == g].tolist(), 0.999, 140)
+        assert got[g].tolist() == pytest.approx(want, rel=1e-14, abs=0)

@@ -143,20 +143,27 @@ def greedy_ideal_gains(
     pair_cell = grp[pair_row] * m + pair_intent
     pick = _LastBest(grp, g)
     pair_slot = pick.slot[pair_row]
-    # Placed rows per (group, intent): at most ``depth``, small ints are read
-    # faster (the table stays in cache).
-    count = np.uint8 if depth < 255 else np.intp
-    seen = np.zeros(g * m, dtype=count)
+    n_pairs = np.bincount(pair_row, minlength=cand.size)
+    pair_first = np.cumsum(n_pairs) - n_pairs
+    seen = np.zeros(g * m, dtype=np.intp)  # placed rows per (group, intent)
     powers = _decay_powers(alpha, depth)
+    cell_weight = np.ones(g * m)  # (1 - alpha) ** seen, per (group, intent)
+    # A placed row's pairs are summed into a spare bin past the gains: its slot
+    # reads 0 like the padding. A group whose largest gain is 0 (every power
+    # left underflows) adds 0 at every later position, placed or not.
+    spare = pick.size
     for t in range(depth):
-        weight = powers[seen[pair_cell]]
-        gain = np.bincount(pair_slot, weights=weight, minlength=pick.size)
+        weight = cell_weight[pair_cell]
+        gain = np.bincount(pair_slot, weights=weight, minlength=spare + 1)[:spare]
         top, ok, rows = pick.best(gain)
         if not ok.size:
             break
         out[pick.owners[ok], t] = top
-        pick.place(rows)
-        seen.reshape(g, m)[pick.owners[ok]] += rel[rows].astype(count)
+        placed = seg.ranges(pair_first[rows], n_pairs[rows])
+        cells = pair_cell[placed]  # distinct: one row per group
+        seen[cells] += 1
+        cell_weight[cells] = powers[seen[cells]]
+        pair_slot[placed] = spare
     return out
 
 
@@ -178,7 +185,7 @@ class _LastBest:
     candidate, its candidates last to first (one ``argmax`` per position), or,
     where a few large groups would make that matrix mostly padding, the
     candidates themselves, read block by block. Placed rows and padding read
-    as -1 (a candidate's gain is at least 0)."""
+    0."""
 
     def __init__(self, grp: np.ndarray, n_groups: int) -> None:
         sizes = np.bincount(grp, minlength=n_groups)
@@ -197,26 +204,20 @@ class _LastBest:
             self.slot = np.arange(grp.size)
             self.size = grp.size
             self.pos = np.arange(grp.size, dtype=np.float64)
-        self.dead = np.ones(self.size, dtype=bool)
-        self.dead[self.slot] = False
-
-    def place(self, rows: np.ndarray) -> None:
-        self.dead[self.slot[rows]] = True
 
     def best(self, gain: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The largest gains of the groups with a candidate left, those groups
+        """The largest gains of the groups with a gain above 0, those groups
         (indices into ``owners``) and the candidates (ties to the last)."""
-        np.putmask(gain, self.dead, -1.0)
         if self.padded:
             matrix = gain.reshape(self.owners.size, self.width)
             col = np.argmax(matrix, axis=1)  # the first: the last candidate
             top = matrix[np.arange(self.owners.size), col]
-            ok = np.flatnonzero(top >= 0)
+            ok = np.flatnonzero(top > 0)
             return top[ok], ok, self.first[ok] + (self.width - 1 - col[ok])
         top = seg.block_max(gain, self.slot, self.first)
         hit = gain == np.repeat(top, self.sizes)
         last = seg.block_max(np.where(hit, self.pos, -1.0), self.slot, self.first)
-        ok = np.flatnonzero(top >= 0)
+        ok = np.flatnonzero(top > 0)
         return top[ok], ok, last[ok].astype(np.intp)
 
 
