@@ -22,6 +22,7 @@ from .._engine.kernels.intent import (
     WHOLE_LIST,
     IntentParams,
     intent_view,
+    largest_grade,
 )
 from .._engine.reduce import mean_over_groups
 from .._utils.params import Interval, check_k, check_param, param_error
@@ -206,7 +207,7 @@ def _scores(
     opts = resolve_options(func, convention, {"undefined": undefined})
     labels = _check_intent_labels(y_true, func)
     inputs = check_inputs(
-        func, labels.max(axis=1), y_score, groups, sample_weight, None, host=True
+        func, largest_grade(labels), y_score, groups, sample_weight, None, host=True
     )
     ctx = RankingContext.from_inputs(
         inputs.y_true,

@@ -58,10 +58,11 @@ def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
     rank_of[ctx.order] = np.arange(n)
     row = rank_of[in_row]
     cell = ctx.group[row].astype(np.intp) * m + intent
-    if ctx.n_groups * m * n < 2**62:
-        # One sort of the (cell, row) pairs as one int64 key: unique keys, so
-        # any sort gives the order of the two-key sort, and faster.
-        by_cell = np.argsort(cell * n + row)
+    p = max(row.size, 1)
+    if ctx.n_groups * m * n * p < 2**62:
+        # The pairs by (cell, row) from one sort of int64 values (faster than
+        # an argsort): the key packs cell, row and the pair's index, unique.
+        by_cell = np.sort((cell * n + row) * p + np.arange(row.size)) % p
     else:
         by_cell = np.lexsort((row, cell))
     size = np.bincount(cell, minlength=ctx.n_groups * m)
@@ -70,6 +71,17 @@ def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
     prior[by_cell] = np.arange(row.size) - first[cell[by_cell]]
     n_intents = (size.reshape(ctx.n_groups, m) > 0).sum(axis=1).astype(np.float64)
     return IntentView(row, prior, n_intents, rel_input, size[cell], {})
+
+
+def largest_grade(labels: np.ndarray) -> np.ndarray:
+    """Per row, the largest grade over the intents: one ``maximum`` per column,
+    several times faster than ``labels.max(axis=1)`` over a few columns."""
+    if labels.shape[1] > 64 or not labels.shape[1]:
+        return labels.max(axis=1, initial=0)
+    out = labels[:, 0].copy()
+    for j in range(1, labels.shape[1]):
+        np.maximum(out, labels[:, j], out=out)
+    return out
 
 
 def _nonzero(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -246,11 +258,16 @@ def alpha_ndcg(
     """alpha-nDCG@k: alpha-DCG of the ranking over that of ndeval's greedy ideal."""
     alpha = p.alpha
     gain = novelty_gain(ctx, view, alpha)
-    term = np.where(_in_cutoff(ctx, k), gain * position_discount(ctx.rank), 0.0)
-    dcg = ctx.group_sum(term)
     depth = _ideal_depth(ctx, k)
+    # The discount of ranks 1 .. depth, read by rank (the same values as
+    # computed at every row; rows below the cutoff add 0).
+    discount = position_discount(np.arange(1, depth + 1))
+    inside = _in_cutoff(ctx, k)
+    at = np.where(inside, ctx.rank, 1).astype(np.intp) - 1
+    term = np.where(inside, gain * discount[at] if depth else 0.0, 0.0)
+    dcg = ctx.group_sum(term)
     ideal = ideal_gains(ctx, view, alpha, depth)
-    ideal_dcg = ideal @ position_discount(np.arange(1, depth + 1))
+    ideal_dcg = ideal @ discount
     return _result(ctx, view, seg.divide(dcg, ideal_dcg, ideal_dcg > 0, np.nan))
 
 
