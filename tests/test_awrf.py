@@ -133,6 +133,8 @@ def test_inputs_not_modified():
         ({"item_groups": ["a", "b"], "target": [1, 1, 1]}, "target"),
         ({"item_groups": ["a", "b"], "target": [0, 0]}, "target"),
         ({"item_groups": ["a", "b"], "target": [np.nan, 1]}, "target"),
+        ({"item_groups": ["a", "b"], "target": {"a": 1}}, "target"),
+        ({"item_groups": [["x", 1], [1, 0]]}, "item_groups"),
         ({"item_groups": ["a", "b"], "k": 0}, "k"),
         ({"item_groups": ["a", "b"], "discount": "cubic"}, "discount"),
     ],

@@ -244,7 +244,12 @@ def _target(target: Any, n_groups: int, n_items: int, func: str) -> np.ndarray:
     to 1: uniform by default."""
     if target is None:
         return np.full((n_groups, n_items), 1.0 / n_items)
-    t = np.asarray(target, dtype=np.float64)
+    try:
+        t = np.asarray(target, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise param_error(
+            "target", func, "an array of shares", type(target).__name__
+        ) from None
     if t.ndim == 1:
         t = np.broadcast_to(t, (n_groups, t.shape[0]))
     if t.shape != (n_groups, n_items):
