@@ -225,11 +225,15 @@ def _alignment(item_groups: Any, n: int, func: str) -> np.ndarray:
             out = given.astype(np.float64)
         except (TypeError, ValueError):
             out = None
-        if out is None or not np.isfinite(out).all() or (out < 0).any():
-            raise param_error(
-                "item_groups", func, "finite non-negative memberships", "other values"
-            )
-        return out
+        if out is None:
+            got = f"an array of dtype {given.dtype}"
+        elif not np.isfinite(out).all():
+            got = "NaN or inf"
+        elif (out < 0).any():
+            got = f"minimum {float(out.min())!r}"
+        else:
+            return out
+        raise param_error("item_groups", func, "finite non-negative memberships", got)
     raise param_error(
         "item_groups",
         func,
