@@ -34,14 +34,17 @@ __all__ = [
 _PATIENCE = (Interval(numbers.Real, 0, 1, closed="both"),)
 
 
+def _floats(x: Any, name: str, func: str, expected: str) -> np.ndarray:
+    """``x`` as a float64 array, or the parameter's error."""
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise param_error(name, func, expected, type(x).__name__) from None
+
+
 def _draws(y_score: Any, func: str) -> np.ndarray:
     """The scores as ``(n_samples, n_draws)``: one column per sampled ranking."""
-    try:
-        s = np.asarray(y_score, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise param_error(
-            "y_score", func, "a numeric array", type(y_score).__name__
-        ) from None
+    s = _floats(y_score, "y_score", func, "a numeric array")
     if s.ndim == 1:
         s = s[:, None]
     if s.ndim != 2 or s.shape[1] < 1:
@@ -248,12 +251,7 @@ def _target(target: Any, n_groups: int, n_items: int, func: str) -> np.ndarray:
     to 1: uniform by default."""
     if target is None:
         return np.full((n_groups, n_items), 1.0 / n_items)
-    try:
-        t = np.asarray(target, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise param_error(
-            "target", func, "an array of shares", type(target).__name__
-        ) from None
+    t = _floats(target, "target", func, "an array of shares")
     if t.ndim == 1:
         t = np.broadcast_to(t, (n_groups, t.shape[0]))
     if t.shape != (n_groups, n_items):
