@@ -26,6 +26,7 @@ _LAZY = {
     "SegmentTable": "_metrics.by_segment",
     "evaluate_by_segment": "_metrics.by_segment",
     "alpha_ndcg_score": "_metrics.intent",
+    "attention_weighted_rank_fairness": "_metrics.exposure",
     "err_ia_score": "_metrics.intent",
     "evaluate_intents": "_metrics.intent",
     "expected_exposure": "_metrics.exposure",

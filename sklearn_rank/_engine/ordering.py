@@ -26,7 +26,11 @@ _RADIX_GROUPS = 1 << 16
 
 
 def _one_key_order(
-    codes: np.ndarray, score: np.ndarray, n_groups: int, length: np.ndarray
+    codes: np.ndarray,
+    score: np.ndarray,
+    n_groups: int,
+    length: np.ndarray,
+    tied: bool = True,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Group-then-score order from one sort of a float key, or None.
 
@@ -41,7 +45,9 @@ def _one_key_order(
     equal scores is never used by ``ties="average"``).
 
     Returns the order and, per ranked row but the last, whether the next row has
-    the same group and score: exactly the tie-block continuation.
+    the same group and score: exactly the tie-block continuation. The rows of
+    a tie come in input order (a stable sort, or :func:`_input_order_in_ties`):
+    the order of ``ties="stable"`` too.
     """
     with np.errstate(over="ignore", invalid="ignore"):
         # Scores near the float limits overflow the range: no key then, and no
@@ -57,6 +63,10 @@ def _one_key_order(
     key = codes.astype(np.float64)
     key *= step
     key -= score
+    if not tied and _repeats(key):
+        # ``tied=False``: the caller has a cheaper order of tied rows (a stable
+        # sort of the scores, then of the groups) than the repairs below.
+        return None
     # Mostly tied rows (rounded scores in large groups): one stable sort puts
     # the rows of each tie in input order at once, cheaper than a quicksort
     # followed by a second sort of nearly every row (_input_order_in_ties).
@@ -79,6 +89,12 @@ def _one_key_order(
 _TIE_SAMPLE = 8192
 
 
+def _repeats(key: np.ndarray) -> int:
+    """Repeated values among the first rows of the key."""
+    sample = key[:_TIE_SAMPLE]
+    return sample.size - np.unique(sample).size
+
+
 def _mostly_tied(key: np.ndarray) -> bool:
     """Whether most rows likely share their key (group and score) with another
     row, judged from the first rows: ``c`` repeated keys among ``s`` rows put
@@ -86,11 +102,11 @@ def _mostly_tied(key: np.ndarray) -> bool:
     estimate), and ``n`` rows spread over ``D`` keys leave a share of about
     ``1 - exp(-n / D)`` of them tied; ``n > D`` means over 63 %. Only the cost
     of the ordering depends on the answer, never the order."""
-    sample = key[:_TIE_SAMPLE]
-    repeats = sample.size - np.unique(sample).size
+    repeats = _repeats(key)
     if repeats == 0:
         return False
-    distinct = sample.size * sample.size / (2.0 * repeats)
+    size = min(key.size, _TIE_SAMPLE)
+    distinct = size * size / (2.0 * repeats)
     return key.size > distinct
 
 
@@ -168,7 +184,8 @@ def order_rows(
     Whole-number scores spanning fewer than 2**16 values (grades, counts, votes)
     are ordered by stable radix passes alone (:func:`_small_int_scores`). With
     ``ties="average"`` one sort of a combined float key usually suffices
-    (:func:`_one_key_order`). Otherwise, one sort of the scores (with the tie
+    (:func:`_one_key_order`), and with ``ties="stable"`` where the first rows
+    show no tie. Otherwise, one sort of the scores (with the tie
     policy as secondary key) gives every row a global position, and an integer pass
     groups the rows while keeping that order (:func:`_group_pass`).
     ``length``: rows per group code, when the caller has it.
@@ -186,12 +203,13 @@ def order_rows(
             if length is None:
                 length = np.bincount(codes, minlength=n_groups)
             return order, _tied_next(score[order], length)
-    if ties in BLOCK_TIES and n_groups > 1:
+    if ties in ("stable", *BLOCK_TIES) and n_groups > 1:
         if length is None:
             length = np.bincount(codes, minlength=n_groups)
-        found = _one_key_order(codes, score, n_groups, length)
+        found = _one_key_order(codes, score, n_groups, length, ties in BLOCK_TIES)
         if found is not None:
-            return found
+            # Input order inside every tie: the stable order itself.
+            return found if ties in BLOCK_TIES else (found[0], None)
     neg = -score
     if ties == "pessimistic":  # least relevant first within a tie
         by_score = np.lexsort((labels, neg))

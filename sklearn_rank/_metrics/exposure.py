@@ -13,24 +13,38 @@ from numpy.typing import ArrayLike
 
 from .._engine import segments as seg
 from .._engine.context import GroupTotals, RankingContext
-from .._engine.kernels.exposure import exposure_terms, row_exposure
+from .._engine.conventions import OPTIONS
+from .._engine.kernels.exposure import (
+    awrf,
+    exposure_terms,
+    group_attention,
+    row_attention,
+    row_exposure,
+)
 from .._engine.reduce import mean_over_groups
-from .._utils.params import Interval, check_param, param_error
+from .._utils.params import Interval, check_k, check_param, param_error
 from .validation import check_inputs
 
-__all__ = ["expected_exposure", "exposure_by_item_group"]
+__all__ = [
+    "attention_weighted_rank_fairness",
+    "expected_exposure",
+    "exposure_by_item_group",
+]
 
 _PATIENCE = (Interval(numbers.Real, 0, 1, closed="both"),)
 
 
+def _floats(x: Any, name: str, func: str, expected: str) -> np.ndarray:
+    """``x`` as a float64 array, or the parameter's error."""
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise param_error(name, func, expected, type(x).__name__) from None
+
+
 def _draws(y_score: Any, func: str) -> np.ndarray:
     """The scores as ``(n_samples, n_draws)``: one column per sampled ranking."""
-    try:
-        s = np.asarray(y_score, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise param_error(
-            "y_score", func, "a numeric array", type(y_score).__name__
-        ) from None
+    s = _floats(y_score, "y_score", func, "a numeric array")
     if s.ndim == 1:
         s = s[:, None]
     if s.ndim != 2 or s.shape[1] < 1:
@@ -199,3 +213,152 @@ def exposure_by_item_group(
         name.item() if hasattr(name, "item") else name: float(t / c)
         for name, t, c in zip(names, total, count, strict=True)
     }
+
+
+def _alignment(item_groups: Any, n: int, func: str) -> np.ndarray:
+    """Item groups as an ``(n, n_item_groups)`` membership matrix: one-hot
+    columns of the sorted labels of a 1-D ``item_groups``, or a given 2-D
+    matrix of non-negative memberships."""
+    given = np.asarray(item_groups)
+    if given.ndim == 1 and given.shape[0] == n:
+        _, codes = np.unique(given, return_inverse=True)
+        return np.eye(int(codes.max()) + 1 if n else 0)[codes]
+    if given.ndim == 2 and given.shape[0] == n and given.shape[1] >= 1:
+        try:
+            out = given.astype(np.float64)
+        except (TypeError, ValueError):
+            out = None
+        if out is None:
+            got = f"an array of dtype {given.dtype}"
+        elif not np.isfinite(out).all():
+            got = "NaN or inf"
+        elif (out < 0).any():
+            got = f"minimum {float(out.min())!r}"
+        else:
+            return out
+        raise param_error("item_groups", func, "finite non-negative memberships", got)
+    raise param_error(
+        "item_groups",
+        func,
+        f"one label per row, shape ({n},), or memberships of shape ({n}, "
+        "n_item_groups)",
+        f"an array of shape {given.shape}",
+    )
+
+
+def _target(target: Any, n_groups: int, n_items: int, func: str) -> np.ndarray:
+    """The target distribution per query, ``(n_groups, n_items)``, rows summing
+    to 1: uniform by default."""
+    if target is None:
+        return np.full((n_groups, n_items), 1.0 / n_items)
+    t = _floats(target, "target", func, "an array of shares")
+    if t.ndim == 1:
+        t = np.broadcast_to(t, (n_groups, t.shape[0]))
+    if t.shape != (n_groups, n_items):
+        raise param_error(
+            "target",
+            func,
+            f"shape ({n_items},) or ({n_groups}, {n_items}): one share per item "
+            "group, for every query or one row per query",
+            f"an array of shape {np.shape(target)}",
+        )
+    total = t.sum(axis=1, keepdims=True)
+    if not np.isfinite(t).all() or (t < 0).any() or (total <= 0).any():
+        raise param_error(
+            "target", func, "finite non-negative shares with a positive sum", target
+        )
+    return t / total
+
+
+def attention_weighted_rank_fairness(
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    item_groups: ArrayLike,
+    target: ArrayLike | None = None,
+    k: int | None = None,
+    discount: Any = "jarvelin",
+) -> float:
+    """Attention-weighted rank fairness (AWRF) as the TREC Fair Ranking track
+    (2021, 2022) evaluates it: how close the attention each item group gets is
+    to a target distribution.
+
+    Sapiezynski et al. (2019) weigh each rank by the attention a reader gives
+    it; the track takes the DCG discount ``1 / log2(max(r, 2))`` at rank ``r``.
+    Per query, the attention of its rows is summed per item group (a row that
+    belongs to several item groups splits its attention by its memberships),
+    made a distribution ``p`` and compared with the target ``q``:
+    ``AWRF = 1 - JSD(p, q)``, JSD the Jensen-Shannon divergence in nats (the
+    square of scipy's ``jensenshannon``, as the track's script), so that 1 is
+    a perfect match and ``1 - ln 2`` the farthest. A query whose rows have no
+    attention on any item group reads as uniform, as the track's script. Rows
+    of equal score share the mean attention of their positions. The value is
+    the mean over queries; the track multiplies it per query by an nDCG.
+
+    Parameters
+    ----------
+    y_score : array-like of shape (n_samples,)
+        Scores of the ranking.
+    groups : array-like of shape (n_samples,)
+        Query id of each row.
+    item_groups : array-like of shape (n_samples,) or (n_samples, n_item_groups)
+        The item group of each row (the columns are then the sorted labels), or
+        each row's non-negative membership in every item group (several groups
+        per item, or fractional alignments as the track's).
+    target : array-like of shape (n_item_groups,) or (n_queries, n_item_groups), \
+            default=None
+        The target share of each item group, for every query or one row per
+        query (queries in sorted order of their ids); normalised to sum to 1.
+        None: every item group equal. The track's target averages the item
+        groups of the query's relevant rows with a population estimate.
+    k : int, default=None
+        Only the top ``k`` ranks get attention; None: the whole list.
+    discount : {"jarvelin", "log2"}, float or callable, default="jarvelin"
+        The attention of a rank, as the ``discount`` option of the DCG
+        metrics; ``"jarvelin"`` (``1 / log2(max(r, 2))``) is the track's.
+
+    Returns
+    -------
+    awrf : float
+        Mean over queries of ``1 - JSD``.
+
+    Examples
+    --------
+    >>> from sklearn_rank import attention_weighted_rank_fairness
+    >>> # Ranks 1 and 2 both get attention 1: groups a and b get equal shares.
+    >>> attention_weighted_rank_fairness(
+    ...     [2, 1], groups=[0, 0], item_groups=["a", "b"]
+    ... )
+    1.0
+    >>> # Only item group a is ranked: p = (1, 0) against q = (1/2, 1/2), so
+    >>> # JSD = 3/4 ln(4/3).
+    >>> round(attention_weighted_rank_fairness(
+    ...     [2, 1], groups=[0, 0], item_groups=[[1, 0], [1, 0]]
+    ... ), 6)
+    0.784238
+    """
+    func = "attention_weighted_rank_fairness"
+    k = check_k(k, func)
+    discount = OPTIONS["discount"].check(discount, func)
+    scores = _draws(y_score, func)
+    if scores.shape[1] != 1:
+        raise param_error(
+            "y_score", func, "an array of shape (n_samples,)", f"shape {scores.shape}"
+        )
+    n = scores.shape[0]
+    inputs = check_inputs(
+        func, np.zeros(n), scores[:, 0], groups, None, None, host=True
+    )
+    alignment = _alignment(item_groups, n, func)
+    goal = _target(target, inputs.n_groups, alignment.shape[1], func)
+    totals = GroupTotals.from_inputs(
+        inputs.y_true, inputs.codes, inputs.n_groups, ties="average"
+    )
+    ctx = RankingContext.from_scores(totals, inputs.y_score)
+    attention = row_attention(ctx, discount, k)
+    exposure = group_attention(attention, alignment, inputs.codes, inputs.n_groups)
+    values = awrf(exposure, goal)
+    every = np.ones(inputs.n_groups, dtype=bool)
+    return mean_over_groups(
+        values, every, totals.group_weight(), "skip", "awrf", inputs.group_ids
+    )

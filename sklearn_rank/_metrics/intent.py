@@ -22,6 +22,7 @@ from .._engine.kernels.intent import (
     WHOLE_LIST,
     IntentParams,
     intent_view,
+    largest_grade,
 )
 from .._engine.reduce import mean_over_groups
 from .._utils.params import Interval, check_k, check_param, param_error
@@ -47,10 +48,13 @@ _BETA = (Interval(numbers.Real, 0, 1, closed="both"),)
 
 
 def _check_intent_labels(y_true: Any, func: str) -> np.ndarray:
-    """The 2-D labels as float64; binary per intent (grade > 0) is what the
-    metrics read."""
+    """The 2-D labels as float64, or as given where they are whole numbers (no
+    float copy, and they cannot be NaN); binary per intent (grade > 0) is what
+    the metrics read."""
+    given = y_true if isinstance(y_true, np.ndarray) else None
+    whole = given is not None and given.dtype.kind in "biu"
     try:
-        y = np.asarray(y_true, dtype=np.float64)
+        y = given if whole else np.asarray(y_true, dtype=np.float64)
     except (TypeError, ValueError):
         raise param_error(
             "y_true",
@@ -66,9 +70,9 @@ def _check_intent_labels(y_true: Any, func: str) -> np.ndarray:
             f"an array of shape {y.shape}",
             "Give one column per intent (subtopic), one row per document.",
         )
-    if not np.isfinite(y).all():
+    if not whole and not np.isfinite(y).all():
         raise param_error("y_true", func, "finite grades", "NaN or inf")
-    if (y < 0).any():
+    if (y.min() if y.size else 0) < 0:
         raise param_error(
             "y_true", func, "non-negative grades", f"minimum {float(y.min())!r}"
         )
@@ -210,7 +214,13 @@ def _scores(
     opts = resolve_options(func, convention, {"undefined": undefined})
     labels = _check_intent_labels(y_true, func)
     inputs = check_inputs(
-        func, labels.max(axis=1), y_score, groups, sample_weight, retrieved, host=True
+        func,
+        largest_grade(labels),
+        y_score,
+        groups,
+        sample_weight,
+        retrieved,
+        host=True,
     )
     ctx = RankingContext.from_inputs(
         inputs.y_true,

@@ -7,6 +7,11 @@ block's positions, the expectation under a uniformly random order of the block
 (the engine's ``ties="average"`` rule). Ranked by the labels themselves, that rule
 gives the target exposure of Diaz et al. (2020): rows of the same grade share the
 exposure of the positions their grade occupies in an ideal ranking.
+
+Attention-weighted rank fairness (Sapiezynski et al., 2019, as the TREC Fair
+Ranking track 2021 and 2022 evaluates it) reads the attention of a rank from a
+DCG discount instead, sums it per item group and compares the share of each item
+group with a target distribution by the Jensen-Shannon divergence.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.special import rel_entr
 
 from .. import segments as seg
+from .gain_discount import position_discount
 
 if TYPE_CHECKING:
     from ..context import RankingContext
@@ -46,3 +53,45 @@ def exposure_terms(
         "ee_d": per_group(exposure**2),
         "ee_r": per_group(exposure * target),
     }
+
+
+def row_attention(ctx: RankingContext, discount, k: int | None) -> np.ndarray:
+    """Per ranked input row (in input order), the ``discount`` of its rank (0
+    below rank ``k``), averaged over the row's tie block."""
+    weight = position_discount(ctx.rank, discount)
+    if k is not None:
+        weight = np.where(ctx.rank <= k, weight, 0.0)
+    out = np.empty(ctx.n_rows, dtype=np.float64)
+    out[ctx.order] = ctx.block_mean(weight)
+    return out
+
+
+def group_attention(
+    attention: np.ndarray, alignment: np.ndarray, codes: np.ndarray, n_groups: int
+) -> np.ndarray:
+    """``(n_groups, n_item_groups)``: per query, the attention of its rows summed
+    per item group, a row's attention split by its ``alignment`` row (its
+    membership in each item group)."""
+    c = alignment.shape[1]
+    cells = (codes.astype(np.intp)[:, None] * c + np.arange(c)).ravel()
+    weights = (attention[:, None] * alignment).ravel()
+    return np.bincount(cells, weights=weights, minlength=n_groups * c).reshape(
+        n_groups, c
+    )
+
+
+def awrf(exposure: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Per query, ``1 - JSD(p, q)``: ``p`` the exposure per item group as a
+    distribution (uniform where a query's rows have no attention on any item
+    group, as the track's script), ``q`` the target (rows of ``target``, one per
+    query, each summing to 1), JSD the Jensen-Shannon divergence in nats
+    (scipy's ``jensenshannon`` squared)."""
+    total = exposure.sum(axis=1, keepdims=True)
+    none = total[:, 0] <= 0
+    share = np.where(none[:, None], 1.0 / exposure.shape[1], exposure)
+    share = share / np.where(none[:, None], 1.0, total)
+    mid = (share + target) / 2.0
+    divergence = (
+        rel_entr(share, mid).sum(axis=1) + rel_entr(target, mid).sum(axis=1)
+    ) / 2.0
+    return 1.0 - divergence
