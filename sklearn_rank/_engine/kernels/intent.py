@@ -162,12 +162,17 @@ def greedy_ideal_gains(
     group's pick with the tie rule (:class:`_LastBest`)."""
     g, m = ctx.n_groups, view.rel_input.shape[1]
     out = np.zeros((g, depth))
-    if not view.row.size or not depth:
+    if not depth or (ctx.totals.ranked_rows is None and not view.row.size):
         return out
     codes = ctx.totals.codes_all
     # The candidates (rows with a relevant pair) by group, then input order.
-    in_row = ctx.order[view.row]  # the pairs come in input row order
-    cand = in_row[np.r_[True, in_row[1:] != in_row[:-1]]]
+    if ctx.totals.ranked_rows is None:
+        in_row = ctx.order[view.row]  # the pairs come in input row order
+        cand = in_row[np.r_[True, in_row[1:] != in_row[:-1]]]
+    else:  # judged rows the ranking did not retrieve are candidates too
+        cand = np.flatnonzero(view.rel_input.any(axis=1))
+        if not cand.size:
+            return out
     cand = cand[np.argsort(_small_uint(codes[cand], g), kind="stable")]
     rel, grp = view.rel_input[cand], codes[cand]
     # The relevant (candidate, intent) pairs, by candidate then intent.
