@@ -36,9 +36,12 @@ EXTRA = {
 
 
 def metric_names() -> list[str]:
-    """Every metric of the registry, with a cutoff of 3 where one applies."""
+    """Every metric of the registry with one label per row (the distributed
+    front ends take no 2-D y_true), with a cutoff of 3 where one applies."""
     names = []
     for spec in METRICS.values():
+        if spec.intents:
+            continue
         if "recall_level" in spec.options and not spec.takes_k:
             names.append(f"{spec.name}@0.5")  # interpolated precision at r = 0.5
         else:

@@ -23,12 +23,12 @@ from .._engine.segments import array_namespace
 from .._utils.array_api import is_foreign, to_numpy
 from .._utils.jobs import effective_n_jobs
 from .._utils.params import check_k
-from .intent import asks_for_intents, evaluate_with_intents
 from .registry import METRICS
 from .shards import concat, run_bounds, run_shards, shardable
 from .validation import (
     MetricRequest,
     ValidatedInputs,
+    asks_for_intents,
     check_inputs,
     check_labels,
     check_metrics,
@@ -245,6 +245,8 @@ def evaluate(
     r_multiple: float | None = None,
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     convention: str | None = None,
     n_jobs: int | None = None,
 ) -> dict[str, float]:
@@ -287,7 +289,8 @@ def evaluate(
         in the pool. None: every unjudged row is outside the pool.
     ties, gain, discount, gain_rows, ideal_order, relevance_threshold, undefined, \
 precision_denominator, ap_denominator, recall_denominator, max_grade, weights, \
-group_weight, persistence, recall_level, r_multiple, integer_grades, judged_only : \
+group_weight, persistence, recall_level, r_multiple, integer_grades, judged_only, \
+alpha, beta : \
 see the metric functions
         Conventions; None takes the value of ``convention``.
     convention : str, default=None
@@ -315,7 +318,10 @@ see the metric functions
     """
     func = "evaluate"
     if asks_for_intents(metrics):  # a 2-D y_true: relevance per (row, intent)
-        return evaluate_with_intents(dict(locals()), evaluate)
+        given = dict(locals())
+        from .intent import evaluate_with_intents
+
+        return evaluate_with_intents(given)
     opts = resolve_options(
         func,
         convention,
@@ -435,6 +441,8 @@ def evaluate_per_group(
     r_multiple: float | None = None,
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     convention: str | None = None,
     n_jobs: int | None = None,
 ) -> GroupScores:

@@ -8,24 +8,20 @@ each row), then every metric reads the same ordering; the formulas live in
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Callable, Sequence
+import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._engine.context import RankingContext
-from .._engine.conventions import resolve_options
-from .._engine.kernels.intent import (
-    INTENT_KERNELS,
-    WHOLE_LIST,
-    IntentParams,
-    intent_view,
-)
-from .._engine.reduce import mean_over_groups
-from .._utils.params import Interval, check_k, check_param, param_error
-from .validation import check_inputs
+from .._engine.conventions import Options, given_options, resolve_options
+from .._engine.kernels.intent import INTENT_KERNELS, WHOLE_LIST, attach_intent_view
+from .._utils.params import check_k, param_error
+from .evaluate import mean_values, prepare_inputs, ranking_context
+from .ir_measures_names import ir_measure_metric
+from .registry import METRICS
+from .validation import MetricRequest, asks_for_intents, check_metrics, parse_metric
 
 __all__ = [
     "INTENT_METRICS",
@@ -42,8 +38,10 @@ __all__ = [
 
 INTENT_METRICS = tuple(INTENT_KERNELS)
 DEFAULT_INTENT_METRICS = ("alpha_ndcg@10", "err_ia@10", "subtopic_recall@10")
-_ALPHA = (Interval(numbers.Real, 0, 1, closed="left"),)
-_BETA = (Interval(numbers.Real, 0, 1, closed="both"),)
+# The tie rules that are one ordering of the rows; "average" and "threshold"
+# are expectations over the orders of tied rows, which these nonlinear metrics
+# do not reduce to one ordering.
+ONE_ORDER = ("stable", "pessimistic", "optimistic")
 
 
 def _check_intent_labels(y_true: Any, func: str) -> np.ndarray:
@@ -108,11 +106,11 @@ def evaluate_intents(
     *,
     groups: ArrayLike,
     metrics: str | Sequence[str] = DEFAULT_INTENT_METRICS,
-    alpha: float = 0.5,
-    beta: float = 0.5,
-    sample_weight: ArrayLike | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> dict[str, float]:
     """Intent-aware ranking metrics from one ordering of the rows.
@@ -132,23 +130,32 @@ def evaluate_intents(
         Names among ``"alpha_ndcg"``, ``"err_ia"``, ``"nerr_ia"``,
         ``"map_ia"``, ``"precision_ia"``, ``"subtopic_recall"``, each with an
         optional ``"@k"`` cutoff, and ``"nrbp"``, ``"nnrbp"`` (the whole list).
-    alpha : float, default=0.5
-        Redundancy intolerance in [0, 1): the gain of an intent decays by
-        ``1 - alpha`` for each relevant row for it ranked above (alpha-nDCG,
-        ERR-IA, nERR-IA, NRBP; ERR-IA's stop probability at a relevant row).
-    beta : float, default=0.5
-        NRBP's patience in [0, 1]: the weight of rank ``r`` is ``beta ** (r - 1)``
-        (``nrbp``, ``nnrbp``; ndeval's ``-beta``).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Row weights; a group weighs the mean of its rows' weights.
-    ties : {"stable"}, default=None
-        Rows of equal score keep their input order (the one rule so far; the
-        expectation over tie orders is not done yet).
+    alpha : float, default=None
+        Redundancy intolerance in [0, 1) (0.5 when None, as ndeval): the gain
+        of an intent decays by ``1 - alpha`` for each relevant row for it
+        ranked above (alpha-nDCG, nERR-IA, NRBP, nNRBP); ERR-IA's stop
+        probability at a relevant row. The table's ``alpha``.
+    beta : float, default=None
+        NRBP's patience in (0, 1) (0.5 when None, as ndeval's ``-beta``): the
+        weight of rank ``r`` is ``beta ** (r - 1)`` (``nrbp``, ``nnrbp``).
+    ties : {"stable", "pessimistic", "optimistic"}, default=None
+        The order of rows of equal score in a group: input order ("stable"),
+        the rows relevant to no intent first, then by their largest grade
+        ascending ("pessimistic"), or descending ("optimistic"); input order
+        within equal keys. None takes the convention's rule, and "stable"
+        where that is "average" or "threshold" (the default convention): an
+        expectation over the orders of tied rows, which these nonlinear
+        metrics do not reduce to one ordering, so that given explicitly they
+        raise.
     undefined : "skip", "raise" or float, default=None
         What a group without any relevant (row, intent) does: left out of the
         mean ("skip"), an error, or scored with the float.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights; a group weighs the mean of its rows' weights.
     convention : str, default=None
-        Name of a convention preset that sets ``undefined`` when None.
+        Name of a convention preset that sets the keywords left at None;
+        ``"ndeval"``: alpha 0.5, beta 0.5, "stable" ties, undefined groups
+        scored 0 (ndeval's mean over the topics of its qrels).
 
     Returns
     -------
@@ -171,6 +178,71 @@ def evaluate_intents(
     return _scores("evaluate_intents", **locals())
 
 
+def _parse_requests(names: list[Any], func: str) -> list[MetricRequest]:
+    """The intent-aware names, checked with errors that name ``func``."""
+    out = []
+    for name in names:
+        if ir_measure_metric(name) is not None:  # "alpha_nDCG(alpha=0.7)@20"
+            out.append(parse_metric(name))
+            continue
+        label, base, k = _parse(name, func)
+        out.append(MetricRequest(label, METRICS[base], k))
+    return out
+
+
+def _check_ties(ties: Any, opts: Options, func: str) -> Options:
+    """The tie rule of a call with intent-aware metrics: one of
+    :data:`ONE_ORDER`; a preset's "average" or "threshold" reads as "stable"
+    (the order the engine then gives ties), given explicitly it raises."""
+    if opts.ties in ONE_ORDER:
+        return opts
+    if ties is not None:
+        raise param_error(
+            "ties",
+            func,
+            "one of 'stable', 'pessimistic', 'optimistic' or None with "
+            "intent-aware metrics",
+            ties,
+            "The intent-aware metrics are not linear in the order of tied rows: "
+            "the average over their orders is not one ordering and is not "
+            "computed. Pass ties='stable' (ndeval reads the run in order).",
+        )
+    return opts
+
+
+def _mean_scores(
+    func: str,
+    labels: np.ndarray,
+    y_score: Any,
+    groups: Any,
+    requests: list[MetricRequest],
+    opts: Options,
+    *,
+    sample_weight: Any = None,
+    masks: dict[str, Any] | None = None,
+) -> dict[str, float]:
+    """Every request from one ordering of the rows (by group, then descending
+    score, ties by ``opts.ties``); the intent-aware kernels read the
+    (row, intent) view attached to it, the others each row's largest grade."""
+    masks = masks or {}
+    inputs = prepare_inputs(
+        func,
+        labels.max(axis=1),
+        y_score,
+        groups,
+        sample_weight,
+        masks.get("retrieved"),
+        requests,
+        opts,
+        masks.get("judged"),
+        masks.get("in_pool"),
+        host=True,
+    )
+    ctx = ranking_context(inputs, opts)
+    attach_intent_view(ctx, (labels > 0).astype(np.int8))
+    return mean_values(ctx, inputs.group_ids, requests, opts)
+
+
 def _scores(
     func: str,
     y_true: Any,
@@ -178,57 +250,30 @@ def _scores(
     *,
     groups: Any,
     metrics: str | Sequence[str],
-    alpha: Any,
     sample_weight: Any,
-    beta: Any = 0.5,
-    ties: Any,
-    undefined: Any,
     convention: Any,
+    **options: Any,
 ) -> dict[str, float]:
     """The body of :func:`evaluate_intents` and the ``*_score`` functions: errors
-    name ``func``."""
+    name ``func``; ``options`` are convention keywords."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    requests = [_parse(n, func) for n in names]
-    params = IntentParams(
-        float(check_param(alpha, "alpha", func, _ALPHA)),
-        float(check_param(beta, "beta", func, _BETA)),
+    requests = _parse_requests(names, func)
+    opts = _check_ties(
+        options.get("ties"), resolve_options(func, convention, options), func
     )
-    if ties is not None and ties != "stable":
-        raise param_error(
-            "ties",
-            func,
-            "'stable' or None (the one tie rule of the intent-aware metrics so far)",
-            ties,
-        )
-    opts = resolve_options(func, convention, {"undefined": undefined})
+    if opts.ties not in ONE_ORDER:  # alone, no tie blocks to find
+        opts = dataclasses.replace(opts, ties="stable")
     labels = _check_intent_labels(y_true, func)
-    inputs = check_inputs(
-        func, labels.max(axis=1), y_score, groups, sample_weight, None, host=True
+    return _mean_scores(
+        func, labels, y_score, groups, requests, opts, sample_weight=sample_weight
     )
-    ctx = RankingContext.from_inputs(
-        inputs.y_true,
-        inputs.y_score,
-        inputs.codes,
-        inputs.n_groups,
-        ties="stable",
-        sample_weight=inputs.sample_weight,
-        group_weight=opts.group_weight,
-    )
-    view = intent_view(ctx, (labels > 0).astype(np.int8))
-    out = {}
-    for name, base, k in requests:
-        values, defined, weight = INTENT_KERNELS[base](ctx, view, k, params)
-        out[name] = mean_over_groups(
-            values, defined, weight, opts.undefined, name, inputs.group_ids
-        )
-    return out
 
 
-def _one(metric: str, y_true, y_score, *, k=None, alpha=0.5, **kw) -> float:
+def _one(metric: str, y_true, y_score, *, k=None, **kw) -> float:
     """One metric through :func:`_scores`."""
     func = f"{metric}_score"
     name = metric if check_k(k, func) is None else f"{metric}@{k}"
-    return _scores(func, y_true, y_score, metrics=[name], alpha=alpha, **kw)[name]
+    return _scores(func, y_true, y_score, metrics=[name], **kw)[name]
 
 
 def alpha_ndcg_score(
@@ -237,10 +282,10 @@ def alpha_ndcg_score(
     *,
     groups: ArrayLike,
     k: int | None = None,
-    alpha: float = 0.5,
-    sample_weight: ArrayLike | None = None,
+    alpha: float | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """alpha-nDCG@k (Clarke et al., 2008), normalised by ndeval's greedy ideal.
@@ -265,10 +310,10 @@ def err_ia_score(
     *,
     groups: ArrayLike,
     k: int | None = None,
-    alpha: float = 0.5,
-    sample_weight: ArrayLike | None = None,
+    alpha: float | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """ERR-IA@k as ndeval prints it: the intent-aware cascade (stop probability
@@ -293,9 +338,9 @@ def precision_ia_score(
     *,
     groups: ArrayLike,
     k: int | None = None,
-    sample_weight: ArrayLike | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Precision-IA@k: the mean over the group's intents of precision@k.
@@ -317,9 +362,9 @@ def subtopic_recall_score(
     *,
     groups: ArrayLike,
     k: int | None = None,
-    sample_weight: ArrayLike | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Subtopic (intent) recall@k (Zhai et al., 2003): the share of a group's
@@ -342,10 +387,10 @@ def nerr_ia_score(
     *,
     groups: ArrayLike,
     k: int | None = None,
-    alpha: float = 0.5,
-    sample_weight: ArrayLike | None = None,
+    alpha: float | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """nERR-IA@k as ndeval: ERR-IA of the ranking over that of ndeval's greedy
@@ -370,9 +415,9 @@ def map_ia_score(
     *,
     groups: ArrayLike,
     k: int | None = None,
-    sample_weight: ArrayLike | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """MAP-IA (Agrawal et al., 2009) as ndeval: the mean over a group's intents
@@ -397,11 +442,11 @@ def nrbp_score(
     y_score: ArrayLike,
     *,
     groups: ArrayLike,
-    alpha: float = 0.5,
-    beta: float = 0.5,
-    sample_weight: ArrayLike | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """NRBP, novelty- and rank-biased precision (Clarke et al., 2009), as
@@ -425,11 +470,11 @@ def nnrbp_score(
     y_score: ArrayLike,
     *,
     groups: ArrayLike,
-    alpha: float = 0.5,
-    beta: float = 0.5,
-    sample_weight: ArrayLike | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """nNRBP as ndeval: NRBP over that of ndeval's greedy ideal ranking.
@@ -453,68 +498,67 @@ def check_intent_name(name: str, func: str) -> None:
     _parse(name, func)
 
 
-def asks_for_intents(metrics: Any) -> bool:
-    """Whether ``metrics`` names an intent-aware metric (``evaluate``'s switch)."""
-    names = [metrics] if isinstance(metrics, str) else metrics
-    try:
-        return any(
-            isinstance(n, str) and n.partition("@")[0] in INTENT_KERNELS for n in names
-        )
-    except TypeError:  # not iterable: evaluate's own check names it
-        return False
+# evaluate's arguments besides the convention keywords that a call with only
+# intent-aware metrics reads; the others must stay None.
+_INTENT_INPUTS = {"y_true", "y_score", "groups", "metrics", "sample_weight"}
+_INTENT_INPUTS |= {"convention", "n_jobs", "func"}
+# The row masks: the intent view covers every row, ranked and judged.
+_MASKS = ("retrieved", "judged", "in_pool", "judged_only")
 
 
-# evaluate's keywords the intent-aware metrics read; the others must stay None.
-_INTENT_KEYWORDS = {"y_true", "y_score", "groups", "metrics", "sample_weight"}
-_INTENT_KEYWORDS |= {"ties", "undefined", "convention", "n_jobs", "func"}
-
-
-def evaluate_with_intents(
-    given: dict[str, Any], evaluate: Callable[..., dict[str, float]]
-) -> dict[str, float]:
-    """:func:`~sklearn_rank.evaluate` with intent-aware names: those through
-    :func:`evaluate_intents` (``alpha`` and ``beta`` at their defaults), the
-    others through ``evaluate`` (passed in: it imports this module) on each
-    row's largest grade; results in the order of ``metrics``."""
+def evaluate_with_intents(given: dict[str, Any]) -> dict[str, float]:
+    """:func:`~sklearn_rank.evaluate` with intent-aware names: every metric from
+    one ordering of the rows (the other metrics read each row's largest grade);
+    options no requested metric reads are refused in a call of intent-aware
+    metrics only; results in the order of ``metrics``."""
     func = "evaluate"
     names = (
         [given["metrics"]]
         if isinstance(given["metrics"], str)
         else list(given["metrics"])
     )
-    labels = _check_intent_labels(given["y_true"], func)
-    intent = [n for n in names if asks_for_intents(n)]
-    single = [n for n in names if n not in intent]
-    if single:
-        keywords = {
-            k: v for k, v in given.items() if k not in ("y_true", "metrics", "func")
-        }
-        out = evaluate(labels.max(axis=1), metrics=single, **keywords)
-    else:
-        out = {}
-        unread = sorted(
-            k for k, v in given.items() if k not in _INTENT_KEYWORDS and v is not None
+    is_intent = [asks_for_intents([n]) for n in names]
+    plain = [n for n, flag in zip(names, is_intent, strict=True) if not flag]
+    single = iter(check_metrics(plain, func) if plain else [])
+    requests = [
+        _parse_requests([n], func)[0] if flag else next(single)
+        for n, flag in zip(names, is_intent, strict=True)
+    ]
+    masks = [k for k in _MASKS if given[k] is not None]
+    if masks:
+        raise param_error(
+            masks[0],
+            func,
+            "None with intent-aware metrics",
+            given[masks[0]],
+            "The intent-aware metrics rank every row of a 2-D y_true; give the "
+            "rows that are ranked and judged only.",
         )
+    options = given_options(given)
+    if not plain:
+        reads = set(_INTENT_INPUTS).union(*(r.spec.options for r in requests))
+        unread = sorted(k for k, v in given.items() if k not in reads and v is not None)
         if unread:
             raise param_error(
                 unread[0],
                 func,
-                "None with only intent-aware metrics",
+                "None: none of the intent-aware metrics asked for reads it",
                 given[unread[0]],
-                "The intent-aware metrics read y_true, y_score, groups, "
-                "sample_weight, ties, undefined and convention; use "
-                "evaluate_intents for alpha and beta.",
+                "They read y_true, y_score, groups, sample_weight, convention and "
+                "their options (alpha, beta for nrbp / nnrbp, ties, undefined).",
             )
-    out |= _scores(
+    opts = _check_ties(
+        given["ties"], resolve_options(func, given["convention"], options), func
+    )
+    if not plain and opts.ties not in ONE_ORDER:
+        opts = dataclasses.replace(opts, ties="stable")
+    labels = _check_intent_labels(given["y_true"], func)
+    return _mean_scores(
         func,
         labels,
         given["y_score"],
-        groups=given["groups"],
-        metrics=intent,
-        alpha=0.5,
+        given["groups"],
+        requests,
+        opts,
         sample_weight=given["sample_weight"],
-        ties=given["ties"],
-        undefined=given["undefined"],
-        convention=given["convention"],
     )
-    return {n: out[n] for n in names}

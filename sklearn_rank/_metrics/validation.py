@@ -19,6 +19,7 @@ from .._utils.array_api import NUMPY, InputSpace, input_space, is_foreign, to_nu
 from .._utils.params import param_error
 from .ir_measures_names import (
     IR_MEASURES,
+    ir_measure_metric,
     looks_like_ir_measure,
     nearest,
     parse_ir_measure,
@@ -513,10 +514,29 @@ def check_option_keywords(options: Mapping[str, Any], owner: str) -> None:
         )
 
 
+def asks_for_intents(metrics: Any) -> bool:
+    """Whether ``metrics`` names an intent-aware metric of the table (a 2-D
+    ``y_true``: :func:`evaluate`'s switch)."""
+
+    def intents(name: Any) -> bool:
+        base = ir_measure_metric(name)
+        if base is None and isinstance(name, str):
+            base = name.partition("@")[0]
+        return getattr(METRICS.get(base), "intents", False)
+
+    names = [metrics] if isinstance(metrics, str) else metrics
+    try:
+        return any(intents(n) for n in names)
+    except TypeError:  # not iterable: the caller's own check names it
+        return False
+
+
 def check_metrics(
-    metrics: Any, func: str, *, per_group: bool = False
+    metrics: Any, func: str, *, per_group: bool = False, intents: bool = False
 ) -> list[MetricRequest]:
-    """Parse the ``metrics`` argument: one name or a non-empty sequence of names."""
+    """Parse the ``metrics`` argument: one name or a non-empty sequence of names.
+    ``intents``: whether the caller takes intent-aware metrics (a 2-D
+    ``y_true``); the others refuse them."""
     if isinstance(metrics, str):
         names = [metrics]
     elif isinstance(metrics, Iterable) and not isinstance(metrics, Mapping):
@@ -532,6 +552,13 @@ def check_metrics(
             "Name at least one metric, e.g. metrics=('ndcg@10', 'map').",
         )
     requests = [parse_metric(name) for name in names]
+    for request in requests:
+        if request.spec.intents and not intents:
+            raise ValueError(
+                f"{request.label!r} is intent-aware: it needs a 2-D y_true of "
+                f"relevance per (row, intent), which {func} does not take. Use "
+                "evaluate, evaluate_intents or a scorer (get_scorer)."
+            )
     judged_only = {bool(dict(r.options).get("judged_only")) for r in requests}
     if len(judged_only) > 1:
         raise ValueError(

@@ -304,3 +304,37 @@ INTENT_KERNELS = {
 }
 # The metrics of the whole list (ndeval has no cutoff for them).
 WHOLE_LIST = frozenset({"nrbp", "nnrbp"})
+
+_VIEW = "intent_view"  # the key of a context's view in its scored cache
+
+
+def attach_intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
+    """The view of ``rel_input`` (``(n_rows, n_intents)`` 0/1, input order) on
+    ``ctx``, made once and kept with the context's scores, where the metric
+    table's kernels (:data:`TABLE_KERNELS`) read it."""
+    return ctx.totals.cached_scored(_VIEW, lambda: intent_view(ctx, rel_input))
+
+
+def _no_view() -> IntentView:
+    raise ValueError(
+        "an intent-aware metric needs a 2-D y_true of shape (n_samples, "
+        "n_intents); use evaluate, evaluate_intents or a scorer."
+    )
+
+
+def _from_table(kernel):
+    """``kernel(ctx, view, k, params)`` as the metric table calls a kernel:
+    ``(ctx, k, opts)``, the view attached to ``ctx``, alpha and beta from
+    ``opts``."""
+
+    def run(ctx: RankingContext, k: int | None, opts) -> GroupValues:
+        view = ctx.totals.cached_scored(_VIEW, _no_view)
+        return kernel(ctx, view, k, IntentParams(opts.alpha, opts.beta))
+
+    run.__name__ = run.__qualname__ = kernel.__name__
+    run.__doc__ = kernel.__doc__
+    return run
+
+
+# name -> kernel(ctx, k, opts), the metric table's form of INTENT_KERNELS.
+TABLE_KERNELS = {name: _from_table(kernel) for name, kernel in INTENT_KERNELS.items()}
