@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_intent_metrics import _case, _mean_oracle
+from test_intent_metrics import _case, _err, _intents, _mean_oracle, _ranked
 
 import sklearn_rank
 from sklearn_rank import (
@@ -282,3 +282,130 @@ def test_bad_ir_measures_names():
     ]:
         with pytest.raises(ValueError, match=match):
             evaluate(y, s, groups=g, metrics=[name])
+
+
+# -- intent weights P(i|q) (Agrawal et al., 2009) --------------------------------
+
+
+def _weighted_oracle(metric, rel, score, weight, alpha, k):
+    """sum_i P(i|q) M_i over the query's intents I_q (those with a relevant
+    row), P(i|q) the intent's weight over the weights of I_q; ERR-IA over the
+    ERR of a list relevant at every position down to k (ndeval's form)."""
+    intents = _intents(rel)
+    if not intents:
+        return None
+    total = sum(weight[j] for j in intents)
+    order = _ranked(rel, score)
+    k = len(rel) if k is None else k
+    value = 0.0
+    for j in intents:
+        hits = [bool(rel[i][j]) for i in order]
+        if metric == "err_ia":
+            m = _err([alpha * h for h in hits], k) / _err([alpha] * k, k)
+        elif metric == "precision_ia":
+            m = sum(hits[:k]) / k
+        else:  # map_ia: precision at the relevant rows in the top k, over all
+            seen, m = 0, 0.0
+            for r, h in enumerate(hits, start=1):
+                seen += h
+                m += seen / r if h and r <= k else 0.0
+            m /= sum(hits)
+        value += weight[j] / total * m
+    return value
+
+
+def _weighted_mean(metric, y, s, g, w, weights, alpha, k):
+    values, group_weights = [], []
+    for q in dict.fromkeys(g):
+        rows = [i for i in range(len(g)) if g[i] == q]
+        rel, score = [list(y[i]) for i in rows], [s[i] for i in rows]
+        v = _weighted_oracle(metric, rel, score, weights[rows[0]], alpha, k)
+        if v is not None:
+            values.append(v)
+            group_weights.append(np.mean([w[i] for i in rows]))
+    return float(np.average(values, weights=group_weights))
+
+
+def _query_weights(rng, y, g):
+    """Per query, weights in {0, 0.5, 1, 3}, one intent with a relevant row at
+    least weighing 1; the same on every row of the query."""
+    per_query = {}
+    for q in np.unique(g):
+        row = rng.choice([0.0, 0.5, 1.0, 3.0], size=y.shape[1])
+        relevant = np.flatnonzero((y[g == q] > 0).any(axis=0))
+        if relevant.size:
+            row[rng.choice(relevant)] = 1.0
+        per_query[q] = row
+    return np.array([per_query[q] for q in g])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_intent_weights_equal_the_brute_force(seed):
+    rng = np.random.default_rng(900 + seed)
+    y, s, g, w = _case(rng)
+    weights = _query_weights(rng, y, g)
+    names = ["err_ia@3", "err_ia", "precision_ia@2", "precision_ia", "map_ia"]
+    names += ["map_ia@3"]
+    got = evaluate_intents(
+        y, s, groups=g, metrics=names, sample_weight=w, intent_weight=weights, alpha=0.3
+    )
+    for name in names:
+        metric, _, cut = name.partition("@")
+        k = int(cut) if cut else None
+        want = _weighted_mean(metric, y, s, g, w, weights, 0.3, k)
+        assert got[name] == pytest.approx(want, abs=1e-12), name
+    # Uniform weights are the unweighted metrics (ndeval's 1 / |I_q|).
+    ones = np.ones_like(weights)
+    assert evaluate_intents(
+        y, s, groups=g, metrics=names, intent_weight=ones
+    ) == pytest.approx(evaluate_intents(y, s, groups=g, metrics=names), abs=1e-15)
+
+
+def test_intent_weights_hand_worked():
+    # Intents A, B weigh 3 and 1: P(A|q) = 0.75. Ranked d1 (A), d2 (B).
+    y, s, g = [[1, 0], [0, 1]], [2, 1], [0, 0]
+    weights = [[3, 1], [3, 1]]
+    # P-IA@1: 0.75 x 1 + 0.25 x 0; MAP-IA: 0.75 x 1 + 0.25 x 1/2.
+    assert sklearn_rank.precision_ia_score(
+        y, s, groups=g, k=1, intent_weight=weights
+    ) == pytest.approx(0.75)
+    assert sklearn_rank.map_ia_score(y, s, groups=g, intent_weight=weights) == (
+        pytest.approx(0.875)
+    )
+    # ERR-IA@2 (alpha 0.5): (0.75 x 0.5 + 0.25 x 0.5 / 2) / (0.5 + 0.25 / 2).
+    assert sklearn_rank.err_ia_score(
+        y, s, groups=g, k=2, intent_weight=weights
+    ) == pytest.approx(0.4375 / 0.625)
+
+
+def test_bad_intent_weights():
+    y, s, g = [[1, 0], [0, 1], [1, 1]], [3, 2, 1], [0, 0, 1]
+    good = [[1, 2], [1, 2], [1, 1]]
+    for weights, match in [
+        (
+            [[1, 2], [1, 2]],
+            r"'intent_weight' parameter of err_ia_score must be an "
+            r"array of y_true's shape \(3, 2\)",
+        ),
+        ([[1, 2], [2, 1], [1, 1]], "the same weights on every row of a query"),
+        ([[1, -2], [1, -2], [1, 1]], "finite weights >= 0"),
+        ([[1, np.nan], [1, np.nan], [1, 1]], "finite weights >= 0"),
+        ([[0, 0], [0, 0], [1, 1]], "0 on every such intent of query 0"),
+    ]:
+        with pytest.raises(InvalidParameterError, match=match):
+            sklearn_rank.err_ia_score(y, s, groups=g, intent_weight=weights)
+    with pytest.raises(
+        InvalidParameterError, match="no definition over intent weights"
+    ):
+        evaluate_intents(
+            y, s, groups=g, metrics=["err_ia", "alpha_ndcg"], intent_weight=good
+        )
+    with pytest.raises(TypeError, match="intent_weight"):
+        alpha_ndcg_score(y, s, groups=g, intent_weight=good)
+    # The weight of an intent without a relevant row in the query is not read.
+    assert (
+        sklearn_rank.map_ia_score(
+            [[1, 0], [0, 0]], [2, 1], groups=[0, 0], intent_weight=[[1, 0], [1, 0]]
+        )
+        == 1.0
+    )

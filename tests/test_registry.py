@@ -18,6 +18,7 @@ from test_intent_metrics import INTENT_ORACLES
 
 import sklearn_rank
 from sklearn_rank._engine.conventions import OPTIONS, PRESETS, preset_values
+from sklearn_rank._engine.kernels.intent import WEIGHTED
 from sklearn_rank._metrics.declare import option_doc
 from sklearn_rank._metrics.registry import METRICS, MetricSpec
 from sklearn_rank._sklearn import scorer as _scorer
@@ -59,6 +60,7 @@ def test_public_signature_follows_the_registry(spec):
     expected += ["k"] if spec.takes_k else []
     expected += [*spec.options, "sample_weight"]
     expected += ["retrieved", "judged"] * (not spec.intents)
+    expected += ["intent_weight"] * (spec.name in WEIGHTED)
     expected += ["in_pool"] * spec.reads_pool + ["convention"]
     assert list(params) == expected
     for name in expected[2:]:

@@ -16,7 +16,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine.conventions import Options, given_options, resolve_options
-from .._engine.kernels.intent import INTENT_KERNELS, WHOLE_LIST, attach_intent_view
+from .._engine.kernels.intent import (
+    INTENT_KERNELS,
+    WEIGHTED,
+    WHOLE_LIST,
+    attach_intent_shares,
+    attach_intent_view,
+)
 from .._utils.params import check_k, param_error
 from .evaluate import mean_values, prepare_inputs, ranking_context
 from .ir_measures_names import ir_measure_metric
@@ -111,6 +117,7 @@ def evaluate_intents(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    intent_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> dict[str, float]:
     """Intent-aware ranking metrics from one ordering of the rows.
@@ -152,7 +159,15 @@ def evaluate_intents(
         mean ("skip"), an error, or scored with the float.
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights; a group weighs the mean of its rows' weights.
-    convention : str, default=None
+    intent_weight : array-like of shape (n_samples, n_intents), default=None
+        Weight of each intent for the row's query, the same on every row of a
+        query (it is split with ``y_true`` in a cross-validation). Agrawal et
+        al. (2009)'s intent probabilities: ``P(i|q)`` is the intent's weight
+        over the sum of the weights of the query's intents (those with a
+        relevant row), and ERR-IA, precision-IA and MAP-IA become
+        ``sum_i P(i|q) M_i`` (ERR-IA still over the ERR of a list relevant at
+        every position). None: uniform, ``P(i|q) = 1 / |I_q|``, as ndeval.
+        The other metrics have no weighted definition and refuse it.
         Name of a convention preset that sets the keywords left at None;
         ``"ndeval"``: alpha 0.5, beta 0.5, "stable" ties, undefined groups
         scored 0 (ndeval's mean over the topics of its qrels).
@@ -220,6 +235,7 @@ def _mean_scores(
     *,
     sample_weight: Any = None,
     masks: dict[str, Any] | None = None,
+    intent_weight: Any = None,
 ) -> dict[str, float]:
     """Every request from one ordering of the rows (by group, then descending
     score, ties by ``opts.ties``); the intent-aware kernels read the
@@ -239,8 +255,76 @@ def _mean_scores(
         host=True,
     )
     ctx = ranking_context(inputs, opts)
-    attach_intent_view(ctx, (labels > 0).astype(np.int8))
+    rel = (labels > 0).astype(np.int8)
+    view = attach_intent_view(ctx, rel)
+    if intent_weight is not None:
+        weights = _group_intent_weights(intent_weight, rel, inputs, requests, func)
+        attach_intent_shares(ctx, view, weights)
     return mean_values(ctx, inputs.group_ids, requests, opts)
+
+
+def _group_intent_weights(
+    intent_weight: Any,
+    rel: np.ndarray,
+    inputs: Any,
+    requests: list[MetricRequest],
+    func: str,
+) -> np.ndarray:
+    """``intent_weight`` checked: ``(n_samples, n_intents)``, finite, >= 0, the
+    same on every row of a group, and not 0 on every intent of a group that
+    has one; returned per group, ``(n_groups, n_intents)``."""
+    unweighted = [r.label for r in requests if r.spec.name not in WEIGHTED]
+    if unweighted:
+        raise param_error(
+            "intent_weight",
+            func,
+            "None with metrics that have no definition over intent weights",
+            f"weights with {unweighted[0]!r}",
+            "Intent weights P(i|q) weigh ERR-IA, precision-IA and MAP-IA "
+            "(Agrawal et al., 2009); ask for the others in another call.",
+        )
+    try:
+        w = np.asarray(intent_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise param_error(
+            "intent_weight", func, "a numeric array", type(intent_weight).__name__
+        ) from None
+    if w.shape != rel.shape:
+        raise param_error(
+            "intent_weight",
+            func,
+            f"an array of y_true's shape {rel.shape}, each row its query's weights",
+            f"an array of shape {w.shape}",
+        )
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise param_error(
+            "intent_weight", func, "finite weights >= 0", "NaN, inf or <0"
+        )
+    codes, ids = inputs.codes, inputs.group_ids
+    _, first = np.unique(codes, return_index=True)
+    per_group = w[first]
+    differ = (w != per_group[codes]).any(axis=1)
+    if differ.any():
+        query = ids[[codes[np.argmax(differ)]]].tolist()[0]
+        raise param_error(
+            "intent_weight",
+            func,
+            "the same weights on every row of a query",
+            f"rows that differ in query {query!r}",
+        )
+    m = rel.shape[1]
+    rows, intents = np.nonzero(rel)
+    cells = np.bincount(codes[rows] * m + intents, minlength=ids.size * m) > 0
+    cells = cells.reshape(ids.size, m)
+    empty = cells.any(axis=1) & ((per_group * cells).sum(axis=1) <= 0)
+    if empty.any():
+        raise param_error(
+            "intent_weight",
+            func,
+            "a weight > 0 on some intent with a relevant row, in every query",
+            f"0 on every such intent of query {ids[[np.argmax(empty)]].tolist()[0]!r}",
+        )
+    return per_group
 
 
 def _scores(
@@ -252,6 +336,7 @@ def _scores(
     metrics: str | Sequence[str],
     sample_weight: Any,
     convention: Any,
+    intent_weight: Any = None,
     **options: Any,
 ) -> dict[str, float]:
     """The body of :func:`evaluate_intents` and the ``*_score`` functions: errors
@@ -265,7 +350,14 @@ def _scores(
         opts = dataclasses.replace(opts, ties="stable")
     labels = _check_intent_labels(y_true, func)
     return _mean_scores(
-        func, labels, y_score, groups, requests, opts, sample_weight=sample_weight
+        func,
+        labels,
+        y_score,
+        groups,
+        requests,
+        opts,
+        sample_weight=sample_weight,
+        intent_weight=intent_weight,
     )
 
 
@@ -314,6 +406,7 @@ def err_ia_score(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    intent_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """ERR-IA@k as ndeval prints it: the intent-aware cascade (stop probability
@@ -341,6 +434,7 @@ def precision_ia_score(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    intent_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Precision-IA@k: the mean over the group's intents of precision@k.
@@ -418,6 +512,7 @@ def map_ia_score(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    intent_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """MAP-IA (Agrawal et al., 2009) as ndeval: the mean over a group's intents
