@@ -272,6 +272,21 @@ def test_ir_measures_parses_the_names_the_same_way(ir_name, ours, options):
             assert dict(request.options)[key] == defaults[key]
 
 
+def test_ir_measures_names_in_a_scorer():
+    class Fixed:
+        def predict(self, X):
+            return np.asarray(X)[:, 0]
+
+    y, s, g, _ = _case(np.random.default_rng(4))
+    X = s.reshape(-1, 1)
+    scorer = sklearn_rank.get_scorer("alpha_nDCG(alpha=0.7)@5")
+    assert scorer(Fixed(), X, y, groups=g) == alpha_ndcg_score(
+        y, s, groups=g, k=5, alpha=0.7, undefined=0.0
+    )
+    with pytest.raises(ValueError, match="NRBP takes no cutoff"):
+        make_ranking_scorer("NRBP@5")
+
+
 def test_bad_ir_measures_names():
     y, s, g = [[1, 0], [0, 1]], [0.2, 0.1], [0, 0]
     for name, match in [

@@ -589,8 +589,9 @@ def nnrbp_score(
 
 
 def check_intent_name(name: str, func: str) -> None:
-    """Refuse a malformed intent-aware name (``err_ia@0``, ``nrbp@5``) now."""
-    _parse(name, func)
+    """Refuse a malformed intent-aware name (``err_ia@0``, ``nrbp@5``,
+    ``NRBP@5``) now."""
+    _parse_requests([name], func)
 
 
 # evaluate's arguments besides the convention keywords that a call with only
