@@ -27,6 +27,9 @@ NUMBERS = {
     "recall_level": [0.25, 1.0],
     "r_multiple": [0.4, 2.0],
     "max_grade": [4.0],
+    # read by the intent-aware metrics only: the others must not change
+    "alpha": [0.3],
+    "beta": [0.8],
 }
 EXTRA = {
     "gain": [{0.0: -1.0, 1.0: 4.0, 2.0: 1.0, 3.0: 0.0}],

@@ -12,22 +12,18 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from numpy.typing import ArrayLike
 
-from .._engine.conventions import Options, given_options, resolve_options
-from .._engine.kernels.intent import (
-    INTENT_KERNELS,
-    WEIGHTED,
-    WHOLE_LIST,
-    attach_intent_shares,
-    attach_intent_view,
+from .._engine.conventions import resolve_options
+from .._engine.kernels.intent import INTENT_KERNELS
+from .._utils.params import check_k
+from .evaluate import intent_means
+from .validation import (
+    ONE_ORDER,
+    check_intent_labels,
+    check_intent_ties,
+    parse_intent_names,
 )
-from .._utils.params import check_k, param_error
-from .evaluate import mean_values, prepare_inputs, ranking_context
-from .ir_measures_names import ir_measure_metric
-from .registry import METRICS
-from .validation import MetricRequest, asks_for_intents, check_metrics, parse_metric
 
 __all__ = [
     "INTENT_METRICS",
@@ -44,66 +40,6 @@ __all__ = [
 
 INTENT_METRICS = tuple(INTENT_KERNELS)
 DEFAULT_INTENT_METRICS = ("alpha_ndcg@10", "err_ia@10", "subtopic_recall@10")
-# The tie rules that are one ordering of the rows; "average" and "threshold"
-# are expectations over the orders of tied rows, which these nonlinear metrics
-# do not reduce to one ordering.
-ONE_ORDER = ("stable", "pessimistic", "optimistic")
-
-
-def _check_intent_labels(y_true: Any, func: str) -> np.ndarray:
-    """The 2-D labels as float64; binary per intent (grade > 0) is what the
-    metrics read."""
-    try:
-        y = np.asarray(y_true, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise param_error(
-            "y_true",
-            func,
-            "a numeric array of shape (n_samples, n_intents)",
-            type(y_true).__name__,
-        ) from None
-    if y.ndim != 2 or y.shape[1] < 1:
-        raise param_error(
-            "y_true",
-            func,
-            "a 2-D array of shape (n_samples, n_intents) with n_intents >= 1",
-            f"an array of shape {y.shape}",
-            "Give one column per intent (subtopic), one row per document.",
-        )
-    if not np.isfinite(y).all():
-        raise param_error("y_true", func, "finite grades", "NaN or inf")
-    if (y < 0).any():
-        raise param_error(
-            "y_true", func, "non-negative grades", f"minimum {float(y.min())!r}"
-        )
-    return y
-
-
-def _parse(name: Any, func: str) -> tuple[str, str, int | None]:
-    if not isinstance(name, str):
-        raise param_error("metrics", func, "a str or a sequence of str", name)
-    base, _, cut = name.partition("@")
-    if base not in INTENT_KERNELS:
-        raise param_error(
-            "metrics",
-            func,
-            "names among {" + ", ".join(repr(n) for n in INTENT_METRICS) + "}"
-            " with an optional '@k'",
-            name,
-        )
-    k = None
-    if cut and base in WHOLE_LIST:
-        raise param_error(
-            "metrics",
-            func,
-            f"{base!r} without a cutoff (it reads the whole list, as ndeval)",
-            name,
-        )
-    if cut:
-        if not cut.isdigit():
-            raise param_error("metrics", func, "a cutoff '@k' with k an int >= 1", name)
-        k = check_k(int(cut), func)
-    return name, base, k
 
 
 def evaluate_intents(
@@ -193,140 +129,6 @@ def evaluate_intents(
     return _scores("evaluate_intents", **locals())
 
 
-def _parse_requests(names: list[Any], func: str) -> list[MetricRequest]:
-    """The intent-aware names, checked with errors that name ``func``."""
-    out = []
-    for name in names:
-        if ir_measure_metric(name) is not None:  # "alpha_nDCG(alpha=0.7)@20"
-            out.append(parse_metric(name))
-            continue
-        label, base, k = _parse(name, func)
-        out.append(MetricRequest(label, METRICS[base], k))
-    return out
-
-
-def _check_ties(ties: Any, opts: Options, func: str) -> Options:
-    """The tie rule of a call with intent-aware metrics: one of
-    :data:`ONE_ORDER`; a preset's "average" or "threshold" reads as "stable"
-    (the order the engine then gives ties), given explicitly it raises."""
-    if opts.ties in ONE_ORDER:
-        return opts
-    if ties is not None:
-        raise param_error(
-            "ties",
-            func,
-            "one of 'stable', 'pessimistic', 'optimistic' or None with "
-            "intent-aware metrics",
-            ties,
-            "The intent-aware metrics are not linear in the order of tied rows: "
-            "the average over their orders is not one ordering and is not "
-            "computed. Pass ties='stable' (ndeval reads the run in order).",
-        )
-    return opts
-
-
-def _mean_scores(
-    func: str,
-    labels: np.ndarray,
-    y_score: Any,
-    groups: Any,
-    requests: list[MetricRequest],
-    opts: Options,
-    *,
-    sample_weight: Any = None,
-    masks: dict[str, Any] | None = None,
-    intent_weight: Any = None,
-) -> dict[str, float]:
-    """Every request from one ordering of the rows (by group, then descending
-    score, ties by ``opts.ties``); the intent-aware kernels read the
-    (row, intent) view attached to it, the others each row's largest grade."""
-    masks = masks or {}
-    inputs = prepare_inputs(
-        func,
-        labels.max(axis=1),
-        y_score,
-        groups,
-        sample_weight,
-        masks.get("retrieved"),
-        requests,
-        opts,
-        masks.get("judged"),
-        masks.get("in_pool"),
-        host=True,
-    )
-    ctx = ranking_context(inputs, opts)
-    rel = (labels > 0).astype(np.int8)
-    view = attach_intent_view(ctx, rel)
-    if intent_weight is not None:
-        weights = _group_intent_weights(intent_weight, rel, inputs, requests, func)
-        attach_intent_shares(ctx, view, weights)
-    return mean_values(ctx, inputs.group_ids, requests, opts)
-
-
-def _group_intent_weights(
-    intent_weight: Any,
-    rel: np.ndarray,
-    inputs: Any,
-    requests: list[MetricRequest],
-    func: str,
-) -> np.ndarray:
-    """``intent_weight`` checked: ``(n_samples, n_intents)``, finite, >= 0, the
-    same on every row of a group, and not 0 on every intent of a group that
-    has one; returned per group, ``(n_groups, n_intents)``."""
-    unweighted = [r.label for r in requests if r.spec.name not in WEIGHTED]
-    if unweighted:
-        raise param_error(
-            "intent_weight",
-            func,
-            "None with metrics that have no definition over intent weights",
-            f"weights with {unweighted[0]!r}",
-            "Intent weights P(i|q) weigh ERR-IA, precision-IA and MAP-IA "
-            "(Agrawal et al., 2009); ask for the others in another call.",
-        )
-    try:
-        w = np.asarray(intent_weight, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise param_error(
-            "intent_weight", func, "a numeric array", type(intent_weight).__name__
-        ) from None
-    if w.shape != rel.shape:
-        raise param_error(
-            "intent_weight",
-            func,
-            f"an array of y_true's shape {rel.shape}, each row its query's weights",
-            f"an array of shape {w.shape}",
-        )
-    if not np.isfinite(w).all() or (w < 0).any():
-        raise param_error(
-            "intent_weight", func, "finite weights >= 0", "NaN, inf or <0"
-        )
-    codes, ids = inputs.codes, inputs.group_ids
-    _, first = np.unique(codes, return_index=True)
-    per_group = w[first]
-    differ = (w != per_group[codes]).any(axis=1)
-    if differ.any():
-        query = ids[[codes[np.argmax(differ)]]].tolist()[0]
-        raise param_error(
-            "intent_weight",
-            func,
-            "the same weights on every row of a query",
-            f"rows that differ in query {query!r}",
-        )
-    m = rel.shape[1]
-    rows, intents = np.nonzero(rel)
-    cells = np.bincount(codes[rows] * m + intents, minlength=ids.size * m) > 0
-    cells = cells.reshape(ids.size, m)
-    empty = cells.any(axis=1) & ((per_group * cells).sum(axis=1) <= 0)
-    if empty.any():
-        raise param_error(
-            "intent_weight",
-            func,
-            "a weight > 0 on some intent with a relevant row, in every query",
-            f"0 on every such intent of query {ids[[np.argmax(empty)]].tolist()[0]!r}",
-        )
-    return per_group
-
-
 def _scores(
     func: str,
     y_true: Any,
@@ -342,14 +144,14 @@ def _scores(
     """The body of :func:`evaluate_intents` and the ``*_score`` functions: errors
     name ``func``; ``options`` are convention keywords."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    requests = _parse_requests(names, func)
-    opts = _check_ties(
+    requests = parse_intent_names(names, func)
+    opts = check_intent_ties(
         options.get("ties"), resolve_options(func, convention, options), func
     )
     if opts.ties not in ONE_ORDER:  # alone, no tie blocks to find
         opts = dataclasses.replace(opts, ties="stable")
-    labels = _check_intent_labels(y_true, func)
-    return _mean_scores(
+    labels = check_intent_labels(y_true, func)
+    return intent_means(
         func,
         labels,
         y_score,
@@ -591,70 +393,4 @@ def nnrbp_score(
 def check_intent_name(name: str, func: str) -> None:
     """Refuse a malformed intent-aware name (``err_ia@0``, ``nrbp@5``,
     ``NRBP@5``) now."""
-    _parse_requests([name], func)
-
-
-# evaluate's arguments besides the convention keywords that a call with only
-# intent-aware metrics reads; the others must stay None.
-_INTENT_INPUTS = {"y_true", "y_score", "groups", "metrics", "sample_weight"}
-_INTENT_INPUTS |= {"convention", "n_jobs", "func"}
-# The row masks: the intent view covers every row, ranked and judged.
-_MASKS = ("retrieved", "judged", "in_pool", "judged_only")
-
-
-def evaluate_with_intents(given: dict[str, Any]) -> dict[str, float]:
-    """:func:`~sklearn_rank.evaluate` with intent-aware names: every metric from
-    one ordering of the rows (the other metrics read each row's largest grade);
-    options no requested metric reads are refused in a call of intent-aware
-    metrics only; results in the order of ``metrics``."""
-    func = "evaluate"
-    names = (
-        [given["metrics"]]
-        if isinstance(given["metrics"], str)
-        else list(given["metrics"])
-    )
-    is_intent = [asks_for_intents([n]) for n in names]
-    plain = [n for n, flag in zip(names, is_intent, strict=True) if not flag]
-    single = iter(check_metrics(plain, func) if plain else [])
-    requests = [
-        _parse_requests([n], func)[0] if flag else next(single)
-        for n, flag in zip(names, is_intent, strict=True)
-    ]
-    masks = [k for k in _MASKS if given[k] is not None]
-    if masks:
-        raise param_error(
-            masks[0],
-            func,
-            "None with intent-aware metrics",
-            given[masks[0]],
-            "The intent-aware metrics rank every row of a 2-D y_true; give the "
-            "rows that are ranked and judged only.",
-        )
-    options = given_options(given)
-    if not plain:
-        reads = set(_INTENT_INPUTS).union(*(r.spec.options for r in requests))
-        unread = sorted(k for k, v in given.items() if k not in reads and v is not None)
-        if unread:
-            raise param_error(
-                unread[0],
-                func,
-                "None: none of the intent-aware metrics asked for reads it",
-                given[unread[0]],
-                "They read y_true, y_score, groups, sample_weight, convention and "
-                "their options (alpha, beta for nrbp / nnrbp, ties, undefined).",
-            )
-    opts = _check_ties(
-        given["ties"], resolve_options(func, given["convention"], options), func
-    )
-    if not plain and opts.ties not in ONE_ORDER:
-        opts = dataclasses.replace(opts, ties="stable")
-    labels = _check_intent_labels(given["y_true"], func)
-    return _mean_scores(
-        func,
-        labels,
-        given["y_score"],
-        given["groups"],
-        requests,
-        opts,
-        sample_weight=given["sample_weight"],
-    )
+    parse_intent_names([name], func)
