@@ -604,6 +604,8 @@ def evaluate(
     r_multiple: float | None = None,
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     convention: str | None = None,
     compute: bool = True,
 ) -> dict[str, float] | Any:
@@ -646,8 +648,8 @@ def evaluate(
         Partitions after the shuffle by group; None keeps the input's number.
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
 ap_denominator, recall_denominator, max_grade, weights, group_weight, \
-persistence, recall_level, r_multiple, integer_grades, judged_only, gain_rows, \
-ideal_order, convention : see :func:`sklearn_rank.evaluate`
+persistence, recall_level, r_multiple, integer_grades, judged_only, alpha, beta, \
+gain_rows, ideal_order, convention : see :func:`sklearn_rank.evaluate`
         Conventions; None takes the value of ``convention``.
     client : distributed.Client, default=None
         The cluster to compute on; None is Dask's current scheduler (the last
@@ -808,6 +810,8 @@ def evaluate_per_group(
     r_multiple: float | None = None,
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     convention: str | None = None,
 ) -> dd.DataFrame | dict[str, dd.DataFrame]:
     """:func:`sklearn_rank.evaluate_per_group` as a lazy Dask DataFrame.

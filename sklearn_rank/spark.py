@@ -325,6 +325,8 @@ def evaluate(
     r_multiple: float | None = None,
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     convention: str | None = None,
 ) -> dict[str, float] | dict[str, dict[str, float]]:
     """:func:`sklearn_rank.evaluate` on a PySpark DataFrame.
@@ -351,8 +353,8 @@ def evaluate(
         :mod:`sklearn_rank.dask` uses too).
     ties, gain, discount, relevance_threshold, undefined, precision_denominator, \
 ap_denominator, recall_denominator, max_grade, weights, group_weight, \
-persistence, recall_level, r_multiple, integer_grades, judged_only, gain_rows, \
-ideal_order, convention : see :func:`sklearn_rank.evaluate`
+persistence, recall_level, r_multiple, integer_grades, judged_only, alpha, beta, \
+gain_rows, ideal_order, convention : see :func:`sklearn_rank.evaluate`
         Conventions; None takes the value of ``convention``.
 
     Returns
@@ -425,6 +427,8 @@ def evaluate_per_group(
     r_multiple: float | None = None,
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     convention: str | None = None,
 ) -> Any:
     """:func:`sklearn_rank.evaluate_per_group` as a (lazy) Spark DataFrame.

@@ -1208,8 +1208,13 @@ def reference_mean(
     r_multiple=1.0,
     in_pool=None,
     ideal_order="gain",
+    alpha=0.5,
+    beta=0.5,
 ):
     """The public metric value: ``(value, all_undefined)``.
+
+    ``alpha`` and ``beta`` are read by the intent-aware metrics only, whose
+    oracles (a 2-D ``y_true``) are in ``test_intent_metrics.py``.
 
     See :func:`reduce_groups` for ``all_undefined``. Raises ``ValueError``
     where the engine must raise (``undefined="raise"`` with an undefined group,

@@ -27,6 +27,9 @@ NUMBERS = {
     "recall_level": [0.25, 1.0],
     "r_multiple": [0.4, 2.0],
     "max_grade": [4.0],
+    # read by the intent-aware metrics only: the others must not change
+    "alpha": [0.3],
+    "beta": [0.8],
 }
 EXTRA = {
     "gain": [{0.0: -1.0, 1.0: 4.0, 2.0: 1.0, 3.0: 0.0}],
@@ -36,9 +39,12 @@ EXTRA = {
 
 
 def metric_names() -> list[str]:
-    """Every metric of the registry, with a cutoff of 3 where one applies."""
+    """Every metric of the registry with one label per row (the distributed
+    front ends take no 2-D y_true), with a cutoff of 3 where one applies."""
     names = []
     for spec in METRICS.values():
+        if spec.intents:
+            continue
         if "recall_level" in spec.options and not spec.takes_k:
             names.append(f"{spec.name}@0.5")  # interpolated precision at r = 0.5
         else:

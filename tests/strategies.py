@@ -241,4 +241,7 @@ OPTION_STRATEGIES = {
     "ideal_order": lambda case: st.sampled_from(["gain", "trec_eval"]),
     "integer_grades": lambda case: st.booleans(),
     "r_multiple": lambda case: st.sampled_from([0.2, 0.35, 0.5, 1.0, 1.2, 2.0]),
+    # Read by the intent-aware metrics only (their oracles: test_intent_metrics).
+    "alpha": lambda case: st.sampled_from([0.0, 0.3, 0.5, 0.9]),
+    "beta": lambda case: st.sampled_from([0.2, 0.5, 0.8, 0.95]),
 }

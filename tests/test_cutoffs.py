@@ -23,7 +23,9 @@ from sklearn_rank._engine.cutoffs import AXIS_KERNELS
 from sklearn_rank._metrics.cutoff_curves import cutoff_curve
 from sklearn_rank._metrics.registry import METRICS
 
-AXIS_METRICS = sorted(n for n, s in METRICS.items() if s.takes_k and not s.pooled)
+AXIS_METRICS = sorted(
+    n for n, s in METRICS.items() if s.takes_k and not s.pooled and not s.intents
+)
 # The metrics whose kernel is contributions plus a finisher (summed down the axis).
 RUNNING_FORMS = sorted(n for n, s in METRICS.items() if s.kernel in AXIS_KERNELS)
 KS = [1, 2, 3, 5, 8, 13]

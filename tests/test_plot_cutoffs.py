@@ -14,7 +14,9 @@ from sklearn_rank._engine.cutoffs import AXIS_KERNELS
 from sklearn_rank._metrics.cutoff_curves import cutoff_curve
 from sklearn_rank._metrics.registry import METRICS
 
-CUTOFF_METRICS = [m for m, s in METRICS.items() if s.takes_k and not s.pooled]
+CUTOFF_METRICS = [
+    m for m, s in METRICS.items() if s.takes_k and not s.pooled and not s.intents
+]
 _FAST = [m for m, s in METRICS.items() if s.kernel in AXIS_KERNELS]
 CONVENTIONS = [None, "trec_eval", "lightgbm", "sklearn", "xgboost", "tf_ranking"]
 

@@ -14,22 +14,30 @@ import numpy as np
 import pytest
 from _reference import ORACLES, reference_mean
 from strategies import OPTION_STRATEGIES
+from test_intent_metrics import INTENT_ORACLES
 
 import sklearn_rank
 from sklearn_rank._engine.conventions import OPTIONS, PRESETS, preset_values
+from sklearn_rank._engine.kernels.intent import WEIGHTED
 from sklearn_rank._metrics.declare import option_doc
 from sklearn_rank._metrics.registry import METRICS, MetricSpec
 from sklearn_rank._sklearn import scorer as _scorer
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 SPECS = list(METRICS.values())
+# The metrics of one label per row; the intent-aware ones (a 2-D y_true) have
+# their brute-force oracles in tests/test_intent_metrics.py.
+SINGLE = [spec for spec in SPECS if not spec.intents]
 
 
 def test_every_metric_has_an_independent_oracle():
-    assert set(ORACLES) == set(METRICS), "add an oracle to tests/_reference.py"
+    single = {spec.name for spec in SINGLE}
+    assert set(ORACLES) == single, "add an oracle to tests/_reference.py"
+    intents = set(METRICS) - single
+    assert set(INTENT_ORACLES) == intents, "add one to tests/test_intent_metrics.py"
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+@pytest.mark.parametrize("spec", SINGLE, ids=lambda s: s.name)
 def test_oracle_agrees_with_the_registry_on_what_the_metric_reads(spec):
     oracle = ORACLES[spec.name]
     assert oracle.cutoff == spec.takes_k
@@ -50,7 +58,9 @@ def test_public_signature_follows_the_registry(spec):
     params = inspect.signature(func).parameters
     expected = ["y_true", "y_score", "groups"]
     expected += ["k"] if spec.takes_k else []
-    expected += [*spec.options, "sample_weight", "retrieved", "judged"]
+    expected += [*spec.options, "sample_weight"]
+    expected += ["retrieved", "judged"] * (not spec.intents)
+    expected += ["intent_weight"] * (spec.name in WEIGHTED)
     expected += ["in_pool"] * spec.reads_pool + ["convention"]
     assert list(params) == expected
     for name in expected[2:]:
@@ -61,6 +71,12 @@ def test_public_signature_follows_the_registry(spec):
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_docstring_documents_every_option_in_the_table_words(spec):
+    if spec.intents:  # their functions' parameters are evaluate_intents'
+        doc = sklearn_rank.evaluate_intents.__doc__
+        assert "evaluate_intents" in getattr(sklearn_rank, spec.function).__doc__
+        for name in spec.options:
+            assert f"\n    {name} : " in doc, name
+        return
     doc = getattr(sklearn_rank, spec.function).__doc__
     assert "{params}" not in doc
     words = " ".join(doc.split())
@@ -164,6 +180,7 @@ def test_every_option_of_a_function_reaches_the_resolution(spec, monkeypatch):
         raise _Reached
 
     monkeypatch.setattr("sklearn_rank._metrics.evaluate.resolve_options", capture)
+    monkeypatch.setattr("sklearn_rank._metrics.intent.resolve_options", capture)
     marks = {name: f"<{name}>" for name in spec.options}
     with pytest.raises(_Reached):
         getattr(sklearn_rank, spec.function)([1], [1], groups=[0], **marks)

@@ -363,6 +363,28 @@ _OPTIONS = (
         "bool | None",
         bool,
     ),
+    Option(
+        "alpha",
+        0.5,
+        (Interval(numbers.Real, 0, 1, closed="left"),),
+        """The intent-aware metrics' redundancy intolerance alpha in [0, 1) (0.5
+        in the default convention, as ndeval): a row relevant to an intent
+        gains ``(1 - alpha) ** c`` for it, ``c`` the rows relevant to that
+        intent ranked above (alpha-nDCG, nERR-IA, NRBP, nNRBP); ERR-IA's stop
+        probability at a row relevant to the intent (Clarke et al., 2008).""",
+        "float | None",
+        float,
+    ),
+    Option(
+        "beta",
+        0.5,
+        (Interval(numbers.Real, 0, 1, closed="neither"),),
+        """NRBP's and nNRBP's patience beta in (0, 1) (0.5 in the default
+        convention, as ndeval's ``-beta``): the weight of rank ``r`` is
+        ``beta ** (r - 1)`` (Clarke et al., 2009).""",
+        "float | None",
+        float,
+    ),
 )
 
 OPTIONS: dict[str, Option] = {option.name: option for option in _OPTIONS}
@@ -435,6 +457,15 @@ PRESETS: dict[str, dict[str, Any]] = {
         "recall_denominator": "n_relevant",  # _per_list_recall: / sum(labels >= 1)
         # _per_example_weights_to_per_list_weights: sum(w * rel) / sum(rel)
         "group_weight": "relevant_mean",
+    },
+    # ndeval (the TREC Web track's diversity evaluation, ndeval.c): the
+    # intent-aware metrics with its defaults; the ideal of alpha-nDCG, nERR-IA
+    # and nNRBP is always its greedy ideal (idealResult).
+    "ndeval": {
+        "alpha": 0.5,  # -alpha, default 0.5
+        "beta": 0.5,  # -beta, default 0.5
+        "ties": "stable",  # rows in the run's order (score, then docno)
+        "undefined": 0.0,  # a topic without a relevant pair scores 0 in amean
     },
 }
 

@@ -108,8 +108,13 @@ def check_cutoff_metric(metric: Any, func: str) -> MetricRequest:
             "Pass e.g. metric='ndcg'; the cutoffs come from 'k_max' or 'ks'.",
         )
     request = parse_metric(metric)  # unknown names: the usual ValueError
-    if not request.spec.takes_k or request.spec.pooled:
-        takes = [m.name for m in METRICS.values() if m.takes_k and not m.pooled]
+    spec = request.spec
+    if not spec.takes_k or spec.pooled or spec.intents:
+        takes = [
+            m.name
+            for m in METRICS.values()
+            if m.takes_k and not m.pooled and not m.intents
+        ]
         raise param_error(
             "metric",
             func,

@@ -14,6 +14,11 @@ from .._engine.context import GroupTotals, RankingContext
 from .._engine.conventions import Options, given_options, resolve_options
 from .._engine.cutoffs import AXIS_KERNELS, values_at_cutoffs
 from .._engine.kernels import GroupValues
+from .._engine.kernels.intent import (
+    attach_intent_shares,
+    attach_intent_view,
+    largest_grade,
+)
 from .._engine.reduce import (
     mean_over_groups,
     weighted_mean,
@@ -22,19 +27,24 @@ from .._engine.reduce import (
 from .._engine.segments import array_namespace
 from .._utils.array_api import is_foreign, to_numpy
 from .._utils.jobs import effective_n_jobs
-from .._utils.params import check_k
-from .intent import asks_for_intents, evaluate_with_intents
+from .._utils.params import check_k, param_error
 from .registry import METRICS
 from .shards import concat, run_bounds, run_shards, shardable
 from .validation import (
+    ONE_ORDER,
     MetricRequest,
     ValidatedInputs,
+    asks_for_intents,
     check_inputs,
+    check_intent_labels,
+    check_intent_ties,
+    check_intent_weight,
     check_labels,
     check_metrics,
     drop_unjudged,
     names_judged_only,
     options_of_requests,
+    parse_intent_names,
 )
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr")
@@ -245,6 +255,8 @@ def evaluate(
     r_multiple: float | None = None,
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     convention: str | None = None,
     n_jobs: int | None = None,
 ) -> dict[str, float]:
@@ -287,7 +299,8 @@ def evaluate(
         in the pool. None: every unjudged row is outside the pool.
     ties, gain, discount, gain_rows, ideal_order, relevance_threshold, undefined, \
 precision_denominator, ap_denominator, recall_denominator, max_grade, weights, \
-group_weight, persistence, recall_level, r_multiple, integer_grades, judged_only : \
+group_weight, persistence, recall_level, r_multiple, integer_grades, judged_only, \
+alpha, beta : \
 see the metric functions
         Conventions; None takes the value of ``convention``.
     convention : str, default=None
@@ -315,7 +328,7 @@ see the metric functions
     """
     func = "evaluate"
     if asks_for_intents(metrics):  # a 2-D y_true: relevance per (row, intent)
-        return evaluate_with_intents(dict(locals()), evaluate)
+        return evaluate_with_intents(dict(locals()))
     opts = resolve_options(
         func,
         convention,
@@ -435,6 +448,8 @@ def evaluate_per_group(
     r_multiple: float | None = None,
     integer_grades: bool | None = None,
     judged_only: bool | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     convention: str | None = None,
     n_jobs: int | None = None,
 ) -> GroupScores:
@@ -793,3 +808,110 @@ def _axis_families(requests) -> dict[str, list]:
         if r.k is not None and not r.options and r.spec.kernel in AXIS_KERNELS:
             by_metric.setdefault(r.spec.name, []).append(r)
     return {n: g for n, g in by_metric.items() if len(g) >= _AXIS_FROM}
+
+
+# -- the intent-aware metrics (a 2-D y_true) ----------------------------------
+
+
+def intent_means(
+    func: str,
+    labels: np.ndarray,
+    y_score: Any,
+    groups: Any,
+    requests: list[MetricRequest],
+    opts: Options,
+    *,
+    sample_weight: Any = None,
+    masks: dict[str, Any] | None = None,
+    intent_weight: Any = None,
+) -> dict[str, float]:
+    """Every request from one ordering of the rows (by group, then descending
+    score, ties by ``opts.ties``); the intent-aware kernels read the
+    (row, intent) view attached to it, the others each row's largest grade."""
+    masks = masks or {}
+    inputs = prepare_inputs(
+        func,
+        largest_grade(labels),
+        y_score,
+        groups,
+        sample_weight,
+        masks.get("retrieved"),
+        requests,
+        opts,
+        masks.get("judged"),
+        masks.get("in_pool"),
+        host=True,
+    )
+    ctx = ranking_context(inputs, opts)
+    rel = (labels > 0).astype(np.int8)
+    view = attach_intent_view(ctx, rel)
+    if intent_weight is not None:
+        weights = check_intent_weight(intent_weight, rel, inputs, requests, func)
+        attach_intent_shares(ctx, view, weights)
+    return mean_values(ctx, inputs.group_ids, requests, opts)
+
+
+# evaluate's arguments besides the convention keywords that a call with only
+# intent-aware metrics reads; the others must stay None.
+_INTENT_INPUTS = {"y_true", "y_score", "groups", "metrics", "sample_weight"}
+_INTENT_INPUTS |= {"convention", "n_jobs", "func"}
+# The row masks: the intent view covers every row, ranked and judged.
+_MASKS = ("retrieved", "judged", "in_pool", "judged_only")
+
+
+def evaluate_with_intents(given: dict[str, Any]) -> dict[str, float]:
+    """:func:`~sklearn_rank.evaluate` with intent-aware names: every metric from
+    one ordering of the rows (the other metrics read each row's largest grade);
+    options no requested metric reads are refused in a call of intent-aware
+    metrics only; results in the order of ``metrics``."""
+    func = "evaluate"
+    names = (
+        [given["metrics"]]
+        if isinstance(given["metrics"], str)
+        else list(given["metrics"])
+    )
+    is_intent = [asks_for_intents([n]) for n in names]
+    plain = [n for n, flag in zip(names, is_intent, strict=True) if not flag]
+    single = iter(check_metrics(plain, func) if plain else [])
+    requests = [
+        parse_intent_names([n], func)[0] if flag else next(single)
+        for n, flag in zip(names, is_intent, strict=True)
+    ]
+    masks = [k for k in _MASKS if given[k] is not None]
+    if masks:
+        raise param_error(
+            masks[0],
+            func,
+            "None with intent-aware metrics",
+            given[masks[0]],
+            "The intent-aware metrics rank every row of a 2-D y_true; give the "
+            "rows that are ranked and judged only.",
+        )
+    options = given_options(given)
+    if not plain:
+        reads = set(_INTENT_INPUTS).union(*(r.spec.options for r in requests))
+        unread = sorted(k for k, v in given.items() if k not in reads and v is not None)
+        if unread:
+            raise param_error(
+                unread[0],
+                func,
+                "None: none of the intent-aware metrics asked for reads it",
+                given[unread[0]],
+                "They read y_true, y_score, groups, sample_weight, convention and "
+                "their options (alpha, beta for nrbp / nnrbp, ties, undefined).",
+            )
+    opts = check_intent_ties(
+        given["ties"], resolve_options(func, given["convention"], options), func
+    )
+    if not plain and opts.ties not in ONE_ORDER:
+        opts = dataclasses.replace(opts, ties="stable")
+    labels = check_intent_labels(given["y_true"], func)
+    return intent_means(
+        func,
+        labels,
+        given["y_score"],
+        given["groups"],
+        requests,
+        opts,
+        sample_weight=given["sample_weight"],
+    )

@@ -8,25 +8,22 @@ each row), then every metric reads the same ordering; the formulas live in
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Callable, Sequence
+import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from numpy.typing import ArrayLike
 
-from .._engine.context import RankingContext
 from .._engine.conventions import resolve_options
-from .._engine.kernels.intent import (
-    INTENT_KERNELS,
-    WHOLE_LIST,
-    IntentParams,
-    intent_view,
-    largest_grade,
+from .._engine.kernels.intent import INTENT_KERNELS
+from .._utils.params import check_k
+from .evaluate import intent_means
+from .validation import (
+    ONE_ORDER,
+    check_intent_labels,
+    check_intent_ties,
+    parse_intent_names,
 )
-from .._engine.reduce import mean_over_groups
-from .._utils.params import Interval, check_k, check_param, param_error
-from .validation import check_inputs
 
 __all__ = [
     "INTENT_METRICS",
@@ -43,67 +40,6 @@ __all__ = [
 
 INTENT_METRICS = tuple(INTENT_KERNELS)
 DEFAULT_INTENT_METRICS = ("alpha_ndcg@10", "err_ia@10", "subtopic_recall@10")
-_ALPHA = (Interval(numbers.Real, 0, 1, closed="left"),)
-_BETA = (Interval(numbers.Real, 0, 1, closed="both"),)
-
-
-def _check_intent_labels(y_true: Any, func: str) -> np.ndarray:
-    """The 2-D labels as float64, or as given where they are whole numbers (no
-    float copy, and they cannot be NaN); binary per intent (grade > 0) is what
-    the metrics read."""
-    given = y_true if isinstance(y_true, np.ndarray) else None
-    whole = given is not None and given.dtype.kind in "biu"
-    try:
-        y = given if whole else np.asarray(y_true, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise param_error(
-            "y_true",
-            func,
-            "a numeric array of shape (n_samples, n_intents)",
-            type(y_true).__name__,
-        ) from None
-    if y.ndim != 2 or y.shape[1] < 1:
-        raise param_error(
-            "y_true",
-            func,
-            "a 2-D array of shape (n_samples, n_intents) with n_intents >= 1",
-            f"an array of shape {y.shape}",
-            "Give one column per intent (subtopic), one row per document.",
-        )
-    if not whole and not np.isfinite(y).all():
-        raise param_error("y_true", func, "finite grades", "NaN or inf")
-    if (y.min() if y.size else 0) < 0:
-        raise param_error(
-            "y_true", func, "non-negative grades", f"minimum {float(y.min())!r}"
-        )
-    return y
-
-
-def _parse(name: Any, func: str) -> tuple[str, str, int | None]:
-    if not isinstance(name, str):
-        raise param_error("metrics", func, "a str or a sequence of str", name)
-    base, _, cut = name.partition("@")
-    if base not in INTENT_KERNELS:
-        raise param_error(
-            "metrics",
-            func,
-            "names among {" + ", ".join(repr(n) for n in INTENT_METRICS) + "}"
-            " with an optional '@k'",
-            name,
-        )
-    k = None
-    if cut and base in WHOLE_LIST:
-        raise param_error(
-            "metrics",
-            func,
-            f"{base!r} without a cutoff (it reads the whole list, as ndeval)",
-            name,
-        )
-    if cut:
-        if not cut.isdigit():
-            raise param_error("metrics", func, "a cutoff '@k' with k an int >= 1", name)
-        k = check_k(int(cut), func)
-    return name, base, k
 
 
 def evaluate_intents(
@@ -112,11 +48,12 @@ def evaluate_intents(
     *,
     groups: ArrayLike,
     metrics: str | Sequence[str] = DEFAULT_INTENT_METRICS,
-    alpha: float = 0.5,
-    beta: float = 0.5,
-    sample_weight: ArrayLike | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    intent_weight: ArrayLike | None = None,
     convention: str | None = None,
     retrieved: ArrayLike | None = None,
 ) -> dict[str, float]:
@@ -137,23 +74,41 @@ def evaluate_intents(
         Names among ``"alpha_ndcg"``, ``"err_ia"``, ``"nerr_ia"``,
         ``"map_ia"``, ``"precision_ia"``, ``"subtopic_recall"``, each with an
         optional ``"@k"`` cutoff, and ``"nrbp"``, ``"nnrbp"`` (the whole list).
-    alpha : float, default=0.5
-        Redundancy intolerance in [0, 1): the gain of an intent decays by
-        ``1 - alpha`` for each relevant row for it ranked above (alpha-nDCG,
-        ERR-IA, nERR-IA, NRBP; ERR-IA's stop probability at a relevant row).
-    beta : float, default=0.5
-        NRBP's patience in [0, 1]: the weight of rank ``r`` is ``beta ** (r - 1)``
-        (``nrbp``, ``nnrbp``; ndeval's ``-beta``).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Row weights; a group weighs the mean of its rows' weights.
-    ties : {"stable"}, default=None
-        Rows of equal score keep their input order (the one rule so far; the
-        expectation over tie orders is not done yet).
+    alpha : float, default=None
+        Redundancy intolerance in [0, 1) (0.5 when None, as ndeval): the gain
+        of an intent decays by ``1 - alpha`` for each relevant row for it
+        ranked above (alpha-nDCG, nERR-IA, NRBP, nNRBP); ERR-IA's stop
+        probability at a relevant row. The table's ``alpha``.
+    beta : float, default=None
+        NRBP's patience in (0, 1) (0.5 when None, as ndeval's ``-beta``): the
+        weight of rank ``r`` is ``beta ** (r - 1)`` (``nrbp``, ``nnrbp``).
+    ties : {"stable", "pessimistic", "optimistic"}, default=None
+        The order of rows of equal score in a group: input order ("stable"),
+        the rows relevant to no intent first, then by their largest grade
+        ascending ("pessimistic"), or descending ("optimistic"); input order
+        within equal keys. None takes the convention's rule, and "stable"
+        where that is "average" or "threshold" (the default convention): an
+        expectation over the orders of tied rows, which these nonlinear
+        metrics do not reduce to one ordering, so that given explicitly they
+        raise.
     undefined : "skip", "raise" or float, default=None
         What a group without any relevant (row, intent) does: left out of the
         mean ("skip"), an error, or scored with the float.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights; a group weighs the mean of its rows' weights.
+    intent_weight : array-like of shape (n_samples, n_intents), default=None
+        Weight of each intent for the row's query, the same on every row of a
+        query (it is split with ``y_true`` in a cross-validation). Agrawal et
+        al. (2009)'s intent probabilities: ``P(i|q)`` is the intent's weight
+        over the sum of the weights of the query's intents (those with a
+        relevant row), and ERR-IA, precision-IA and MAP-IA become
+        ``sum_i P(i|q) M_i`` (ERR-IA still over the ERR of a list relevant at
+        every position). None: uniform, ``P(i|q) = 1 / |I_q|``, as ndeval.
+        The other metrics have no weighted definition and refuse it.
     convention : str, default=None
-        Name of a convention preset that sets ``undefined`` when None.
+        Name of a convention preset that sets the keywords left at None;
+        ``"ndeval"``: alpha 0.5, beta 0.5, "stable" ties, undefined groups
+        scored 0 (ndeval's mean over the topics of its qrels).
     retrieved : array-like of bool of shape (n_samples,), default=None
         False marks rows that are judged but not ranked (ndeval's qrels beside
         its run): they count in a group's intents, in MAP-IA's per-intent
@@ -188,65 +143,40 @@ def _scores(
     *,
     groups: Any,
     metrics: str | Sequence[str],
-    alpha: Any,
     sample_weight: Any,
-    beta: Any = 0.5,
-    ties: Any,
-    undefined: Any,
     convention: Any,
+    intent_weight: Any = None,
     retrieved: Any = None,
+    **options: Any,
 ) -> dict[str, float]:
     """The body of :func:`evaluate_intents` and the ``*_score`` functions: errors
-    name ``func``."""
+    name ``func``; ``options`` are convention keywords."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    requests = [_parse(n, func) for n in names]
-    params = IntentParams(
-        float(check_param(alpha, "alpha", func, _ALPHA)),
-        float(check_param(beta, "beta", func, _BETA)),
+    requests = parse_intent_names(names, func)
+    opts = check_intent_ties(
+        options.get("ties"), resolve_options(func, convention, options), func
     )
-    if ties is not None and ties != "stable":
-        raise param_error(
-            "ties",
-            func,
-            "'stable' or None (the one tie rule of the intent-aware metrics so far)",
-            ties,
-        )
-    opts = resolve_options(func, convention, {"undefined": undefined})
-    labels = _check_intent_labels(y_true, func)
-    inputs = check_inputs(
+    if opts.ties not in ONE_ORDER:  # alone, no tie blocks to find
+        opts = dataclasses.replace(opts, ties="stable")
+    labels = check_intent_labels(y_true, func)
+    return intent_means(
         func,
-        largest_grade(labels),
+        labels,
         y_score,
         groups,
-        sample_weight,
-        retrieved,
-        host=True,
+        requests,
+        opts,
+        sample_weight=sample_weight,
+        intent_weight=intent_weight,
+        masks={"retrieved": retrieved},
     )
-    ctx = RankingContext.from_inputs(
-        inputs.y_true,
-        inputs.y_score,
-        inputs.codes,
-        inputs.n_groups,
-        ties="stable",
-        retrieved=inputs.retrieved,
-        sample_weight=inputs.sample_weight,
-        group_weight=opts.group_weight,
-    )
-    view = intent_view(ctx, (labels > 0).astype(np.int8))
-    out = {}
-    for name, base, k in requests:
-        values, defined, weight = INTENT_KERNELS[base](ctx, view, k, params)
-        out[name] = mean_over_groups(
-            values, defined, weight, opts.undefined, name, inputs.group_ids
-        )
-    return out
 
 
-def _one(metric: str, y_true, y_score, *, k=None, alpha=0.5, **kw) -> float:
+def _one(metric: str, y_true, y_score, *, k=None, **kw) -> float:
     """One metric through :func:`_scores`."""
     func = f"{metric}_score"
     name = metric if check_k(k, func) is None else f"{metric}@{k}"
-    return _scores(func, y_true, y_score, metrics=[name], alpha=alpha, **kw)[name]
+    return _scores(func, y_true, y_score, metrics=[name], **kw)[name]
 
 
 def alpha_ndcg_score(
@@ -255,10 +185,10 @@ def alpha_ndcg_score(
     *,
     groups: ArrayLike,
     k: int | None = None,
-    alpha: float = 0.5,
-    sample_weight: ArrayLike | None = None,
+    alpha: float | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """alpha-nDCG@k (Clarke et al., 2008), normalised by ndeval's greedy ideal.
@@ -283,10 +213,11 @@ def err_ia_score(
     *,
     groups: ArrayLike,
     k: int | None = None,
-    alpha: float = 0.5,
-    sample_weight: ArrayLike | None = None,
+    alpha: float | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    intent_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """ERR-IA@k as ndeval prints it: the intent-aware cascade (stop probability
@@ -311,9 +242,10 @@ def precision_ia_score(
     *,
     groups: ArrayLike,
     k: int | None = None,
-    sample_weight: ArrayLike | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    intent_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Precision-IA@k: the mean over the group's intents of precision@k.
@@ -335,9 +267,9 @@ def subtopic_recall_score(
     *,
     groups: ArrayLike,
     k: int | None = None,
-    sample_weight: ArrayLike | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Subtopic (intent) recall@k (Zhai et al., 2003): the share of a group's
@@ -360,10 +292,10 @@ def nerr_ia_score(
     *,
     groups: ArrayLike,
     k: int | None = None,
-    alpha: float = 0.5,
-    sample_weight: ArrayLike | None = None,
+    alpha: float | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """nERR-IA@k as ndeval: ERR-IA of the ranking over that of ndeval's greedy
@@ -388,9 +320,10 @@ def map_ia_score(
     *,
     groups: ArrayLike,
     k: int | None = None,
-    sample_weight: ArrayLike | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    intent_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """MAP-IA (Agrawal et al., 2009) as ndeval: the mean over a group's intents
@@ -415,11 +348,11 @@ def nrbp_score(
     y_score: ArrayLike,
     *,
     groups: ArrayLike,
-    alpha: float = 0.5,
-    beta: float = 0.5,
-    sample_weight: ArrayLike | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """NRBP, novelty- and rank-biased precision (Clarke et al., 2009), as
@@ -443,11 +376,11 @@ def nnrbp_score(
     y_score: ArrayLike,
     *,
     groups: ArrayLike,
-    alpha: float = 0.5,
-    beta: float = 0.5,
-    sample_weight: ArrayLike | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     ties: str | None = None,
     undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """nNRBP as ndeval: NRBP over that of ndeval's greedy ideal ranking.
@@ -467,72 +400,6 @@ def nnrbp_score(
 
 
 def check_intent_name(name: str, func: str) -> None:
-    """Refuse a malformed intent-aware name (``err_ia@0``, ``nrbp@5``) now."""
-    _parse(name, func)
-
-
-def asks_for_intents(metrics: Any) -> bool:
-    """Whether ``metrics`` names an intent-aware metric (``evaluate``'s switch)."""
-    names = [metrics] if isinstance(metrics, str) else metrics
-    try:
-        return any(
-            isinstance(n, str) and n.partition("@")[0] in INTENT_KERNELS for n in names
-        )
-    except TypeError:  # not iterable: evaluate's own check names it
-        return False
-
-
-# evaluate's keywords the intent-aware metrics read; the others must stay None.
-_INTENT_KEYWORDS = {"y_true", "y_score", "groups", "metrics", "sample_weight"}
-_INTENT_KEYWORDS |= {"ties", "undefined", "convention", "n_jobs", "func"}
-
-
-def evaluate_with_intents(
-    given: dict[str, Any], evaluate: Callable[..., dict[str, float]]
-) -> dict[str, float]:
-    """:func:`~sklearn_rank.evaluate` with intent-aware names: those through
-    :func:`evaluate_intents` (``alpha`` and ``beta`` at their defaults), the
-    others through ``evaluate`` (passed in: it imports this module) on each
-    row's largest grade; results in the order of ``metrics``."""
-    func = "evaluate"
-    names = (
-        [given["metrics"]]
-        if isinstance(given["metrics"], str)
-        else list(given["metrics"])
-    )
-    labels = _check_intent_labels(given["y_true"], func)
-    intent = [n for n in names if asks_for_intents(n)]
-    single = [n for n in names if n not in intent]
-    if single:
-        keywords = {
-            k: v for k, v in given.items() if k not in ("y_true", "metrics", "func")
-        }
-        out = evaluate(labels.max(axis=1), metrics=single, **keywords)
-    else:
-        out = {}
-        unread = sorted(
-            k for k, v in given.items() if k not in _INTENT_KEYWORDS and v is not None
-        )
-        if unread:
-            raise param_error(
-                unread[0],
-                func,
-                "None with only intent-aware metrics",
-                given[unread[0]],
-                "The intent-aware metrics read y_true, y_score, groups, "
-                "sample_weight, ties, undefined and convention; use "
-                "evaluate_intents for alpha and beta.",
-            )
-    out |= _scores(
-        func,
-        labels,
-        given["y_score"],
-        groups=given["groups"],
-        metrics=intent,
-        alpha=0.5,
-        sample_weight=given["sample_weight"],
-        ties=given["ties"],
-        undefined=given["undefined"],
-        convention=given["convention"],
-    )
-    return {n: out[n] for n in names}
+    """Refuse a malformed intent-aware name (``err_ia@0``, ``nrbp@5``,
+    ``NRBP@5``) now."""
+    parse_intent_names([name], func)

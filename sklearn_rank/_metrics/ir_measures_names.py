@@ -71,6 +71,28 @@ IR_MEASURES: dict[str, IrMeasure] = {
         "err", "optional", (), (("max_grade", 4.0), ("undefined", 0.0)), "gdeval"
     ),
 }
+# The intent-aware measures (a 2-D y_true), through the pyndeval provider:
+# ndeval's alpha and beta (0.5 unless the name sets them; ERR_IA, nERR_IA and
+# P_IA take none), and a query without a relevant pair scores 0 in the mean.
+_NDEVAL = (("alpha", 0.5), ("beta", 0.5), ("undefined", 0.0))
+_IA = ("rel", "judged_only")
+
+
+def _ndeval(metric: str, cutoff: str, params: tuple[str, ...]) -> IrMeasure:
+    return IrMeasure(metric, cutoff, params, _NDEVAL, "pyndeval")
+
+
+IR_MEASURES |= {
+    "alpha_nDCG": _ndeval("alpha_ndcg", "optional", (*_IA, "alpha")),
+    "ERR_IA": _ndeval("err_ia", "optional", _IA),
+    "nERR_IA": _ndeval("nerr_ia", "optional", _IA),
+    "NRBP": _ndeval("nrbp", "none", ("rel", "alpha", "beta")),
+    "nNRBP": _ndeval("nnrbp", "none", ("rel", "alpha", "beta")),
+    "AP_IA": _ndeval("map_ia", "none", _IA),
+    "MAP_IA": _ndeval("map_ia", "none", _IA),  # ir_measures' alias of AP_IA
+    "P_IA": _ndeval("precision_ia", "optional", _IA),
+    "StRecall": _ndeval("subtopic_recall", "optional", ("rel",)),
+}
 # Measures that are counts summed over queries, not per-query means.
 _COUNTS = {"NumRel": "num_rel", "NumRet": "num_ret", "NumQ": "num_q"}
 
@@ -85,6 +107,16 @@ def looks_like_ir_measure(name: str) -> bool:
     """Whether ``name`` starts as an ir_measures name does (a known measure)."""
     match = _NAME.match(name)
     return bool(match) and (match.group() in IR_MEASURES or match.group() in _COUNTS)
+
+
+def ir_measure_metric(name: Any) -> str | None:
+    """The registry metric an ir_measures name (or measure) stands for, if
+    ``name`` is one (``"alpha_nDCG@20"`` -> ``"alpha_ndcg"``)."""
+    text = str(name) if hasattr(name, "NAME") and hasattr(name, "params") else name
+    if not isinstance(text, str) or not looks_like_ir_measure(text):
+        return None
+    spec = IR_MEASURES.get(_NAME.match(text).group())
+    return None if spec is None else spec.metric
 
 
 def _point(text: str, at: int, message: str) -> IrMeasureError:
@@ -194,8 +226,32 @@ def parse_ir_measure(name: Any) -> tuple[str, str, int | None, dict[str, Any]]:
     return text, spec.metric, k, _options(text, spec, params)
 
 
+def _intent_options(text: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The options an intent-aware name sets: alpha and beta, checked as the
+    keywords are; ``rel`` and ``judged_only`` only at ir_measures' defaults (a
+    grade > 0 is relevant to an intent, every row is ranked)."""
+    from .._engine.conventions import OPTIONS
+
+    if params.get("rel", 1) != 1 or params.get("judged_only", False):
+        raise IrMeasureError(
+            f"In {text!r}: the intent-aware metrics read a grade > 0 as relevant "
+            "and rank every row; rel other than 1 and judged_only=True are not "
+            "supported."
+        )
+    out = {}
+    for key in ("alpha", "beta"):
+        if key in params:
+            try:
+                out[key] = OPTIONS[key].check(params[key], "evaluate")
+            except ValueError as exc:
+                raise IrMeasureError(f"In {text!r}: {exc}") from None
+    return out
+
+
 def _options(text: str, spec: IrMeasure, params: dict[str, Any]) -> dict[str, Any]:
     options = dict(spec.options)
+    if spec.provider == "pyndeval":
+        return options | _intent_options(text, params)
     if spec.provider == "pytrec_eval" and spec.metric != "ndcg":
         options["relevance_threshold"] = 1.0  # trec_eval's default -l 1
     if "rel" in params:
@@ -233,6 +289,7 @@ def tie_order(name: Any) -> str:
 __all__ = [
     "IR_MEASURES",
     "IrMeasureError",
+    "ir_measure_metric",
     "looks_like_ir_measure",
     "parse_ir_measure",
     "tie_order",

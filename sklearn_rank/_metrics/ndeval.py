@@ -18,10 +18,10 @@ from .._engine.kernels.intent import (
     NDEVAL_KERNELS,
     IntentParams,
     intent_view,
+    largest_grade,
 )
 from .._utils.params import param_error
-from .intent import _check_intent_labels
-from .validation import check_inputs
+from .validation import check_inputs, check_intent_labels
 
 __all__ = ["NDEVAL_COLUMNS", "ndeval_table"]
 
@@ -59,9 +59,9 @@ def ndeval_table(
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not 0.0 <= float(value) <= 1.0:
             raise param_error(name, func, "a float in [0, 1] (as ndeval)", value)
-    labels = _check_intent_labels(y_true, func)
+    labels = check_intent_labels(y_true, func)
     inputs = check_inputs(
-        func, labels.max(axis=1), y_score, groups, None, retrieved, host=True
+        func, largest_grade(labels), y_score, groups, None, retrieved, host=True
     )
     ctx = RankingContext.from_inputs(
         inputs.y_true,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .._engine import kernels as _kernels
 from .._engine.conventions import OPTIONS
 from .._engine.kernels import trec as _kernels_trec
+from .._engine.kernels.intent import TABLE_KERNELS as _INTENT
 
 # Options every ranked metric reads (in this order in signatures and docs).
 _BINARY = ("ties", "relevance_threshold", "undefined")
@@ -24,6 +25,10 @@ _GROUP = ("group_weight",)
 # The input rules every metric takes, last among its options: integer grades
 # and the judged-only filter.
 _J = ("integer_grades", "judged_only")
+# The intent-aware metrics' options: alpha (and beta for NRBP), the tie rule
+# (one ordering: "stable", "pessimistic", "optimistic") and the undefined rule.
+_IA = ("alpha", "ties", "undefined")
+_IA_PLAIN = ("ties", "undefined")
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,13 @@ class MetricSpec:
     module : str
         The module, relative to ``sklearn_rank``, that defines ``function``:
         ``sklearn_rank/__init__.py`` exports it from there (``_LAZY``, ``__all__``).
+    intents : bool
+        Whether the metric is intent-aware: ``y_true`` is 2-D, of shape
+        ``(n_samples, n_intents)``, relevance per (row, intent), and the kernel
+        reads the context's intent view (``_engine/kernels/intent``). Only
+        :func:`evaluate`, :func:`evaluate_intents`, the scorers and the
+        metric's own function take it; the front ends of one label per row
+        (``prepare``, the accumulator, dask, Spark, the cutoff curves) refuse it.
     """
 
     name: str
@@ -78,6 +90,7 @@ class MetricSpec:
     name_option: tuple[str, str] | None = None
     reads_pool: bool = False
     module: str = "_metrics.functions"
+    intents: bool = False
 
     def __post_init__(self) -> None:
         if self.name_option and (
@@ -347,6 +360,80 @@ METRICS: dict[str, MetricSpec] = {
             takes_k=False,
             module="_metrics.functions_trec",
         ),
+        MetricSpec(
+            "alpha_ndcg",
+            _INTENT["alpha_ndcg"],
+            "alpha_ndcg_score",
+            "alpha-nDCG: novelty-discounted DCG over intents (2-D y_true)",
+            options=_IA,
+            module="_metrics.intent",
+            intents=True,
+        ),
+        MetricSpec(
+            "err_ia",
+            _INTENT["err_ia"],
+            "err_ia_score",
+            "intent-aware expected reciprocal rank, ndeval's form (2-D y_true)",
+            options=_IA,
+            module="_metrics.intent",
+            intents=True,
+        ),
+        MetricSpec(
+            "nerr_ia",
+            _INTENT["nerr_ia"],
+            "nerr_ia_score",
+            "ERR-IA over that of ndeval's greedy ideal ranking (2-D y_true)",
+            options=_IA,
+            module="_metrics.intent",
+            intents=True,
+        ),
+        MetricSpec(
+            "nrbp",
+            _INTENT["nrbp"],
+            "nrbp_score",
+            "novelty- and rank-biased precision (2-D y_true)",
+            options=("alpha", "beta", *_IA_PLAIN),
+            takes_k=False,
+            module="_metrics.intent",
+            intents=True,
+        ),
+        MetricSpec(
+            "nnrbp",
+            _INTENT["nnrbp"],
+            "nnrbp_score",
+            "NRBP over that of ndeval's greedy ideal ranking (2-D y_true)",
+            options=("alpha", "beta", *_IA_PLAIN),
+            takes_k=False,
+            module="_metrics.intent",
+            intents=True,
+        ),
+        MetricSpec(
+            "map_ia",
+            _INTENT["map_ia"],
+            "map_ia_score",
+            "intent-aware mean average precision (2-D y_true)",
+            options=_IA_PLAIN,
+            module="_metrics.intent",
+            intents=True,
+        ),
+        MetricSpec(
+            "precision_ia",
+            _INTENT["precision_ia"],
+            "precision_ia_score",
+            "intent-aware precision at k (2-D y_true)",
+            options=_IA_PLAIN,
+            module="_metrics.intent",
+            intents=True,
+        ),
+        MetricSpec(
+            "subtopic_recall",
+            _INTENT["subtopic_recall"],
+            "subtopic_recall_score",
+            "share of the intents covered in the top k (2-D y_true)",
+            options=_IA_PLAIN,
+            module="_metrics.intent",
+            intents=True,
+        ),
     )
 }
 
@@ -355,7 +442,10 @@ def get_metric_names() -> list[str]:
     """Names accepted by :func:`evaluate` and the scorers.
 
     Metrics with a cutoff also take ``"name@k"`` with a positive int ``k``;
-    interpolated precision takes ``"iprec@r"``, ``r`` its recall level.
+    interpolated precision takes ``"iprec@r"``, ``r`` its recall level. The
+    intent-aware metrics (``"alpha_ndcg"``, ``"err_ia"``, ``"nrbp"``, ...; their
+    ``MetricSpec.intents``) take a 2-D ``y_true`` of shape ``(n_samples,
+    n_intents)``: relevance per (row, intent).
 
     Returns
     -------

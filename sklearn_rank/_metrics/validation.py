@@ -15,10 +15,12 @@ import numpy as np
 from .._engine import segments as seg
 from .._engine.conventions import OPTIONS, Options
 from .._engine.group_codes import encode_groups, encode_integer_ids
+from .._engine.kernels.intent import INTENT_KERNELS, WEIGHTED, WHOLE_LIST
 from .._utils.array_api import NUMPY, InputSpace, input_space, is_foreign, to_numpy
-from .._utils.params import param_error
+from .._utils.params import check_k, param_error
 from .ir_measures_names import (
     IR_MEASURES,
+    ir_measure_metric,
     looks_like_ir_measure,
     nearest,
     parse_ir_measure,
@@ -513,10 +515,29 @@ def check_option_keywords(options: Mapping[str, Any], owner: str) -> None:
         )
 
 
+def asks_for_intents(metrics: Any) -> bool:
+    """Whether ``metrics`` names an intent-aware metric of the table (a 2-D
+    ``y_true``: :func:`evaluate`'s switch)."""
+
+    def intents(name: Any) -> bool:
+        base = ir_measure_metric(name)
+        if base is None and isinstance(name, str):
+            base = name.partition("@")[0]
+        return getattr(METRICS.get(base), "intents", False)
+
+    names = [metrics] if isinstance(metrics, str) else metrics
+    try:
+        return any(intents(n) for n in names)
+    except TypeError:  # not iterable: the caller's own check names it
+        return False
+
+
 def check_metrics(
-    metrics: Any, func: str, *, per_group: bool = False
+    metrics: Any, func: str, *, per_group: bool = False, intents: bool = False
 ) -> list[MetricRequest]:
-    """Parse the ``metrics`` argument: one name or a non-empty sequence of names."""
+    """Parse the ``metrics`` argument: one name or a non-empty sequence of names.
+    ``intents``: whether the caller takes intent-aware metrics (a 2-D
+    ``y_true``); the others refuse them."""
     if isinstance(metrics, str):
         names = [metrics]
     elif isinstance(metrics, Iterable) and not isinstance(metrics, Mapping):
@@ -532,6 +553,13 @@ def check_metrics(
             "Name at least one metric, e.g. metrics=('ndcg@10', 'map').",
         )
     requests = [parse_metric(name) for name in names]
+    for request in requests:
+        if request.spec.intents and not intents:
+            raise ValueError(
+                f"{request.label!r} is intent-aware: it needs a 2-D y_true of "
+                f"relevance per (row, intent), which {func} does not take. Use "
+                "evaluate, evaluate_intents or a scorer (get_scorer)."
+            )
     judged_only = {bool(dict(r.options).get("judged_only")) for r in requests}
     if len(judged_only) > 1:
         raise ValueError(
@@ -547,3 +575,166 @@ def check_metrics(
                     "value; use 'gauc' for per-group AUC."
                 )
     return requests
+
+
+# -- the intent-aware metrics (a 2-D y_true) ----------------------------------
+
+# The tie rules that are one ordering of the rows; "average" and "threshold"
+# are expectations over the orders of tied rows, which these nonlinear metrics
+# do not reduce to one ordering.
+ONE_ORDER = ("stable", "pessimistic", "optimistic")
+
+
+def check_intent_labels(y_true: Any, func: str) -> np.ndarray:
+    """The 2-D labels as float64, or as given where they are whole numbers (no
+    float copy, and they cannot be NaN); binary per intent (grade > 0) is what
+    the metrics read."""
+    given = y_true if isinstance(y_true, np.ndarray) else None
+    whole = given is not None and given.dtype.kind in "biu"
+    try:
+        y = given if whole else np.asarray(y_true, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise param_error(
+            "y_true",
+            func,
+            "a numeric array of shape (n_samples, n_intents)",
+            type(y_true).__name__,
+        ) from None
+    if y.ndim != 2 or y.shape[1] < 1:
+        raise param_error(
+            "y_true",
+            func,
+            "a 2-D array of shape (n_samples, n_intents) with n_intents >= 1",
+            f"an array of shape {y.shape}",
+            "Give one column per intent (subtopic), one row per document.",
+        )
+    if not whole and not np.isfinite(y).all():
+        raise param_error("y_true", func, "finite grades", "NaN or inf")
+    if (y.min() if y.size else 0) < 0:
+        raise param_error(
+            "y_true", func, "non-negative grades", f"minimum {float(y.min())!r}"
+        )
+    return y
+
+
+def parse_intent_name(name: Any, func: str) -> tuple[str, str, int | None]:
+    if not isinstance(name, str):
+        raise param_error("metrics", func, "a str or a sequence of str", name)
+    base, _, cut = name.partition("@")
+    if base not in INTENT_KERNELS:
+        raise param_error(
+            "metrics",
+            func,
+            "names among {" + ", ".join(repr(n) for n in INTENT_KERNELS) + "}"
+            " with an optional '@k'",
+            name,
+        )
+    k = None
+    if cut and base in WHOLE_LIST:
+        raise param_error(
+            "metrics",
+            func,
+            f"{base!r} without a cutoff (it reads the whole list, as ndeval)",
+            name,
+        )
+    if cut:
+        if not cut.isdigit():
+            raise param_error("metrics", func, "a cutoff '@k' with k an int >= 1", name)
+        k = check_k(int(cut), func)
+    return name, base, k
+
+
+def parse_intent_names(names: list[Any], func: str) -> list[MetricRequest]:
+    """The intent-aware names, checked with errors that name ``func``."""
+    out = []
+    for name in names:
+        if ir_measure_metric(name) is not None:  # "alpha_nDCG(alpha=0.7)@20"
+            out.append(parse_metric(name))
+            continue
+        label, base, k = parse_intent_name(name, func)
+        out.append(MetricRequest(label, METRICS[base], k))
+    return out
+
+
+def check_intent_ties(ties: Any, opts: Options, func: str) -> Options:
+    """The tie rule of a call with intent-aware metrics: one of
+    :data:`ONE_ORDER`; a preset's "average" or "threshold" reads as "stable"
+    (the order the engine then gives ties), given explicitly it raises."""
+    if opts.ties in ONE_ORDER:
+        return opts
+    if ties is not None:
+        raise param_error(
+            "ties",
+            func,
+            "one of 'stable', 'pessimistic', 'optimistic' or None with "
+            "intent-aware metrics",
+            ties,
+            "The intent-aware metrics are not linear in the order of tied rows: "
+            "the average over their orders is not one ordering and is not "
+            "computed. Pass ties='stable' (ndeval reads the run in order).",
+        )
+    return opts
+
+
+def check_intent_weight(
+    intent_weight: Any,
+    rel: np.ndarray,
+    inputs: Any,
+    requests: list[MetricRequest],
+    func: str,
+) -> np.ndarray:
+    """``intent_weight`` checked: ``(n_samples, n_intents)``, finite, >= 0, the
+    same on every row of a group, and not 0 on every intent of a group that
+    has one; returned per group, ``(n_groups, n_intents)``."""
+    unweighted = [r.label for r in requests if r.spec.name not in WEIGHTED]
+    if unweighted:
+        raise param_error(
+            "intent_weight",
+            func,
+            "None with metrics that have no definition over intent weights",
+            f"weights with {unweighted[0]!r}",
+            "Intent weights P(i|q) weigh ERR-IA, precision-IA and MAP-IA "
+            "(Agrawal et al., 2009); ask for the others in another call.",
+        )
+    try:
+        w = np.asarray(intent_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise param_error(
+            "intent_weight", func, "a numeric array", type(intent_weight).__name__
+        ) from None
+    if w.shape != rel.shape:
+        raise param_error(
+            "intent_weight",
+            func,
+            f"an array of y_true's shape {rel.shape}, each row its query's weights",
+            f"an array of shape {w.shape}",
+        )
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise param_error(
+            "intent_weight", func, "finite weights >= 0", "NaN, inf or <0"
+        )
+    codes, ids = inputs.codes, inputs.group_ids
+    _, first = np.unique(codes, return_index=True)
+    per_group = w[first]
+    differ = (w != per_group[codes]).any(axis=1)
+    if differ.any():
+        query = ids[[codes[np.argmax(differ)]]].tolist()[0]
+        raise param_error(
+            "intent_weight",
+            func,
+            "the same weights on every row of a query",
+            f"rows that differ in query {query!r}",
+        )
+    m = rel.shape[1]
+    rows, intents = np.nonzero(rel)
+    cells = np.bincount(codes[rows] * m + intents, minlength=ids.size * m) > 0
+    cells = cells.reshape(ids.size, m)
+    empty = cells.any(axis=1) & ((per_group * cells).sum(axis=1) <= 0)
+    if empty.any():
+        raise param_error(
+            "intent_weight",
+            func,
+            "a weight > 0 on some intent with a relevant row, in every query",
+            f"0 on every such intent of query {ids[[np.argmax(empty)]].tolist()[0]!r}",
+        )
+    return per_group

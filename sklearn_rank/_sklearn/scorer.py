@@ -27,9 +27,9 @@ from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from .._engine.conventions import OPTIONS, resolve_options
 from .._metrics.evaluate import evaluate
-from .._metrics.intent import asks_for_intents, check_intent_name
+from .._metrics.intent import check_intent_name
 from .._metrics.registry import get_metric_names
-from .._metrics.validation import parse_metric
+from .._metrics.validation import asks_for_intents, parse_metric
 from .._utils.array_api import dispatch_enabled, is_foreign, to_numpy
 from .._utils.jobs import check_n_jobs
 from .._utils.params import param_error

@@ -103,6 +103,8 @@ def ir_measures_provider():
         SUPPORTED_MEASURES: ClassVar[list] = [
             getattr(ir_defs, f"_{name}")(**_params(spec, AnyValue))
             for name, spec in IR_MEASURES.items()
+            # the intent-aware ones read subtopic qrels: pyndeval's
+            if spec.provider != "pyndeval"
         ]
 
         def _evaluator(self, measures, qrels):

@@ -44,10 +44,13 @@ class IntentView(NamedTuple):
 
 class IntentParams(NamedTuple):
     """The user model's parameters: ``alpha`` the redundancy intolerance (and
-    ERR-IA's stop probability), ``beta`` NRBP's patience."""
+    ERR-IA's stop probability), ``beta`` NRBP's patience, ``shares`` each
+    relevant pair's intent probability P(i|q) (:func:`intent_shares`; None:
+    uniform over the group's intents)."""
 
     alpha: float = 0.5
     beta: float = 0.5
+    shares: np.ndarray | None = None
 
 
 def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
@@ -335,9 +338,17 @@ def err_ia(
     top = int(depth.max()) if depth.size else 0
     at = np.arange(1, top + 1, dtype=np.float64)
     series = np.cumsum(np.power(1.0 - alpha, at - 1.0) / at)
-    norm = view.n_intents * series[np.maximum(depth, 1) - 1] if top else view.n_intents
+    one = series[np.maximum(depth, 1) - 1] if top else np.ones(ctx.n_groups)
     ok = view.n_intents > 0
-    err = _err_ia_sum(ctx, view, k, alpha)
+    if p.shares is not None:  # sum_i P(i|q) ERR_i over one intent's series
+        norm = one
+        top_prior = int(view.prior.max()) if view.prior.size else 0
+        decay = _decay_powers(alpha, top_prior)[view.prior]
+        gain = _per_row(ctx, view, decay * p.shares)
+        err = ctx.group_sum(np.where(_in_cutoff(ctx, k), gain / ctx.rank, 0.0))
+    else:
+        norm = view.n_intents * one
+        err = _err_ia_sum(ctx, view, k, alpha)
     return _result(ctx, view, seg.divide(err, norm, ok, np.nan))
 
 
@@ -396,8 +407,11 @@ def map_ia(
     precision = (view.prior + 1.0) / rank / view.cell_size
     if k is not None:
         precision = np.where(rank <= k, precision, 0.0)
-    total = ctx.group_sum(_per_row(ctx, view, precision))
     ok = view.n_intents > 0
+    if p.shares is not None:  # sum_i P(i|q) AP_i
+        total = ctx.group_sum(_per_row(ctx, view, precision * p.shares))
+        return _result(ctx, view, np.where(ok, total, np.nan))
+    total = ctx.group_sum(_per_row(ctx, view, precision))
     return _result(ctx, view, seg.divide(total, view.n_intents, ok, np.nan))
 
 
@@ -406,8 +420,9 @@ def precision_ia(
 ) -> GroupValues:
     """Precision-IA@k: relevant (row, intent) pairs in the top ``k`` over ``k``
     times the group's intents (a short list counts as padded, as ndeval)."""
-    hits = np.where(_in_cutoff(ctx, k), _per_row(ctx, view), 0.0)
-    norm = view.n_intents * _depth(ctx, k)
+    hits = np.where(_in_cutoff(ctx, k), _per_row(ctx, view, p.shares), 0.0)
+    # sum_i P(i|q) P@k_i; uniform: the pairs over k |I_q|
+    norm = _depth(ctx, k) * (1.0 if p.shares is not None else view.n_intents)
     # 0 for a group none of whose rows is retrieved (no intent: undefined).
     return _result(ctx, view, seg.divide(ctx.group_sum(hits), norm, norm > 0, 0.0))
 
@@ -439,3 +454,68 @@ INTENT_KERNELS = {
 NDEVAL_KERNELS = {"alpha_dcg": alpha_dcg}
 # The metrics of the whole list (ndeval has no cutoff for them).
 WHOLE_LIST = frozenset({"nrbp", "nnrbp"})
+
+_VIEW = "intent_view"  # the key of a context's view in its scored cache
+_SHARES = "intent_shares"  # and of its pairs' P(i|q), when weights are given
+# The metrics with a definition over intent weights P(i|q) (Agrawal et al.,
+# 2009: sum_i P(i|q) M_i); the others (novelty gains, greedy ideals, intent
+# coverage) have none.
+WEIGHTED = frozenset({"err_ia", "precision_ia", "map_ia"})
+
+
+def intent_shares(
+    ctx: RankingContext, view: IntentView, weights: np.ndarray
+) -> np.ndarray:
+    """Per relevant pair (in the view's order), ``P(i|q)``: its intent's weight
+    in ``weights`` (``(n_groups, n_intents)``, >= 0) over the sum of the
+    weights of its group's intents (those with a relevant row). A group whose
+    intents all weigh 0 gets shares of 0 (the caller refuses it)."""
+    m = view.rel_input.shape[1]
+    _, intent = np.nonzero(view.rel_input)  # the pairs, in the view's order
+    group = ctx.group[view.row].astype(np.intp)
+    cells = np.zeros(ctx.n_groups * m, dtype=bool)
+    cells[group * m + intent] = True  # the group's intents
+    total = (weights * cells.reshape(ctx.n_groups, m)).sum(axis=1)
+    ok = total > 0
+    return seg.divide(weights[group, intent], total[group], ok[group], 0.0)
+
+
+def attach_intent_shares(
+    ctx: RankingContext, view: IntentView, weights: np.ndarray
+) -> np.ndarray:
+    """:func:`intent_shares` kept with the context's scores, where the metric
+    table's kernels read them."""
+    return ctx.totals.cached_scored(_SHARES, lambda: intent_shares(ctx, view, weights))
+
+
+def attach_intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
+    """The view of ``rel_input`` (``(n_rows, n_intents)`` 0/1, input order) on
+    ``ctx``, made once and kept with the context's scores, where the metric
+    table's kernels (:data:`TABLE_KERNELS`) read it."""
+    return ctx.totals.cached_scored(_VIEW, lambda: intent_view(ctx, rel_input))
+
+
+def _no_view() -> IntentView:
+    raise ValueError(
+        "an intent-aware metric needs a 2-D y_true of shape (n_samples, "
+        "n_intents); use evaluate, evaluate_intents or a scorer."
+    )
+
+
+def _from_table(kernel):
+    """``kernel(ctx, view, k, params)`` as the metric table calls a kernel:
+    ``(ctx, k, opts)``, the view attached to ``ctx``, alpha and beta from
+    ``opts``."""
+
+    def run(ctx: RankingContext, k: int | None, opts) -> GroupValues:
+        view = ctx.totals.cached_scored(_VIEW, _no_view)
+        shares = ctx.totals.cached_scored(_SHARES, lambda: None)
+        return kernel(ctx, view, k, IntentParams(opts.alpha, opts.beta, shares))
+
+    run.__name__ = run.__qualname__ = kernel.__name__
+    run.__doc__ = kernel.__doc__
+    return run
+
+
+# name -> kernel(ctx, k, opts), the metric table's form of INTENT_KERNELS.
+TABLE_KERNELS = {name: _from_table(kernel) for name, kernel in INTENT_KERNELS.items()}
