@@ -30,7 +30,8 @@ FIELDS = ("y_true", "y_score", "query_codes", "retrieved", "rank", "judged")
 
 @pytest.fixture
 def tiny_pieces(monkeypatch):
-    """Pieces of a row or two everywhere; the pools started, counted."""
+    """``shrink()``: pieces of a row or two everywhere from then on; the
+    pools started, counted."""
     pools = []
 
     class Counted(_threads.ThreadPoolExecutor):
@@ -38,12 +39,16 @@ def tiny_pieces(monkeypatch):
             pools.append(kwargs.get("max_workers"))
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(_threads, "ThreadPoolExecutor", Counted)
-    monkeypatch.setattr(_threads, "MIN_PIECE_ROWS", 1)
-    monkeypatch.setattr(_trec_join, "_RUN_ROWS", 3)
-    monkeypatch.setattr(_trec_join, "_PACK_ROWS", 8)
-    monkeypatch.setattr(_id_columns, "_PACK_ROWS", 8)
-    monkeypatch.setattr(_spans, "_COMPACT_BYTES", 16)
+    class Pools(list):
+        def shrink(self):
+            monkeypatch.setattr(_threads, "ThreadPoolExecutor", Counted)
+            monkeypatch.setattr(_threads, "MIN_PIECE_ROWS", 1)
+            monkeypatch.setattr(_trec_join, "_RUN_ROWS", 3)
+            monkeypatch.setattr(_trec_join, "_PACK_ROWS", 8)
+            monkeypatch.setattr(_id_columns, "_PACK_ROWS", 8)
+            monkeypatch.setattr(_spans, "_COMPACT_BYTES", 16)
+
+    pools = Pools()
     return pools
 
 
@@ -72,6 +77,20 @@ def _files(tmp_path, seed=0, grouped=True, newline="\n", last_newline=True):
     return paths
 
 
+def _trec_order(run_path):
+    """Brute force: the retrieved (query, docno) pairs in trec_eval's order
+    (query bytes ascending, score descending, docno bytes descending)."""
+    rows = []
+    for line in run_path.read_bytes().splitlines():
+        f = line.split()
+        if f and not f[0].startswith(b"#"):
+            rows.append((f[0], float(f[4]), f[2]))
+    rows.sort(key=lambda r: r[2], reverse=True)
+    rows.sort(key=lambda r: -r[1])
+    rows.sort(key=lambda r: r[0])
+    return [(q.decode(), d.decode()) for q, _, d in rows]
+
+
 def _arrays(qrels_path, run_path, n_jobs, **join):
     qrels = read_qrels_columns(qrels_path, n_jobs=n_jobs)
     run = read_run_columns(run_path, n_jobs=n_jobs)
@@ -89,8 +108,19 @@ def test_threads_give_the_same_arrays(
     tmp_path, tiny_pieces, grouped, newline, last_newline, join
 ):
     qrels, run = _files(tmp_path, 1, grouped, newline, last_newline)
+    whole = _arrays(qrels, run, 1, **join)  # one piece per step
+    tiny_pieces.shrink()
     one = _arrays(qrels, run, 1, **join)
     assert tiny_pieces == []  # one thread: no pool at all
+    for field, value in whole.items():
+        np.testing.assert_array_equal(one[field], value, err_msg=field)
+    if not join:  # every run row of a judged query, in trec_eval's order
+        t = join_columns(read_qrels_columns(qrels), read_run_columns(run))
+        a = t.to_arrays()
+        got = list(zip(a.groups[a.retrieved], a.docno[a.retrieved], strict=True))
+        np.testing.assert_array_equal(a.docno, one["docno"])
+        judged = set(a.groups)
+        assert got == [p for p in _trec_order(run) if p[0] in judged]
     assert np.unique(one["y_score"][one["retrieved"]]).size < 10  # heavy ties
     for n_jobs in (2, 3, -1):
         many = _arrays(qrels, run, n_jobs, **join)
@@ -102,6 +132,7 @@ def test_threads_give_the_same_arrays(
 
 def test_sort_cut_between_queries(tiny_pieces):
     """A grouped sort cut where a query starts, never inside one."""
+    tiny_pieces.shrink()
     rng = np.random.default_rng(0)
     lead = np.repeat(np.arange(6), [1, 9, 2, 30, 1, 7])
     keys = (lead.astype(np.uint64) << np.uint64(40)) | rng.integers(
@@ -114,6 +145,7 @@ def test_sort_cut_between_queries(tiny_pieces):
 
 
 def test_row_slices_cover_the_rows(tiny_pieces):
+    tiny_pieces.shrink()
     for n in (0, 1, 2, 7, 100):
         for n_threads, most in ((1, None), (2, None), (3, 4), (8, 2)):
             parts = _threads.row_slices(n, n_threads, most)
@@ -126,6 +158,7 @@ def test_duplicate_error_is_the_same(tmp_path, tiny_pieces):
     run = tmp_path / "run.txt"
     lines = [f"q1 Q0 d{i} {i} {i / 10} t" for i in range(20)] + ["q1 Q0 d4 9 0 t"]
     run.write_text("\n".join(lines) + "\n")
+    tiny_pieces.shrink()
     errors = []
     for n_jobs in (1, 2):
         with pytest.raises(ValueError, match="duplicate document") as exc:
@@ -155,12 +188,16 @@ def test_bad_n_jobs(tmp_path, bad):
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_command_prints_the_same_bytes(tmp_path, capsys, tiny_pieces, flags, newline):
     qrels, run = _files(tmp_path, 2, newline=newline, last_newline=False)
-    printed = []
+    argv = ["eval", "--quiet", *flags, str(qrels), str(run)]
+    assert main(argv) == 0
+    whole = capsys.readouterr().out  # one piece per step
+    tiny_pieces.shrink()
+    printed = [whole]
     for jobs in ("1", "2", "3"):
         argv = ["eval", "--quiet", "-j", jobs, *flags, str(qrels), str(run)]
         assert main(argv) == 0
         printed.append(capsys.readouterr().out)
         if jobs == "1":
             assert tiny_pieces == []
-    assert printed[0] and printed[1] == printed[0] and printed[2] == printed[0]
+    assert printed[0] and all(p == printed[0] for p in printed)
     assert len(tiny_pieces) > 10 and {2, 3} <= set(tiny_pieces)
