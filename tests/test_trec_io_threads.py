@@ -18,6 +18,7 @@ from sklearn_rank._cli import main
 from sklearn_rank.io import (
     _id_columns,
     _spans,
+    _text,
     _threads,
     _trec_join,
     join_columns,
@@ -47,6 +48,7 @@ def tiny_pieces(monkeypatch):
             monkeypatch.setattr(_trec_join, "_PACK_ROWS", 8)
             monkeypatch.setattr(_id_columns, "_PACK_ROWS", 8)
             monkeypatch.setattr(_spans, "_COMPACT_BYTES", 16)
+            monkeypatch.setattr(_text, "_BLOCK_BYTES", 64)  # a line or two
 
     pools = Pools()
     return pools
@@ -201,3 +203,19 @@ def test_command_prints_the_same_bytes(tmp_path, capsys, tiny_pieces, flags, new
             assert tiny_pieces == []
     assert printed[0] and all(p == printed[0] for p in printed)
     assert len(tiny_pieces) > 10 and {2, 3} <= set(tiny_pieces)
+
+
+def test_first_bad_line_is_named(tmp_path, tiny_pieces):
+    """Blocks split on threads: the error names the file's first bad line."""
+    lines = [f"q1 Q0 d{i} {i} {i / 10} t" for i in range(60)]
+    lines[29] = "q1 Q0 d29 29 0.5"  # 5 fields
+    lines[49] = "q1 Q0 d49 49 x t"  # a bad score, later
+    run = tmp_path / "run.txt"
+    run.write_text("\n".join(lines))
+    tiny_pieces.shrink()
+    errors = []
+    for n_jobs in (1, 2, 3):
+        with pytest.raises(ValueError, match="line 30") as exc:
+            read_run_columns(run, n_jobs=n_jobs)
+        errors.append(str(exc.value))
+    assert len(set(errors)) == 1

@@ -24,9 +24,15 @@ from .._utils.memory import trim_heap
 MIN_PIECE_ROWS = 1 << 16
 
 
-def run_pieces(work: Callable[[Any], Any], pieces: Iterable[Any], n_threads: int):
+def run_pieces(
+    work: Callable[[Any], Any],
+    pieces: Iterable[Any],
+    n_threads: int,
+    trim: bool = True,
+):
     """``work`` on each piece, results in the pieces' order; on ``n_threads``
-    threads when more than one piece and thread."""
+    threads when more than one piece and thread (``trim``: the heap trimmed
+    after, see below)."""
     pieces = list(pieces)
     if n_threads <= 1 or len(pieces) <= 1:
         return [work(p) for p in pieces]
@@ -41,7 +47,8 @@ def run_pieces(work: Callable[[Any], Any], pieces: Iterable[Any], n_threads: int
         pool.shutdown(wait=True, cancel_futures=True)
         # What the workers freed stays in their own heaps, where this thread
         # never reuses it: given back now, or the next step's peak carries it.
-        trim_heap()
+        if trim:
+            trim_heap()
 
 
 def row_slices(n: int, n_threads: int, most: int | None = None) -> list[slice]:

@@ -30,13 +30,14 @@ def _parse(
     progress=None,
     keep_bom=False,
     strict_utf8=True,
+    n_threads=1,
 ) -> _text.Fields:
     buf, name = _text.read_buffer(source, progress, keep_bom)
     if strict_utf8:  # else ids are their bytes, as trec_eval reads them
         _text.check_utf8_buffer(buf, name)
     n_fields, exact = (4, True) if kind == "qrels" else (6, False)
     return _text.split_fields(
-        buf, name, n_fields, exact, wanted, _LAYOUT[kind], progress
+        buf, name, n_fields, exact, wanted, _LAYOUT[kind], progress, n_threads
     )
 
 
@@ -97,7 +98,9 @@ def _parse_qrels(
     ``strict_utf8=False``: bytes that are not UTF-8 are kept (trec_eval);
     ``n_threads``: threads of the duplicate check and the copies of the ids
     (:mod:`._threads`; the same result at every count)."""
-    fields = _parse(source, "qrels", [0, 2, 3], progress, keep_bom, strict_utf8)
+    fields = _parse(
+        source, "qrels", [0, 2, 3], progress, keep_bom, strict_utf8, n_threads
+    )
     relevance = _numbers.parse_numbers(fields, 2, "rel", float, reader="atol")
     qid = _TextColumn.from_fields(fields, 0)
     fields.starts[0] = fields.ends[0] = fields.starts[2] = fields.ends[2] = None
@@ -146,7 +149,7 @@ def _parse_run(
     ``progress``, ``keep_bom``, ``strict_utf8`` and ``n_threads`` as for
     :func:`_parse_qrels`."""
     wanted = [0, 2, 4, 3] if ranks else [0, 2, 4]
-    fields = _parse(source, "run", wanted, progress, keep_bom, strict_utf8)
+    fields = _parse(source, "run", wanted, progress, keep_bom, strict_utf8, n_threads)
     # trec_eval reads scores with atof: 1e400 and inf are infinities. The
     # scores are parsed on a second thread while this one reads the ids and
     # sorts their key table (numpy releases the GIL in both): on two cores the
