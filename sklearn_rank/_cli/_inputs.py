@@ -232,9 +232,6 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
         out.append(from_join(path, run.run_tag, joined, args.max_docs))
         tags.append(run.run_tag)
         del run, joined
-        # The join's freed temporaries, given back: scoring on -j threads
-        # allocates in the threads' own heaps, where they would not be reused.
-        trim_heap()
     if pending is not None:  # no run given
         check_not_empty(finish_background(pool, pending), "qrels")
     for item, name in zip(out, _names(args.files[1:], tags), strict=True):
