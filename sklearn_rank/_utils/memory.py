@@ -35,4 +35,8 @@ def one_heap() -> None:
 
         ctypes.CDLL("libc.so.6").mallopt(-8, 1)  # M_ARENA_MAX = 1
     except (OSError, AttributeError):
-        pass
+        return
+    ONE_HEAP[0] = True
+
+
+ONE_HEAP = [False]  # one_heap() done: worker threads free into the shared heap

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._utils.memory import trim_heap
+from .._utils import memory
 
 # Pieces smaller than this run on the caller's thread (a thread costs more).
 MIN_PIECE_ROWS = 1 << 16
@@ -47,8 +47,8 @@ def run_pieces(
         pool.shutdown(wait=True, cancel_futures=True)
         # What the workers freed stays in their own heaps, where this thread
         # never reuses it: given back now, or the next step's peak carries it.
-        if trim:
-            trim_heap()
+        if trim and not memory.ONE_HEAP[0]:  # (one heap: reused as it is)
+            memory.trim_heap()
 
 
 def row_slices(n: int, n_threads: int, most: int | None = None) -> list[slice]:
