@@ -18,7 +18,6 @@ import argparse
 import sys
 
 from .._engine.conventions import OPTIONS, PRESETS
-from .._utils.memory import one_heap
 from .._utils.params import Interval
 from . import (
     _dask_engine,
@@ -279,8 +278,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Evaluate, print, and return the exit status."""
     from . import _inputs
 
-    if getattr(args, "jobs", 1) != 1:  # threads share one heap (peak memory)
-        one_heap()
     debug_qid = check_trec_flags(args, parser)
     _dask_engine.check_input(args, parser)
     layout = _inputs.detect_layout(args, parser)
