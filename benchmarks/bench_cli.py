@@ -137,12 +137,14 @@ def run_measured(cmd: list[str], env: dict | None = None) -> tuple[float, int, s
         if os.waitstatus_to_exitcode(status):
             raise RuntimeError(f"{cmd[0]} failed with status {status}")
         LAST_CPU[0] = usage.ru_utime + usage.ru_stime
+        LAST_SPLIT[:] = [usage.ru_utime, usage.ru_stime]
         text = peak_file.read().strip().splitlines()
         peak_kb = int(text[-1]) if use_time and text else usage.ru_maxrss
     return wall, peak_kb * 1024, out.decode()
 
 
 LAST_CPU = [0.0]  # CPU seconds of the last run_measured child
+LAST_SPLIT = [0.0, 0.0]  # its user and system seconds
 
 
 def make_tables(folder: Path, qrels: Path, run: Path) -> dict[str, Path]:
@@ -514,6 +516,51 @@ def large(
     print(f"\nload average after: {os.getloadavg()[0]:.2f}\n")
 
 
+def large_jobs(folder: Path, repeat: int, pycache: str, baseline=None) -> None:
+    """Issue 48: ``eval -j 2`` against ``-j 1`` on the 5M-line files (2-decimal
+    scores, ``-q -m all_trec``), alternated in every round: wall, user and
+    system CPU, peak memory (targets: wall <= 0.8x, memory <= 1.2x);
+    ``baseline``: another checkout's ``-j 1`` in the same rounds."""
+    env = _env(REPO, pycache)
+    envs = {"1": env, "2": env}
+    files = [folder / "qrels.txt", folder / "run_2dec.txt"]
+    flags = ["-q", "-m", "all_trec"]
+    commands = {j: _ours("-j", j, *flags, *files) for j in ("1", "2")}
+    if baseline is not None:
+        commands["1, baseline"] = commands["1"]
+        envs["1, baseline"] = _env(baseline, pycache + "-baseline")
+    for j, cmd in commands.items():
+        run_measured(cmd, envs[j])  # bytecode, page cache
+    rows = {j: {"wall": [], "user": [], "sys": [], "peak": []} for j in commands}
+    out = {}
+    for _ in range(repeat):
+        for j, cmd in commands.items():
+            wall, peak, out[j] = run_measured(cmd, envs[j])
+            row = rows[j]
+            row["wall"].append(wall)
+            row["user"].append(LAST_SPLIT[0])
+            row["sys"].append(LAST_SPLIT[1])
+            row["peak"].append(peak)
+    med = {j: {k: statistics.median(v) for k, v in r.items()} for j, r in rows.items()}
+    print(
+        "| -j | wall (s) | user (s) | system (s) | (user + system) / wall "
+        "| peak (MB) | wall ratio (target 0.8) | memory ratio (target 1.2) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    one = med["1"]
+    for j, m in med.items():
+        print(
+            f"| {j} | {m['wall']:.2f} | {m['user']:.2f} | {m['sys']:.2f} | "
+            f"{(m['user'] + m['sys']) / m['wall']:.2f} | {m['peak'] / 2**20:.0f} | "
+            f"{m['wall'] / one['wall']:.2f}x | {m['peak'] / one['peak']:.2f}x |"
+        )
+    walls = zip(rows["1"]["wall"], rows["2"]["wall"], strict=True)
+    pairs = [f"{b / a:.2f}" for a, b in walls]
+    same = len(set(out.values())) == 1
+    print(f"\nwall ratio per round: {', '.join(pairs)}; same output: {same}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}\n")
+
+
 def large_tables(folder: Path, repeat: int, pycache: str) -> None:
     """The same rows as TREC text, Parquet and JSON lines, five measures,
     trec_eval's convention and layout (the same lines from each), alternated."""
@@ -585,7 +632,7 @@ def main(argv=None) -> int:
         "--cases",
         default=",".join(LARGE_CASES) + ",tables",
         help="with --large: which measure sets (comma-separated names of the "
-        "table's first column, and 'tables')",
+        "table's first column, 'tables', and 'jobs': -j 2 against -j 1)",
     )
     parser.add_argument(
         "--primer-mb",
@@ -623,6 +670,9 @@ def main(argv=None) -> int:
                 large(folder, trec_eval, args.repeat, pycache, wanted, baseline)
             if "tables" in cases:
                 large_tables(folder, args.repeat, pycache)
+            if "jobs" in cases:
+                baseline = Path(args.baseline).resolve() if args.baseline else None
+                large_jobs(folder, args.repeat, pycache, baseline)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         small_file(trec_eval, args.repeat, os.path.join(tmp, "pycache"))

@@ -185,6 +185,7 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
     # UTF-8 is read as it reads it (the bytes come back out on stdout).
     errors = "surrogateescape" if bom == "keep" else "strict"
     qrels_path = args.files[0]
+    jobs = getattr(args, "jobs", 1)  # -j: threads in the reading and the join
     # The qrels are read on a second thread while the first run is (numpy
     # releases the GIL in most of both): on two cores the shorter costs no wall
     # time. With a progress bar, or reading standard input, one at a time.
@@ -196,6 +197,8 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
         byte_order_mark=bom,
         encoding_errors=errors,
         progress=reader(qrels_path),
+        # Read beside the run already: its threads would contend for the cores.
+        n_jobs=1 if parallel else jobs,
     )
     pending = pool.submit(read_qrels) if pool is not None else None
     if pending is None:
@@ -211,6 +214,7 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
                 # trec_eval checks for a document listed twice in the top -M only
                 duplicates="join" if bom == "keep" else "raise",
                 progress=reader(path),
+                n_jobs=jobs,
             )
         finally:  # the qrels and their checks first, as when read first
             if pending is not None:
@@ -218,7 +222,11 @@ def _load_trec(args: argparse.Namespace, progress=None) -> list[RunInput]:
                 check_not_empty(qrels, "qrels")
         check_not_empty(run, "run")
         joined = join_columns(
-            qrels, run, complete=args.complete, max_docs_per_query=args.max_docs
+            qrels,
+            run,
+            complete=args.complete,
+            max_docs_per_query=args.max_docs,
+            n_jobs=jobs,
         )
         check_overlap(joined, run.source, qrels.source, args.complete)
         out.append(from_join(path, run.run_tag, joined, args.max_docs))

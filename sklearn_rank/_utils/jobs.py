@@ -9,6 +9,7 @@ format of :mod:`.params`.
 from __future__ import annotations
 
 import numbers
+import sys
 from typing import Any
 
 from .params import param_error
@@ -35,8 +36,8 @@ def check_n_jobs(n_jobs: Any, func: str) -> None:
 def effective_n_jobs(n_jobs: Any, func: str) -> int:
     """The number of threads ``n_jobs`` asks for (checked first), at least 1."""
     check_n_jobs(n_jobs, func)
-    if n_jobs == 1:
-        return 1
+    if n_jobs == 1 or (n_jobs is None and "joblib" not in sys.modules):
+        return 1  # None outside any parallel_config (joblib not even imported)
     import joblib  # a dependency of scikit-learn; read only when asked
 
     return max(int(joblib.effective_n_jobs(n_jobs)), 1)

@@ -20,6 +20,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from .._utils.jobs import effective_n_jobs
 from .._utils.params import Interval, IsNone, validate_params
 from ._id_columns import _check_unique, _RowText, _TextColumn
 from ._trec_join import _join, _Joined
@@ -288,6 +289,7 @@ def read_qrels_columns(
     byte_order_mark: str = "skip",
     encoding_errors: str = "strict",
     progress: Progress | None = None,
+    n_jobs: int | None = None,
 ) -> QrelsColumns:
     """Read a TREC qrels file (``qid iter docno rel``) as columns.
 
@@ -307,6 +309,10 @@ def read_qrels_columns(
     progress : callable, default=None
         ``progress(done, total, stage)`` with the bytes read ("read") and
         split ("split") so far.
+    n_jobs : int or None, default=None
+        Threads for the reading's hashing, sorting and copies (scikit-learn's
+        convention: None is 1 unless in a ``joblib.parallel_config``
+        context, -1 all cores); the result is the same at every count.
 
     Returns
     -------
@@ -314,8 +320,9 @@ def read_qrels_columns(
     """
     _check_bom(byte_order_mark)
     strict = _check_errors(encoding_errors)
+    n_threads = effective_n_jobs(n_jobs, "read_qrels_columns")
     return QrelsColumns(
-        _parse_qrels(source, progress, byte_order_mark == "keep", strict)
+        _parse_qrels(source, progress, byte_order_mark == "keep", strict, n_threads)
     )
 
 
@@ -326,14 +333,16 @@ def read_run_columns(
     encoding_errors: str = "strict",
     duplicates: str = "raise",
     progress: Progress | None = None,
+    n_jobs: int | None = None,
 ) -> RunColumns:
     """Read a TREC run file (``qid Q0 docno rank score runid``) as columns.
 
     The rank field is not read (trec_eval ignores it too). Parameters as
-    :func:`read_qrels_columns`, and ``duplicates``: a document listed twice
-    for one query raises here, naming both lines ("raise"), or in
-    :func:`join_columns` only if both are among the documents it keeps
-    ("join": trec_eval checks the top ``-M`` documents only).
+    :func:`read_qrels_columns` (``n_jobs`` included), and ``duplicates``: a
+    document listed twice for one query raises here, naming both lines
+    ("raise"), or in :func:`join_columns` only if both are among the
+    documents it keeps ("join": trec_eval checks the top ``-M`` documents
+    only).
 
     Returns
     -------
@@ -344,7 +353,10 @@ def read_run_columns(
     if duplicates not in ("raise", "join"):
         raise ValueError(f"duplicates must be 'raise' or 'join', got {duplicates!r}")
     keep = byte_order_mark == "keep"
-    parsed = _parse_run(source, False, progress, keep, strict, duplicates == "join")
+    n_threads = effective_n_jobs(n_jobs, "read_run_columns")
+    parsed = _parse_run(
+        source, False, progress, keep, strict, duplicates == "join", n_threads
+    )
     return RunColumns(parsed)
 
 
@@ -460,6 +472,7 @@ def join_columns(
     *,
     complete: bool = False,
     max_docs_per_query: int | None = None,
+    n_jobs: int | None = None,
 ) -> TrecColumns:
     """Join judgments and a run as trec_eval does (see :func:`trec_arrays`).
 
@@ -472,6 +485,9 @@ def join_columns(
     max_docs_per_query : int or None, default=None
         Keep the top documents of each query only (trec_eval ``-M``); 0 keeps
         none (the judged documents stay, not retrieved).
+    n_jobs : int or None, default=None
+        Threads for ranking the run's rows (scikit-learn's convention, as
+        :func:`read_qrels_columns`); the result is the same at every count.
 
     Returns
     -------
@@ -487,7 +503,8 @@ def join_columns(
     >>> t.y_true.tolist(), t.retrieved.tolist(), t.query_ids
     ([0.0, 1.0, 2.0], [True, True, False], ['q1'])
     """
-    joined = _join(qrels._parsed, run._parsed, complete, max_docs_per_query)
+    n_threads = effective_n_jobs(n_jobs, "join_columns")
+    joined = _join(qrels._parsed, run._parsed, complete, max_docs_per_query, n_threads)
     # Codes follow the query ids' string order; number the present ones 0..G-1.
     seen = np.bincount(joined.qcode, minlength=joined.qids.size) > 0
     present = np.flatnonzero(seen)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import _spans, _text
+from ._threads import row_slices, run_pieces, sort_grouped
 
 
 def _padded(encoded: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -37,14 +38,35 @@ class _Spans:
     @property
     def hashes(self) -> np.ndarray:
         """The 64-bit hash of each span (computed once)."""
+        return self.hash_rows()
+
+    def hash_rows(self, n_threads: int = 1) -> np.ndarray:
+        """:attr:`hashes`, computed a slice of rows per thread (each row's
+        hash is its own: the same values at every thread count)."""
         if self._hashes is None:
-            self._hashes = _spans.hash_spans(self.buf, self.starts, self.ends)
+            # Bounded slices (their temporaries are copied into the output).
+            parts = row_slices(self.starts.size, n_threads, _PACK_ROWS // 4)
+            if len(parts) == 1:
+                self._hashes = _spans.hash_spans(self.buf, self.starts, self.ends)
+                return self._hashes
+            out = np.empty(self.starts.size, np.uint64)
+
+            def work(part: slice) -> None:
+                out[part] = _spans.hash_spans(
+                    self.buf, self.starts[part], self.ends[part]
+                )
+
+            run_pieces(work, parts, n_threads)
+            self._hashes = out
         return self._hashes
 
-    def compacted(self):
+    def compacted(self, n_threads: int = 1):
         """The same column over a buffer of its own spans only (the file's
-        buffer can then be freed); hashes are kept."""
-        buf, starts, ends = _spans.compact(self.buf, self.starts, self.ends, _text.PAD)
+        buffer can then be freed); hashes are kept. ``n_threads``: slices of
+        rows copied on threads (:mod:`._threads`)."""
+        buf, starts, ends = _spans.compact(
+            self.buf, self.starts, self.ends, _text.PAD, n_threads
+        )
         out = type(self).__new__(type(self))
         out.__dict__.update(self.__dict__)
         out.buf, out.starts, out.ends = buf, starts, ends
@@ -215,8 +237,11 @@ class _KeyTable:
         return (self.packed[at] & mask).astype(np.intp)
 
 
-def _key_table(qid: _TextColumn, docno: _RowText) -> _KeyTable | None:
-    """The rows' sorted key table; None when the bits do not fit."""
+def _key_table(
+    qid: _TextColumn, docno: _RowText, n_threads: int = 1
+) -> _KeyTable | None:
+    """The rows' sorted key table; None when the bits do not fit
+    (``n_threads``: :mod:`._threads`)."""
     n = qid.codes.size
     row_bits = max(1, (n - 1).bit_length())
     query_bits = max(1, (qid.n_unique - 1).bit_length())
@@ -225,18 +250,19 @@ def _key_table(qid: _TextColumn, docno: _RowText) -> _KeyTable | None:
         return None
     packed = qid.codes.astype(np.uint64)
     packed <<= np.uint64(64 - query_bits)
-    hashes = docno.hashes
+    hashes = docno.hash_rows(n_threads)
+
     # A slice of rows at a time: one temporary of _PACK_ROWS, not of n (the
     # key table is made at the reading's memory peak).
-    for a in range(0, n, _PACK_ROWS):
-        b = min(a + _PACK_ROWS, n)
-        bits = hashes[a:b] >> np.uint64(64 - hash_bits)
+    def pack(part: slice) -> None:
+        bits = hashes[part] >> np.uint64(64 - hash_bits)
         bits <<= np.uint64(row_bits)
-        bits |= np.arange(a, b, dtype=np.uint64)
-        packed[a:b] |= bits
-    del hashes
+        bits |= np.arange(part.start, part.stop, dtype=np.uint64)
+        packed[part] |= bits
+
+    run_pieces(pack, row_slices(n, n_threads, _PACK_ROWS), n_threads)
     grouped = n < 2 or bool((qid.codes[1:] >= qid.codes[:-1]).all())
-    packed.sort(kind="stable" if grouped else None)
+    sort_grouped(packed, qid.codes if grouped else None, n_threads)
     return _KeyTable(packed, row_bits, hash_bits)
 
 
@@ -260,6 +286,7 @@ def _check_unique(
     lines: np.ndarray,
     name: str,
     repeats: list | None = None,
+    n_threads: int = 1,
 ) -> _KeyTable | None:
     """Raise on a document listed twice for one query, naming both lines.
 
@@ -267,9 +294,10 @@ def _check_unique(
     join); rows whose key's high bits repeat are compared exactly, in file order
     (the message names the first repeat). With a ``repeats`` list, each
     repeat's ``(first row, row)`` is appended to it instead (trec_eval checks
-    the top ``-M`` documents only: the join raises).
+    the top ``-M`` documents only: the join raises). ``n_threads``: the key
+    table's (:mod:`._threads`).
     """
-    table = _key_table(qid, docno)
+    table = _key_table(qid, docno, n_threads)
     if table is None:  # too many bits for one integer: unpacked keys
         keys = _row_keys(qid.codes, qid.hashes, docno)
         ranked = np.sort(keys)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._threads import run_pieces
+
 _MASKS = np.array([(1 << (8 * r)) - 1 for r in range(8)] + [2**64 - 1], np.uint64)
 _P1 = np.uint64(0x9E3779B97F4A7C15)
 _P2 = np.uint64(0xC2B2AE3D27D4EB4F)
@@ -358,11 +360,12 @@ _COMPACT_LONG = 4096  # longer spans are copied as slices, one at a time
 
 
 def compact(
-    buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, pad: int
+    buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, pad: int, n_threads=1
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The spans' bytes one after the other in a new buffer (then ``pad`` zero
     bytes), and their spans there (same dtypes): a column that keeps these no
-    longer holds the whole file's buffer (memory)."""
+    longer holds the whole file's buffer (memory). The rows are copied a
+    bounded slice at a time, on ``n_threads`` threads (disjoint writes)."""
     lengths = ends - starts
     new_ends = np.cumsum(lengths, dtype=np.int64)
     total = int(new_ends[-1]) if new_ends.size else 0
@@ -382,7 +385,8 @@ def compact(
         inside = np.arange(8 * n_words)
         same = n and int(lengths.min()) == widest  # fixed-width ids: no mask
         last = max(buf.size - 8, 0)  # a word past a short span's end: unused
-        for a in range(0, n, step):
+
+        def short_ids(a: int) -> None:
             first = starts[a : a + step]
             words = np.empty((first.size, n_words), np.uint64)
             for k in range(n_words):
@@ -397,9 +401,12 @@ def compact(
                 chunk = chunk[inside < lengths[a : a + step, None]]
             lo = int(new_starts[a])
             out[lo : lo + chunk.size] = chunk.reshape(-1)
+
+        run_pieces(short_ids, range(0, n, step), n_threads)
         return out, new_starts.astype(starts.dtype), new_ends.astype(ends.dtype)
     step = max(1, _COMPACT_BYTES // max(1, total // max(n, 1)))  # rows per pass
-    for a in range(0, n, step):
+
+    def any_ids(a: int) -> None:
         count = lengths[a : a + step]
         # Each byte's offset within its span, then its place in both buffers.
         inner = np.arange(int(count.sum()), dtype=np.int64)
@@ -407,4 +414,6 @@ def compact(
         src = np.repeat(starts[a : a + step], count) + inner
         inner += np.repeat(new_starts[a : a + step], count)
         out[inner] = buf[src]
+
+    run_pieces(any_ids, range(0, n, step), n_threads)
     return out, new_starts.astype(starts.dtype), new_ends.astype(ends.dtype)

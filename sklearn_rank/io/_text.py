@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from ._threads import run_pieces
+
 BOM = b"\xef\xbb\xbf"
 _BLOCK_BYTES = 1 << 20  # lines are split a block at a time (bounded temporaries)
 
@@ -254,6 +256,27 @@ def _edges(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return edges[::2], edges[1::2], np.flatnonzero(block == 10)
 
 
+def _simple_blocks(buf, n: int, n_fields: int, wanted: list[int], n_threads: int):
+    """``(start, stop, simple)`` of each block of whole lines, in order, with
+    :func:`_simple`'s spans; ``n_threads`` blocks at a time on threads."""
+    pos = 0
+    while pos < n:
+        cuts = []
+        while pos < n and len(cuts) < n_threads:
+            far = pos + _BLOCK_BYTES
+            stop = n if far >= n else _next_line(buf, far, n)
+            cuts.append((pos, stop))
+            pos = stop
+        spans = run_pieces(
+            lambda c: _simple(buf[c[0] : c[1]], n_fields, wanted),
+            cuts,
+            n_threads,
+            trim=False,  # small temporaries, many calls
+        )
+        for (a, b), simple in zip(cuts, spans, strict=True):
+            yield a, b, simple
+
+
 def _simple(block: np.ndarray, n_fields: int, wanted: list[int]):
     """Field spans when every line holds exactly ``n_fields`` fields separated by
     single blanks or tabs and ends with one newline (or the end of the block),
@@ -344,6 +367,7 @@ def split_fields(
     wanted: list[int],
     layout: str,
     progress: Any = None,
+    n_threads: int = 1,
 ) -> Fields:
     """Split lines into whitespace-separated fields; keep the ``wanted`` ones.
 
@@ -354,6 +378,9 @@ def split_fields(
     The content is cut into blocks of whole lines (bounded temporaries, in
     cache); each block's spans go straight into arrays sized for the most lines
     the content could hold, of which only the pages written are ever touched.
+    With ``n_threads``, the fast path of ``n_threads`` blocks at a time runs on
+    threads (:func:`._threads.run_pieces`); the blocks are then written in
+    order, as with one thread.
     """
     n = buf.size - PAD
     index = np.int32 if n < 2**31 - 1 else np.int64
@@ -362,11 +389,9 @@ def split_fields(
     starts = [np.empty(capacity, index) for _ in wanted]
     ends = [np.empty(capacity, index) for _ in wanted]
     line = np.empty(capacity, index)
-    rows, first_line, pos = 0, 1, 0
-    while pos < n:
-        stop = n if pos + _BLOCK_BYTES >= n else _next_line(buf, pos + _BLOCK_BYTES, n)
+    rows, first_line = 0, 1
+    for pos, stop, simple in _simple_blocks(buf, n, n_fields, wanted, n_threads):
         block = buf[pos:stop]
-        simple = _simple(block, n_fields, wanted)
         if simple is not None:
             spans, n_lines = simple
             end = rows + n_lines
@@ -403,7 +428,6 @@ def split_fields(
             line[rows:end] = idx + first_line
         rows = end
         first_line += n_lines
-        pos = stop
         if progress is not None:
             progress(pos, n, "split")
     return Fields(

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
-from . import _spans
-from ._id_columns import _key_table, _merge, _RowText, duplicate_error
+from . import _spans, _threads
+from ._id_columns import _PACK_ROWS, _key_table, _merge, _RowText, duplicate_error
+from ._threads import row_slices, run_pieces, sort_grouped
 from ._trec_parse import _ParsedQrels, _ParsedRun
 
 _MIN_SCORE_BITS = 16  # trec_eval's order: fewer score bits in the key, two sorts
@@ -83,6 +85,7 @@ def _trec_order(
     rows: np.ndarray,
     docno: _RowText,
     file_q: np.ndarray | None = None,
+    n_threads: int = 1,
 ):
     """trec_eval's ranking: query, score descending, then docno descending.
 
@@ -94,7 +97,10 @@ def _trec_order(
     ``file_q``, the run file's own query codes (in order of appearance), leads
     the packed key when given: a file grouped by query gives a key already in
     query order, which the (stable, run-aware) sort takes fast; the query
-    blocks are then put in the order of ``q``.
+    blocks are then put in the order of ``q``. ``n_threads``: the keys are
+    packed a slice of rows per thread, sorted a block of whole queries per
+    thread (a grouped file) and the ties ordered a bounded run of rows per
+    thread (:mod:`._threads`: the same order at every count).
     """
     n = q.size
     if n == 0:
@@ -105,19 +111,25 @@ def _trec_order(
     score_bits = 64 - row_bits - query_bits
     if score_bits < _MIN_SCORE_BITS:  # huge inputs: full score key, then query
         order = _group_pass(np.argsort(_descending_key(s)), q, int(q.max()) + 1)
-        return _order_ties(order, q, s, rows, docno)
-    # In place where possible: the peak stays a few arrays of n (the
-    # command's peak memory is this sort's).
-    packed = lead.astype(np.uint64)
-    packed <<= np.uint64(64 - query_bits)
-    key = _descending_key(s)
-    key >>= np.uint64(64 - score_bits)
-    key <<= np.uint64(row_bits)
-    packed |= key
-    key[:] = np.arange(n, dtype=np.uint64)
-    packed |= key
+        return _order_ties(order, q, s, rows, docno, None, n_threads)
+    # A slice of rows at a time (temporaries of _PACK_ROWS, not of n): the
+    # peak stays two arrays of n (the command's peak memory is this sort's).
+    packed = np.empty(n, np.uint64)
+
+    def pack(part: slice) -> None:
+        p = lead[part].astype(np.uint64)
+        p <<= np.uint64(64 - query_bits)
+        key = _descending_key(s[part])
+        key >>= np.uint64(64 - score_bits)
+        key <<= np.uint64(row_bits)
+        p |= key
+        p |= np.arange(part.start, part.stop, dtype=np.uint64)
+        packed[part] = p
+
+    run_pieces(pack, row_slices(n, n_threads, _PACK_ROWS // 4), n_threads)
     grouped = bool((lead[1:] >= lead[:-1]).all())
-    packed.sort(kind="stable" if grouped else None)
+    sort_grouped(packed, lead if grouped else None, n_threads)
+    key = np.empty(n, np.uint64)
     # key's memory holds the neighbours' difference, then packed's the order
     # (two arrays of n at this peak, not four).
     differ = np.bitwise_xor(packed[1:], packed[:-1], out=key[:-1])
@@ -126,7 +138,6 @@ def _trec_order(
     del differ, key
     packed &= np.uint64((1 << row_bits) - 1)
     order = packed.view(np.int64)  # row indices < 2**row_bits: the same values
-    del packed
     if merged.any():
         # Rows sharing a truncated key: order them by their exact score.
         in_run = np.r_[merged, False] | np.r_[False, merged]
@@ -134,17 +145,21 @@ def _trec_order(
         del in_run
         first = np.r_[True, ~merged][pos]  # where each run of equal keys starts
         del merged
+
         # Runs are sorted apart, a bounded number of rows at a time (memory
-        # and time when most rows tie: heavy ties).
-        for a, b in _whole_runs(first):
+        # and time when most rows tie: heavy ties), on threads.
+        def by_score(ab: tuple[int, int]) -> None:
+            a, b = ab
             at = pos[a:b]
             sub = order[at]
             score = s[sub]
             if ((score[1:] == score[:-1]) | first[a + 1 : b]).all():
-                continue  # each run one score (the truncated key was exact)
+                return  # each run one score (the truncated key was exact)
             order[at] = sub[np.lexsort((-score, np.cumsum(first[a:b])))]
+
+        run_pieces(by_score, _whole_runs(first, n_threads), n_threads)
         del first
-        order = _order_ties(order, q, s, rows, docno, pos)
+        order = _order_ties(order, q, s, rows, docno, pos, n_threads)
     if file_q is not None:
         order = _blocks_in_order(order, q)
     return order
@@ -170,25 +185,21 @@ def _blocks_in_order(order: np.ndarray, q: np.ndarray) -> np.ndarray:
     return order[at]
 
 
-def _order_ties(order, q, s, rows, docno, pos=None):
+def _order_ties(order, q, s, rows, docno, pos=None, n_threads=1):
     """Rows with the same query and score, ordered by docno descending.
 
-    ``pos``: the only positions of ``order`` where ties can be (None: any).
+    ``pos``: the only positions of ``order`` where ties can be (None: any);
+    ``n_threads``: bounded runs of rows ordered on threads.
     """
     # Whether each position ties with the next, a bounded number of positions
     # at a time (no gathers of n: memory under heavy ties).
     n_at = order.size if pos is None else pos.size
     tie = np.zeros(max(n_at - 1, 0), bool)
-    for a in range(0, n_at - 1, _RUN_ROWS):
-        b = min(a + _RUN_ROWS, n_at - 1)  # the pairs a..b-1 read a..b
-        at = order[a : b + 1] if pos is None else order[pos[a : b + 1]]
-        key = q[at]
-        tie[a:b] = key[1:] == key[:-1]
-        key = s[at]
-        tie[a:b] &= key[1:] == key[:-1]
-        if pos is not None:
-            key = pos[a : b + 1]
-            tie[a:b] &= key[1:] == key[:-1] + 1
+    run_pieces(
+        partial(_find_ties, tie, order, q, s, pos),
+        row_slices(tie.size, n_threads, _RUN_ROWS // n_threads),
+        n_threads,
+    )
     if not tie.any():
         return order
     in_block = np.r_[tie, False] | np.r_[False, tie]
@@ -196,12 +207,29 @@ def _order_ties(order, q, s, rows, docno, pos=None):
     del in_block
     first = ~np.r_[False, tie][where]  # where each block of ties starts
     del tie
+
     # Blocks are sorted apart, a bounded number of rows at a time: the same
     # order as one sort of them all (memory and time under heavy ties).
-    for a, b in _whole_runs(first):
+    def by_docno(ab: tuple[int, int]) -> None:
+        a, b = ab
         place = where[a:b] if pos is None else pos[where[a:b]]
         _order_block_rows(order, place, np.cumsum(first[a:b]), rows, docno)
+
+    run_pieces(by_docno, _whole_runs(first, n_threads), n_threads)
     return order
+
+
+def _find_ties(tie, order, q, s, pos, part: slice) -> None:
+    """``tie[part]``: whether each position ties with the next."""
+    a, b = part.start, part.stop  # the pairs a..b-1 read a..b
+    at = order[a : b + 1] if pos is None else order[pos[a : b + 1]]
+    key = q[at]
+    tie[a:b] = key[1:] == key[:-1]
+    key = s[at]
+    tie[a:b] &= key[1:] == key[:-1]
+    if pos is not None:
+        key = pos[a : b + 1]
+        tie[a:b] &= key[1:] == key[:-1] + 1
 
 
 def _order_block_rows(order, place, block, rows, docno) -> None:
@@ -243,15 +271,20 @@ def _lexsort_packed(keys: list, block: np.ndarray) -> np.ndarray:
 _RUN_ROWS = 1 << 18  # rows sorted per pass in trec_eval's order (about)
 
 
-def _whole_runs(first: np.ndarray):
+def _whole_runs(first: np.ndarray, n_threads: int = 1):
     """``(a, b)`` ranges covering ``first``'s positions, each a whole number of
-    runs (``first``: True where a run starts) of about :data:`_RUN_ROWS`."""
+    runs (``first``: True where a run starts) of about :data:`_RUN_ROWS`
+    (fewer with ``n_threads``: at least one range per thread when there are
+    rows enough, :data:`._threads.MIN_PIECE_ROWS`)."""
     n = first.size
-    if n <= _RUN_ROWS:
+    # (Threads' pieces together no bigger than one: the same temporaries.)
+    least = _threads.MIN_PIECE_ROWS
+    step = min(max(least, _RUN_ROWS // n_threads), max(least, -(-n // n_threads)))
+    if n <= step:
         yield 0, n
         return
     heads = np.flatnonzero(first)
-    targets = np.arange(0, n, _RUN_ROWS)
+    targets = np.arange(0, n, step)
     cuts = np.unique(heads[np.searchsorted(heads, targets, "right") - 1])
     bounds = [*cuts.tolist(), n]
     yield from itertools.pairwise(bounds)
@@ -279,8 +312,10 @@ def _join(
     run: _ParsedRun,
     complete: bool,
     max_docs_per_query: int | None,
+    n_threads: int = 1,
 ) -> _Joined:
-    """trec_eval's join of a qrels and a run (see :func:`trec_arrays`)."""
+    """trec_eval's join of a qrels and a run (see :func:`trec_arrays`);
+    ``n_threads``: the ranking's (:func:`_trec_order`)."""
     qq, rq, qids = _query_codes(qrels, run)
     n_q = qids.size
     # Run rows of judged queries; qrels rows of the queries the run returns.
@@ -297,7 +332,9 @@ def _join(
     file_q = run.qid.codes[run_rows]
     cols = [rq, rs, run_rows]
     del rq, rs, run_rows  # the list holds the only references (memory)
-    rq, rs, run_rows, rank = _rank_and_cut(cols, run.docno, max_docs_per_query, file_q)
+    rq, rs, run_rows, rank = _rank_and_cut(
+        cols, run.docno, max_docs_per_query, file_q, n_threads
+    )
     del file_q
     run.settle()  # a duplicate check that ran beside the ranking
     if run.repeats:  # documents listed twice: an error where both are kept
@@ -361,13 +398,13 @@ def _check_kept_repeats(run, run_rows, max_docs_per_query) -> None:
             )
 
 
-def _rank_and_cut(cols, docno, max_docs_per_query, file_q=None):
+def _rank_and_cut(cols, docno, max_docs_per_query, file_q=None, n_threads=1):
     """Run rows in trec_eval's order with their rank, cut at max_docs_per_query.
 
     ``cols`` is ``[rq, rs, rows]``, reordered one array at a time in place of
     the list's own (sole) references, so the old arrays go as the new come.
     """
-    order = _trec_order(*cols, docno, file_q)
+    order = _trec_order(*cols, docno, file_q, n_threads)
     del file_q
     for i in range(len(cols)):
         cols[i] = cols[i][order]

@@ -30,13 +30,14 @@ def _parse(
     progress=None,
     keep_bom=False,
     strict_utf8=True,
+    n_threads=1,
 ) -> _text.Fields:
     buf, name = _text.read_buffer(source, progress, keep_bom)
     if strict_utf8:  # else ids are their bytes, as trec_eval reads them
         _text.check_utf8_buffer(buf, name)
     n_fields, exact = (4, True) if kind == "qrels" else (6, False)
     return _text.split_fields(
-        buf, name, n_fields, exact, wanted, _LAYOUT[kind], progress
+        buf, name, n_fields, exact, wanted, _LAYOUT[kind], progress, n_threads
     )
 
 
@@ -90,34 +91,41 @@ class _ParsedRun:
 
 
 def _parse_qrels(
-    source: Any, progress=None, keep_bom=False, strict_utf8=True
+    source: Any, progress=None, keep_bom=False, strict_utf8=True, n_threads=1
 ) -> _ParsedQrels:
     """``progress(done, total)``: bytes read, then bytes split (optional);
     ``keep_bom``: a byte-order mark stays part of the first field (trec_eval);
-    ``strict_utf8=False``: bytes that are not UTF-8 are kept (trec_eval)."""
-    fields = _parse(source, "qrels", [0, 2, 3], progress, keep_bom, strict_utf8)
+    ``strict_utf8=False``: bytes that are not UTF-8 are kept (trec_eval);
+    ``n_threads``: threads of the duplicate check and the copies of the ids
+    (:mod:`._threads`; the same result at every count)."""
+    fields = _parse(
+        source, "qrels", [0, 2, 3], progress, keep_bom, strict_utf8, n_threads
+    )
     relevance = _numbers.parse_numbers(fields, 2, "rel", float, reader="atol")
     qid = _TextColumn.from_fields(fields, 0)
     fields.starts[0] = fields.ends[0] = fields.starts[2] = fields.ends[2] = None
     docno = _RowText.from_fields(fields, 1)
-    keys = _check_unique(qid, docno, fields.line, fields.name)
+    keys = _check_unique(qid, docno, fields.line, fields.name, None, n_threads)
     line, name = fields.line, fields.name
     del fields  # the spans of every field: only the ids' are kept
-    qid, docno = _own_bytes(qid, docno)
+    qid, docno = _own_bytes(qid, docno, n_threads)
     return _ParsedQrels(qid, docno, relevance, line, name, keys)
 
 
-def _own_bytes(qid: _TextColumn, docno: _RowText) -> tuple[_TextColumn, _RowText]:
+def _own_bytes(
+    qid: _TextColumn, docno: _RowText, n_threads: int = 1
+) -> tuple[_TextColumn, _RowText]:
     """The id columns over buffers of their own bytes, when these take less than
     half the file's: the file's buffer is then freed before the join (a run's
-    text is mostly scores, ranks and tags; memory)."""
+    text is mostly scores, ranks and tags; memory); ``n_threads``: the
+    documents' copy's."""
     buf = docno.buf
     if qid.buf is not buf:
         return qid, docno
     used = int((docno.ends - docno.starts).sum(dtype=np.int64))
     if 2 * used >= buf.size:
         return qid, docno
-    return qid.compacted(), docno.compacted()
+    return qid.compacted(), docno.compacted(n_threads)
 
 
 def _parse_scores(fields: _text.Fields) -> np.ndarray:
@@ -135,11 +143,13 @@ def _parse_run(
     keep_bom=False,
     strict_utf8=True,
     repeats_at_join=False,
+    n_threads=1,
 ) -> _ParsedRun:
     """``ranks=False`` skips the rank column, which trec_eval ignores too;
-    ``progress``, ``keep_bom`` and ``strict_utf8`` as for :func:`_parse_qrels`."""
+    ``progress``, ``keep_bom``, ``strict_utf8`` and ``n_threads`` as for
+    :func:`_parse_qrels`."""
     wanted = [0, 2, 4, 3] if ranks else [0, 2, 4]
-    fields = _parse(source, "run", wanted, progress, keep_bom, strict_utf8)
+    fields = _parse(source, "run", wanted, progress, keep_bom, strict_utf8, n_threads)
     # trec_eval reads scores with atof: 1e400 and inf are infinities. The
     # scores are parsed on a second thread while this one reads the ids and
     # sorts their key table (numpy releases the GIL in both): on two cores the
@@ -161,7 +171,7 @@ def _parse_run(
             fields.starts[j] = fields.ends[j] = None
         docno = _RowText.from_fields(fields, 1)
         repeats: list | None = [] if repeats_at_join else None
-        keys = _check_unique(qid, docno, fields.line, fields.name, repeats)
+        keys = _check_unique(qid, docno, fields.line, fields.name, repeats, n_threads)
     except BaseException:
         scores.result()  # a bad score comes first in the file's checks
         raise
@@ -173,5 +183,5 @@ def _parse_run(
         docno._hashes = None  # (memory: recomputed if ever asked for)
     line, name = fields.line, fields.name
     del fields  # the spans of every field: only the ids' are kept
-    qid, docno = _own_bytes(qid, docno)
+    qid, docno = _own_bytes(qid, docno, n_threads)
     return _ParsedRun(qid, docno, score, rank, runid, line, name, keys, repeats)
