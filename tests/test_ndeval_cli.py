@@ -112,7 +112,7 @@ def test_arrays_feed_evaluate_intents():
         ("1 0 d1 1\n1 x d2 1\n", r"line 2: .*subtopic"),
         ("1 0 d1 1\n1 0 d2 -1\n", r"line 2: the judgment field must be a natural"),
         ("1 0 d1 1\n1 0 d1 0\n", r"line 2: topic 1 subtopic 0 document 'd1' is judged"),
-        ("1 0 d1\n", r"line 1: "),
+        ("1 0 d1\n", r"line 1: .*\(topic subtopic docno judgment\)"),
         ("", r"empty"),
     ],
 )

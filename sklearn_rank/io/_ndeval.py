@@ -120,7 +120,7 @@ def read_ndeval_qrels(source: str | os.PathLike[str] | IO[Any]) -> NdevalQrels:
     ...
     ValueError: <stream>, line 2: ...
     """
-    fields = _parse(source, "qrels", [0, 1, 2, 3])
+    fields = _parse(source, "ndeval_qrels", [0, 1, 2, 3])
     topic = _naturals(fields, 0, "topic")
     subtopic = _naturals(fields, 1, "subtopic")
     judgment = _naturals(fields, 3, "judgment")

@@ -20,6 +20,7 @@ from ._id_columns import _check_unique, _KeyTable, _RowText, _TextColumn
 _LAYOUT = {
     "qrels": "qid iter docno rel",
     "run": "qid Q0 docno rank score runid",
+    "ndeval_qrels": "topic subtopic docno judgment",
 }
 
 
@@ -35,7 +36,7 @@ def _parse(
     buf, name = _text.read_buffer(source, progress, keep_bom)
     if strict_utf8:  # else ids are their bytes, as trec_eval reads them
         _text.check_utf8_buffer(buf, name)
-    n_fields, exact = (4, True) if kind == "qrels" else (6, False)
+    n_fields, exact = (6, False) if kind == "run" else (4, True)
     return _text.split_fields(
         buf, name, n_fields, exact, wanted, _LAYOUT[kind], progress, n_threads
     )
