@@ -72,7 +72,10 @@ def test_dask_partitions_on_one_thread(pools):
 
     df = _rows()
     ddf = dd.from_pandas(df, npartitions=3)
-    with joblib.parallel_config(n_jobs=4), dask.config.set(scheduler="threads"):
+    # The local threads scheduler with a task shuffle: a distributed client left
+    # by another test in this process would otherwise pick the p2p shuffle.
+    local = {"scheduler": "threads", "dataframe.shuffle.method": "tasks"}
+    with joblib.parallel_config(n_jobs=4), dask.config.set(local):
         got = srd.evaluate(ddf, "score", metrics=METRICS)
     assert pools == []
     assert got == pytest.approx(

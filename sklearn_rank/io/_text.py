@@ -429,7 +429,7 @@ def split_fields(
         rows = end
         first_line += n_lines
         if progress is not None:
-            progress(pos, n, "split")
+            progress(stop, n, "split")
     return Fields(
         buf=buf,
         starts=[s[:rows] for s in starts],
