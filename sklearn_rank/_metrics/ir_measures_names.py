@@ -238,7 +238,7 @@ def _intent_options(text: str, params: dict[str, Any]) -> dict[str, Any]:
             "and rank every row; rel other than 1 and judged_only=True are not "
             "supported."
         )
-    out = {}
+    out: dict[str, Any] = {}
     for key in ("alpha", "beta"):
         if key in params:
             try:

@@ -589,10 +589,9 @@ def check_intent_labels(y_true: Any, func: str) -> np.ndarray:
     """The 2-D labels as float64, or as given where they are whole numbers (no
     float copy, and they cannot be NaN); binary per intent (grade > 0) is what
     the metrics read."""
-    given = y_true if isinstance(y_true, np.ndarray) else None
-    whole = given is not None and given.dtype.kind in "biu"
+    whole = isinstance(y_true, np.ndarray) and y_true.dtype.kind in "biu"
     try:
-        y = given if whole else np.asarray(y_true, dtype=np.float64)
+        y: np.ndarray = y_true if whole else np.asarray(y_true, dtype=np.float64)
     except (TypeError, ValueError):
         raise param_error(
             "y_true",
