@@ -39,6 +39,7 @@ class IntentView(NamedTuple):
     n_intents: np.ndarray  # (n_groups,) intents with a relevant row
     rel_input: np.ndarray  # (n_rows, n_intents) int8 0/1, in input order
     cell_size: np.ndarray  # (n_pairs,) relevant rows of the pair's (group, intent)
+    intent: np.ndarray  # (n_pairs,) the pair's intent (column)
     ideals: dict  # alpha -> the longest greedy ideal computed (``ideal_gains``)
 
 
@@ -93,7 +94,7 @@ def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
     if size_all is not None:
         size = size_all
     n_intents = (size.reshape(ctx.n_groups, m) > 0).sum(axis=1).astype(np.float64)
-    return IntentView(row, prior, n_intents, rel_input, size[cell], {})
+    return IntentView(row, prior, n_intents, rel_input, size[cell], intent, {})
 
 
 def largest_grade(labels: np.ndarray) -> np.ndarray:
@@ -168,18 +169,27 @@ def greedy_ideal_gains(
     if not depth or (ctx.totals.ranked_rows is None and not view.row.size):
         return out
     codes = ctx.totals.codes_all
-    # The candidates (rows with a relevant pair) by group, then input order.
+    # The candidates (rows with a relevant pair) by group, then input order,
+    # and the relevant (candidate, intent) pairs, by candidate then intent.
     if ctx.totals.ranked_rows is None:
-        in_row = ctx.order[view.row]  # the pairs come in input row order
-        cand = in_row[np.r_[True, in_row[1:] != in_row[:-1]]]
+        # The view's pairs, in input row order (then intent): sorted by group
+        # where the input is not already grouped (a stable sort keeps the rest).
+        in_row, pair_intent = ctx.order[view.row], view.intent
+        pair_grp = codes[in_row]
+        if pair_grp.size > 1 and (pair_grp[1:] < pair_grp[:-1]).any():
+            by_grp = np.argsort(_small_uint(pair_grp, g), kind="stable")
+            in_row, pair_intent = in_row[by_grp], pair_intent[by_grp]
+        new_row = np.r_[True, in_row[1:] != in_row[:-1]]
+        cand = in_row[new_row]
+        pair_row = np.cumsum(new_row) - 1
+        grp = codes[cand]
     else:  # judged rows the ranking did not retrieve are candidates too
         cand = np.flatnonzero(view.rel_input.any(axis=1))
         if not cand.size:
             return out
-    cand = cand[np.argsort(_small_uint(codes[cand], g), kind="stable")]
-    rel, grp = view.rel_input[cand], codes[cand]
-    # The relevant (candidate, intent) pairs, by candidate then intent.
-    pair_row, pair_intent = _nonzero(rel)
+        cand = cand[np.argsort(_small_uint(codes[cand], g), kind="stable")]
+        rel, grp = view.rel_input[cand], codes[cand]
+        pair_row, pair_intent = _nonzero(rel)
     pair_cell = grp[pair_row] * m + pair_intent
     pick = _LastBest(grp, g)
     pair_slot = pick.slot[pair_row]
