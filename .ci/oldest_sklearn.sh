@@ -22,6 +22,7 @@ pins=(
     "pyparsing<3.2"  # 3.2 deprecates names matplotlib 3.8 calls (warnings are errors)
     "lightgbm>=4.0"
     "pytest>=7.4"
+    "pytest-xdist>=3.3"  # two workers: the documentation build leaves a core idle
     "hypothesis>=6.80"
 )
 venv=${SKLEARN_RANK_OLDEST_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/sklearn-rank/venv-sklearn-1.4.2}
@@ -59,7 +60,7 @@ cd "$scratch"
 "$venv/bin/python" -c "import sklearn, sklearn_rank; print('oldest scikit-learn:', \
 sklearn.__version__, '| sklearn_rank from', sklearn_rank.__file__)"
 "$venv/bin/python" -m pytest -c "$repo/pyproject.toml" --rootdir "$scratch" \
-    -p no:cacheprovider -q \
+    -p no:cacheprovider -q -n "${SKLEARN_RANK_OLDEST_WORKERS:-2}" \
     tests/test_scorer.py tests/test_model_selection.py tests/test_rankers.py \
     tests/test_datasets.py tests/test_cli.py tests/test_docs_sklearn.py \
     tests/test_plot_layout.py tests/test_plot_defects.py
