@@ -133,7 +133,8 @@ def _number(value: float) -> str:
 
 
 def _topic_table(qrels, run, args):
-    """(run topics, run tag, topics with qrels, their values) of one run file."""
+    """One run file's ``ndeval_arrays`` (its topics, its tag), the topics it
+    shares with the qrels (ascending) and their ndeval columns (rows x 21)."""
     import numpy as np
 
     from .._metrics.ndeval import NDEVAL_COLUMNS, ndeval_table
