@@ -5,7 +5,9 @@ The cases in tests/data/ndeval are random (make_cases.py there regenerates
 them with the ndeval binary): ties, subtopics without a relevant document,
 topics without relevant documents, judged documents the run did not retrieve,
 runs shorter and longer than 20, run topics with a task prefix, topics in one
-file only, and ndeval's -traditional, -c, -M, -alpha and -beta.
+file only, and ndeval's -traditional, -c, -M, -alpha and -beta; the risk_*
+cases add a baseline run (-baseline, -riskAlpha: topics in both runs, in one
+only, with and without qrels).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from sklearn_rank.io import ndeval_arrays, read_ndeval_qrels
 
 DATA = Path(__file__).parent / "data" / "ndeval"
 CASES = sorted(p.stem for p in DATA.glob("case_*.expected"))
+RISK_CASES = sorted(p.stem for p in DATA.glob("risk_*.expected"))
 
 
 def _cli(capsysbinary, *argv):
@@ -34,10 +37,21 @@ def test_the_cases_are_there():
     assert len(CASES) >= 16
 
 
-@pytest.mark.parametrize("case", CASES)
+def test_the_risk_cases_cover_ndevals_branches():
+    # Baseline-only topics with and without -c, run-only topics, riskAlpha 0,
+    # 1, 5 and absent (ndeval prints "a=0"), as make_cases.py --risk drew them.
+    args = [(DATA / f"{c}.args").read_text().split() for c in RISK_CASES]
+    alphas = {a[a.index("-riskAlpha") + 1] if "-riskAlpha" in a else None for a in args}
+    assert {None, "0", "1", "5"} <= alphas
+    assert {"-c" in a for a in args} == {True, False}
+
+
+@pytest.mark.parametrize("case", CASES + RISK_CASES)
 def test_output_equals_ndeval_byte_for_byte(case, capsysbinary):
     stem = DATA / case
     options = stem.with_suffix(".args").read_text().split()
+    base = str(stem.with_suffix(".base"))
+    options = [base if o == "BASE" else o for o in options]
     status, out, err = _cli(
         capsysbinary,
         *options,
@@ -143,7 +157,7 @@ def test_help(capsys):
         main(["ndeval", "--help"])
     assert exc.value.code == 0
     text = capsys.readouterr().out
-    for option in ("-traditional", "-alpha", "-beta", "-M DEPTH", "-c"):
+    for option in ("-traditional", "-alpha", "-beta", "-M DEPTH", "-c", "-baseline"):
         assert option in text
 
 
@@ -163,3 +177,89 @@ def test_row_order_is_docno_bytes():
     a = ndeval_arrays(qrels, io.StringIO("1 Q0 a9 1 0 r\n"))
     assert a.docno.tolist() == sorted(["b", "B", "a10", "a9"])
     assert np.all(a.groups == 1)
+
+
+BASE_QRELS = "1 0 d1 1\n1 1 d2 1\n2 0 d1 1\n3 0 d5 1\n"
+
+
+def test_risk_hand_worked(tmp_path, capsysbinary):
+    # Topic 1: the run finds d1 (strec@5 1/2), the baseline d1 and d2 (1):
+    # a loss of 1/2, weighted 1 + 3. Topic 2: the run wins (1 - 0). Topic 3:
+    # the baseline only; it counts under -c alone. Topic 9: the run only, no
+    # qrels: 0 - 0.
+    q = _write(tmp_path, "q", BASE_QRELS)
+    r = _write(tmp_path, "r", "1 Q0 d1 1 0 r\n2 Q0 d1 1 0 r\n9 Q0 d1 1 0 r\n")
+    b = _write(tmp_path, "b", "1 Q0 d1 1 0 b\n1 Q0 d2 2 0 b\n3 Q0 d5 1 0 b\n")
+    col = 20  # strec@5
+    status, out, _ = _cli(capsysbinary, "-baseline", b, "-riskAlpha", "3", q, r)
+    lines = [line.split(",") for line in out.decode().splitlines()[1:]]
+    assert status == 0
+    assert [x[:2] for x in lines] == [
+        ["r (rel to. b; rs=1+a; a=3)", t] for t in ("1", "2", "9", "amean")
+    ]
+    assert [x[col] for x in lines] == ["-2.000000", "1.000000", "0.000000", "-0.333333"]
+    _, out, _ = _cli(capsysbinary, "-c", "-baseline", b, "-riskAlpha", "3", q, r)
+    lines = [line.split(",") for line in out.decode().splitlines()[1:]]
+    assert [x[1] for x in lines] == ["1", "2", "3", "9", "amean"]
+    # Topic 3: 0 - 1 weighted 4; the mean over the 4 lines (> 3 qrels topics).
+    assert [x[col] for x in lines] == [
+        "-2.000000",
+        "1.000000",
+        "-4.000000",
+        "0.000000",
+        "-1.250000",
+    ]
+    # Without -riskAlpha the run string says a=0 and losses count once.
+    _, out, _ = _cli(capsysbinary, "-baseline", b, q, r)
+    first = out.decode().splitlines()[1].split(",")
+    assert first[0] == "r (rel to. b; rs=1+a; a=0)" and first[col] == "-0.500000"
+
+
+def test_ndeval_risk_is_ndevals_macro():
+    from sklearn_rank._metrics.ndeval import ndeval_risk
+
+    run = np.array([[0.5, 0.25, 0.0, np.nan], [1.0, 0.0, 0.3, 0.0]])
+    base = np.array([[0.25, 0.5, 0.0, 0.0], [1.0, 0.75, 0.1, np.nan]])
+    got = ndeval_risk(run, base, risk_alpha=5)
+    want = [[0.25, -1.5, 0.0, np.nan], [0.0, -4.5, 0.3 - 0.1, np.nan]]
+    np.testing.assert_array_equal(got, want)
+    assert np.shares_memory(got, run) is False and run[0, 0] == 0.5
+    for bad in (-0.5, np.nan, np.inf):
+        with pytest.raises(ValueError, match="'risk_alpha' parameter of ndeval_risk"):
+            ndeval_risk(run, base, risk_alpha=bad)
+    with pytest.raises(ValueError, match="same shape"):
+        ndeval_risk(run, base[:1], risk_alpha=1)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["-riskAlpha", "1"], "-riskAlpha needs -baseline"),
+        (["-baseline", "B", "-riskAlpha", "-1"], "must be a number >= 0"),
+        (["-baseline", "B", "-riskAlpha", "nan"], "must be a number >= 0"),
+        (["-baseline", "B", "-riskAlpha", "1x"], "must be a number >= 0"),
+    ],
+)
+def test_risk_usage_errors(tmp_path, capsys, argv, message):
+    q = _write(tmp_path, "q", BASE_QRELS)
+    r = _write(tmp_path, "r", "1 Q0 d1 1 0 r\n")
+    b = _write(tmp_path, "b", "1 Q0 d2 1 0 b\n")
+    argv = [b if a == "B" else a for a in argv]
+    with pytest.raises(SystemExit) as exc:
+        main(["ndeval", *argv, q, r])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_missing_or_bad_baseline_file(tmp_path, capsysbinary):
+    q = _write(tmp_path, "q", BASE_QRELS)
+    r = _write(tmp_path, "r", "1 Q0 d1 1 0 r\n")
+    missing = str(tmp_path / "nope")
+    status, out, err = _cli(capsysbinary, "-baseline", missing, q, r)
+    assert status == 1 and out == b""
+    assert (
+        err.decode().startswith("sklearn-rank ndeval: error: ")
+        and "nope" in err.decode()
+    )
+    dup = _write(tmp_path, "b", "1 Q0 d1 1 0 b\n1 Q0 d2 1 0 b\n")
+    status, out, err = _cli(capsysbinary, "-baseline", dup, q, r)
+    assert status == 1 and out == b"" and "duplicate rank (1)" in err.decode()

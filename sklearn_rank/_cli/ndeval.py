@@ -6,6 +6,9 @@ It reads ndeval's qrels (``topic subtopic docno judgment``) and a TREC run with
 :func:`~sklearn_rank.io.ndeval_arrays`), computes every measure through the
 intent kernels (:func:`sklearn_rank._metrics.ndeval.ndeval_table`) and prints
 ndeval's CSV: its header, one line per run topic, the ``amean`` line, ``%.6f``.
+With ``-baseline FILE`` (and ``-riskAlpha A``) every value is ndeval's
+risk-sensitive difference from the baseline's table, computed the same way
+(:func:`sklearn_rank._metrics.ndeval.ndeval_risk`).
 Where ndeval misbehaves, docs/cli.md ("sklearn-rank ndeval") lists what this
 command does instead.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 
 NAME = "ndeval"
@@ -25,7 +29,10 @@ DESCRIPTION = (
     "recall) at 5, 10 and 20, one line per topic of the run, then their mean "
     "('amean'). QRELS has lines 'topic subtopic docno judgment' (judgments above "
     "1 count as 1); RUN is a TREC run, ranked by its rank column unless "
-    "-traditional is given. ndeval's single-dash options are accepted as written."
+    "-traditional is given. With -baseline, each value is the risk-sensitive "
+    "difference from the baseline run (a loss weighs 1 + riskAlpha times a gain; "
+    "TREC Web track 2013 and 2014). ndeval's single-dash options are accepted as "
+    "written."
 )
 FORMATTER = argparse.RawDescriptionHelpFormatter
 
@@ -46,6 +53,16 @@ def _depth(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number >= 1; got {text!r}")
     return int(text)
+
+
+_C_DOUBLE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def _risk_alpha(text: str) -> str:
+    """-riskAlpha: a number >= 0, kept as written (ndeval prints it so)."""
+    if not _C_DOUBLE.fullmatch(text) or not float(text) >= 0.0:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0; got {text!r}")
+    return text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,6 +104,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep each topic's first DEPTH ranked documents",
     )
     parser.add_argument(
+        "-baseline",
+        "--baseline",
+        metavar="BASELINE_RUN_FILE",
+        help="risk-sensitive evaluation: print each value's difference from this "
+        "run's, a loss weighted 1 + riskAlpha (the run string names both runs)",
+    )
+    parser.add_argument(
+        "-riskAlpha",
+        "--risk-alpha",
+        dest="risk_alpha",
+        type=_risk_alpha,
+        metavar="A",
+        help="extra weight of losses against -baseline, a number >= 0 (default 0; "
+        "needs -baseline)",
+    )
+    parser.add_argument(
         "-a",
         dest="all_measures",
         action="store_true",
@@ -99,19 +132,17 @@ def _number(value: float) -> str:
     return "-nan" if math.isnan(value) else f"{value:.6f}"
 
 
-def ndeval_lines(args: argparse.Namespace) -> list[str]:
-    """The CSV lines ndeval prints for ``args`` (its header first)."""
+def _topic_table(qrels, run, args):
+    """One run file's ``ndeval_arrays`` (its topics, its tag), the topics it
+    shares with the qrels (ascending) and their ndeval columns (rows x 21)."""
     import numpy as np
 
     from .._metrics.ndeval import NDEVAL_COLUMNS, ndeval_table
-    from ..io import ndeval_arrays, read_ndeval_qrels
+    from ..io import ndeval_arrays
 
-    qrels = read_ndeval_qrels(args.qrels)
-    arrays = ndeval_arrays(
-        qrels, args.run, traditional=args.traditional, depth=args.depth
-    )
-    columns = [c for c, _, _ in NDEVAL_COLUMNS]
-    per_topic = {}
+    arrays = ndeval_arrays(qrels, run, traditional=args.traditional, depth=args.depth)
+    ids = np.zeros(0, dtype=np.int64)
+    values = np.zeros((0, len(NDEVAL_COLUMNS)))
     if arrays.groups.size:
         ids, table = ndeval_table(
             arrays.y_true,
@@ -121,24 +152,58 @@ def ndeval_lines(args: argparse.Namespace) -> list[str]:
             alpha=args.alpha,
             beta=args.beta,
         )
-        values = np.column_stack([table[c] for c in columns])
-        per_topic = dict(zip(ids.tolist(), values.tolist(), strict=True))
-    lines = ["runid,topic," + ",".join(columns)]
-    totals = [0.0] * len(columns)
-    zeros = [0.0] * len(columns)
-    for topic in arrays.run_topics.tolist():
-        row = per_topic.get(topic, zeros)  # a run topic without qrels: zeros
-        totals = [
-            t + v for t, v in zip(totals, row, strict=True)
-        ]  # in order, as ndeval
-        lines.append(f"{arrays.runid},{topic}," + ",".join(map(_number, row)))
-    count = arrays.n_qrels_topics if args.complete else len(per_topic)
-    means = [t / count if count else math.nan for t in totals]
-    lines.append(f"{arrays.runid},amean," + ",".join(map(_number, means)))
+        values = np.column_stack([table[c] for c, _, _ in NDEVAL_COLUMNS])
+    return arrays, ids, values
+
+
+def _rows(topics, ids, values):
+    """``values`` at ``topics``; 0 where a topic has no row (as ndeval)."""
+    import numpy as np
+
+    out = np.zeros((topics.size, values.shape[1]))
+    at = np.minimum(np.searchsorted(ids, topics), max(ids.size - 1, 0))
+    hit = (ids[at] == topics) if ids.size else np.zeros(topics.size, dtype=bool)
+    out[hit] = values[at[hit]]
+    return out
+
+
+def ndeval_lines(args: argparse.Namespace) -> list[str]:
+    """The CSV lines ndeval prints for ``args`` (its header first)."""
+    import numpy as np
+
+    from .._metrics.ndeval import NDEVAL_COLUMNS, ndeval_risk
+    from ..io import read_ndeval_qrels
+
+    qrels = read_ndeval_qrels(args.qrels)
+    arrays, ids, values = _topic_table(qrels, args.run, args)
+    topics, runid = arrays.run_topics, arrays.runid
+    count = arrays.n_qrels_topics if args.complete else ids.size
+    baseline = np.zeros((topics.size, values.shape[1]))
+    if args.baseline is not None:
+        base, base_ids, base_values = _topic_table(qrels, args.baseline, args)
+        if args.complete:  # -c: the baseline's topics too (the run's count 0)
+            topics = np.union1d(topics, base.run_topics)
+        baseline = _rows(topics, base_ids, base_values)
+        count = max(count, topics.size)  # ndeval: at least the lines printed
+        risk = "0" if args.risk_alpha is None else args.risk_alpha
+        runid = f"{runid} (rel to. {base.runid}; rs=1+a; a={risk})"
+    risk_alpha = 0.0 if args.risk_alpha is None else float(args.risk_alpha)
+    table = ndeval_risk(_rows(topics, ids, values), baseline, risk_alpha)
+    # ndeval adds the topics up in order: a cumulative sum, not a pairwise one.
+    totals = np.cumsum(table, axis=0)[-1] if topics.size else np.zeros(table.shape[1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = totals / count if count else np.full(totals.shape, np.nan)
+    lines = ["runid,topic," + ",".join(c for c, _, _ in NDEVAL_COLUMNS)]
+    for topic, row in zip(topics.tolist(), table.tolist(), strict=True):
+        lines.append(f"{runid},{topic}," + ",".join(map(_number, row)))
+    lines.append(f"{runid},amean," + ",".join(map(_number, means.tolist())))
     return lines
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if args.risk_alpha is not None and args.baseline is None:
+        # ndeval ignores it without a word; its usage says a baseline is needed.
+        parser.error("-riskAlpha needs -baseline BASELINE_RUN_FILE")
     try:
         lines = ndeval_lines(args)
     except (ValueError, TypeError, OSError) as exc:

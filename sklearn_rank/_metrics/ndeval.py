@@ -3,7 +3,9 @@
 The rows, their intents and the retrieved mask come from
 :func:`sklearn_rank.io.ndeval_arrays`; the formulas are the intent kernels'
 (``_engine/kernels/intent.py``). The command line's ``sklearn-rank ndeval``
-formats this table as ndeval's CSV.
+formats this table as ndeval's CSV; with a baseline run it combines the two
+tables per topic with :func:`ndeval_risk` (ndeval's risk-sensitive evaluation,
+TREC Web track 2013 and 2014).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from .._engine.kernels.intent import (
 from .._utils.params import param_error
 from .validation import check_inputs, check_intent_labels
 
-__all__ = ["NDEVAL_COLUMNS", "ndeval_table"]
+__all__ = ["NDEVAL_COLUMNS", "ndeval_risk", "ndeval_table"]
 
 _CUTOFFS = (5, 10, 20)  # ndeval's, below its DEPTH of 20
 # (column, kernel, cutoff), in ndeval's order.
@@ -81,3 +83,49 @@ def ndeval_table(
         # ndeval scales both NRBPs by this factor before dividing: 0 / 0.
         out["nNRBP"] = np.full_like(out["nNRBP"], np.nan)
     return inputs.group_ids, out
+
+
+def ndeval_risk(run: Any, baseline: Any, risk_alpha: float = 0.0) -> np.ndarray:
+    """ndeval's risk-sensitive difference of a run and a baseline, elementwise.
+
+    ``run - baseline`` where the run scores at least the baseline, and
+    ``(1 + risk_alpha) * (run - baseline)`` where it loses (ndeval's
+    ``RiskBased``, the TREC Web track 2013 and 2014 risk-sensitive measures):
+    a loss weighs ``1 + risk_alpha`` times a gain. Applied to ndeval's tables
+    (topics x columns) it gives each topic's risk-sensitive value; a NaN on
+    either side stays NaN, as in ndeval.
+
+    Parameters
+    ----------
+    run, baseline : array-like of float, same shape
+        The run's and the baseline's values (a topic one of them lacks is 0).
+    risk_alpha : float, default=0.0
+        The extra weight of losses, a finite number >= 0 (ndeval's
+        ``-riskAlpha``).
+
+    Returns
+    -------
+    ndarray of float64, the shape of ``run``
+
+    Examples
+    --------
+    >>> from sklearn_rank._metrics.ndeval import ndeval_risk
+    >>> ndeval_risk([0.5, 0.25], [0.25, 0.5], risk_alpha=1.0).tolist()
+    [0.25, -0.5]
+    """
+    alpha = float(risk_alpha)
+    if not (np.isfinite(alpha) and alpha >= 0.0):
+        raise param_error(
+            "risk_alpha", "ndeval_risk", "a finite float >= 0 (as ndeval)", risk_alpha
+        )
+    run = np.asarray(run, dtype=np.float64)
+    baseline = np.asarray(baseline, dtype=np.float64)
+    if run.shape != baseline.shape:
+        raise ValueError(
+            "ndeval_risk: run and baseline must have the same shape; got "
+            f"{run.shape} and {baseline.shape}"
+        )
+    difference = run - baseline
+    # As ndeval's macro: (r) >= (b) ? (r) - (b) : ((a) + 1) * ((r) - (b)).
+    with np.errstate(invalid="ignore"):
+        return np.where(run >= baseline, difference, (alpha + 1.0) * difference)
