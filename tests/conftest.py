@@ -41,8 +41,23 @@ SHARED_SERVICE_MODULES = {
     "test_dask.py": "dask-cluster",
     "test_dask_processes.py": "dask-processes",  # its own scheduler and workers
     "test_spark.py": "spark",
+    # the same worker as test_spark.py, whose session it then reuses
+    "test_spark_evaluator.py": "spark",
     "test_spark_standalone.py": "spark-standalone",
 }
+
+# Work units (an xdist group, else a module) that take the longest, longest
+# first: they start at once, one per worker, and the many short modules fill in
+# around them. xdist's own order (most tests first) left a group of a few slow
+# tests for last, with one worker idle for a minute while the other ran it.
+LONGEST_FIRST = [
+    "spark",
+    "spark-standalone",
+    "dask-cluster",
+    "tests/test_benchmarks_smoke.py",
+    "dask-processes",
+    "tests/test_evaluate_run.py",
+]
 
 
 def pytest_configure(config):
@@ -66,6 +81,8 @@ def pytest_configure(config):
     if distributed and getattr(config.option, "dist", "no") in ("no", "load"):
         config.option.dist = "loadgroup"
         config.option.loadgroup = True
+    if distributed:
+        config.option.loadscopereorder = False  # the order is set below
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -85,6 +102,28 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group(group))
         if scale_examples:
             _scale_max_examples(item)
+    _order_work_units(items)
+
+
+def _work_unit(item) -> str:
+    group = SHARED_SERVICE_MODULES.get(item.path.name)
+    return group if group is not None else item.nodeid.split("::", 1)[0]
+
+
+def _order_work_units(items) -> None:
+    """The longest work units first, then the others by their number of tests
+    (xdist's own order), each unit's tests in their collected order."""
+    sizes: dict[str, int] = {}
+    for item in items:
+        unit = _work_unit(item)
+        sizes[unit] = sizes.get(unit, 0) + 1
+    rank = {unit: i for i, unit in enumerate(LONGEST_FIRST)}
+    items.sort(
+        key=lambda item: (
+            rank.get(_work_unit(item), len(rank)),
+            -sizes[_work_unit(item)],
+        )
+    )
 
 
 def _importable(module):
