@@ -428,19 +428,38 @@ class RankingContext:
     ) -> None:
         self.totals, self.n_groups = totals, totals.n_groups
         self.judged, self.in_pool = judged, in_pool
-        self.y, self.group, self.rank, self.length = y, group, rank, length
+        self.group, self.rank, self.length = group, rank, length
         self.blocks, self.row_weight = blocks, row_weight
-        self.n_rows = y.shape[0]
+        # y_lazy: the labels as (source, index), gathered on first read of y; a
+        # head view reads only its rows through the index (ndcg@10 on long
+        # lists never gathers every label).
+        self._y, self._y_lazy = (None, y) if isinstance(y, tuple) else (y, None)
+        self.n_rows = group.shape[0]
         if sizes is None:  # rows per group in this view
             sizes = seg.segment_count(group, self.n_groups)
-        if isinstance(y, np.ndarray):
+        if isinstance(group, np.ndarray):
             self.starts = np.zeros(self.n_groups + 1, dtype=np.intp)
             np.cumsum(sizes, out=self.starts[1:])
         else:  # another namespace: its device, and float64 unless it has none
-            xp = self.xp = seg.array_namespace(y)
-            self.device, self.float = y.device, y.dtype
+            xp = self.xp = seg.array_namespace(self.y)
+            self.device, self.float = self.y.device, self.y.dtype
             self.starts = xp.cumulative_sum(sizes, include_initial=True)
         self._views: dict[Any, Any] = {}
+
+    @property
+    def y(self) -> Any:
+        """Label of each ranked row, in ranked order."""
+        if self._y is None:
+            source, index = self._y_lazy
+            self._y, self._y_lazy = source[index], None
+        return self._y
+
+    def _y_of(self, rows: Any) -> Any:
+        """``self.y[rows]``, without gathering every label first."""
+        if self._y is None:
+            source, index = self._y_lazy
+            return source[index[rows]]
+        return self._y[rows]
 
     @classmethod
     def from_inputs(
@@ -533,9 +552,9 @@ class RankingContext:
                 return layout, layout.in_groups(y_r)
 
             kept, y_grouped = totals.cached(("labels by group", id(layout)), by_group)
-            y_ordered = y_grouped[local] if kept is layout else in_order(y_r)
+            y_ordered = (y_grouped, local) if kept is layout else in_order(y_r)
         else:
-            y_ordered = in_order(y_r)
+            y_ordered = y_r if order is None else (y_r, order)
         ctx = cls(
             totals,
             y_ordered,
@@ -641,7 +660,7 @@ class RankingContext:
         in_pool = None if self.in_pool is None else self.in_pool[rows]
         return RankingContext(
             self.totals,
-            self.y[rows],
+            self._y_of(rows),
             group,
             rank,
             self.length,
