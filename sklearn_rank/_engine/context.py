@@ -512,6 +512,8 @@ class RankingContext:
         c_r = totals.ranked(totals.codes_all)
         n_groups = totals.n_groups
         local = None
+        if layout is None:
+            layout = _transient_layout(c_r, s_r, y_r, ties, n_groups)
         if layout is not None:
             length = layout.length
             order, tied_next, local = layout.order_local(s_r)
@@ -784,6 +786,34 @@ class RankingContext:
     def segmented_cumprod(self, values: np.ndarray) -> np.ndarray:
         """Inclusive running product within each group."""
         return seg.segment_cumprod(values, self.rank)
+
+
+# From this many rows, a cold call lays its rows out by group for one call (as a
+# prepared evaluation does once): a radix pass over the group codes and a sort
+# along each group's matrix row beat one sort of all n rows (1.5x at 1M rows).
+_TRANSIENT_LAYOUT_ROWS = 1 << 15
+
+
+def _transient_layout(
+    codes: Any, score: Any, labels: Any, ties: str, n_groups: int
+) -> Any | None:
+    """A :class:`~.group_layout.GroupLayout` to order one call's rows, or None
+    where :func:`~.ordering.order_rows` is the cheaper: few rows, one group,
+    rows already in order, the label tie rules (a lexsort either way), scores
+    other than float64, or groups too uneven to pad or too long to key."""
+    if (
+        not isinstance(score, np.ndarray)
+        or score.dtype != np.float64
+        or score.shape[0] < _TRANSIENT_LAYOUT_ROWS
+        or n_groups < 2
+        or ties not in ("stable", *BLOCK_TIES)
+        or kept_in_place(codes, score, ties)
+    ):
+        return None
+    from .group_layout import GroupLayout  # it builds on this module
+
+    layout = GroupLayout.build(codes, labels, n_groups, ties)
+    return layout if layout is not None and layout.keyed else None
 
 
 def _positions(length: Any, n: int) -> tuple[Any, Any]:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .context import _positions
-from .ordering import BLOCK_TIES, _group_ends
+from .ordering import BLOCK_TIES, _group_ends, group_order
 
 # The padded matrix may hold at most this many cells per row of the input; a
 # more skewed layout (one long group among many short ones) is not prepared.
@@ -89,6 +89,12 @@ class GroupLayout:
             keys |= _MAGNITUDE & ~self._low
             self._keys = keys
 
+    @property
+    def keyed(self) -> bool:
+        """Whether scores are ordered by the sort of integer keys (else by
+        the stable argsort of the score matrix)."""
+        return self._keys is not None
+
     def __getstate__(self) -> dict[str, Any]:
         # Copies and pickles (clone, joblib workers) get their own lock and
         # work arrays.
@@ -123,7 +129,7 @@ class GroupLayout:
         elif (codes[1:] >= codes[:-1]).all():
             by_group = None  # rows come by query already (a boosting eval set)
         else:
-            by_group = np.argsort(codes, kind="stable")
+            by_group = group_order(codes, n_groups)
         return cls(by_group, length, ties, width)
 
     def order(self, score: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:

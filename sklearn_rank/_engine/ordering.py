@@ -251,15 +251,22 @@ def _group_pass(codes: np.ndarray, by_score: np.ndarray, n_groups: int) -> np.nd
     (low and high half of the code) otherwise; linear in the rows."""
     if n_groups == 1:
         return by_score
+    return by_score[group_order(codes[by_score], n_groups)]
+
+
+def group_order(codes: np.ndarray, n_groups: int) -> np.ndarray:
+    """The stable order of ``codes`` (group codes in ``[0, n_groups)``): one
+    radix pass over 16-bit codes when there are few groups, two (the low and
+    the high half of each code) otherwise; linear in the rows, where numpy's
+    stable sort of wider integers is a merge sort (6x slower at 1M rows)."""
     if n_groups <= _RADIX_GROUPS:
         # NumPy's stable sort of 16-bit ints is a linear-time radix sort.
-        by_group = np.argsort(codes[by_score].astype(np.uint16), kind="stable")
-        return by_score[by_group]
-    halves = codes.astype(np.uint32)[by_score].view(np.uint16).reshape(-1, 2)
+        return np.argsort(codes.astype(np.uint16), kind="stable")
+    halves = codes.astype(np.uint32).view(np.uint16).reshape(-1, 2)
     low_half, high_half = (0, 1) if np.little_endian else (1, 0)
     low = np.argsort(halves[:, low_half], kind="stable")
     high = np.argsort(halves[low, high_half], kind="stable")
-    return by_score[low[high]]
+    return low[high]
 
 
 def _small_int_scores(score: np.ndarray) -> np.ndarray | None:
