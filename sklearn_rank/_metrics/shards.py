@@ -107,12 +107,12 @@ def split_inputs(
     (run on the shard's own thread): codes start again at 0, rows keep their
     input order (so ``ties="stable"`` orders them as one pass does).
     ``rows_of``: :func:`shard_rows`, when the caller has them."""
-    if rows_of is None:
-        rows_of = shard_rows(inputs.codes, bounds)
 
     def cut(s: int) -> ValidatedInputs:
-        rows = rows_of[s]
         g0, g1 = int(bounds[s]), int(bounds[s + 1])
+        # Found on the shard's own thread: one pass over the codes each, in
+        # parallel, instead of one sort of every row before the threads start.
+        rows = _rows_of_codes(inputs.codes, g0, g1) if rows_of is None else rows_of[s]
 
         def take(a):
             return None if a is None else a[rows]
@@ -131,7 +131,18 @@ def split_inputs(
             rows=None,
         )
 
-    return [lambda s=s: cut(s) for s in range(len(rows_of))]
+    return [lambda s=s: cut(s) for s in range(bounds.shape[0] - 1)]
+
+
+def _rows_of_codes(codes: np.ndarray, g0: int, g1: int) -> slice | np.ndarray:
+    """The rows whose code is in ``[g0, g1)``, in input order: a slice where
+    they are contiguous."""
+    inside = codes >= g0
+    inside &= codes < g1
+    rows = np.flatnonzero(inside)
+    if rows.size and int(rows[-1]) - int(rows[0]) + 1 == rows.size:
+        return slice(int(rows[0]), int(rows[-1]) + 1)
+    return rows
 
 
 def shard_count(n_rows: int, n_threads: int) -> int:
