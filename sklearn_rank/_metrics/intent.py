@@ -105,6 +105,8 @@ def evaluate_intents(
         ``sum_i P(i|q) M_i`` (ERR-IA still over the ERR of a list relevant at
         every position). None: uniform, ``P(i|q) = 1 / |I_q|``, as ndeval.
         The other metrics have no weighted definition and refuse it.
+        :func:`~sklearn_rank.evaluate` takes it too, and a search routes it
+        to the scorers (metadata routing; see ``docs/diversity.md``).
     convention : str, default=None
         Name of a convention preset that sets the keywords left at None;
         ``"ndeval"``: alpha 0.5, beta 0.5, "stable" ties, undefined groups

@@ -466,8 +466,8 @@ default=("decision_function", "predict_proba", "predict")
         X : array-like or DataFrame of shape (n_samples, n_features)
             Test features (with the group column when ``group_column`` is set).
 
-        y_true : array-like of shape (n_samples,)
-            Relevance labels.
+        y_true : array-like of shape (n_samples,) or (n_samples, n_intents)
+            Relevance labels (per intent for the intent-aware metrics).
 
         groups : array-like of shape (n_samples,), default=None
             Group id of each row; routed by scikit-learn when routing is on.
@@ -573,8 +573,8 @@ default=("decision_function", "predict_proba", "predict")
         X : array-like or DataFrame of shape (n_samples, n_features)
             Test features (with the group column when ``group_column`` is set).
 
-        y_true : array-like of shape (n_samples,)
-            Relevance labels.
+        y_true : array-like of shape (n_samples,) or (n_samples, n_intents)
+            Relevance labels (per intent for the intent-aware metrics).
 
         groups : array-like of shape (n_samples,), default=None
             Group id of each row; routed by scikit-learn when routing is on.
