@@ -122,8 +122,8 @@ def test_options_no_requested_metric_reads_are_refused():
         evaluate(y, s, groups=g, metrics=["map_ia"], alpha=0.3)
     with pytest.raises(TypeError, match="alpha"):
         sklearn_rank.map_ia_score(y, s, groups=g, alpha=0.3)
-    with pytest.raises(InvalidParameterError, match="'retrieved' parameter"):
-        evaluate(y, s, groups=g, metrics=["map_ia", "map"], retrieved=[True, False])
+    with pytest.raises(InvalidParameterError, match="'judged' parameter"):
+        evaluate(y, s, groups=g, metrics=["map_ia", "map"], judged=[True, False])
 
 
 def test_front_ends_of_one_label_per_row_refuse_intent_names():

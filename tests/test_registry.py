@@ -59,7 +59,7 @@ def test_public_signature_follows_the_registry(spec):
     expected = ["y_true", "y_score", "groups"]
     expected += ["k"] if spec.takes_k else []
     expected += [*spec.options, "sample_weight"]
-    expected += ["retrieved", "judged"] * (not spec.intents)
+    expected += ["retrieved"] + ["judged"] * (not spec.intents)
     expected += ["intent_weight"] * (spec.name in WEIGHTED)
     expected += ["in_pool"] * spec.reads_pool + ["convention"]
     assert list(params) == expected

@@ -237,6 +237,7 @@ def evaluate(
     retrieved: ArrayLike | None = None,
     judged: ArrayLike | None = None,
     in_pool: ArrayLike | None = None,
+    intent_weight: ArrayLike | None = None,
     ties: str | None = None,
     gain: str | None = None,
     discount: str | float | Callable | None = None,
@@ -286,7 +287,10 @@ def evaluate(
         weighted mean over groups (pooled ``"auc"`` weights pairs instead).
     retrieved : array-like of bool of shape (n_samples,), default=None
         False marks rows that are judged but not ranked: they count in the number
-        of relevant items and the ideal DCG, never in the ranked list.
+        of relevant items and the ideal DCG, never in the ranked list. With
+        intent-aware names they count in a group's intents, MAP-IA's per-intent
+        denominators and the greedy ideal (as in :func:`evaluate_intents`), and
+        the other metrics of the call read them as here.
     judged : array-like of bool of shape (n_samples,), default=None
         False marks rows that carry no judgement (label 0): non-relevant for
         every metric, removed with ``judged_only=True``, told apart from judged
@@ -297,6 +301,12 @@ def evaluate(
         but left unjudged (trec_eval's negative qrels grades), which only
         ``"infap"`` tells apart from rows outside the pool. A judged row must be
         in the pool. None: every unjudged row is outside the pool.
+        ``judged`` and ``in_pool`` are refused with intent-aware names.
+    intent_weight : array-like of shape (n_samples, n_intents), default=None
+        Each row's query's intent weights (Agrawal et al. (2009)'s ``P(i|q)``,
+        the same on every row of a query), for the intent-aware ``"err_ia"``,
+        ``"precision_ia"`` and ``"map_ia"``; see :func:`evaluate_intents`. A
+        call with any other metric (intent-aware or not) refuses it.
     ties, gain, discount, gain_rows, ideal_order, relevance_threshold, undefined, \
 precision_denominator, ap_denominator, recall_denominator, max_grade, weights, \
 group_weight, persistence, recall_level, r_multiple, integer_grades, judged_only, \
@@ -329,6 +339,14 @@ see the metric functions
     func = "evaluate"
     if asks_for_intents(metrics):  # a 2-D y_true: relevance per (row, intent)
         return evaluate_with_intents(dict(locals()))
+    if intent_weight is not None:
+        raise param_error(
+            "intent_weight",
+            func,
+            "None without intent-aware metrics",
+            f"weights with {[metrics] if isinstance(metrics, str) else list(metrics)}",
+            "They weigh 'err_ia', 'precision_ia' and 'map_ia' with a 2-D y_true.",
+        )
     opts = resolve_options(
         func,
         convention,
@@ -854,9 +872,9 @@ def intent_means(
 # evaluate's arguments besides the convention keywords that a call with only
 # intent-aware metrics reads; the others must stay None.
 _INTENT_INPUTS = {"y_true", "y_score", "groups", "metrics", "sample_weight"}
-_INTENT_INPUTS |= {"convention", "n_jobs", "func"}
-# The row masks: the intent view covers every row, ranked and judged.
-_MASKS = ("retrieved", "judged", "in_pool", "judged_only")
+_INTENT_INPUTS |= {"convention", "n_jobs", "func", "retrieved", "intent_weight"}
+# The row masks the intent view has no reading of (every row is judged).
+_MASKS = ("judged", "in_pool", "judged_only")
 
 
 def evaluate_with_intents(given: dict[str, Any]) -> dict[str, float]:
@@ -884,8 +902,8 @@ def evaluate_with_intents(given: dict[str, Any]) -> dict[str, float]:
             func,
             "None with intent-aware metrics",
             given[masks[0]],
-            "The intent-aware metrics rank every row of a 2-D y_true; give the "
-            "rows that are ranked and judged only.",
+            "The intent-aware metrics judge every row of a 2-D y_true; give the "
+            "judged rows only (retrieved=False marks those not ranked).",
         )
     options = given_options(given)
     if not plain:
@@ -897,8 +915,9 @@ def evaluate_with_intents(given: dict[str, Any]) -> dict[str, float]:
                 func,
                 "None: none of the intent-aware metrics asked for reads it",
                 given[unread[0]],
-                "They read y_true, y_score, groups, sample_weight, convention and "
-                "their options (alpha, beta for nrbp / nnrbp, ties, undefined).",
+                "They read y_true, y_score, groups, sample_weight, retrieved, "
+                "intent_weight, convention and their options (alpha, beta for "
+                "nrbp / nnrbp, ties, undefined).",
             )
     opts = check_intent_ties(
         given["ties"], resolve_options(func, given["convention"], options), func
@@ -914,4 +933,6 @@ def evaluate_with_intents(given: dict[str, Any]) -> dict[str, float]:
         requests,
         opts,
         sample_weight=given["sample_weight"],
+        intent_weight=given["intent_weight"],
+        masks={"retrieved": given["retrieved"]},
     )

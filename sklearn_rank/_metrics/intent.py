@@ -15,7 +15,7 @@ from typing import Any
 from numpy.typing import ArrayLike
 
 from .._engine.conventions import resolve_options
-from .._engine.kernels.intent import INTENT_KERNELS
+from .._engine.kernels.intent import INTENT_KERNELS, WEIGHTED
 from .._utils.params import check_k
 from .evaluate import intent_means
 from .validation import (
@@ -105,6 +105,8 @@ def evaluate_intents(
         ``sum_i P(i|q) M_i`` (ERR-IA still over the ERR of a list relevant at
         every position). None: uniform, ``P(i|q) = 1 / |I_q|``, as ndeval.
         The other metrics have no weighted definition and refuse it.
+        :func:`~sklearn_rank.evaluate` takes it too, and a search routes it
+        to the scorers (metadata routing; see ``docs/diversity.md``).
     convention : str, default=None
         Name of a convention preset that sets the keywords left at None;
         ``"ndeval"``: alpha 0.5, beta 0.5, "stable" ties, undefined groups
@@ -189,12 +191,13 @@ def alpha_ndcg_score(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """alpha-nDCG@k (Clarke et al., 2008), normalised by ndeval's greedy ideal.
 
-    Parameters are those of :func:`evaluate_intents`; ``k`` is the cutoff (None:
-    the whole list).
+    Parameters are those of :func:`evaluate_intents` (``retrieved``: False for
+    judged rows not ranked); ``k`` is the cutoff (None: the whole list).
 
     Examples
     --------
@@ -217,6 +220,7 @@ def err_ia_score(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
     intent_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
@@ -224,7 +228,9 @@ def err_ia_score(
     ``alpha`` at a relevant row) over that of a list relevant to every intent at
     every position down to ``k``.
 
-    Parameters are those of :func:`evaluate_intents`.
+    Parameters are those of :func:`evaluate_intents`: ``intent_weight`` holds
+    each row's query's intent weights P(i|q), ``retrieved`` is False for
+    judged rows not ranked.
 
     Examples
     --------
@@ -245,12 +251,15 @@ def precision_ia_score(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
     intent_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Precision-IA@k: the mean over the group's intents of precision@k.
 
-    Parameters are those of :func:`evaluate_intents`.
+    Parameters are those of :func:`evaluate_intents`: ``intent_weight`` holds
+    each row's query's intent weights P(i|q), ``retrieved`` is False for
+    judged rows not ranked.
 
     Examples
     --------
@@ -270,12 +279,14 @@ def subtopic_recall_score(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """Subtopic (intent) recall@k (Zhai et al., 2003): the share of a group's
     intents with a relevant row in the top ``k``.
 
-    Parameters are those of :func:`evaluate_intents`.
+    Parameters are those of :func:`evaluate_intents` (``retrieved``: False for
+    judged rows not ranked).
 
     Examples
     --------
@@ -296,12 +307,14 @@ def nerr_ia_score(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """nERR-IA@k as ndeval: ERR-IA of the ranking over that of ndeval's greedy
     ideal ranking (the ideal of :func:`alpha_ndcg_score`).
 
-    Parameters are those of :func:`evaluate_intents`.
+    Parameters are those of :func:`evaluate_intents` (``retrieved``: False for
+    judged rows not ranked).
 
     Examples
     --------
@@ -323,13 +336,16 @@ def map_ia_score(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
     intent_weight: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """MAP-IA (Agrawal et al., 2009) as ndeval: the mean over a group's intents
     of average precision for that intent.
 
-    Parameters are those of :func:`evaluate_intents`; ``k`` sums precision over
+    Parameters are those of :func:`evaluate_intents`: ``intent_weight`` holds
+    each row's query's intent weights P(i|q), ``retrieved`` is False for
+    judged rows not ranked; ``k`` sums precision over
     the top ``k`` only (the denominator stays the intent's relevant rows).
 
     Examples
@@ -353,13 +369,15 @@ def nrbp_score(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """NRBP, novelty- and rank-biased precision (Clarke et al., 2009), as
     ndeval: ``(1 - (1 - alpha) beta) / intents`` times the sum over the whole
     list of the novelty gain at rank ``r`` weighted by ``beta ** (r - 1)``.
 
-    Parameters are those of :func:`evaluate_intents`.
+    Parameters are those of :func:`evaluate_intents` (``retrieved``: False for
+    judged rows not ranked).
 
     Examples
     --------
@@ -381,11 +399,13 @@ def nnrbp_score(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """nNRBP as ndeval: NRBP over that of ndeval's greedy ideal ranking.
 
-    Parameters are those of :func:`evaluate_intents`.
+    Parameters are those of :func:`evaluate_intents` (``retrieved``: False for
+    judged rows not ranked).
 
     Examples
     --------
@@ -403,3 +423,9 @@ def check_intent_name(name: str, func: str) -> None:
     """Refuse a malformed intent-aware name (``err_ia@0``, ``nrbp@5``,
     ``NRBP@5``) now."""
     parse_intent_names([name], func)
+
+
+def takes_intent_weight(name: str) -> bool:
+    """Whether an intent-aware name has a definition over intent weights
+    (ERR-IA, precision-IA, MAP-IA, in any spelling)."""
+    return parse_intent_names([name], "takes_intent_weight")[0].spec.name in WEIGHTED

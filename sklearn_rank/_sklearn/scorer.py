@@ -27,7 +27,7 @@ from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from .._engine.conventions import OPTIONS, resolve_options
 from .._metrics.evaluate import evaluate
-from .._metrics.intent import check_intent_name
+from .._metrics.intent import check_intent_name, takes_intent_weight
 from .._metrics.registry import get_metric_names
 from .._metrics.validation import asks_for_intents, parse_metric
 from .._utils.array_api import dispatch_enabled, is_foreign, to_numpy
@@ -147,12 +147,21 @@ class _BaseRankingScorer(BaseEstimator):
     """What the single- and multi-metric scorers share: inputs, routing, scores."""
 
     def set_score_request(
-        self, *, groups=UNCHANGED, sample_weight=UNCHANGED, judged=UNCHANGED
+        self,
+        *,
+        groups=UNCHANGED,
+        sample_weight=UNCHANGED,
+        judged=UNCHANGED,
+        intent_weight=UNCHANGED,
     ):
         """Choose which metadata the scorer asks for (metadata routing only).
 
         By default it requests ``groups`` and leaves ``sample_weight`` unset:
         passing ``sample_weight`` to a search then raises until you decide here.
+        ``intent_weight`` is requested by default when every metric of the
+        scorer is ERR-IA, precision-IA or MAP-IA, left unset when another
+        intent-aware metric is among them, and not asked for by a scorer of
+        single-label metrics only.
 
         Parameters
         ----------
@@ -168,6 +177,12 @@ class _BaseRankingScorer(BaseEstimator):
             a judgement), which ``bpref``, ``judged@k``, ``judged_only`` and
             ``precision_denominator="n_judged"`` read. Unset by default.
 
+        intent_weight : bool, None, str or UNCHANGED, default=UNCHANGED
+            True to request the per-row ``intent_weight`` of shape
+            ``(n_samples, n_intents)``, each row its query's intent weights
+            P(i|q), which ``"err_ia"``, ``"precision_ia"`` and ``"map_ia"``
+            read (see :func:`~sklearn_rank.evaluate_intents`).
+
         Returns
         -------
         self : object
@@ -180,7 +195,8 @@ class _BaseRankingScorer(BaseEstimator):
             )
         request = self.get_metadata_routing()
         asked = (("groups", groups), ("sample_weight", sample_weight))
-        for param, alias in (*asked, ("judged", judged)):
+        asked += (("judged", judged), ("intent_weight", intent_weight))
+        for param, alias in asked:
             if alias is not UNCHANGED:
                 request.score.add_request(param=param, alias=alias)
         self._metadata_request = request
@@ -193,7 +209,9 @@ class _BaseRankingScorer(BaseEstimator):
         -------
         routing : MetadataRequest
             ``groups`` requested by default, ``sample_weight`` and ``judged``
-            unset.
+            unset; ``intent_weight`` requested when every metric takes intent
+            weights (ERR-IA, precision-IA, MAP-IA), unset when another
+            intent-aware metric is among them.
         """
         if hasattr(self, "_metadata_request"):
             return copy.deepcopy(self._metadata_request)
@@ -205,7 +223,21 @@ class _BaseRankingScorer(BaseEstimator):
         request.score.add_request(param="groups", alias=True)
         request.score.add_request(param="sample_weight", alias=None)
         request.score.add_request(param="judged", alias=None)
+        intents = self._intent_names()
+        if intents:  # unset, or requested where every metric is weighted
+            weighted = len(intents) == len(self._names()) and all(
+                takes_intent_weight(name) for name in intents
+            )
+            request.score.add_request(param="intent_weight", alias=weighted or None)
         return request
+
+    def _names(self):
+        """The scorer's metrics (a name or a function each)."""
+        return [self.metric] if hasattr(self, "metric") else list(self.metrics)
+
+    def _intent_names(self):
+        """The intent-aware names among the scorer's metrics."""
+        return [n for n in self._names() if isinstance(n, str) and asks_for_intents(n)]
 
     def _groups(self, X, groups):
         """The routed ids, else the group column, else None."""
@@ -219,13 +251,12 @@ class _BaseRankingScorer(BaseEstimator):
     def _needs_groups(self):  # pragma: no cover - overridden
         return True
 
-    def _call(self, estimator, X, y_true, groups, sample_weight, judged):
+    def _call(self, estimator, X, y_true, groups, rows):
         groups = self._groups(X, groups)
         if groups is None and self._needs_groups():
             raise ValueError(missing_groups_message(repr(self), "its call"))
         y_score = ranking_scores(estimator, X, self.response_method, repr(self))
         _warn_split_queries(estimator, groups, repr(self))
-        rows = {"sample_weight": sample_weight, "judged": judged}
         return self._score(y_true, y_score, groups, _given(rows))
 
     def _accept_sample_weight(self):
@@ -235,6 +266,7 @@ class _BaseRankingScorer(BaseEstimator):
 
 
 _PER_ROW = ("groups", "sample_weight", "retrieved", "judged", "metrics")
+_PER_ROW += ("intent_weight",)
 
 
 def _given(rows):
@@ -415,7 +447,14 @@ default=("decision_function", "predict_proba", "predict")
         return _signed(self.metric, scores[self.metric])
 
     def __call__(
-        self, estimator, X, y_true, groups=None, sample_weight=None, judged=None
+        self,
+        estimator,
+        X,
+        y_true,
+        groups=None,
+        sample_weight=None,
+        judged=None,
+        intent_weight=None,
     ):
         """Score ``estimator`` on ``X`` against ``y_true``, per group.
 
@@ -427,8 +466,8 @@ default=("decision_function", "predict_proba", "predict")
         X : array-like or DataFrame of shape (n_samples, n_features)
             Test features (with the group column when ``group_column`` is set).
 
-        y_true : array-like of shape (n_samples,)
-            Relevance labels.
+        y_true : array-like of shape (n_samples,) or (n_samples, n_intents)
+            Relevance labels (per intent for the intent-aware metrics).
 
         groups : array-like of shape (n_samples,), default=None
             Group id of each row; routed by scikit-learn when routing is on.
@@ -440,12 +479,19 @@ default=("decision_function", "predict_proba", "predict")
             False for rows without a judgement, when requested with
             ``set_score_request``.
 
+        intent_weight : array-like of shape (n_samples, n_intents), default=None
+            Each row's query's intent weights, for ``"err_ia"``,
+            ``"precision_ia"`` and ``"map_ia"`` with a 2-D ``y_true``; routed
+            to these metrics' scorers by default.
+
         Returns
         -------
         score : float
             The metric, higher is better.
         """
-        return self._call(estimator, X, y_true, groups, sample_weight, judged)
+        rows = {"sample_weight": sample_weight, "judged": judged}
+        rows["intent_weight"] = intent_weight
+        return self._call(estimator, X, y_true, groups, rows)
 
 
 class MultiMetricRankingScorer(_BaseRankingScorer):
@@ -508,7 +554,14 @@ default=("decision_function", "predict_proba", "predict")
         return {name: _signed(name, value) for name, value in scores.items()}
 
     def __call__(
-        self, estimator, X, y_true, groups=None, sample_weight=None, judged=None
+        self,
+        estimator,
+        X,
+        y_true,
+        groups=None,
+        sample_weight=None,
+        judged=None,
+        intent_weight=None,
     ):
         """Score ``estimator`` on ``X`` against ``y_true`` with every metric.
 
@@ -520,8 +573,8 @@ default=("decision_function", "predict_proba", "predict")
         X : array-like or DataFrame of shape (n_samples, n_features)
             Test features (with the group column when ``group_column`` is set).
 
-        y_true : array-like of shape (n_samples,)
-            Relevance labels.
+        y_true : array-like of shape (n_samples,) or (n_samples, n_intents)
+            Relevance labels (per intent for the intent-aware metrics).
 
         groups : array-like of shape (n_samples,), default=None
             Group id of each row; routed by scikit-learn when routing is on.
@@ -533,12 +586,19 @@ default=("decision_function", "predict_proba", "predict")
             False for rows without a judgement, when requested with
             ``set_score_request``.
 
+        intent_weight : array-like of shape (n_samples, n_intents), default=None
+            Each row's query's intent weights, for ``"err_ia"``,
+            ``"precision_ia"`` and ``"map_ia"`` with a 2-D ``y_true``; routed
+            to these metrics' scorers by default.
+
         Returns
         -------
         scores : dict of str to float
             One entry per metric name, higher is better.
         """
-        return self._call(estimator, X, y_true, groups, sample_weight, judged)
+        rows = {"sample_weight": sample_weight, "judged": judged}
+        rows["intent_weight"] = intent_weight
+        return self._call(estimator, X, y_true, groups, rows)
 
 
 def make_ranking_scorer(

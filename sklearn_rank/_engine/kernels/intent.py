@@ -479,15 +479,17 @@ def intent_shares(
     """Per relevant pair (in the view's order), ``P(i|q)``: its intent's weight
     in ``weights`` (``(n_groups, n_intents)``, >= 0) over the sum of the
     weights of its group's intents (those with a relevant row). A group whose
-    intents all weigh 0 gets shares of 0 (the caller refuses it)."""
+    intents all weigh 0 gets shares of 0 (the caller refuses it). A group's
+    intents come from every row, ranked or not (as the view's ``n_intents``);
+    the shares from the view's pairs, ranked rows only."""
     m = view.rel_input.shape[1]
-    _, intent = np.nonzero(view.rel_input)  # the pairs, in the view's order
-    group = ctx.group[view.row].astype(np.intp)
+    in_row, intent = _nonzero(view.rel_input)  # every relevant pair, any row
     cells = np.zeros(ctx.n_groups * m, dtype=bool)
-    cells[group * m + intent] = True  # the group's intents
+    cells[ctx.totals.codes_all[in_row].astype(np.intp) * m + intent] = True
     total = (weights * cells.reshape(ctx.n_groups, m)).sum(axis=1)
     ok = total > 0
-    return seg.divide(weights[group, intent], total[group], ok[group], 0.0)
+    group = ctx.group[view.row].astype(np.intp)
+    return seg.divide(weights[group, view.intent], total[group], ok[group], 0.0)
 
 
 def attach_intent_shares(
