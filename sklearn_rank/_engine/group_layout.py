@@ -65,11 +65,16 @@ class GroupLayout:
         self.by_group, self.length, self.ties = by_group, length, ties
         self.group, self.rank = _positions(length, n)
         self.width = width
-        # The matrix cell of each row of by_group, and where its group starts.
-        self.cell = self.group * width + (self.rank - 1)
+        # Where each row's group starts, and the row's matrix cell: its group's
+        # row of the matrix, at column (row - first). Repeats and one arange,
+        # no gather.
         starts = np.zeros(n_groups, dtype=np.intp)
         np.cumsum(length[:-1], out=starts[1:])
-        self.first = starts[self.group]
+        self.first = np.repeat(starts, length)
+        column = np.arange(n, dtype=np.intp)
+        column -= self.first
+        self.cell = np.repeat(np.arange(n_groups, dtype=np.intp) * width, length)
+        self.cell += column
         self.ends = _group_ends(length, n)
         bits = max(width - 1, 1).bit_length()
         self._keys: np.ndarray | None = None
@@ -84,8 +89,8 @@ class GroupLayout:
             # cells hold the largest key prefix (above every finite score's) and
             # their column: sorted, each row's padding stays where it was (its
             # columns are that row's last ones), so it is written once.
-            self._column = (self.rank - 1).astype(np.int64)
-            keys = np.arange(n_groups * width, dtype=np.int64) % width
+            self._column = column.astype(np.int64, copy=False)
+            keys = np.tile(np.arange(width, dtype=np.int64), n_groups)
             keys |= _MAGNITUDE & ~self._low
             self._keys = keys
 
