@@ -2,7 +2,8 @@
 (issue 48): the partition path never starts the engine's threads, even when a
 ``joblib.parallel_config(n_jobs=...)`` context asks for more. Spark runs the
 same per-partition function (``partitions.group_frame``) in its Python
-workers, so it is checked here in-process, without a Spark session."""
+workers: checked here in-process, and in Spark's workers with the same
+counting device in test_spark.py (its session)."""
 
 import joblib
 import numpy as np

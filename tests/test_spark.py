@@ -7,6 +7,8 @@ They carry the ``spark`` marker: ``-m "not spark"`` leaves them out locally.
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import warnings
 
@@ -124,6 +126,79 @@ def test_per_group_equals_in_memory(frame):
         np.testing.assert_allclose(
             got[f"weight:{m}"].to_numpy(), want.weights[m], rtol=1e-12
         )
+
+
+def test_partitions_are_evaluated_on_one_thread(frame, monkeypatch, tmp_path):
+    """Issue 48: a Spark task evaluates its partition on one thread, even when
+    ``joblib.parallel_config(n_jobs=4)`` asks for more in the worker. Counted
+    in the Python workers as the Dask test counts (tests/
+    test_distributed_threads.py): the engine's thread pools, shards from one
+    row up; beside it, a control in the same worker (``evaluate`` of the
+    partition's rows) shows that the device sees threads there. The API takes
+    no per-partition n_jobs: more cores come from Spark (spark.executor.cores,
+    one partition per task; docs/scale.md)."""
+    out = str(tmp_path)
+
+    def counted(pdf, plan, *args, **kwargs):
+        import json
+        import os
+        import uuid
+
+        import joblib
+
+        from sklearn_rank import evaluate
+        from sklearn_rank._distributed import partitions
+        from sklearn_rank._metrics import shards
+
+        pool, least = shards.ThreadPoolExecutor, shards.MIN_ROWS_PER_SHARD
+        started = []
+
+        def counting(*a, **kw):
+            started.append(kw.get("max_workers"))
+            return pool(*a, **kw)
+
+        shards.ThreadPoolExecutor, shards.MIN_ROWS_PER_SHARD = counting, 1
+        try:
+            with joblib.parallel_config(n_jobs=4):
+                result = partitions.group_frame(pdf, plan, *args, **kwargs)
+                seen = list(started)
+                y, s, g = (pdf[c] for c in (plan.y_true, plan.y_score, plan.groups))
+                evaluate(y, s, groups=g, metrics=["ndcg@3"])  # the control
+        finally:
+            shards.ThreadPoolExecutor, shards.MIN_ROWS_PER_SHARD = pool, least
+        control = started[len(seen) :]
+        with open(os.path.join(out, f"{uuid.uuid4().hex}.json"), "w") as f:
+            report = {"partition": seen, "control": control, "pid": os.getpid()}
+            json.dump({**report, "groups": g.nunique()}, f)
+        return result
+
+    class Parts:
+        """The partition module, its per-partition function counted."""
+
+        group_frame = staticmethod(counted)
+
+        def __getattr__(self, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            from sklearn_rank._distributed import partitions
+
+            return getattr(partitions, name)
+
+    monkeypatch.setattr(srs, "parts", Parts())
+    metrics = ["ndcg@3", "map"]
+    found = srs.evaluate(frame, metrics=metrics, groups="qid", npartitions=2)
+    want = evaluate_per_group(ROWS["label"], ROWS["score"], groups=ROWS["qid"],
+                              metrics=metrics)  # fmt: skip
+    assert found == pytest.approx(
+        {m: np.nanmean(want.values[m]) for m in metrics}, rel=1e-12
+    )
+    reports = [json.loads(p.read_text()) for p in tmp_path.glob("*.json")]
+    assert reports  # the counted function ran in the workers
+    assert all(r["pid"] != os.getpid() for r in reports)
+    assert all(r["partition"] == [] for r in reports), reports
+    # the device counts in the workers: evaluate there starts its threads
+    assert any(r["control"] and r["groups"] > 1 for r in reports), reports
+    assert all(min(r["control"], default=2) > 1 for r in reports), reports
 
 
 def test_bad_column_names_the_argument(frame):

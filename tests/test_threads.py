@@ -3,6 +3,7 @@ last bit (issue 48), and n_jobs follows scikit-learn's convention."""
 
 import functools
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import joblib
@@ -288,6 +289,38 @@ def test_interrupt_does_not_hang(monkeypatch):
             t.join(timeout=10)
             assert not t.is_alive()
     assert threading.active_count() <= before
+
+
+def test_interrupt_in_a_later_shard_stops_at_once(monkeypatch):
+    """n_jobs=2, Ctrl-C (KeyboardInterrupt) raised in the second shard's work
+    while the first shard is still running: evaluate raises at once, without
+    waiting for the first shard, and its thread ends when its work does."""
+    monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
+    y, s, g, _ = _rows()
+    import sklearn_rank._metrics.evaluate as ev
+
+    real = ev.ranking_context
+    release = threading.Event()
+
+    def work(inputs, opts):
+        if inputs.group_ids[0] == 0:  # the first shard: long work
+            release.wait(timeout=20)
+        else:
+            raise KeyboardInterrupt
+        return real(inputs, opts)
+
+    monkeypatch.setattr(ev, "ranking_context", work)
+    start = time.perf_counter()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            evaluate(y, s, groups=g, n_jobs=2)
+        assert time.perf_counter() - start < 5
+    finally:
+        release.set()
+    for t in threading.enumerate():
+        if t.name.startswith("sklearn_rank"):
+            t.join(timeout=10)
+            assert not t.is_alive()
 
 
 def test_grid_search_workers_single_threaded(monkeypatch):

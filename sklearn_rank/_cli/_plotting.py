@@ -190,6 +190,7 @@ def segment_report(args, tables, keywords: dict, *, compare: bool):
         confidence_level=getattr(args, "confidence", 0.95),
         n_resamples=min(getattr(args, "resamples", 999), 9999),
         random_state=getattr(args, "seed", 0),
+        n_jobs=keywords.get("n_jobs", 1),
         **undefined,
     )
 
@@ -365,6 +366,8 @@ def in_given_order(specs, metrics: list[str]) -> list[str]:
 
 def _extras(args, runs, metrics, keywords, command, *, compare) -> int:
     metrics = [m for m in in_given_order(args.measures, metrics) if not _pooled(m)]
+    # -j: the threads of every evaluation and resampling below (same output)
+    keywords = {**keywords, "n_jobs": getattr(args, "jobs", 1)}
     try:
         report = None
         if args.segment_col is not None and metrics:

@@ -69,6 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _eval.add_inputs(groups["inputs"])
     _eval.add_conventions(groups["conventions"])
     _eval.add_output(groups["output"], formats=FORMATS)
+    _eval.add_jobs(groups["inputs"])  # -j: every run's evaluation, the resampling
     _plotting.add_arguments(parser)  # --segment-col, --plot
     _dask_engine.add_arguments(parser)  # --engine dask, --scheduler
     stats = parser.add_argument_group("comparison")
@@ -305,6 +306,7 @@ def _compare(runs, measures, calls, keywords, options, args, progress):
     per_run = runs if isinstance(runs, dict) else {}  # GroupScores (--engine dask)
     runs = [] if per_run else runs
     common = {k: v for k, v in keywords.items() if k != "undefined"}
+    common["n_jobs"] = args.jobs  # -j: the same values at every N
     first_qids = None
     for r in runs:
         progress.step(f"evaluating {r.name}")
@@ -346,6 +348,7 @@ def _compare(runs, measures, calls, keywords, options, args, progress):
             n_resamples=args.resamples,
             random_state=args.seed,
             undefined=options.undefined,
+            n_jobs=args.jobs,
         )
     table = (args.format or "table") == "table"
     for w in caught:  # one line each on stderr (the table prints its own notes)
@@ -400,7 +403,7 @@ def _systems(per_run, metrics, args, options, progress):
                 tukey_hsd(
                     None, per_run, metric=metric, n_resamples=args.resamples,
                     confidence_level=args.confidence, random_state=args.seed,
-                    undefined=options.undefined,
+                    undefined=options.undefined, n_jobs=args.jobs,
                 )
             )  # fmt: skip
         else:

@@ -14,6 +14,7 @@ from .._engine.conventions import resolve_options
 from .._engine.group_codes import encode_groups
 from .._engine.reduce import group_counts, mean_over_groups
 from .._utils.array_api import reads_on_host
+from .._utils.jobs import check_n_jobs
 from .._utils.params import param_error
 from .evaluate import DEFAULT_METRICS, GroupScores, evaluate, evaluate_per_group
 from .validation import check_metrics
@@ -325,7 +326,8 @@ def evaluate_by_segment(
         them, except a pandas categorical, which keeps its categories' order.
     **options
         The other convention keywords of :func:`sklearn_rank.evaluate`
-        (``ties``, ``gain``, ``retrieved``, ...).
+        (``ties``, ``gain``, ``retrieved``, ...), and ``n_jobs`` (threads, as
+        in :func:`sklearn_rank.evaluate`; the same table at every value).
 
     Returns
     -------
@@ -351,6 +353,7 @@ def evaluate_by_segment(
     short         2  1.0000
     """
     func = "evaluate_by_segment"
+    check_n_jobs(options.get("n_jobs"), func)  # the error names this function
     requests = check_metrics(metrics, func, per_group=True)
     names = [r.label for r in requests]
     rule = resolve_options(func, convention, {"undefined": undefined}).undefined

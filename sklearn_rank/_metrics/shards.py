@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 import numpy as np
@@ -161,6 +161,14 @@ def map_threads(
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sklearn_rank")
     try:
         futures = [pool.submit(work, item) for item in items]
+        # Ctrl-C (KeyboardInterrupt, SystemExit) in an item's work is raised
+        # at once, not after the items before it; an error is raised once the
+        # items before it are done (the first in item order: the same message
+        # at every thread count).
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        for f in futures:
+            if f in done and not isinstance(f.exception(), (Exception, type(None))):
+                f.result()
         return [f.result() for f in futures]
     finally:
         # An error or Ctrl-C in the caller: drop the shards not started, and
