@@ -25,6 +25,7 @@ _LAZY = {
     "evaluate_run": "io._stack",
     "SegmentTable": "_metrics.by_segment",
     "evaluate_by_segment": "_metrics.by_segment",
+    "alpha_dcg_score": "_metrics.intent",
     "alpha_ndcg_score": "_metrics.intent",
     "attention_weighted_rank_fairness": "_metrics.exposure",
     "err_ia_score": "_metrics.intent",

@@ -84,6 +84,9 @@ def _ndeval(metric: str, cutoff: str, params: tuple[str, ...]) -> IrMeasure:
 
 IR_MEASURES |= {
     "alpha_nDCG": _ndeval("alpha_ndcg", "optional", (*_IA, "alpha")),
+    # ndeval's alpha-DCG@k column: over the alpha-DCG of a list relevant to
+    # every intent at every rank (ndeval's "ideal ideal"), not the raw sum.
+    "alpha_DCG": _ndeval("alpha_dcg", "optional", (*_IA, "alpha")),
     "ERR_IA": _ndeval("err_ia", "optional", _IA),
     "nERR_IA": _ndeval("nerr_ia", "optional", _IA),
     "NRBP": _ndeval("nrbp", "none", ("rel", "alpha", "beta")),

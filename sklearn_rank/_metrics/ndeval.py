@@ -17,7 +17,6 @@ import numpy as np
 from .._engine.context import RankingContext
 from .._engine.kernels.intent import (
     INTENT_KERNELS,
-    NDEVAL_KERNELS,
     IntentParams,
     intent_view,
     largest_grade,
@@ -38,7 +37,6 @@ NDEVAL_COLUMNS = tuple(
     + [(f"P-IA@{k}", "precision_ia", k) for k in _CUTOFFS]
     + [(f"strec@{k}", "subtopic_recall", k) for k in _CUTOFFS]
 )
-_KERNELS = {**INTENT_KERNELS, **NDEVAL_KERNELS}
 
 
 def ndeval_table(
@@ -77,7 +75,7 @@ def ndeval_table(
     params = IntentParams(float(alpha), float(beta))
     out = {}
     for column, base, k in NDEVAL_COLUMNS:
-        values, defined, _ = _KERNELS[base](ctx, view, k, params)
+        values, defined, _ = INTENT_KERNELS[base](ctx, view, k, params)
         out[column] = values if base == "nnrbp" else np.where(defined, values, 0.0)
     if 1.0 - (1.0 - params.alpha) * params.beta == 0.0:
         # ndeval scales both NRBPs by this factor before dividing: 0 / 0.
