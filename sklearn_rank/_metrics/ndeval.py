@@ -14,15 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from .._engine.context import RankingContext
-from .._engine.kernels.intent import (
-    INTENT_KERNELS,
-    IntentParams,
-    intent_view,
-    largest_grade,
-)
+from .._engine.conventions import resolve_options
+from .._engine.kernels.intent import INTENT_KERNELS, IntentParams
 from .._utils.params import param_error
-from .validation import check_inputs, check_intent_labels
+from .evaluate import intent_context
+from .validation import check_intent_labels
 
 __all__ = ["NDEVAL_COLUMNS", "ndeval_risk", "ndeval_table"]
 
@@ -60,18 +56,10 @@ def ndeval_table(
         if not 0.0 <= float(value) <= 1.0:
             raise param_error(name, func, "a float in [0, 1] (as ndeval)", value)
     labels = check_intent_labels(y_true, func)
-    inputs = check_inputs(
-        func, largest_grade(labels), y_score, groups, None, retrieved, host=True
+    opts = resolve_options(func, "ndeval", {})  # "stable" ties: the run's order
+    ctx, view, inputs = intent_context(
+        func, labels, y_score, groups, (), opts, masks={"retrieved": retrieved}
     )
-    ctx = RankingContext.from_inputs(
-        inputs.y_true,
-        inputs.y_score,
-        inputs.codes,
-        inputs.n_groups,
-        ties="stable",
-        retrieved=inputs.retrieved,
-    )
-    view = intent_view(ctx, (labels > 0).astype(np.int8))
     params = IntentParams(float(alpha), float(beta))
     out = {}
     for column, base, k in NDEVAL_COLUMNS:
