@@ -28,6 +28,8 @@ _LAZY = {
     "alpha_dcg_score": "_metrics.intent",
     "alpha_ndcg_score": "_metrics.intent",
     "attention_weighted_rank_fairness": "_metrics.exposure",
+    "cross_item_groups": "_metrics.exposure",
+    "relevant_item_group_shares": "_metrics.exposure",
     "err_ia_score": "_metrics.intent",
     "evaluate_intents": "_metrics.intent",
     "expected_exposure": "_metrics.exposure",
