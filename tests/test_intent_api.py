@@ -234,6 +234,8 @@ IR_NAMES = [
     ("alpha_nDCG(alpha=0.7)@5", "alpha_ndcg@5", {"alpha": 0.7}),
     ("alpha_DCG@20", "alpha_dcg@20", {}),
     ("alpha_DCG(alpha=0.7)@5", "alpha_dcg@5", {"alpha": 0.7}),
+    ("\u03b1_nDCG@10", "alpha_ndcg@10", {}),
+    ("\u03b1_DCG(alpha=0.3)@5", "alpha_dcg@5", {"alpha": 0.3}),
     ("ERR_IA@20", "err_ia@20", {}),
     ("nERR_IA@10", "nerr_ia@10", {}),
     ("NRBP", "nrbp", {}),
