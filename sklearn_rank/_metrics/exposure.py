@@ -311,13 +311,16 @@ def attention_weighted_rank_fairness(
     item_groups : array-like of shape (n_samples,) or (n_samples, n_item_groups)
         The item group of each row (the columns are then the sorted labels), or
         each row's non-negative membership in every item group (several groups
-        per item, or fractional alignments as the track's).
+        per item, or fractional alignments as the track's). Several fairness
+        categories crossed (the 2022 track's intersectional groups): the
+        ``memberships`` of :func:`cross_item_groups`.
     target : array-like of shape (n_item_groups,) or (n_queries, n_item_groups), \
             default=None
         The target share of each item group, for every query or one row per
         query (queries in sorted order of their ids); normalised to sum to 1.
         None: every item group equal. The track's target averages the item
-        groups of the query's relevant rows with a population estimate.
+        groups of the query's relevant rows (:func:`relevant_item_group_shares`)
+        with a population estimate.
     k : int, default=None
         Only the top ``k`` ranks get attention; None: the whole list.
     discount : {"jarvelin", "log2"}, float or callable, default="jarvelin"
