@@ -84,7 +84,9 @@ def prepare_inputs(
         retrieved,
         judged,
         in_pool=in_pool,
-        groups_required=not all(r.spec.pooled for r in requests),
+        # groups may be left out only for pooled metrics; no request (ndeval's
+        # table, through intent_context) needs them too
+        groups_required=not requests or not all(r.spec.pooled for r in requests),
         host=host,
         unjudged_labels=unjudged_labels,
     )
