@@ -27,7 +27,8 @@ INTENT_NAMES = sorted(name for name, spec in METRICS.items() if spec.intents)
 def test_the_table_lists_the_intent_metrics():
     assert INTENT_NAMES == sorted(
         [
-            *("alpha_ndcg", "err_ia", "nerr_ia", "nrbp", "nnrbp", "map_ia"),
+            *("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia", "nrbp", "nnrbp"),
+            "map_ia",
             *("precision_ia", "subtopic_recall"),
         ]
     )
@@ -231,6 +232,10 @@ def test_average_and_threshold_ties_are_refused_when_given():
 IR_NAMES = [
     ("alpha_nDCG@20", "alpha_ndcg@20", {}),
     ("alpha_nDCG(alpha=0.7)@5", "alpha_ndcg@5", {"alpha": 0.7}),
+    ("alpha_DCG@20", "alpha_dcg@20", {}),
+    ("alpha_DCG(alpha=0.7)@5", "alpha_dcg@5", {"alpha": 0.7}),
+    ("\u03b1_nDCG@10", "alpha_ndcg@10", {}),
+    ("\u03b1_DCG(alpha=0.3)@5", "alpha_dcg@5", {"alpha": 0.3}),
     ("ERR_IA@20", "err_ia@20", {}),
     ("nERR_IA@10", "nerr_ia@10", {}),
     ("NRBP", "nrbp", {}),
@@ -285,6 +290,32 @@ def test_ir_measures_names_in_a_scorer():
     )
     with pytest.raises(ValueError, match="NRBP takes no cutoff"):
         make_ranking_scorer("NRBP@5")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_alpha_dcg_names_equal_ir_measures_values(seed):
+    # ir_measures' own numbers (its pyndeval provider) on a random case: the
+    # per-query values and the mean of alpha_DCG beside alpha_nDCG.
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("pyndeval")
+    rng = np.random.default_rng(50 + seed)
+    y, _, g, _ = _case(rng)
+    s = rng.permutation(g.size).astype(float)  # distinct scores: one order
+    by_query = np.argsort(g, kind="stable")  # pyndeval reads a query's lines as one
+    qrels = [
+        ir_measures.Qrel(str(g[i]), f"d{i:03d}", int(y[i, j] > 0), str(j))
+        for i in by_query
+        for j in range(y.shape[1])
+    ]
+    run = [ir_measures.ScoredDoc(str(g[i]), f"d{i:03d}", s[i]) for i in by_query]
+    names = ["alpha_DCG@5", "alpha_DCG(alpha=0.7)@3", "alpha_nDCG@5"]
+    ours = evaluate(y, s, groups=g, metrics=names)
+    for name in names:
+        # One measure a call: ir_measures 0.4.3's pyndeval provider hands the
+        # run to its first invocation only (another alpha then reads 0).
+        measure = ir_measures.parse_measure(name)
+        theirs = ir_measures.calc_aggregate([measure], qrels, run)[measure]
+        assert ours[name] == pytest.approx(theirs, abs=1e-12), name
 
 
 def test_bad_ir_measures_names():

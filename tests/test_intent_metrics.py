@@ -77,6 +77,18 @@ def _alpha_ndcg(rel, score, alpha, k):
     return _alpha_dcg(ranked, intents, alpha, k) / _alpha_dcg(ideal, intents, alpha, k)
 
 
+def _alpha_dcg_ndeval(rel, score, alpha, k):
+    """ndeval's alpha-DCG@k: alpha-DCG over that of a list relevant to every
+    intent at each of the k ranks (its "ideal ideal", no greedy ideal)."""
+    intents = _intents(rel)
+    if not intents:
+        return None
+    k = len(rel) if k is None else k
+    ranked = [rel[i] for i in _ranked(rel, score)]
+    every = [[1] * len(rel[0])] * k
+    return _alpha_dcg(ranked, intents, alpha, k) / _alpha_dcg(every, intents, alpha, k)
+
+
 def _err(stops, k):
     """Chapelle et al. (2009): sum_p R_p / p prod_{q < p} (1 - R_q)."""
     total, through = 0.0, 1.0
@@ -195,6 +207,9 @@ def _map_ia(rel, score, k):
 # table (tests/test_registry.py checks that none is missing).
 INTENT_ORACLES = {
     "alpha_ndcg": lambda rel, score, alpha, k, beta: _alpha_ndcg(rel, score, alpha, k),
+    "alpha_dcg": lambda rel, score, alpha, k, beta: _alpha_dcg_ndeval(
+        rel, score, alpha, k
+    ),
     "err_ia": lambda rel, score, alpha, k, beta: _err_ia(rel, score, alpha, k),
     "nerr_ia": lambda rel, score, alpha, k, beta: _nerr_ia(rel, score, alpha, k),
     "nrbp": lambda rel, score, alpha, k, beta: _nrbp(rel, score, alpha, beta),
@@ -240,6 +255,7 @@ def _case(rng):
 # Every intent metric the package has: a new one without an oracle fails here.
 METRICS = (
     "alpha_ndcg",
+    "alpha_dcg",
     "err_ia",
     "nerr_ia",
     "map_ia",
@@ -413,6 +429,7 @@ def test_pyndeval_random_cases(seed):
     run = [(str(g[i]), f"d{i:03d}", float(s[i])) for i in by_query]
     ks = (2, 3, 5, 10, 20)
     ours = {"alpha-nDCG": "alpha_ndcg", "ERR-IA": "err_ia", "P-IA": "precision_ia"}
+    ours |= {"alpha-DCG": "alpha_dcg"}
     ours |= {"strec": "subtopic_recall", "nERR-IA": "nerr_ia"}
     whole = {"NRBP": "nrbp", "nNRBP": "nnrbp", "MAP-IA": "map_ia"}
     measures = [f"{m}@{k}" for m in ours for k in ks] + list(whole)

@@ -225,3 +225,14 @@ def test_command_line_takes_ir_measures_names(capsys):
     with pytest.raises(SystemExit):
         main(["eval", "-m", "nDGC@10", qrels, run])
     assert "did you mean 'nDCG'" in capsys.readouterr().err
+
+
+def test_every_accepted_name_is_an_ir_measures_name():
+    # Each name of the table (aliases too) parses in ir_measures, as the same
+    # measure as its canonical spelling where two spellings share an entry.
+    from sklearn_rank._metrics.ir_measures_names import IR_MEASURES
+
+    for name, spec in IR_MEASURES.items():
+        measure = ir_measures.parse_measure(name)
+        twins = [n for n, s in IR_MEASURES.items() if s is spec]
+        assert {str(ir_measures.parse_measure(n)) for n in twins} == {str(measure)}

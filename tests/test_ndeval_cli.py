@@ -263,3 +263,21 @@ def test_missing_or_bad_baseline_file(tmp_path, capsysbinary):
     dup = _write(tmp_path, "b", "1 Q0 d1 1 0 b\n1 Q0 d2 1 0 b\n")
     status, out, err = _cli(capsysbinary, "-baseline", dup, q, r)
     assert status == 1 and out == b"" and "duplicate rank (1)" in err.decode()
+
+
+def test_ndeval_table_shares_the_intent_path_and_needs_groups():
+    # ndeval's table starts from intent_context, as evaluate_intents does: the
+    # same ordering and view, the same values, and groups required.
+    from sklearn_rank._metrics.ndeval import ndeval_table
+
+    y = np.array([[1, 0], [0, 1], [1, 1], [0, 0], [1, 0]])
+    s, g = np.array([5.0, 4, 3, 2, 1]), np.array([0, 0, 0, 1, 1])
+    ids, table = ndeval_table(y, s, groups=g)
+    assert ids.tolist() == [0, 1]
+    want = evaluate_intents(
+        y, s, groups=g, metrics=["alpha_dcg@5", "map_ia"], convention="ndeval"
+    )
+    assert table["alpha-DCG@5"].mean() == pytest.approx(want["alpha_dcg@5"], abs=1e-15)
+    assert table["MAP-IA"].mean() == pytest.approx(want["map_ia"], abs=1e-15)
+    with pytest.raises(ValueError, match="ndeval_table needs groups"):
+        ndeval_table(y, s, groups=None)

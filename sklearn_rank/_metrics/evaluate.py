@@ -15,6 +15,7 @@ from .._engine.conventions import Options, given_options, resolve_options
 from .._engine.cutoffs import AXIS_KERNELS, values_at_cutoffs
 from .._engine.kernels import GroupValues
 from .._engine.kernels.intent import (
+    IntentView,
     attach_intent_shares,
     attach_intent_view,
     largest_grade,
@@ -83,7 +84,9 @@ def prepare_inputs(
         retrieved,
         judged,
         in_pool=in_pool,
-        groups_required=not all(r.spec.pooled for r in requests),
+        # groups may be left out only for pooled metrics; no request (ndeval's
+        # table, through intent_context) needs them too
+        groups_required=not requests or not all(r.spec.pooled for r in requests),
         host=host,
         unjudged_labels=unjudged_labels,
     )
@@ -846,6 +849,31 @@ def intent_means(
     """Every request from one ordering of the rows (by group, then descending
     score, ties by ``opts.ties``); the intent-aware kernels read the
     (row, intent) view attached to it, the others each row's largest grade."""
+    ctx, view, inputs = intent_context(
+        func, labels, y_score, groups, requests, opts, sample_weight, masks
+    )
+    if intent_weight is not None:
+        rel = view.rel_input
+        weights = check_intent_weight(intent_weight, rel, inputs, requests, func)
+        attach_intent_shares(ctx, view, weights)
+    return mean_values(ctx, inputs.group_ids, requests, opts)
+
+
+def intent_context(
+    func: str,
+    labels: np.ndarray,
+    y_score: Any,
+    groups: Any,
+    requests: Sequence[MetricRequest],
+    opts: Options,
+    sample_weight: Any = None,
+    masks: dict[str, Any] | None = None,
+) -> tuple[RankingContext, IntentView, ValidatedInputs]:
+    """Checked relevance per (row, intent) (``labels``, 2-D) ordered once: the
+    context of each row's largest grade (by group, then descending score, ties
+    by ``opts.ties``; ``masks`` the row masks ``retrieved``, ``judged``,
+    ``in_pool``), the (row, intent) view attached to it, and the checked
+    inputs. :func:`intent_means` and ndeval's table both start here."""
     masks = masks or {}
     inputs = prepare_inputs(
         func,
@@ -861,12 +889,8 @@ def intent_means(
         host=True,
     )
     ctx = ranking_context(inputs, opts)
-    rel = (labels > 0).astype(np.int8)
-    view = attach_intent_view(ctx, rel)
-    if intent_weight is not None:
-        weights = check_intent_weight(intent_weight, rel, inputs, requests, func)
-        attach_intent_shares(ctx, view, weights)
-    return mean_values(ctx, inputs.group_ids, requests, opts)
+    view = attach_intent_view(ctx, (labels > 0).astype(np.int8))
+    return ctx, view, inputs
 
 
 # evaluate's arguments besides the convention keywords that a call with only

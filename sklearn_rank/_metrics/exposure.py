@@ -5,8 +5,10 @@ per-group sums live in ``_engine/kernels/exposure.py``; see ``docs/diversity.md`
 
 from __future__ import annotations
 
+import itertools
 import numbers
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -26,9 +28,12 @@ from .._utils.params import Interval, check_k, check_param, param_error
 from .validation import check_inputs
 
 __all__ = [
+    "CrossedItemGroups",
     "attention_weighted_rank_fairness",
+    "cross_item_groups",
     "expected_exposure",
     "exposure_by_item_group",
+    "relevant_item_group_shares",
 ]
 
 _PATIENCE = (Interval(numbers.Real, 0, 1, closed="both"),)
@@ -215,7 +220,9 @@ def exposure_by_item_group(
     }
 
 
-def _alignment(item_groups: Any, n: int, func: str) -> np.ndarray:
+def _alignment(
+    item_groups: Any, n: int, func: str, name: str = "item_groups"
+) -> np.ndarray:
     """Item groups as an ``(n, n_item_groups)`` membership matrix: one-hot
     columns of the sorted labels of a 1-D ``item_groups``, or a given 2-D
     matrix of non-negative memberships."""
@@ -236,9 +243,9 @@ def _alignment(item_groups: Any, n: int, func: str) -> np.ndarray:
             got = f"minimum {float(out.min())!r}"
         else:
             return out
-        raise param_error("item_groups", func, "finite non-negative memberships", got)
+        raise param_error(name, func, "finite non-negative memberships", got)
     raise param_error(
-        "item_groups",
+        name,
         func,
         f"one label per row, shape ({n},), or memberships of shape ({n}, "
         "n_item_groups)",
@@ -304,13 +311,16 @@ def attention_weighted_rank_fairness(
     item_groups : array-like of shape (n_samples,) or (n_samples, n_item_groups)
         The item group of each row (the columns are then the sorted labels), or
         each row's non-negative membership in every item group (several groups
-        per item, or fractional alignments as the track's).
+        per item, or fractional alignments as the track's). Several fairness
+        categories crossed (the 2022 track's intersectional groups): the
+        ``memberships`` of :func:`cross_item_groups`.
     target : array-like of shape (n_item_groups,) or (n_queries, n_item_groups), \
             default=None
         The target share of each item group, for every query or one row per
         query (queries in sorted order of their ids); normalised to sum to 1.
         None: every item group equal. The track's target averages the item
-        groups of the query's relevant rows with a population estimate.
+        groups of the query's relevant rows (:func:`relevant_item_group_shares`)
+        with a population estimate.
     k : int, default=None
         Only the top ``k`` ranks get attention; None: the whole list.
     discount : {"jarvelin", "log2"}, float or callable, default="jarvelin"
@@ -362,3 +372,136 @@ def attention_weighted_rank_fairness(
     return mean_over_groups(
         values, every, totals.group_weight(), "skip", "awrf", inputs.group_ids
     )
+
+
+class CrossedItemGroups(NamedTuple):
+    """The item groups of several fairness categories crossed: ``memberships``
+    of shape ``(n_samples, n_crossed)`` and ``labels``, one tuple per column
+    (the level of each category, in the order of the categories)."""
+
+    memberships: np.ndarray
+    labels: list[tuple]
+
+
+def _levels(category: Any, n: int, func: str) -> tuple[np.ndarray, list]:
+    """One category's ``(n, n_levels)`` memberships and its level labels: the
+    sorted labels of a 1-D array, the column indices of a 2-D one."""
+    given = np.asarray(category)
+    memberships = _alignment(given, n, func, "categories")
+    if given.ndim == 1:
+        return memberships, [
+            v.item() if hasattr(v, "item") else v for v in np.unique(given)
+        ]
+    return memberships, list(range(memberships.shape[1]))
+
+
+def cross_item_groups(categories: Sequence[ArrayLike]) -> CrossedItemGroups:
+    """Item groups crossed over several fairness categories (the TREC Fair
+    Ranking 2022 track's intersectional groups).
+
+    Each row has a level in every category (a label), or non-negative
+    memberships over its levels (the track's page alignments, a distribution
+    per category with an "unknown" level). Its membership in a crossed group
+    ``(l_1, ..., l_C)`` is the product of its memberships ``a_c[l_c]``: the
+    outer product of its per-category vectors, as the track's evaluation
+    script crosses its fairness dimensions. Pass ``memberships`` as the
+    ``item_groups`` of :func:`attention_weighted_rank_fairness` (and the
+    target over the same columns, e.g. :func:`relevant_item_group_shares`).
+
+    Parameters
+    ----------
+    categories : sequence of array-like, each of shape (n_samples,) or \
+            (n_samples, n_levels)
+        One entry per category: the level of each row, or each row's
+        non-negative membership in every level (columns in order).
+
+    Returns
+    -------
+    crossed : CrossedItemGroups
+        ``memberships`` of shape ``(n_samples, prod n_levels)``, the first
+        category varying slowest; ``labels`` the matching tuples of levels
+        (sorted labels of a 1-D category, column indices of a 2-D one).
+
+    Examples
+    --------
+    >>> from sklearn_rank import cross_item_groups
+    >>> crossed = cross_item_groups([["f", "m", "f"], ["north", "north", "south"]])
+    >>> crossed.labels
+    [('f', 'north'), ('f', 'south'), ('m', 'north'), ('m', 'south')]
+    >>> crossed.memberships.tolist()
+    [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]]
+    >>> # A row half in each gender level (a track-style alignment):
+    >>> cross_item_groups([[[0.5, 0.5]], ["north"]]).memberships.tolist()
+    [[0.5, 0.5]]
+    """
+    func = "cross_item_groups"
+    parts = list(categories) if not isinstance(categories, (str, bytes)) else []
+    if not parts:
+        raise param_error(
+            "categories",
+            func,
+            "a non-empty sequence of per-category arrays",
+            categories,
+            "Give one array per fairness category, e.g. [gender, region].",
+        )
+    n = np.shape(parts[0])[0] if np.ndim(parts[0]) else -1
+    out, labels = np.ones((max(n, 0), 1)), [()]
+    for category in parts:
+        memberships, levels = _levels(category, n, func)
+        # row-wise outer product: one loop per category, none per row or group
+        out = (out[:, :, None] * memberships[:, None, :]).reshape(n, -1)
+        labels = [(*head, level) for head, level in itertools.product(labels, levels)]
+    return CrossedItemGroups(out, labels)
+
+
+def relevant_item_group_shares(
+    y_true: ArrayLike, *, groups: ArrayLike, item_groups: ArrayLike
+) -> np.ndarray:
+    """Per query, the share of each item group among its relevant rows: the
+    mean of their memberships (the relevant-set part of the TREC Fair Ranking
+    2022 track's target, its ``mean_outer`` of the relevant pages' crossed
+    alignments before the averaging with population backgrounds).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Relevance; a grade > 0 is relevant.
+    groups : array-like of shape (n_samples,)
+        Query id of each row.
+    item_groups : array-like of shape (n_samples,) or (n_samples, n_item_groups)
+        As in :func:`attention_weighted_rank_fairness` (e.g. the
+        ``memberships`` of :func:`cross_item_groups`).
+
+    Returns
+    -------
+    target : ndarray of shape (n_queries, n_item_groups)
+        One row per query in sorted order of the query ids, the ``target`` of
+        :func:`attention_weighted_rank_fairness`.
+
+    Examples
+    --------
+    >>> from sklearn_rank import relevant_item_group_shares
+    >>> relevant_item_group_shares(
+    ...     [1, 1, 0, 1], groups=[0, 0, 0, 1], item_groups=["a", "b", "b", "a"]
+    ... ).tolist()
+    [[0.5, 0.5], [1.0, 0.0]]
+    """
+    func = "relevant_item_group_shares"
+    y = _floats(y_true, "y_true", func, "a numeric array")
+    inputs = check_inputs(func, y, np.zeros(y.shape[0]), groups, None, None, host=True)
+    alignment = _alignment(item_groups, inputs.y_true.shape[0], func)
+    rel = inputs.y_true > 0
+    g, m = inputs.n_groups, alignment.shape[1]
+    cells = inputs.codes[rel][:, None].astype(np.intp) * m + np.arange(m)
+    total = np.bincount(cells.ravel(), alignment[rel].ravel(), g * m).reshape(g, m)
+    count = seg.segment_count(inputs.codes[rel], g)
+    empty = (count == 0) | (total.sum(axis=1) <= 0)
+    if empty.any():
+        raise param_error(
+            "y_true",
+            func,
+            "a relevant row with an item group in every query",
+            f"none in query {inputs.group_ids[np.flatnonzero(empty)[0]].item()!r}",
+            "Leave such queries out, or give their target yourself.",
+        )
+    return total / count[:, None]

@@ -27,6 +27,7 @@ from .validation import (
 
 __all__ = [
     "INTENT_METRICS",
+    "alpha_dcg_score",
     "alpha_ndcg_score",
     "err_ia_score",
     "evaluate_intents",
@@ -71,7 +72,7 @@ def evaluate_intents(
         Query id of each row, in any order.
     metrics : str or sequence of str, default=("alpha_ndcg@10", "err_ia@10", \
 "subtopic_recall@10")
-        Names among ``"alpha_ndcg"``, ``"err_ia"``, ``"nerr_ia"``,
+        Names among ``"alpha_ndcg"``, ``"alpha_dcg"``, ``"err_ia"``, ``"nerr_ia"``,
         ``"map_ia"``, ``"precision_ia"``, ``"subtopic_recall"``, each with an
         optional ``"@k"`` cutoff, and ``"nrbp"``, ``"nnrbp"`` (the whole list).
     alpha : float, default=None
@@ -208,6 +209,37 @@ def alpha_ndcg_score(
     0.8066
     """
     return _one("alpha_ndcg", **locals())
+
+
+def alpha_dcg_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int | None = None,
+    alpha: float | None = None,
+    ties: str | None = None,
+    undefined: str | float | None = None,
+    sample_weight: ArrayLike | None = None,
+    convention: str | None = None,
+) -> float:
+    """alpha-DCG@k as ndeval prints it (its ``alpha-DCG@k`` column, ir_measures'
+    ``alpha_DCG``): the ranking's alpha-DCG (Clarke et al., 2008) over that of
+    a list relevant to every one of the query's intents at every rank down to
+    ``k`` (ndeval's "ideal ideal" normalisation, which needs no ideal ranking).
+
+    Parameters are those of :func:`evaluate_intents`; ``k`` is the cutoff (None:
+    the whole list).
+
+    Examples
+    --------
+    >>> from sklearn_rank import alpha_dcg_score
+    >>> y_true = [[1, 0], [1, 0], [0, 1]]
+    >>> # Ranked: 1 + 0.5 / log2(3); both intents at both ranks: 2 + 1 / log2(3).
+    >>> alpha_dcg_score(y_true, [0.9, 0.8, 0.7], groups=[1, 1, 1], k=2)
+    0.5
+    """
+    return _one("alpha_dcg", **locals())
 
 
 def err_ia_score(

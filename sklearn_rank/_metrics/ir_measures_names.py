@@ -84,6 +84,9 @@ def _ndeval(metric: str, cutoff: str, params: tuple[str, ...]) -> IrMeasure:
 
 IR_MEASURES |= {
     "alpha_nDCG": _ndeval("alpha_ndcg", "optional", (*_IA, "alpha")),
+    # ndeval's alpha-DCG@k column: over the alpha-DCG of a list relevant to
+    # every intent at every rank (ndeval's "ideal ideal"), not the raw sum.
+    "alpha_DCG": _ndeval("alpha_dcg", "optional", (*_IA, "alpha")),
     "ERR_IA": _ndeval("err_ia", "optional", _IA),
     "nERR_IA": _ndeval("nerr_ia", "optional", _IA),
     "NRBP": _ndeval("nrbp", "none", ("rel", "alpha", "beta")),
@@ -93,10 +96,13 @@ IR_MEASURES |= {
     "P_IA": _ndeval("precision_ia", "optional", _IA),
     "StRecall": _ndeval("subtopic_recall", "optional", ("rel",)),
 }
+# ir_measures' aliases of alpha_nDCG and alpha_DCG: the Greek spellings.
+IR_MEASURES |= {"\u03b1_nDCG": IR_MEASURES["alpha_nDCG"]}
+IR_MEASURES |= {"\u03b1_DCG": IR_MEASURES["alpha_DCG"]}
 # Measures that are counts summed over queries, not per-query means.
 _COUNTS = {"NumRel": "num_rel", "NumRet": "num_ret", "NumQ": "num_q"}
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_NAME = re.compile(r"[A-Za-z_\u03b1][A-Za-z_0-9]*")  # and the Greek alpha
 
 
 class IrMeasureError(ValueError):

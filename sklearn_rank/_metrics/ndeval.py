@@ -14,16 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from .._engine.context import RankingContext
-from .._engine.kernels.intent import (
-    INTENT_KERNELS,
-    NDEVAL_KERNELS,
-    IntentParams,
-    intent_view,
-    largest_grade,
-)
+from .._engine.conventions import resolve_options
+from .._engine.kernels.intent import INTENT_KERNELS, IntentParams
 from .._utils.params import param_error
-from .validation import check_inputs, check_intent_labels
+from .evaluate import intent_context
+from .validation import check_intent_labels
 
 __all__ = ["NDEVAL_COLUMNS", "ndeval_risk", "ndeval_table"]
 
@@ -38,7 +33,6 @@ NDEVAL_COLUMNS = tuple(
     + [(f"P-IA@{k}", "precision_ia", k) for k in _CUTOFFS]
     + [(f"strec@{k}", "subtopic_recall", k) for k in _CUTOFFS]
 )
-_KERNELS = {**INTENT_KERNELS, **NDEVAL_KERNELS}
 
 
 def ndeval_table(
@@ -62,22 +56,14 @@ def ndeval_table(
         if not 0.0 <= float(value) <= 1.0:
             raise param_error(name, func, "a float in [0, 1] (as ndeval)", value)
     labels = check_intent_labels(y_true, func)
-    inputs = check_inputs(
-        func, largest_grade(labels), y_score, groups, None, retrieved, host=True
+    opts = resolve_options(func, "ndeval", {})  # "stable" ties: the run's order
+    ctx, view, inputs = intent_context(
+        func, labels, y_score, groups, (), opts, masks={"retrieved": retrieved}
     )
-    ctx = RankingContext.from_inputs(
-        inputs.y_true,
-        inputs.y_score,
-        inputs.codes,
-        inputs.n_groups,
-        ties="stable",
-        retrieved=inputs.retrieved,
-    )
-    view = intent_view(ctx, (labels > 0).astype(np.int8))
     params = IntentParams(float(alpha), float(beta))
     out = {}
     for column, base, k in NDEVAL_COLUMNS:
-        values, defined, _ = _KERNELS[base](ctx, view, k, params)
+        values, defined, _ = INTENT_KERNELS[base](ctx, view, k, params)
         out[column] = values if base == "nnrbp" else np.where(defined, values, 0.0)
     if 1.0 - (1.0 - params.alpha) * params.beta == 0.0:
         # ndeval scales both NRBPs by this factor before dividing: 0 / 0.

@@ -370,6 +370,16 @@ METRICS: dict[str, MetricSpec] = {
             intents=True,
         ),
         MetricSpec(
+            "alpha_dcg",
+            _INTENT["alpha_dcg"],
+            "alpha_dcg_score",
+            "alpha-DCG over that of a list relevant to every intent at every "
+            "rank, as ndeval prints it (2-D y_true)",
+            options=_IA,
+            module="_metrics.intent",
+            intents=True,
+        ),
+        MetricSpec(
             "err_ia",
             _INTENT["err_ia"],
             "err_ia_score",

@@ -1,6 +1,6 @@
 """Intent-aware (diversity) metrics over relevance per (row, intent): alpha-nDCG
-and nERR-IA with ndeval's greedy ideal, ERR-IA, NRBP and nNRBP, MAP-IA,
-precision-IA and subtopic (intent) recall.
+and nERR-IA with ndeval's greedy ideal, alpha-DCG and ERR-IA as ndeval prints
+them, NRBP and nNRBP, MAP-IA, precision-IA and subtopic (intent) recall.
 
 Judgements are binary per intent (grade > 0, as ndeval reads its qrels). A
 group's intents are the columns with a relevant row in the group (ndeval's
@@ -452,6 +452,7 @@ def subtopic_recall(
 # name -> kernel(ctx, view, k, params)
 INTENT_KERNELS = {
     "alpha_ndcg": alpha_ndcg,
+    "alpha_dcg": alpha_dcg,
     "err_ia": err_ia,
     "nerr_ia": nerr_ia,
     "nrbp": nrbp,
@@ -460,8 +461,6 @@ INTENT_KERNELS = {
     "precision_ia": precision_ia,
     "subtopic_recall": subtopic_recall,
 }
-# The measures ndeval prints beside those (not in the metric table yet).
-NDEVAL_KERNELS = {"alpha_dcg": alpha_dcg}
 # The metrics of the whole list (ndeval has no cutoff for them).
 WHOLE_LIST = frozenset({"nrbp", "nnrbp"})
 
