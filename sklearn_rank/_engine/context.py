@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import segments as seg
+from .group_layout import GroupLayout
 from .ordering import BLOCK_TIES, kept_in_place, order_rows
 from .reduce import fill_weight
 
@@ -527,7 +528,7 @@ class RankingContext:
         if layout is not None:
             group, rank = layout.group, layout.rank
         else:
-            group, rank = _positions(length, y_r.shape[0])
+            group, rank = seg.positions(length, y_r.shape[0])
 
         def in_order(values):  # no copy where every row stays in place
             return values if order is None else values[order]
@@ -810,28 +811,5 @@ def _transient_layout(
         or kept_in_place(codes, score, ties)
     ):
         return None
-    from .group_layout import GroupLayout  # it builds on this module
-
     layout = GroupLayout.build(codes, labels, n_groups, ties)
     return layout if layout is not None and layout.keyed else None
-
-
-def _positions(length: Any, n: int) -> tuple[Any, Any]:
-    """Group code and 1-based position in the group of each of the ``n`` rows
-    ordered by group, from the rows per group."""
-    n_groups = length.shape[0]
-    if isinstance(length, np.ndarray):
-        group = np.repeat(np.arange(n_groups, dtype=np.intp), length)
-        # Positions fit in 32 bits for any input that fits in memory twice over.
-        rank_type = np.int32 if n < 2**31 else np.int64
-        first = np.zeros(n_groups, dtype=rank_type)
-        np.cumsum(length[:-1], out=first[1:])
-        rank = np.arange(1, n + 1, dtype=rank_type)
-        rank -= first.repeat(length)
-        return group, rank
-    xp = seg.array_namespace(length)
-    codes = xp.arange(n_groups, dtype=xp.int64, device=length.device)
-    group = seg.repeat(codes, length, n)
-    first = xp.cumulative_sum(length, include_initial=True)[:-1]
-    rank = xp.arange(1, n + 1, dtype=xp.int64, device=length.device)
-    return group, rank - xp.take(first, group)

@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from .context import _positions
-from .ordering import BLOCK_TIES, _group_ends, group_order
+from . import segments as seg
+from .ordering import BLOCK_TIES, _group_ends, code_order
 
 # The padded matrix may hold at most this many cells per row of the input; a
 # more skewed layout (one long group among many short ones) is not prepared.
@@ -63,7 +63,7 @@ class GroupLayout:
         n_groups, n = length.shape[0], int(length.sum())
         # by_group None: the rows are in group order already (no gathers).
         self.by_group, self.length, self.ties = by_group, length, ties
-        self.group, self.rank = _positions(length, n)
+        self.group, self.rank = seg.positions(length, n)
         self.width = width
         # Where each row's group starts, and the row's matrix cell: its group's
         # row of the matrix, at column (row - first). Repeats and one arange,
@@ -134,7 +134,7 @@ class GroupLayout:
         elif (codes[1:] >= codes[:-1]).all():
             by_group = None  # rows come by query already (a boosting eval set)
         else:
-            by_group = group_order(codes, n_groups)
+            by_group = code_order(codes, n_groups)
         return cls(by_group, length, ties, width)
 
     def order(self, score: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:

@@ -251,10 +251,10 @@ def _group_pass(codes: np.ndarray, by_score: np.ndarray, n_groups: int) -> np.nd
     (low and high half of the code) otherwise; linear in the rows."""
     if n_groups == 1:
         return by_score
-    return by_score[group_order(codes[by_score], n_groups)]
+    return by_score[code_order(codes[by_score], n_groups)]
 
 
-def group_order(codes: np.ndarray, n_groups: int) -> np.ndarray:
+def code_order(codes: np.ndarray, n_groups: int) -> np.ndarray:
     """The stable order of ``codes`` (group codes in ``[0, n_groups)``): one
     radix pass over 16-bit codes when there are few groups, two (the low and
     the high half of each code) otherwise; linear in the rows, where numpy's

@@ -423,6 +423,27 @@ def _block_extreme(values, rows, offsets, ufunc, per_segment, fill) -> Any:
     return per_segment(owner, xp.take(values, rows), offsets.shape[0], fill)
 
 
+def positions(length: Any, n: int) -> tuple[Any, Any]:
+    """Group code and 1-based position in the group of each of the ``n`` rows
+    ordered by group, from the rows per group."""
+    n_groups = length.shape[0]
+    if isinstance(length, np.ndarray):
+        group = np.repeat(np.arange(n_groups, dtype=np.intp), length)
+        # Positions fit in 32 bits for any input that fits in memory twice over.
+        rank_type = np.int32 if n < 2**31 else np.int64
+        first = np.zeros(n_groups, dtype=rank_type)
+        np.cumsum(length[:-1], out=first[1:])
+        rank = np.arange(1, n + 1, dtype=rank_type)
+        rank -= first.repeat(length)
+        return group, rank
+    xp = array_namespace(length)
+    codes = xp.arange(n_groups, dtype=xp.int64, device=length.device)
+    group = repeat(codes, length, n)
+    first = xp.cumulative_sum(length, include_initial=True)[:-1]
+    rank = xp.arange(1, n + 1, dtype=xp.int64, device=length.device)
+    return group, rank - xp.take(first, group)
+
+
 # -- orderings and gathers ----------------------------------------------------------
 def group_order(codes: Any, score: Any) -> Any:
     """Row order by group code, then descending score, input order within ties:

@@ -221,6 +221,7 @@ def alpha_dcg_score(
     ties: str | None = None,
     undefined: str | float | None = None,
     sample_weight: ArrayLike | None = None,
+    retrieved: ArrayLike | None = None,
     convention: str | None = None,
 ) -> float:
     """alpha-DCG@k as ndeval prints it (its ``alpha-DCG@k`` column, ir_measures'
@@ -228,8 +229,8 @@ def alpha_dcg_score(
     a list relevant to every one of the query's intents at every rank down to
     ``k`` (ndeval's "ideal ideal" normalisation, which needs no ideal ranking).
 
-    Parameters are those of :func:`evaluate_intents`; ``k`` is the cutoff (None:
-    the whole list).
+    Parameters are those of :func:`evaluate_intents` (``retrieved``: False for
+    judged rows not ranked); ``k`` is the cutoff (None: the whole list).
 
     Examples
     --------

@@ -414,14 +414,31 @@ def map_ia(
     relevant to it (their count the denominator), averaged over the group's
     intents; with ``k``, precision is summed over the top ``k`` only."""
     rank = ctx.rank[view.row].astype(np.float64)
-    precision = (view.prior + 1.0) / rank / view.cell_size
+    precision = (view.prior + 1.0) / rank
     if k is not None:
         precision = np.where(rank <= k, precision, 0.0)
     ok = view.n_intents > 0
     if p.shares is not None:  # sum_i P(i|q) AP_i
-        total = ctx.group_sum(_per_row(ctx, view, precision * p.shares))
+        precision *= p.shares / view.cell_size
+        total = ctx.group_sum(_per_row(ctx, view, precision))
         return _result(ctx, view, np.where(ok, total, np.nan))
-    total = ctx.group_sum(_per_row(ctx, view, precision))
+    # ndeval's sums, in its order (the last bits of a printed mean depend on
+    # it): per intent, the precisions in rank order, over the intent's
+    # relevant rows; then those over the group's intents in column order.
+    m = view.rel_input.shape[1]
+    cell = ctx.group[view.row].astype(np.intp) * m + view.intent
+    count = np.bincount(cell, minlength=ctx.n_groups * m)
+    at = np.cumsum(count) - count
+    by_cell = np.empty_like(precision)
+    by_cell[at[cell] + view.prior] = precision
+    cells = np.repeat(np.arange(count.size), count)
+    per_cell = np.bincount(cells, weights=by_cell, minlength=count.size)
+    relevant = np.ones(count.size)
+    relevant[cell] = view.cell_size
+    has = np.flatnonzero(count)
+    total = np.bincount(
+        has // m, weights=per_cell[has] / relevant[has], minlength=ctx.n_groups
+    )
     return _result(ctx, view, seg.divide(total, view.n_intents, ok, np.nan))
 
 
