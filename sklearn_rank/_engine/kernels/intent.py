@@ -18,13 +18,14 @@ intents and no Python loop over groups.
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from .. import segments as seg
 from .base import GroupValues
-from .gain_discount import position_discount
 
 if TYPE_CHECKING:
     from ..context import RankingContext
@@ -115,8 +116,62 @@ def _nonzero(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _decay_powers(alpha: float, top: int) -> np.ndarray:
-    """``(1 - alpha) ** c`` for the counts ``c = 0 .. top``: a table read by index."""
-    return np.power(1.0 - alpha, np.arange(top + 1, dtype=np.float64))
+    """``(1 - alpha) ** c`` for the counts ``c = 0 .. top``: a table read by
+    index, each power the one before times ``1 - alpha`` (ndeval's repeated
+    product, whose last bits ``np.power`` need not give)."""
+    return _repeated_products(1.0, 1.0 - alpha, top + 1)
+
+
+def _repeated_products(first, factor: float, n: int) -> np.ndarray:
+    """``first * factor ** i`` for ``i < n`` (along the last axis, ``first`` a
+    column of starts), each the one before times ``factor``."""
+    first = np.asarray(first, dtype=np.float64)
+    steps = np.full((*first.shape, n), factor)
+    steps[..., 0] = first
+    return np.cumprod(steps, axis=-1)
+
+
+@functools.lru_cache(maxsize=16)
+def _ndeval_discounts(depth: int) -> np.ndarray:
+    """ndeval's ``discount``: ``log(2) / log(r + 1)`` at ranks ``1 .. depth``,
+    from the C library's ``log`` (numpy's own may differ in the last bit)."""
+    out = np.array([math.log(2.0) / math.log(r + 1.0) for r in range(1, depth + 1)])
+    out.setflags(write=False)
+    return out
+
+
+def _ideal_ideal(view: IntentView, alpha: float, depth: int, per_rank) -> np.ndarray:
+    """``(n_groups, depth)``: ndeval's "ideal ideal" normalisation at each
+    depth, a list relevant to every one of the group's intents at every rank:
+    the running sum of ``|I_q| (1 - alpha) ** (r - 1)`` at rank ``r`` divided
+    by ``r`` (``per_rank`` None, ERR) or times ``per_rank[r - 1]`` (DCG), in
+    ndeval's order of operations."""
+    counts, at = np.unique(view.n_intents, return_inverse=True)
+    gain = _repeated_products(counts, 1.0 - alpha, max(depth, 1))
+    if per_rank is None:
+        gain /= np.arange(1, gain.shape[1] + 1, dtype=np.float64)
+    else:
+        gain *= per_rank[: gain.shape[1]]
+    return np.cumsum(gain, axis=1)[at.reshape(-1)]
+
+
+def _at_depth(table: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Per group, ``table[g, depth[g] - 1]`` (0 where ``depth`` is 0)."""
+    if not table.shape[1]:
+        return np.zeros(table.shape[0])
+    col = np.clip(depth, 1, table.shape[1]) - 1
+    return table[np.arange(table.shape[0]), col]
+
+
+def _running(ideal: np.ndarray, per_rank=None) -> np.ndarray:
+    """The greedy ideal's gains (``(n_groups, depth)``) summed down the ranks,
+    each divided by its rank (``per_rank`` None, ERR) or times ``per_rank``
+    (DCG), one rank after the other as ndeval sums."""
+    if per_rank is None:
+        terms = ideal / np.arange(1, ideal.shape[1] + 1, dtype=np.float64)
+    else:
+        terms = ideal * per_rank[: ideal.shape[1]]
+    return np.cumsum(terms, axis=1)
 
 
 def _per_row(ctx: RankingContext, view: IntentView, weights=None, pairs=None):
@@ -298,18 +353,46 @@ def alpha_ndcg(
 ) -> GroupValues:
     """alpha-nDCG@k: alpha-DCG of the ranking over that of ndeval's greedy ideal."""
     alpha = p.alpha
-    gain = novelty_gain(ctx, view, alpha)
     depth = _ideal_depth(ctx, k)
-    # The discount of ranks 1 .. depth, read by rank (the same values as
-    # computed at every row; rows below the cutoff add 0).
-    discount = position_discount(np.arange(1, depth + 1))
+    dcg = _alpha_dcg_sum(ctx, view, k, alpha)
+    ideal = ideal_gains(ctx, view, alpha, depth)
+    ideal_dcg = _at_depth(_running(ideal, _ndeval_discounts(depth)), depth_of(ctx, k))
+    # ndeval divides both by the "ideal ideal" DCG at k before their ratio (the
+    # ratio's last bits).
+    at, top = _norm_depth(ctx, k)
+    norm = _at_depth(_ideal_ideal(view, alpha, top, _ndeval_discounts(top)), at)
+    ok = (ideal_dcg > 0) & (norm > 0)
+    value = seg.divide(
+        seg.divide(dcg, norm, ok, 0.0), seg.divide(ideal_dcg, norm, ok, 1.0), ok, np.nan
+    )
+    return _result(ctx, view, value)
+
+
+def depth_of(ctx: RankingContext, k: int | None) -> np.ndarray:
+    """Per group, the last rank a cutoff metric reads: ``k``, or every row of
+    the group (its unranked rows too, as the greedy ideal's candidates)."""
+    sizes = ctx.length if ctx.totals.ranked_rows is None else ctx.totals.size()
+    sizes = np.asarray(sizes, dtype=np.int64)
+    return sizes if k is None else np.minimum(sizes, k)
+
+
+def _norm_depth(ctx: RankingContext, k: int | None) -> tuple[np.ndarray, int]:
+    """Per group, the depth of the "ideal ideal" normalisation of a ratio to
+    the greedy ideal (``k``, as ndeval's, whatever the list's length; without
+    a cutoff :func:`depth_of`), and the deepest."""
+    at = depth_of(ctx, None) if k is None else np.full(ctx.n_groups, k)
+    return at, int(at.max()) if at.size else 0
+
+
+def _alpha_dcg_sum(ctx: RankingContext, view: IntentView, k: int | None, alpha):
+    """Per group, ``sum_{r <= k} gain_r log(2) / log(r + 1)`` (ndeval's terms)."""
+    gain = novelty_gain(ctx, view, alpha)
+    top = int(ctx.length.max()) if ctx.n_groups else 0
+    top = top if k is None else min(k, top)
     inside = _in_cutoff(ctx, k)
     at = np.where(inside, ctx.rank, 1).astype(np.intp) - 1
-    term = np.where(inside, gain * discount[at] if depth else 0.0, 0.0)
-    dcg = ctx.group_sum(term)
-    ideal = ideal_gains(ctx, view, alpha, depth)
-    ideal_dcg = ideal @ discount
-    return _result(ctx, view, seg.divide(dcg, ideal_dcg, ideal_dcg > 0, np.nan))
+    discount = _ndeval_discounts(max(top, 1))
+    return ctx.group_sum(np.where(inside, gain * discount[at], 0.0))
 
 
 def alpha_dcg(
@@ -319,14 +402,11 @@ def alpha_dcg(
     list, relevant to every intent at every position down to ``k`` (ndeval's
     collection-independent normalisation; no greedy ideal)."""
     alpha = p.alpha
-    gain = novelty_gain(ctx, view, alpha)
-    term = np.where(_in_cutoff(ctx, k), gain * position_discount(ctx.rank), 0.0)
     depth = _depth(ctx, k)
     top = int(depth.max()) if depth.size else 0
-    at = np.arange(1, max(top, 1) + 1, dtype=np.float64)
-    series = np.cumsum(np.power(1.0 - alpha, at - 1.0) * position_discount(at))
-    norm = view.n_intents * series[np.maximum(depth, 1) - 1]
-    return _result(ctx, view, seg.divide(ctx.group_sum(term), norm, norm > 0, np.nan))
+    norm = _at_depth(_ideal_ideal(view, alpha, top, _ndeval_discounts(top)), depth)
+    dcg = _alpha_dcg_sum(ctx, view, k, alpha)
+    return _result(ctx, view, seg.divide(dcg, norm, norm > 0, np.nan))
 
 
 def _err_ia_sum(ctx: RankingContext, view: IntentView, k: int | None, alpha: float):
@@ -346,20 +426,19 @@ def err_ia(
     alpha = p.alpha
     depth = _depth(ctx, k)
     top = int(depth.max()) if depth.size else 0
-    at = np.arange(1, top + 1, dtype=np.float64)
-    series = np.cumsum(np.power(1.0 - alpha, at - 1.0) / at)
-    one = series[np.maximum(depth, 1) - 1] if top else np.ones(ctx.n_groups)
     ok = view.n_intents > 0
     if p.shares is not None:  # sum_i P(i|q) ERR_i over one intent's series
-        norm = one
+        one = _repeated_products(1.0, 1.0 - alpha, max(top, 1))
+        one = np.cumsum(one / np.arange(1, one.size + 1, dtype=np.float64))
+        norm = one[np.clip(depth, 1, one.size) - 1]
         top_prior = int(view.prior.max()) if view.prior.size else 0
         decay = _decay_powers(alpha, top_prior)[view.prior]
         gain = _per_row(ctx, view, decay * p.shares)
         err = ctx.group_sum(np.where(_in_cutoff(ctx, k), gain / ctx.rank, 0.0))
     else:
-        norm = view.n_intents * one
+        norm = _at_depth(_ideal_ideal(view, alpha, top, None), depth)
         err = _err_ia_sum(ctx, view, k, alpha)
-    return _result(ctx, view, seg.divide(err, norm, ok, np.nan))
+    return _result(ctx, view, seg.divide(err, norm, ok & (norm > 0), np.nan))
 
 
 def nerr_ia(
@@ -369,9 +448,16 @@ def nerr_ia(
     greedy ideal ranking (the one of alpha-nDCG), both cut at ``k``."""
     depth = _ideal_depth(ctx, k)
     ideal = ideal_gains(ctx, view, p.alpha, depth)
-    ideal_err = ideal @ (1.0 / np.arange(1, depth + 1, dtype=np.float64))
+    ideal_err = _at_depth(_running(ideal), depth_of(ctx, k))
     err = _err_ia_sum(ctx, view, k, p.alpha)
-    return _result(ctx, view, seg.divide(err, ideal_err, ideal_err > 0, np.nan))
+    # ndeval divides both by the "ideal ideal" ERR at k before their ratio.
+    at, top = _norm_depth(ctx, k)
+    norm = _at_depth(_ideal_ideal(view, p.alpha, top, None), at)
+    ok = (ideal_err > 0) & (norm > 0)
+    value = seg.divide(
+        seg.divide(err, norm, ok, 0.0), seg.divide(ideal_err, norm, ok, 1.0), ok, np.nan
+    )
+    return _result(ctx, view, value)
 
 
 def _rbp_factor(view: IntentView, p: IntentParams) -> np.ndarray:
@@ -388,9 +474,20 @@ def nrbp(
     """NRBP (Clarke et al., 2009) as ndeval: the novelty gain at rank ``r``
     weighted by ``beta ** (r - 1)`` (rank-biased patience), summed over the whole
     list and scaled by ``(1 - (1 - alpha) beta) / intents``."""
+    return _result(ctx, view, _nrbp_sum(ctx, view, p) * _rbp_factor(view, p))
+
+
+def _patience(beta: float, depth: int) -> np.ndarray:
+    """``beta ** (r - 1)`` at ranks ``1 .. depth``, by repeated products."""
+    return _repeated_products(1.0, beta, max(depth, 1))
+
+
+def _nrbp_sum(ctx: RankingContext, view: IntentView, p: IntentParams) -> np.ndarray:
+    """Per group, ``sum_r gain_r beta ** (r - 1)`` over the whole list."""
     gain = novelty_gain(ctx, view, p.alpha)
-    total = ctx.group_sum(gain * np.power(p.beta, ctx.rank - 1.0))
-    return _result(ctx, view, total * _rbp_factor(view, p))
+    top = int(ctx.length.max()) if ctx.n_groups else 0
+    decay = _patience(p.beta, top)
+    return ctx.group_sum(gain * decay[np.asarray(ctx.rank, dtype=np.intp) - 1])
 
 
 def nnrbp(
@@ -398,11 +495,12 @@ def nnrbp(
 ) -> GroupValues:
     """nNRBP as ndeval: NRBP over that of ndeval's greedy ideal ranking (all of
     its positions)."""
-    gain = novelty_gain(ctx, view, p.alpha)
-    total = ctx.group_sum(gain * np.power(p.beta, ctx.rank - 1.0))
+    factor = _rbp_factor(view, p)
+    total = _nrbp_sum(ctx, view, p) * factor
     depth = _ideal_depth(ctx, None)
     ideal = ideal_gains(ctx, view, p.alpha, depth)
-    ideal_total = ideal @ np.power(p.beta, np.arange(depth, dtype=np.float64))
+    terms = ideal * _patience(p.beta, depth)[:depth]
+    ideal_total = (np.cumsum(terms, axis=1)[:, -1] if depth else 0.0) * factor
     ok = ideal_total > 0
     return _result(ctx, view, seg.divide(total, ideal_total, ok, np.nan))
 
