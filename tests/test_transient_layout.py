@@ -54,3 +54,34 @@ def test_layout_order_gives_the_same_bits(ties, seed, monkeypatch):
     assert built and all(built[-1:])  # the layout ordered this call
     for name in names:
         assert np.array_equal(got.values[name], want.values[name], equal_nan=True), name
+
+
+@pytest.mark.parametrize("ties", ["stable", "average"])
+def test_chunks_on_one_thread_give_the_same_bits(ties, monkeypatch):
+    """A large call is cut into chunks of whole groups run one after the other
+    (``shards.CHUNK_ROWS``): the same bits as one piece, on one thread."""
+    from test_threads import _rows as thread_rows
+
+    from sklearn_rank import evaluate
+    from sklearn_rank._metrics import shards
+
+    y, s, g, w = thread_rows(1)
+    names, _ = _working(ties)
+    kw = dict(groups=g, metrics=names, sample_weight=w, ties=ties, max_grade=4)
+    want = evaluate(y, s, n_jobs=1, **kw)
+    cuts = []
+    real = shards.split_inputs
+    monkeypatch.setattr(
+        shards, "split_inputs", lambda *a: cuts.append(a[1].size - 1) or real(*a)
+    )
+    monkeypatch.setattr(shards, "CHUNK_ROWS", 2500)
+    got = evaluate(y, s, n_jobs=1, **kw)
+    assert cuts and cuts[0] >= 3  # cut into chunks
+    assert got == want
+    per_group = evaluate_per_group(y, s, n_jobs=1, **kw)
+    monkeypatch.setattr(shards, "CHUNK_ROWS", 1 << 40)
+    one_piece = evaluate_per_group(y, s, n_jobs=1, **kw)
+    for name in names:
+        assert np.array_equal(
+            per_group.values[name], one_piece.values[name], equal_nan=True
+        )

@@ -30,7 +30,7 @@ from .._utils.array_api import is_foreign, to_numpy
 from .._utils.jobs import effective_n_jobs
 from .._utils.params import check_k, param_error
 from .registry import METRICS
-from .shards import concat, run_bounds, run_shards, shardable
+from .shards import concat, run_bounds, run_shards, shardable, sharded
 from .validation import (
     ONE_ORDER,
     MetricRequest,
@@ -369,7 +369,7 @@ see the metric functions
         judged,
         in_pool,
     )
-    if n_threads > 1 and shardable(inputs, requests, opts):
+    if sharded(inputs, n_threads) and shardable(inputs, requests, opts):
         out = sharded_means(inputs, requests, opts, n_threads)
         if out is not None:
             return out
@@ -516,7 +516,7 @@ def evaluate_per_group(
         judged,
         in_pool,
     )
-    if n_threads > 1 and shardable(inputs, requests, opts):
+    if sharded(inputs, n_threads) and shardable(inputs, requests, opts):
         out = sharded_group_scores(inputs, requests, opts, n_threads)
         if out is not None:
             return out
@@ -739,7 +739,7 @@ def _scores_of_sets(inputs, shared, first, requests, n_threads) -> dict:
             if found
         }
 
-    if n_threads <= 1 or not shardable(inputs, [], first):
+    if not sharded(inputs, n_threads) or not shardable(inputs, [], first):
         return work(inputs, shared)
     apart = [
         (extra, opts, [r for r in found if shardable(inputs, [r], first)])

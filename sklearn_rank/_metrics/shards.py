@@ -35,6 +35,14 @@ ACROSS_GROUPS = frozenset({"ndcg_rel", "rndcg"})
 # Below this many rows per extra thread, a thread costs more than it saves.
 MIN_ROWS_PER_SHARD = 1 << 14
 
+# A call of more rows, or of more groups than one radix pass over 16-bit group
+# codes orders, is cut into shards of whole groups even on one thread, run one
+# after the other: each shard's arrays stay nearer the caches and its group
+# pass is one radix sort (10M rows of 100,000 groups, 5 metrics: 3.7-3.9 s in
+# one piece, 1.4 s in chunks of 2**20 rows; 2**21 to 2**23 rows no faster).
+CHUNK_ROWS = 1 << 20
+CHUNK_GROUPS = 1 << 16
+
 
 def shardable(
     inputs: ValidatedInputs, requests: Sequence[MetricRequest], opts: Options
@@ -150,6 +158,17 @@ def shard_count(n_rows: int, n_threads: int) -> int:
     return min(n_threads, max(n_rows // MIN_ROWS_PER_SHARD, 1))
 
 
+def chunk_count(n_rows: int, n_groups: int) -> int:
+    """Shards a call of ``n_rows`` rows in ``n_groups`` groups is cut into on any
+    number of threads (:data:`CHUNK_ROWS`, :data:`CHUNK_GROUPS`)."""
+    return max(-(-n_rows // CHUNK_ROWS), -(-n_groups // CHUNK_GROUPS), 1)
+
+
+def sharded(inputs: ValidatedInputs, n_threads: int) -> bool:
+    """Whether a call runs over shards: several threads, or chunks."""
+    return n_threads > 1 or chunk_count(inputs.codes.shape[0], inputs.n_groups) > 1
+
+
 def map_threads(
     work: Callable[[Any], R], items: Sequence[Any], n_threads: int | None = None
 ) -> list[R]:
@@ -181,22 +200,29 @@ def run_shards(
     n_threads: int,
     work: Callable[[ValidatedInputs], R],
 ) -> list[R] | None:
-    """``work`` on each shard of ``inputs``, one thread each, in group order;
-    None when one shard is all there is (the caller then runs unsharded)."""
-    n_threads = shard_count(inputs.codes.shape[0], n_threads)
-    bounds = shard_bounds(inputs.codes, inputs.n_groups, n_threads)
-    return run_bounds(inputs, bounds, work)
+    """``work`` on each shard of ``inputs`` on ``n_threads`` threads, in group
+    order: as many shards as threads, or the chunks of a large call rounded up
+    to a multiple of the threads (balanced); None when one shard is all there
+    is (the caller then runs unsharded)."""
+    n = inputs.codes.shape[0]
+    n_threads = shard_count(n, n_threads)
+    chunks = chunk_count(n, inputs.n_groups)
+    n_shards = -(-max(chunks, n_threads) // n_threads) * n_threads
+    bounds = shard_bounds(inputs.codes, inputs.n_groups, n_shards)
+    return run_bounds(inputs, bounds, work, n_threads)
 
 
 def run_bounds(
     inputs: ValidatedInputs,
     bounds: np.ndarray,
     work: Callable[[ValidatedInputs], R],
+    n_threads: int | None = None,
 ) -> list[R] | None:
-    """:func:`run_shards` at given boundaries (the tests' fixed shard counts)."""
+    """:func:`run_shards` at given boundaries (the tests' fixed shard counts);
+    ``n_threads`` None: one thread per shard."""
     if bounds.shape[0] <= 2:
         return None
-    return map_threads(lambda cut: work(cut()), split_inputs(inputs, bounds))
+    return map_threads(lambda cut: work(cut()), split_inputs(inputs, bounds), n_threads)
 
 
 def concat(parts: Sequence[Any]) -> np.ndarray:
