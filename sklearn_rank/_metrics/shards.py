@@ -9,6 +9,8 @@ in its sorts and most array operations, which is where the engine spends its
 time. What reads all groups at once runs on one thread instead
 (:func:`shardable`): the pooled metrics (``MetricSpec.pooled``),
 :data:`ACROSS_GROUPS` and the ``group_weight="relevant_mean"`` fill weight.
+A large call runs over shards on one thread too, one after the other
+(:func:`chunk_count`): smaller pieces are faster to order and score.
 """
 
 from __future__ import annotations
