@@ -513,7 +513,8 @@ class RankingContext:
         c_r = totals.ranked(totals.codes_all)
         n_groups = totals.n_groups
         local = None
-        if layout is None:
+        transient = layout is None
+        if transient:
             layout = _transient_layout(c_r, s_r, y_r, ties, n_groups)
         if layout is not None:
             length = layout.length
@@ -548,9 +549,10 @@ class RankingContext:
         in_pool = None
         if totals.in_pool_all is not None:
             in_pool = in_order(totals.ranked(totals.in_pool_all))
-        if local is not None and layout.by_group is not None:
+        if local is not None and layout.by_group is not None and not transient:
             # The labels laid out by group once per layout (they do not change
             # with the scores): a gather within groups, not across the input.
+            # A layout made for this call alone is not kept in the cache.
             def by_group():
                 return layout, layout.in_groups(y_r)
 

@@ -147,12 +147,18 @@ def _ideal_ideal(view: IntentView, alpha: float, depth: int, per_rank) -> np.nda
     by ``r`` (``per_rank`` None, ERR) or times ``per_rank[r - 1]`` (DCG), in
     ndeval's order of operations."""
     counts, at = np.unique(view.n_intents, return_inverse=True)
+    return _ideal_ideal_of(counts, alpha, depth, per_rank)[at.reshape(-1)]
+
+
+def _ideal_ideal_of(counts, alpha: float, depth: int, per_rank) -> np.ndarray:
+    """:func:`_ideal_ideal` of lists relevant to ``counts`` intents (one row
+    each)."""
     gain = _repeated_products(counts, 1.0 - alpha, max(depth, 1))
     if per_rank is None:
         gain /= np.arange(1, gain.shape[1] + 1, dtype=np.float64)
     else:
         gain *= per_rank[: gain.shape[1]]
-    return np.cumsum(gain, axis=1)[at.reshape(-1)]
+    return np.cumsum(gain, axis=1)
 
 
 def _at_depth(table: np.ndarray, depth: np.ndarray) -> np.ndarray:
@@ -428,9 +434,8 @@ def err_ia(
     top = int(depth.max()) if depth.size else 0
     ok = view.n_intents > 0
     if p.shares is not None:  # sum_i P(i|q) ERR_i over one intent's series
-        one = _repeated_products(1.0, 1.0 - alpha, max(top, 1))
-        one = np.cumsum(one / np.arange(1, one.size + 1, dtype=np.float64))
-        norm = one[np.clip(depth, 1, one.size) - 1]
+        one = _ideal_ideal_of(np.ones(1), alpha, top, None)  # one intent's
+        norm = _at_depth(np.broadcast_to(one, (ctx.n_groups, one.shape[1])), depth)
         top_prior = int(view.prior.max()) if view.prior.size else 0
         decay = _decay_powers(alpha, top_prior)[view.prior]
         gain = _per_row(ctx, view, decay * p.shares)
