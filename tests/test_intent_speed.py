@@ -1,8 +1,9 @@
 """The fast paths of the intent metrics (issue 45, speed): the greedy ideal in
-both of its layouts (a matrix of one row per group, or flat blocks where one
-large group would make the matrix mostly padding) against a brute force, the
-one-key ordering under ``ties="stable"``, and integer labels read without a
-float copy. Each against an independent definition, not against the code."""
+both of its readings (rows of one intent by their (group, intent) cell, or
+every row by its pairs where cells would outnumber the pairs) against a brute
+force, the one-key ordering under ``ties="stable"``, and integer labels read
+without a float copy. Each against an independent definition, not against the
+code."""
 
 from __future__ import annotations
 
@@ -14,11 +15,7 @@ import pytest
 from sklearn_rank import alpha_ndcg_score, evaluate_intents
 from sklearn_rank._engine.context import RankingContext
 from sklearn_rank._engine.kernels import intent as intent_kernels
-from sklearn_rank._engine.kernels.intent import (
-    _LastBest,
-    greedy_ideal_gains,
-    intent_view,
-)
+from sklearn_rank._engine.kernels.intent import greedy_ideal_gains, intent_view
 from sklearn_rank._engine.ordering import order_rows
 
 
@@ -46,7 +43,7 @@ def _greedy(rel, alpha, depth):
 
 def _case(seed, skewed):
     rng = np.random.default_rng(seed)
-    if skewed:  # one group of 120 rows, 30 of 1 to 3: the flat layout
+    if skewed:  # one group of 120 rows, 30 of 1 to 3
         codes = np.r_[
             np.zeros(120, int), np.repeat(np.arange(1, 31), rng.integers(1, 4, 30))
         ]
@@ -59,23 +56,88 @@ def _case(seed, skewed):
     return codes, rel, score
 
 
+@pytest.mark.parametrize("by_cells", [True, False])
 @pytest.mark.parametrize("skewed", [False, True])
 @pytest.mark.parametrize("seed", range(4))
-def test_greedy_ideal_in_both_layouts_equals_the_brute_force(seed, skewed, monkeypatch):
+def test_greedy_ideal_in_both_readings_equals_the_brute_force(
+    seed, skewed, by_cells, monkeypatch
+):
     codes, rel, score = _case(seed, skewed)
-    if skewed:  # no slack: the flat layout
-        monkeypatch.setattr(intent_kernels, "_PAD_SLACK", 0)
+    if not by_cells:  # every row read by its pairs
+        monkeypatch.setattr(intent_kernels, "_by_cells", lambda *a: False)
     n_groups = int(codes.max()) + 1
     ctx = RankingContext.from_inputs(
         rel.max(axis=1).astype(float), score, codes, n_groups, ties="stable"
     )
-    cand_groups = codes[rel.any(axis=1)]
-    assert _LastBest(np.sort(cand_groups), n_groups).padded is not skewed
+    # Rows of one intent (read by cell) and of several (by pairs) both occur.
+    assert {1, 2} <= set(rel.sum(axis=1)) or rel.shape[1] == 1
     alpha, depth = [0.5, 0.3, 0.0, 0.9][seed], 7
     got = greedy_ideal_gains(ctx, intent_view(ctx, rel), alpha, depth)
     for g in range(n_groups):
         want = _greedy(rel[codes == g].tolist(), alpha, depth)
         assert got[g].tolist() == pytest.approx(want, rel=1e-14, abs=0)
+
+
+# Lists where the tie rule changes the greedy ideal's gains (found by a search
+# of small random lists against the brute force with ties to the first row).
+_TIED = [
+    ([[0, 1, 1, 0], [0, 1, 0, 1], [0, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 0]], 0.3),
+    (
+        [
+            [0, 0, 1, 1],
+            [0, 0, 0, 1],
+            [1, 1, 1, 1],
+            [1, 1, 0, 0],
+            [0, 0, 0, 1],
+            [0, 1, 0, 1],
+            [0, 1, 0, 1],
+        ],
+        0.5,
+    ),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_TIED)))
+@pytest.mark.parametrize("by_cells", [True, False])
+def test_greedy_ideal_ties_to_the_last_row_across_readings(case, by_cells, monkeypatch):
+    # Rows of one intent (cells) tie with rows of several: the later row in
+    # input order must win whichever reading holds it, in every input order.
+    if not by_cells:
+        monkeypatch.setattr(intent_kernels, "_by_cells", lambda *a: False)
+    rel, alpha = np.array(_TIED[case][0]), _TIED[case][1]
+    rng = np.random.default_rng(case)
+    for _ in range(40):
+        r = rel[rng.permutation(len(rel))]
+        ctx = RankingContext.from_inputs(
+            r.max(axis=1).astype(float),
+            np.zeros(len(r)),
+            np.zeros(len(r), int),
+            1,
+            ties="stable",
+        )
+        got = greedy_ideal_gains(ctx, intent_view(ctx, r), alpha, len(r))
+        assert got[0].tolist() == pytest.approx(_greedy(r.tolist(), alpha, len(r)))
+
+
+def test_greedy_ideal_tie_rule_between_and_within_its_readings():
+    # A row of one intent and a row of several tie only on disjoint intents,
+    # where the order of the two cannot change the gains (exact sums): the
+    # rule is checked on the pieces themselves.
+    beats = intent_kernels._beats
+    top_a, top_b = np.array([1.0, 0.5, 0.5, 0.5]), np.array([0.5, 1.0, 0.5, 0.5])
+    key_a, key_b = np.array([0, 9, 3, 7]), np.array([9, 0, 7, 3])
+    assert beats(top_a, key_a, top_b, key_b).tolist() == [True, False, False, True]
+    # One cell (intent 1 of group 0) holding rows 2, 5, 7 (input order): it
+    # offers its last row left, then the one before; none once all are placed.
+    cells = intent_kernels._Cells(
+        np.array([1, 1, 1]), np.array([0, 0, 0]), np.array([2, 5, 7]), 1, 2
+    )
+    powers = intent_kernels._decay_powers(0.5, 3)
+    for row, gain in ((7, 1.0), (5, 0.5), (2, 0.25)):
+        top, key = cells.best()
+        assert (top.tolist(), key.tolist()) == ([gain], [row])
+        cells.take(cells.of_row[key], powers)
+    assert [a.tolist() for a in cells.best()] == [[0.0], [-1]]
 
 
 def test_stable_ties_through_the_one_key_sort_keep_input_order():
@@ -103,8 +165,9 @@ def test_integer_labels_give_the_float_labels_scores():
         alpha_ndcg_score(-grades, score, groups=codes)
 
 
+@pytest.mark.parametrize("by_cells", [True, False])
 @pytest.mark.parametrize("skewed", [False, True])
-def test_greedy_ideal_where_the_gains_underflow_to_zero(skewed, monkeypatch):
+def test_greedy_ideal_where_the_gains_underflow_to_zero(skewed, by_cells, monkeypatch):
     # (1 - 0.999) ** 120 is 0 in float64: rows still relevant add 0, and the
     # greedy ideal keeps placing them (ties to the last row), as ndeval.
     rng = np.random.default_rng(7)
@@ -114,8 +177,8 @@ def test_greedy_ideal_where_the_gains_underflow_to_zero(skewed, monkeypatch):
         else np.repeat([0, 1], 150)
     )
     rel = (rng.random((codes.size, 2)) < 0.8).astype(np.int8)
-    if skewed:
-        monkeypatch.setattr(intent_kernels, "_PAD_SLACK", 0)
+    if not by_cells:
+        monkeypatch.setattr(intent_kernels, "_by_cells", lambda *a: False)
     n_groups = int(codes.max()) + 1
     ctx = RankingContext.from_inputs(
         rel.max(axis=1).astype(float),

@@ -875,9 +875,10 @@ def intent_context(
     ``in_pool``), the (row, intent) view attached to it, and the checked
     inputs. :func:`intent_means` and ndeval's table both start here."""
     masks = masks or {}
+    best = largest_grade(labels)
     inputs = prepare_inputs(
         func,
-        largest_grade(labels),
+        best,
         y_score,
         groups,
         sample_weight,
@@ -889,7 +890,7 @@ def intent_context(
         host=True,
     )
     ctx = ranking_context(inputs, opts)
-    view = attach_intent_view(ctx, (labels > 0).astype(np.int8))
+    view = attach_intent_view(ctx, labels > 0, best > 0)
     return ctx, view, inputs
 
 

@@ -32,16 +32,17 @@ if TYPE_CHECKING:
 
 
 class IntentView(NamedTuple):
-    """The relevant (row, intent) pairs of one context, in input row order (then
-    intent), with their rows in the context's order."""
+    """The relevant (row, intent) pairs of one context, in its ranked order
+    (then intent)."""
 
     row: np.ndarray  # (n_pairs,) the pair's position in the ranked view
     prior: np.ndarray  # (n_pairs,) rows relevant to its intent ranked above it
     n_intents: np.ndarray  # (n_groups,) intents with a relevant row
-    rel_input: np.ndarray  # (n_rows, n_intents) int8 0/1, in input order
+    rel_input: np.ndarray  # (n_rows, n_intents) bool, in input order
     cell_size: np.ndarray  # (n_pairs,) relevant rows of the pair's (group, intent)
     intent: np.ndarray  # (n_pairs,) the pair's intent (column)
     ideals: dict  # alpha -> the longest greedy ideal computed (``ideal_gains``)
+    relevant: np.ndarray  # input rows relevant to some intent, ranked or not
 
 
 class IntentParams(NamedTuple):
@@ -55,47 +56,65 @@ class IntentParams(NamedTuple):
     shares: np.ndarray | None = None
 
 
-def intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
+def intent_view(
+    ctx: RankingContext, rel_input: np.ndarray, any_row: np.ndarray | None = None
+) -> IntentView:
     """The relevant (row, intent) pairs laid out in the context's one ordering,
     with each pair's count of relevant rows for its intent ranked above it in its
     group: its position among the pairs of its (group, intent) cell, ordered by
-    cell then rank (one sort of the pairs, no pass over rows x intents).
+    cell then rank (no pass over rows x intents but the rows' relevance).
 
-    ``rel_input`` covers every row, ranked or not (the context's ``retrieved``
-    mask): a group's intents and each cell's size (MAP-IA's denominator) count
-    the unranked rows too, as ndeval counts its qrels; only ranked rows are
-    pairs of the view."""
-    n, m = rel_input.shape
-    in_row, intent = _nonzero(rel_input)
+    ``rel_input`` (bool, or 0/1 ints) covers every row, ranked or not (the
+    context's ``retrieved`` mask): a group's intents and each cell's size
+    (MAP-IA's denominator) count the unranked rows too, as ndeval counts its
+    qrels; only ranked rows are pairs of the view. ``any_row``: per input row,
+    whether it is relevant to some intent, where the caller knows it."""
+    rel = _as_bool(rel_input)
+    m, g = rel.shape[1], ctx.n_groups
+    if any_row is None:
+        any_row = _any_per_row(rel)
+    relevant = np.flatnonzero(any_row)
     ranked_rows = ctx.totals.ranked_rows
     size_all = None
     if ranked_rows is not None:  # judged rows the ranking did not retrieve
-        cells_all = ctx.totals.codes_all[in_row].astype(np.intp) * m + intent
-        size_all = np.bincount(cells_all, minlength=ctx.n_groups * m)
-        position = np.full(n, -1, dtype=np.intp)
-        position[ranked_rows] = np.arange(ctx.n_rows)
-        in_row = position[in_row]
-        keep = in_row >= 0
-        in_row, intent = in_row[keep], intent[keep]
-    rank_of = np.empty(ctx.n_rows, dtype=np.intp)
-    rank_of[ctx.order] = np.arange(ctx.n_rows)
-    row = rank_of[in_row]
-    cell = ctx.group[row].astype(np.intp) * m + intent
-    p = max(row.size, 1)
-    if ctx.n_groups * m * n * p < 2**62:
-        # The pairs by (cell, row) from one sort of int64 values (faster than
-        # an argsort): the key packs cell, row and the pair's index, unique.
-        by_cell = np.sort((cell * n + row) * p + np.arange(row.size)) % p
+        in_row, intent = _pairs(rel, relevant)
+        cells_all = intent * g + ctx.totals.codes_all[in_row]
+        size_all = np.bincount(cells_all, minlength=g * m)
+        # The input rows of the ranked ones (an index array or a slice).
+        source = np.arange(rel.shape[0])[ranked_rows][ctx.order]
     else:
-        by_cell = np.lexsort((row, cell))
-    size = np.bincount(cell, minlength=ctx.n_groups * m)
+        source = ctx.order
+    # The relevant rows in ranked order, then their pairs: by rank, then intent.
+    row, intent = _pairs(rel, source, np.flatnonzero(any_row[source]))
+    cell = intent * g + ctx.group[row]  # intent-major: (intent, group)
+    # A stable sort of the pairs by intent (a radix sort of small ints) lists
+    # them by intent, group, rank: a pair's count of relevant rows ranked above
+    # it is its distance from the start of its (intent, group) cell.
+    by = np.argsort(_small_uint(intent, m), kind="stable")
+    size = np.bincount(cell, minlength=g * m)
     first = np.cumsum(size) - size
     prior = np.empty(row.size, dtype=np.intp)
-    prior[by_cell] = np.arange(row.size) - first[cell[by_cell]]
+    prior[by] = np.arange(row.size) - np.repeat(first, size)
     if size_all is not None:
         size = size_all
-    n_intents = (size.reshape(ctx.n_groups, m) > 0).sum(axis=1).astype(np.float64)
-    return IntentView(row, prior, n_intents, rel_input, size[cell], intent, {})
+    n_intents = (size.reshape(m, g) > 0).sum(axis=0).astype(np.float64)
+    cell_size = size[cell]
+    return IntentView(row, prior, n_intents, rel, cell_size, intent, {}, relevant)
+
+
+def _pairs(rel: np.ndarray, rows: np.ndarray, at: np.ndarray | None = None):
+    """The True (row, column) entries of ``rel`` at the rows ``rows[at]`` (all
+    of ``rows`` where ``at`` is None), row after row, as ``(at, column)``
+    (``(rows[at], column)`` where ``at`` is None)."""
+    picked = rows if at is None else rows[at]
+    index, column = _nonzero(np.take(rel, picked, axis=0))
+    return (picked if at is None else at)[index], column
+
+
+def _as_bool(rel: np.ndarray) -> np.ndarray:
+    """``rel`` (0/1) as bool: ``flatnonzero`` of bools is several times faster
+    than of other integers."""
+    return rel if rel.dtype == np.bool_ else rel != 0
 
 
 def largest_grade(labels: np.ndarray) -> np.ndarray:
@@ -109,10 +128,27 @@ def largest_grade(labels: np.ndarray) -> np.ndarray:
     return out
 
 
+def _any_per_row(rel: np.ndarray) -> np.ndarray:
+    """Per row, whether any column is True: one ``logical_or`` per column,
+    several times faster than ``any(axis=1)`` over a few columns."""
+    if rel.shape[1] > 64 or not rel.shape[1]:
+        return rel.any(axis=1)
+    out = rel[:, 0].copy()
+    for j in range(1, rel.shape[1]):
+        np.logical_or(out, rel[:, j], out=out)
+    return out
+
+
 def _nonzero(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.nonzero`` of a 2-D array (row-major order), from the flat indices:
-    about half the time of the 2-D form."""
-    return np.divmod(np.flatnonzero(a), a.shape[1])
+    about half the time of the 2-D form; divided in 32 bits where they fit
+    (several times faster than 64-bit division)."""
+    flat, m = np.flatnonzero(_as_bool(a)), a.shape[1]
+    if a.size >= 2**31:
+        return np.divmod(flat, m)
+    flat = flat.astype(np.int32)
+    row = flat // m
+    return row.astype(np.intp), (flat - row * m).astype(np.intp)
 
 
 def _decay_powers(alpha: float, top: int) -> np.ndarray:
@@ -188,12 +224,25 @@ def _per_row(ctx: RankingContext, view: IntentView, weights=None, pairs=None):
     )
 
 
-def novelty_gain(ctx: RankingContext, view: IntentView, alpha: float) -> np.ndarray:
-    """Per ranked row, ``sum_i J(d, i) (1 - alpha) ** r_i``: each intent's gain
-    decays with the relevant rows for it ranked above (Clarke et al., 2008).
-    Summed over a row's intents in column order, as ndeval."""
-    top = int(view.prior.max()) if view.prior.size else 0
-    return _per_row(ctx, view, _decay_powers(alpha, top)[view.prior])
+def novelty_gain(
+    ctx: RankingContext, view: IntentView, alpha: float, k: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``sum_i J(d, i) (1 - alpha) ** r_i`` of the ranked rows with a relevant
+    pair (ranked ``<= k``): each intent's gain decays with the relevant rows
+    for it ranked above (Clarke et al., 2008). Summed over a row's intents in
+    column order, as ndeval. Returns those rows (ascending) and their gains;
+    the other rows gain 0, and a sum over rows in rank order that skips them
+    has the same bits (adding 0 is exact)."""
+    row, prior = view.row, view.prior  # by row (ranked order), then intent
+    if k is not None:
+        inside = np.flatnonzero(ctx.rank[row] <= k)
+        row, prior = row[inside], prior[inside]
+    if not row.size:
+        return row, np.zeros(0)
+    new = np.r_[True, row[1:] != row[:-1]]
+    top = int(prior.max())
+    weight = _decay_powers(alpha, top)[prior]
+    return row[new], np.bincount(np.cumsum(new) - 1, weights=weight)
 
 
 def _in_cutoff(ctx: RankingContext, k: int | None) -> np.ndarray:
@@ -217,65 +266,131 @@ def greedy_ideal_gains(
     """``(n_groups, depth)``: the novelty gain at each position of ndeval's greedy
     ideal ranking (its ``idealResult``): at each position the row of largest
     marginal gain, ties to the last row in input order (ndeval: the largest
-    docno). Vectorized over groups; one pass per position over the relevant
-    (row, intent) pairs. Only rows relevant to some intent are candidates: an
-    irrelevant row adds 0, and a relevant row always adds more than 0
-    (``alpha < 1``).
+    docno). Vectorized over groups, one pass per position. Only rows relevant
+    to some intent are candidates: an irrelevant row adds 0, and a relevant row
+    always adds more than 0 (``alpha < 1``).
 
-    The gains are summed straight into a matrix of one row per group, its
-    candidates last to first, so that one ``argmax`` per position finds every
-    group's pick with the tie rule (:class:`_LastBest`)."""
+    Rows relevant to one intent only (most rows, where few intents are
+    relevant) are read by their (group, intent) cell: they all gain the cell's
+    weight ``(1 - alpha) ** placed``, and the tie rule places them last row
+    first, so each cell offers its last row not yet placed (:class:`_Cells`).
+    The gains of the other rows are summed over their intents, one intent
+    after the other for all of them, and each group's best of them found by
+    a segmented maximum (:class:`_Rows`). Each group then takes the larger of
+    the two, ties to the later row. The sums and the tie rule are ndeval's,
+    so the gains have its bits."""
     g, m = ctx.n_groups, view.rel_input.shape[1]
     out = np.zeros((g, depth))
-    if not depth or (ctx.totals.ranked_rows is None and not view.row.size):
+    if not depth:
         return out
     codes = ctx.totals.codes_all
-    # The candidates (rows with a relevant pair) by group, then input order,
-    # and the relevant (candidate, intent) pairs, by candidate then intent.
-    if ctx.totals.ranked_rows is None:
-        # The view's pairs, in input row order (then intent): sorted by group
-        # where the input is not already grouped (a stable sort keeps the rest).
-        in_row, pair_intent = ctx.order[view.row], view.intent
-        pair_grp = codes[in_row]
-        if pair_grp.size > 1 and (pair_grp[1:] < pair_grp[:-1]).any():
-            by_grp = np.argsort(_small_uint(pair_grp, g), kind="stable")
-            in_row, pair_intent = in_row[by_grp], pair_intent[by_grp]
-        new_row = np.r_[True, in_row[1:] != in_row[:-1]]
-        cand = in_row[new_row]
-        pair_row = np.cumsum(new_row) - 1
-        grp = codes[cand]
-    else:  # judged rows the ranking did not retrieve are candidates too
-        cand = np.flatnonzero(view.rel_input.any(axis=1))
-        if not cand.size:
-            return out
-        cand = cand[np.argsort(_small_uint(codes[cand], g), kind="stable")]
-        rel, grp = view.rel_input[cand], codes[cand]
-        pair_row, pair_intent = _nonzero(rel)
-    pair_cell = grp[pair_row] * m + pair_intent
-    pick = _LastBest(grp, g)
-    pair_slot = pick.slot[pair_row]
+    # The candidates (rows relevant to some intent, ranked or not: ndeval's
+    # ideal reads the qrels) by group, then input order (a stable sort where
+    # the input is not grouped), and their relevant (candidate, intent) pairs,
+    # by candidate then intent. A candidate's index is its tie key.
+    cand = view.relevant
+    if not cand.size:
+        return out
+    grp = codes[cand]
+    if grp.size > 1 and (grp[1:] < grp[:-1]).any():
+        by_grp = np.argsort(_small_uint(grp, g), kind="stable")
+        cand, grp = cand[by_grp], grp[by_grp]
+    pair_row, pair_intent = _nonzero(np.take(view.rel_input, cand, axis=0))
     n_pairs = np.bincount(pair_row, minlength=cand.size)
     pair_first = np.cumsum(n_pairs) - n_pairs
-    seen = np.zeros(g * m, dtype=np.intp)  # placed rows per (group, intent)
+    pair_grp = grp[pair_row]
+    pair_cell = pair_intent * g + pair_grp  # cells intent-major: (intent, group)
+    # The cells' reading of the rows of one intent, unless the cells would
+    # outnumber the pairs (many intents): then every row is read by its pairs.
+    one = n_pairs == 1
+    if not _by_cells(g * m, pair_row.size):
+        one[:] = False
+    single = pair_first[one]
+    cells = _Cells(pair_intent[single], pair_grp[single], np.flatnonzero(one), g, m)
+    many = np.flatnonzero(~one)  # candidates read by their pairs
+    rows = _Rows(grp[many], pair_first[many], n_pairs[many], pair_cell, g)
     powers = _decay_powers(alpha, depth)
-    cell_weight = np.ones(g * m)  # (1 - alpha) ** seen, per (group, intent)
-    # A placed row's pairs are summed into a spare bin past the gains: its slot
-    # reads 0 like the padding. A group whose largest gain is 0 (every power
-    # left underflows) adds 0 at every later position, placed or not.
-    spare = pick.size
+    out = np.zeros((depth, g))  # by position: one contiguous row per pass
     for t in range(depth):
-        weight = cell_weight[pair_cell]
-        gain = np.bincount(pair_slot, weights=weight, minlength=spare + 1)[:spare]
-        top, ok, rows = pick.best(gain)
-        if not ok.size:
+        top_many, local = rows.best(cells.weight)
+        key_many = np.where(local >= 0, many[local], -1) if many.size else local
+        top_one, key_one = cells.best()
+        by_one = _beats(top_one, key_one, top_many, key_many)
+        best = np.where(by_one, top_one, top_many)
+        # A group whose largest gain is 0 (every power left underflows) adds 0
+        # at every later position, placed or not.
+        live = best > 0
+        if not live.any():
             break
-        out[pick.owners[ok], t] = top
-        placed = seg.ranges(pair_first[rows], n_pairs[rows])
-        cells = pair_cell[placed]  # distinct: one row per group
-        seen[cells] += 1
-        cell_weight[cells] = powers[seen[cells]]
-        pair_slot[placed] = spare
-    return out
+        out[t] = best
+        cells.take(cells.of_row[key_one[by_one & live]], powers)
+        cells.decay(rows.take(local[~by_one & live]), powers)
+    return np.ascontiguousarray(out.T)
+
+
+def _beats(top_a, key_a, top_b, key_b) -> np.ndarray:
+    """Per group, whether candidate a is placed before b: a larger gain, or an
+    equal gain and a later row (ndeval's tie rule)."""
+    return (top_a > top_b) | ((top_a == top_b) & (key_a > key_b))
+
+
+def _by_cells(n_cells: int, n_pairs: int) -> bool:
+    """Whether the greedy ideal reads the rows of one intent by (group,
+    intent) cell: unless the cells would far outnumber the relevant pairs (a
+    pass over every cell per position)."""
+    return n_cells <= 4 * n_pairs + 4096
+
+
+class _Cells:
+    """The greedy ideal's (intent, group) cells (intent-major, ``n_intents x
+    n_groups``): each cell's weight ``(1 - alpha) ** seen`` (``seen`` the placed
+    rows relevant to its intent), read by every candidate; and its candidates
+    relevant to that intent only, read by the cell: its rows not yet placed
+    (``left``), their gain (the weight; 0 once none is left) and their key (the
+    last of them, the tie rule's pick: candidates are listed by group, then
+    input order; stored + 1, 0 for none)."""
+
+    def __init__(self, intent, group, rows: np.ndarray, g: int, m: int) -> None:
+        self.shape = (m, g)
+        cell = intent * g + group
+        # By cell, input order within: a stable (radix) sort of the intents of
+        # rows listed by group.
+        self.rows = rows[np.argsort(_small_uint(intent, m), kind="stable")]
+        self.left = np.bincount(cell, minlength=g * m)
+        self.first = np.cumsum(self.left) - self.left
+        self.of_row = np.zeros(int(rows[-1]) + 1 if rows.size else 0, dtype=np.intp)
+        self.of_row[rows] = cell  # each row's cell
+        self.seen = np.zeros(g * m, dtype=np.intp)
+        self.weight = np.ones(g * m)
+        self.gain = (self.left > 0).astype(np.float64)
+        self.key = np.zeros(g * m, dtype=np.intp)
+        self._set_key(np.flatnonzero(self.left))
+
+    def _set_key(self, cells: np.ndarray) -> None:
+        left = self.left[cells]
+        last = self.rows[self.first[cells] + np.maximum(left, 1) - 1]
+        self.key[cells] = np.where(left > 0, last + 1, 0)
+
+    def best(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per group, the largest gain of a cell and its row (ties to the later
+        row; -1 where no cell has a row left)."""
+        gain = self.gain.reshape(self.shape)
+        top = gain.max(axis=0)
+        key = (self.key.reshape(self.shape) * (gain == top)).max(axis=0) - 1
+        return top, key
+
+    def decay(self, cells: np.ndarray, powers: np.ndarray) -> None:
+        """A row relevant to the intents of ``cells`` (distinct) placed."""
+        self.seen[cells] += 1
+        weight = powers[self.seen[cells]]
+        self.weight[cells] = weight
+        self.gain[cells] = np.where(self.left[cells] > 0, weight, 0.0)
+
+    def take(self, cells: np.ndarray, powers: np.ndarray) -> None:
+        """The last row left of each of ``cells`` (distinct) placed."""
+        self.left[cells] -= 1
+        self._set_key(cells)
+        self.decay(cells, powers)
 
 
 def _small_uint(x: np.ndarray, top: int) -> np.ndarray:
@@ -284,52 +399,58 @@ def _small_uint(x: np.ndarray, top: int) -> np.ndarray:
     return x.astype(np.uint16) if top <= 1 << 16 else x
 
 
-# Padding cells the matrix layout of the greedy ideal may add beyond the
-# candidates (a few large groups among small ones use the flat layout).
-_PAD_SLACK = 4096
+class _Rows:
+    """The greedy ideal's candidates read by their pairs (listed by group, then
+    input order; ``grp`` their groups, ``first`` and ``n`` their pairs in
+    ``pair_cell``): each one's gain, summed over its intents in column order,
+    and per group the largest, ties to the last candidate."""
 
-
-class _LastBest:
-    """Per group, the candidate of largest gain, ties to the last (candidates
-    listed by group, then input order). Candidate ``c``'s gain is read at
-    ``slot[c]`` of an array of ``size``: a matrix of one row per group with a
-    candidate, its candidates last to first (one ``argmax`` per position), or,
-    where a few large groups would make that matrix mostly padding, the
-    candidates themselves, read block by block. Placed rows and padding read
-    0."""
-
-    def __init__(self, grp: np.ndarray, n_groups: int) -> None:
+    def __init__(self, grp, first, n, pair_cell, n_groups: int) -> None:
+        self.n_groups = n_groups
         sizes = np.bincount(grp, minlength=n_groups)
         self.owners = np.flatnonzero(sizes)  # groups with a candidate, ascending
         self.sizes = sizes[self.owners]
-        self.first = np.cumsum(self.sizes) - self.sizes  # each one's first candidate
-        self.width = int(self.sizes.max())
-        n_owners = self.owners.size
-        self.padded = n_owners * self.width <= 2 * grp.size + _PAD_SLACK
-        if self.padded:
-            owner = np.repeat(np.arange(n_owners), self.sizes)
-            within = np.arange(grp.size) - self.first[owner]
-            self.slot = owner * self.width + (self.width - 1 - within)
-            self.size = n_owners * self.width
-        else:
-            self.slot = np.arange(grp.size)
-            self.size = grp.size
-            self.pos = np.arange(grp.size, dtype=np.float64)
+        self.start = np.cumsum(self.sizes) - self.sizes  # each one's first
+        self.first, self.n = first, n
+        self.pair_cell = pair_cell
+        # The cells of each candidate's j-th intent, for the candidates with
+        # more than j intents (``at``; None: all of them).
+        self.levels = []
+        for j in range(int(n.max()) if n.size else 0):
+            at = None if j == 0 or (n > j).all() else np.flatnonzero(n > j)
+            cells = pair_cell[first + j] if at is None else pair_cell[first[at] + j]
+            self.levels.append((at, cells))
+        self.alive = np.ones(n.size)  # 0 once placed
+        self.owner = np.repeat(np.arange(self.owners.size), self.sizes)
 
-    def best(self, gain: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The largest gains of the groups with a gain above 0, those groups
-        (indices into ``owners``) and the candidates (ties to the last)."""
-        if self.padded:
-            matrix = gain.reshape(self.owners.size, self.width)
-            col = np.argmax(matrix, axis=1)  # the first: the last candidate
-            top = matrix[np.arange(self.owners.size), col]
-            ok = np.flatnonzero(top > 0)
-            return top[ok], ok, self.first[ok] + (self.width - 1 - col[ok])
-        top = seg.block_max(gain, self.slot, self.first)
-        hit = gain == np.repeat(top, self.sizes)
-        last = seg.block_max(np.where(hit, self.pos, -1.0), self.slot, self.first)
-        ok = np.flatnonzero(top > 0)
-        return top[ok], ok, last[ok].astype(np.intp)
+    def best(self, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per group, the largest gain of a candidate not yet placed and the
+        candidate's index (ties to the last; gain 0 and -1 where none)."""
+        top = np.zeros(self.n_groups)
+        key = np.full(self.n_groups, -1, dtype=np.intp)
+        if not self.n.size:
+            return top, key
+        gain = weight[self.levels[0][1]]
+        for at, cells in self.levels[1:]:  # summed one intent after the other
+            if at is None:
+                gain += weight[cells]
+            else:
+                gain[at] += weight[cells]
+        gain *= self.alive
+        best = np.maximum.reduceat(gain, self.start)
+        # Each group's last candidate of its largest gain: its last hit.
+        hit = np.flatnonzero(gain == best[self.owner])
+        owner = self.owner[hit]
+        last = np.r_[owner[1:] != owner[:-1], True]
+        top[self.owners] = best
+        key[self.owners] = hit[last]  # every group has a hit
+        return top, key
+
+    def take(self, chosen: np.ndarray) -> np.ndarray:
+        """Place the candidates ``chosen`` (one per group at most); returns
+        their cells."""
+        self.alive[chosen] = 0.0
+        return self.pair_cell[seg.ranges(self.first[chosen], self.n[chosen])]
 
 
 def _ideal_depth(ctx: RankingContext, k: int | None) -> int:
@@ -392,13 +513,10 @@ def _norm_depth(ctx: RankingContext, k: int | None) -> tuple[np.ndarray, int]:
 
 def _alpha_dcg_sum(ctx: RankingContext, view: IntentView, k: int | None, alpha):
     """Per group, ``sum_{r <= k} gain_r log(2) / log(r + 1)`` (ndeval's terms)."""
-    gain = novelty_gain(ctx, view, alpha)
-    top = int(ctx.length.max()) if ctx.n_groups else 0
-    top = top if k is None else min(k, top)
-    inside = _in_cutoff(ctx, k)
-    at = np.where(inside, ctx.rank, 1).astype(np.intp) - 1
-    discount = _ndeval_discounts(max(top, 1))
-    return ctx.group_sum(np.where(inside, gain * discount[at], 0.0))
+    row, gain = novelty_gain(ctx, view, alpha, k)
+    at = ctx.rank[row].astype(np.intp) - 1
+    discount = _ndeval_discounts(int(at.max()) + 1 if at.size else 1)
+    return ctx.group_sum(gain * discount[at], ctx.group[row])
 
 
 def alpha_dcg(
@@ -418,8 +536,8 @@ def alpha_dcg(
 def _err_ia_sum(ctx: RankingContext, view: IntentView, k: int | None, alpha: float):
     """Per group, ``sum_{p <= k} gain_p / p``: the intent-aware cascade summed
     over the intents (each intent's ERR with stop probability ``alpha``)."""
-    gain = novelty_gain(ctx, view, alpha)
-    return ctx.group_sum(np.where(_in_cutoff(ctx, k), gain / ctx.rank, 0.0))
+    row, gain = novelty_gain(ctx, view, alpha, k)
+    return ctx.group_sum(gain / ctx.rank[row], ctx.group[row])
 
 
 def err_ia(
@@ -489,10 +607,10 @@ def _patience(beta: float, depth: int) -> np.ndarray:
 
 def _nrbp_sum(ctx: RankingContext, view: IntentView, p: IntentParams) -> np.ndarray:
     """Per group, ``sum_r gain_r beta ** (r - 1)`` over the whole list."""
-    gain = novelty_gain(ctx, view, p.alpha)
-    top = int(ctx.length.max()) if ctx.n_groups else 0
-    decay = _patience(p.beta, top)
-    return ctx.group_sum(gain * decay[np.asarray(ctx.rank, dtype=np.intp) - 1])
+    row, gain = novelty_gain(ctx, view, p.alpha)
+    at = ctx.rank[row].astype(np.intp) - 1
+    decay = _patience(p.beta, int(at.max()) + 1 if at.size else 1)
+    return ctx.group_sum(gain * decay[at], ctx.group[row])
 
 
 def nnrbp(
@@ -619,11 +737,14 @@ def attach_intent_shares(
     return ctx.totals.cached_scored(_SHARES, lambda: intent_shares(ctx, view, weights))
 
 
-def attach_intent_view(ctx: RankingContext, rel_input: np.ndarray) -> IntentView:
+def attach_intent_view(
+    ctx: RankingContext, rel_input: np.ndarray, any_row: np.ndarray | None = None
+) -> IntentView:
     """The view of ``rel_input`` (``(n_rows, n_intents)`` 0/1, input order) on
     ``ctx``, made once and kept with the context's scores, where the metric
-    table's kernels (:data:`TABLE_KERNELS`) read it."""
-    return ctx.totals.cached_scored(_VIEW, lambda: intent_view(ctx, rel_input))
+    table's kernels (:data:`TABLE_KERNELS`) read it (``any_row``: see
+    :func:`intent_view`)."""
+    return ctx.totals.cached_scored(_VIEW, lambda: intent_view(ctx, rel_input, any_row))
 
 
 def _no_view() -> IntentView:
