@@ -132,11 +132,10 @@ def test_greedy_ideal_tie_rule_between_and_within_its_readings():
     cells = intent_kernels._Cells(
         np.array([1, 1, 1]), np.array([0, 0, 0]), np.array([2, 5, 7]), 1, 2
     )
-    powers = intent_kernels._decay_powers(0.5, 3)
     for row, gain in ((7, 1.0), (5, 0.5), (2, 0.25)):
         top, key = cells.best()
         assert (top.tolist(), key.tolist()) == ([gain], [row])
-        cells.take(cells.of_row[key], powers)
+        cells.take(cells.of_row[key], 0.5)
     assert [a.tolist() for a in cells.best()] == [[0.0], [-1]]
 
 

@@ -298,22 +298,21 @@ def greedy_ideal_gains(
     pair_row, pair_intent = _nonzero(np.take(view.rel_input, cand, axis=0))
     n_pairs = np.bincount(pair_row, minlength=cand.size)
     pair_first = np.cumsum(n_pairs) - n_pairs
-    pair_grp = grp[pair_row]
-    pair_cell = pair_intent * g + pair_grp  # cells intent-major: (intent, group)
     # The cells' reading of the rows of one intent, unless the cells would
     # outnumber the pairs (many intents): then every row is read by its pairs.
+    # Cells are intent-major: ``intent * n_groups + group``.
     one = n_pairs == 1
     if not _by_cells(g * m, pair_row.size):
         one[:] = False
-    single = pair_first[one]
-    cells = _Cells(pair_intent[single], pair_grp[single], np.flatnonzero(one), g, m)
+    single = np.flatnonzero(one)
+    cells = _Cells(pair_intent[pair_first[single]], grp[single], single, g, m)
     many = np.flatnonzero(~one)  # candidates read by their pairs
-    rows = _Rows(grp[many], pair_first[many], n_pairs[many], pair_cell, g)
-    powers = _decay_powers(alpha, depth)
+    rows = _Rows(many, grp[many], pair_first[many], n_pairs[many], pair_intent, g)
+    factor = 1.0 - alpha  # a placed row's intents decay by it (exact powers)
     out = np.zeros((depth, g))  # by position: one contiguous row per pass
     for t in range(depth):
         top_many, local = rows.best(cells.weight)
-        key_many = np.where(local >= 0, many[local], -1) if many.size else local
+        key_many = rows.key(local)
         top_one, key_one = cells.best()
         by_one = _beats(top_one, key_one, top_many, key_many)
         best = np.where(by_one, top_one, top_many)
@@ -323,8 +322,8 @@ def greedy_ideal_gains(
         if not live.any():
             break
         out[t] = best
-        cells.take(cells.of_row[key_one[by_one & live]], powers)
-        cells.decay(rows.take(local[~by_one & live]), powers)
+        cells.take(cells.of_row[key_one[by_one & live]], factor)
+        cells.decay(rows.take(local[~by_one & live]), factor)
     return np.ascontiguousarray(out.T)
 
 
@@ -360,7 +359,6 @@ class _Cells:
         self.first = np.cumsum(self.left) - self.left
         self.of_row = np.zeros(int(rows[-1]) + 1 if rows.size else 0, dtype=np.intp)
         self.of_row[rows] = cell  # each row's cell
-        self.seen = np.zeros(g * m, dtype=np.intp)
         self.weight = np.ones(g * m)
         self.gain = (self.left > 0).astype(np.float64)
         self.key = np.zeros(g * m, dtype=np.intp)
@@ -379,18 +377,19 @@ class _Cells:
         key = (self.key.reshape(self.shape) * (gain == top)).max(axis=0) - 1
         return top, key
 
-    def decay(self, cells: np.ndarray, powers: np.ndarray) -> None:
-        """A row relevant to the intents of ``cells`` (distinct) placed."""
-        self.seen[cells] += 1
-        weight = powers[self.seen[cells]]
-        self.weight[cells] = weight
-        self.gain[cells] = np.where(self.left[cells] > 0, weight, 0.0)
+    def decay(self, cells: np.ndarray, factor: float) -> None:
+        """A row relevant to the intents of ``cells`` (distinct) placed: their
+        weights times ``factor``, each the next of ndeval's repeated products
+        (:func:`_decay_powers`)."""
+        self.weight[cells] *= factor
+        self.gain[cells] *= factor  # the weight, or 0
 
-    def take(self, cells: np.ndarray, powers: np.ndarray) -> None:
+    def take(self, cells: np.ndarray, factor: float) -> None:
         """The last row left of each of ``cells`` (distinct) placed."""
         self.left[cells] -= 1
         self._set_key(cells)
-        self.decay(cells, powers)
+        self.gain[cells[self.left[cells] == 0]] = 0.0
+        self.decay(cells, factor)
 
 
 def _small_uint(x: np.ndarray, top: int) -> np.ndarray:
@@ -400,36 +399,47 @@ def _small_uint(x: np.ndarray, top: int) -> np.ndarray:
 
 
 class _Rows:
-    """The greedy ideal's candidates read by their pairs (listed by group, then
-    input order; ``grp`` their groups, ``first`` and ``n`` their pairs in
-    ``pair_cell``): each one's gain, summed over its intents in column order,
-    and per group the largest, ties to the last candidate."""
+    """The greedy ideal's candidates read by their pairs (``cand`` listed by
+    group, then input order; ``grp`` their groups, ``first`` and ``n`` their
+    pairs' intents in ``pair_intent``): each one's gain, summed over its
+    intents in column order, and per group the largest, ties to the last
+    candidate. The candidates placed are dropped from the arrays once they are
+    many."""
 
-    def __init__(self, grp, first, n, pair_cell, n_groups: int) -> None:
-        self.n_groups = n_groups
-        sizes = np.bincount(grp, minlength=n_groups)
+    def __init__(self, cand, grp, first, n, pair_intent, n_groups: int) -> None:
+        self.n_groups, self.pair_intent = n_groups, pair_intent
+        self._keep(cand, grp, first, n)
+
+    def _keep(self, cand, grp, first, n) -> None:
+        """Lay out the candidates not yet placed."""
+        self.cand, self.grp, self.first, self.n = cand, grp, first, n
+        sizes = np.bincount(grp, minlength=self.n_groups)
         self.owners = np.flatnonzero(sizes)  # groups with a candidate, ascending
         self.sizes = sizes[self.owners]
         self.start = np.cumsum(self.sizes) - self.sizes  # each one's first
-        self.first, self.n = first, n
-        self.pair_cell = pair_cell
+        self.owner = np.repeat(np.arange(self.owners.size), self.sizes)
         # The cells of each candidate's j-th intent, for the candidates with
         # more than j intents (``at``; None: all of them).
         self.levels = []
         for j in range(int(n.max()) if n.size else 0):
             at = None if j == 0 or (n > j).all() else np.flatnonzero(n > j)
-            cells = pair_cell[first + j] if at is None else pair_cell[first[at] + j]
-            self.levels.append((at, cells))
+            pair = first + j if at is None else first[at] + j
+            group = grp if at is None else grp[at]
+            self.levels.append((at, self.pair_intent[pair] * self.n_groups + group))
         self.alive = np.ones(n.size)  # 0 once placed
-        self.owner = np.repeat(np.arange(self.owners.size), self.sizes)
+        self.n_alive = n.size
 
     def best(self, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per group, the largest gain of a candidate not yet placed and the
-        candidate's index (ties to the last; gain 0 and -1 where none)."""
+        candidate's position in the arrays (ties to the last; gain 0 and -1
+        where none), valid until the next call."""
+        if self.n_alive < 0.6 * self.n.size:
+            keep = np.flatnonzero(self.alive)
+            self._keep(self.cand[keep], self.grp[keep], self.first[keep], self.n[keep])
         top = np.zeros(self.n_groups)
-        key = np.full(self.n_groups, -1, dtype=np.intp)
+        local = np.full(self.n_groups, -1, dtype=np.intp)
         if not self.n.size:
-            return top, key
+            return top, local
         gain = weight[self.levels[0][1]]
         for at, cells in self.levels[1:]:  # summed one intent after the other
             if at is None:
@@ -441,16 +451,23 @@ class _Rows:
         # Each group's last candidate of its largest gain: its last hit.
         hit = np.flatnonzero(gain == best[self.owner])
         owner = self.owner[hit]
-        last = np.r_[owner[1:] != owner[:-1], True]
         top[self.owners] = best
-        key[self.owners] = hit[last]  # every group has a hit
-        return top, key
+        local[self.owners] = hit[np.r_[owner[1:] != owner[:-1], True]]
+        return top, local
 
-    def take(self, chosen: np.ndarray) -> np.ndarray:
-        """Place the candidates ``chosen`` (one per group at most); returns
+    def key(self, local: np.ndarray) -> np.ndarray:
+        """The candidates at ``local`` (-1 stays -1)."""
+        return np.where(local >= 0, self.cand[local], -1) if self.n.size else local
+
+    def take(self, local: np.ndarray) -> np.ndarray:
+        """Place the candidates at ``local`` (one per group at most); returns
         their cells."""
-        self.alive[chosen] = 0.0
-        return self.pair_cell[seg.ranges(self.first[chosen], self.n[chosen])]
+        self.alive[local] = 0.0
+        self.n_alive -= local.size
+        pairs = seg.ranges(self.first[local], self.n[local])
+        return self.pair_intent[pairs] * self.n_groups + np.repeat(
+            self.grp[local], self.n[local]
+        )
 
 
 def _ideal_depth(ctx: RankingContext, k: int | None) -> int:
