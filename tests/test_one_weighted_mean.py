@@ -77,3 +77,41 @@ def test_tukey_means_are_evaluates():
     for m in r.models:
         ref = evaluate(y, runs[m.model], groups=groups, metrics="ndcg@5")
         assert m.mean == ref["ndcg@5"]
+
+
+def test_the_weighted_mean_has_the_same_bits_alone_in_a_batch_and_on_any_blas_threads():
+    # 100,000 groups: long enough for a BLAS dot to be split over threads (its
+    # last bit then depends on the thread count) and for a BLAS matrix-vector
+    # product to sum in another order than the dot.
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(3)
+    n = 100_000
+    w = rng.random(n) + 0.5
+    cols = rng.random((n, 3))
+    cube = rng.random((2, n, 3))  # trials x groups x systems
+    batch, in_cube = weighted_averages(cols, w), weighted_averages(cube, w, axis=1)
+    per_value = weighted_averages(cols, np.repeat(w[:, None], 3, axis=1))
+    for j in range(3):
+        alone = weighted_average(np.ascontiguousarray(cols[:, j]), w)
+        misaligned = np.empty(n + 1)[1:]
+        misaligned[:] = cols[:, j]
+        with threadpool_limits(1):
+            one_thread = weighted_average(cols[:, j].copy(), w)
+        assert alone == batch[j] == per_value[j] == one_thread
+        assert weighted_average(misaligned, w) == alone
+        for b in range(2):
+            assert weighted_average(cube[b, :, j].copy(), w) == in_cube[b, j]
+    assert abs(alone - np.dot(w, cols[:, 2]) / w.sum()) < 1e-14
+
+
+def test_evaluate_means_do_not_depend_on_blas_threads():
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(4)
+    groups = np.repeat(np.arange(30_000), 3)
+    y, score = rng.integers(0, 3, groups.size), rng.random(groups.size)
+    metrics = ["ndcg@2", "map", "precision@1"]
+    default = evaluate(y, score, groups=groups, metrics=metrics)
+    with threadpool_limits(1):
+        assert evaluate(y, score, groups=groups, metrics=metrics) == default

@@ -30,7 +30,7 @@ import pandas as pd
 
 from .._engine.conventions import OPTIONS, Options, resolve_options
 from .._engine.group_codes import encode_groups
-from .._engine.reduce import apply_undefined, fill_weight, weighted_mean
+from .._engine.reduce import apply_undefined, fill_weight, weighted_mean, weighted_sum
 from .._metrics.evaluate import (
     GroupScores,
     group_values,
@@ -341,9 +341,8 @@ def partial(frame: pd.DataFrame, plan: Plan) -> Partial:
                 values, defined, plan.opts.undefined, r.label, ids
             )
         w = weight[include]
-        out.sums[r.label] = np.array(
-            [float(np.dot(w, values[include])), float(w.sum()), float(include.sum())]
-        )
+        total = float(weighted_sum(values[include], w))
+        out.sums[r.label] = np.array([total, float(w.sum()), float(include.sum())])
     return out
 
 

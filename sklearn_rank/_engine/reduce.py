@@ -8,6 +8,8 @@ the weighted mean over groups and the geometric mean are written once:
   groups where the metric is defined ("raise", "skip" or a fill value);
 - :func:`fill_undefined`: the same rule on values that mark undefined groups NaN
   (the form of per-group results);
+- :func:`weighted_sum`: the one weighted sum over groups (the same bits for
+  a column alone or in a batch, on any number of BLAS threads);
 - :func:`weighted_average`: the one weighted mean of values over groups;
 - :func:`weighted_mean`: that mean over the included groups, NaN with a warning
   when no group is included;
@@ -109,8 +111,9 @@ def weighted_mean(
         return float("nan")
     # Large inputs: positions, then gathers (a boolean index over a random mask
     # branches per element); small ones: the boolean index, which costs fewer
-    # calls. Both pick the same values in the same order. The dot product is the
-    # one sklearn_rank.stats uses, so that its means equal these to the last bit.
+    # calls. Both pick the same values in the same order. The sum is
+    # weighted_sum, the one sklearn_rank.stats uses: its means equal these to
+    # the last bit.
     if xp is not np:
         raise _zero_weight(metric)
     if include.size > _GATHER_FROM:
@@ -124,6 +127,22 @@ def weighted_mean(
     return weighted_average(values, w, total)
 
 
+def weighted_sum(values: np.ndarray, weights: np.ndarray, axis: int = -1) -> Any:
+    """``sum(w * v)`` along the groups' ``axis``: numpy's pairwise sum of the
+    products along a contiguous last axis.
+
+    The one weighted sum of the means over groups. Every row of a batch (many
+    columns at once) gets the bits of the same row summed alone, whatever the
+    batch's layout or the arrays' alignment; and it runs on the calling
+    thread. A BLAS dot product does neither: OpenBLAS splits a long dot over
+    its threads, so its last bit depends on the thread count (and a busy core
+    stalls it), and its matrix-vector product sums in another order than its
+    dot.
+    """
+    moved = np.moveaxis(np.asarray(values), axis, -1)
+    return np.add.reduce(np.multiply(moved, weights, order="C"), axis=-1)
+
+
 def weighted_average(
     values: np.ndarray, weights: np.ndarray, total: float | None = None
 ) -> float:
@@ -135,7 +154,7 @@ def weighted_average(
     """
     if total is None:
         total = weights.sum()
-    return float(np.dot(weights, values) / total)
+    return float(weighted_sum(values, weights) / total)
 
 
 def weighted_averages(
@@ -143,14 +162,18 @@ def weighted_averages(
 ) -> np.ndarray:
     """:func:`weighted_average` of many columns at once, along the groups' ``axis``.
 
-    ``weights`` is 1-d over the groups (shared by every column: one matrix
-    product, no product array the size of ``values``) or of ``values``' shape
-    (a weight per value). Used by the bootstrap (the centre of the resamples)
-    and the randomised Tukey test (every trial's system means).
+    ``weights`` is 1-d over the groups (shared by every column) or of ``values``'
+    shape (a weight per value). Each column's mean has the bits of
+    :func:`weighted_average` of that column. Used by the bootstrap (the centre
+    of the resamples) and the randomised Tukey test (every trial's system
+    means).
     """
     if weights.ndim == 1:
-        return np.moveaxis(values, axis, -1) @ weights / weights.sum()
-    return (weights * values).sum(axis=axis) / weights.sum(axis=axis)
+        return weighted_sum(values, weights, axis) / weights.sum()
+    w = np.moveaxis(weights, axis, -1)
+    return weighted_sum(values, w, axis) / np.add.reduce(
+        np.ascontiguousarray(w), axis=-1
+    )
 
 
 def mean_over_groups(
@@ -268,8 +291,8 @@ def weighted_means_at_cutoffs(
         return part / total
     values = table[rows] if divisor is None else table[rows] / divisor[:, None]
     include = defined if skip else np.ones_like(defined)
-    total = include.astype(np.float64) @ weight
+    total = weighted_sum(include.astype(np.float64), weight)
     if not (total > 0).all():
         return None
     filled = np.where(defined, values, 0.0 if skip else float(undefined))
-    return (filled @ weight) / total
+    return weighted_sum(filled, weight) / total

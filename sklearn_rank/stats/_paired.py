@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._engine.reduce import weighted_sum
 from .._metrics.bootstrap import (
     bootstrap_distribution,
     confidence_interval,
@@ -342,8 +343,8 @@ def effect_size(d: np.ndarray, w: np.ndarray, mean: float, label: str) -> float:
                 _FUNC,
             )
         return np.nan
-    v1, v2 = w.sum(), np.dot(w, w)
-    var = np.dot(w, (d - mean) ** 2) / (v1 - v2 / v1)
+    v1, v2 = w.sum(), weighted_sum(w, w)
+    var = weighted_sum((d - mean) ** 2, w) / (v1 - v2 / v1)
     return float(mean / np.sqrt(var)) if var > 0 else np.nan
 
 
