@@ -156,10 +156,11 @@ def _scores(
     name ``func``; ``options`` are convention keywords."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     requests = parse_intent_names(names, func)
+    average = options.get("ties") == "average"  # given: the expectation
     opts = check_intent_ties(
         options.get("ties"), resolve_options(func, convention, options), func
     )
-    if opts.ties not in ONE_ORDER:  # alone, no tie blocks to find
+    if opts.ties not in ONE_ORDER and not average:  # alone, no tie blocks to find
         opts = dataclasses.replace(opts, ties="stable")
     labels = check_intent_labels(y_true, func)
     return intent_means(
@@ -172,6 +173,7 @@ def _scores(
         sample_weight=sample_weight,
         intent_weight=intent_weight,
         masks={"retrieved": retrieved},
+        average=average,
     )
 
 
