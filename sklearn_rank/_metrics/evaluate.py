@@ -17,8 +17,8 @@ from .._engine.kernels import GroupValues
 from .._engine.kernels.intent import (
     IntentView,
     attach_intent_shares,
-    attach_tie_average,
     attach_intent_view,
+    attach_tie_average,
     largest_grade,
 )
 from .._engine.reduce import (

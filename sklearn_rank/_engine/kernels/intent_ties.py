@@ -33,7 +33,8 @@ that order, to their numerators. Binomials come from ``log`` factorials
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from scipy.special import gammaln
