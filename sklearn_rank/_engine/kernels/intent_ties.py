@@ -34,14 +34,13 @@ that order, to their numerators. Binomials come from ``log`` factorials
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from scipy.special import gammaln
 
 if TYPE_CHECKING:
     from ..context import RankingContext
-    from .intent import IntentView
 
 # Grid terms computed at once (a bound on memory: about 100 MB of temporaries).
 _CHUNK = 1 << 21
@@ -61,13 +60,14 @@ class TiedCells(NamedTuple):
     group: np.ndarray  # (n_cells,) the block's group
 
 
-def tied_cells(ctx: RankingContext, view: IntentView) -> TiedCells | None:
-    """The view's pairs in the context's tie blocks, grouped by cell (None:
+def tied_cells(ctx: RankingContext, view: Any) -> TiedCells | None:
+    """The pairs of ``view`` (``intent.IntentView``: its ``row``, ``prior``,
+    ``intent``, ``rel_input``) in the context's tie blocks, grouped by cell (None:
     no tie block holds a relevant pair). Made once per context."""
     return ctx.totals.cached_scored(_CELLS, lambda: _tied_cells(ctx, view))
 
 
-def _tied_cells(ctx: RankingContext, view: IntentView) -> TiedCells | None:
+def _tied_cells(ctx: RankingContext, view: Any) -> TiedCells | None:
     blocks = ctx.blocks
     if not blocks or not view.row.size:
         return None
@@ -99,7 +99,7 @@ def _tied_cells(ctx: RankingContext, view: IntentView) -> TiedCells | None:
 
 def tie_correction(
     ctx: RankingContext,
-    view: IntentView,
+    view: Any,
     k: int | None,
     per_rank: Callable[[int], np.ndarray],
     decay: float | None,
