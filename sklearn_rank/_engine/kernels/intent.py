@@ -250,12 +250,28 @@ def novelty_gain(
 
 
 def _with_ties(total, ctx, view, p: IntentParams, k, per_rank, decay, weight=None):
-    """``total`` (per group, a sum of pair terms ``w h(c) per_rank(r)``, see
+    """``total`` (per group, a sum of pair terms ``w h(c) d(r)``, see
     :func:`.intent_ties.tie_correction`) as its expectation over the orders of
-    the tie blocks where ``p.average``; unchanged (same bits) otherwise."""
+    the tie blocks where ``p.average``; unchanged (same bits) otherwise.
+    ``per_rank`` names ``d``: ndeval's log discount ("dcg"), ``1 / r``
+    ("reciprocal"), ``beta ** (r - 1)`` ("patience") or 1 ("flat").
+    Metrics of one call with the same terms (alpha-nDCG and alpha-DCG, ERR-IA
+    and nERR-IA, NRBP and nNRBP) share one correction."""
     if not p.average or not ctx.blocks:
         return total
-    return total + tie_correction(ctx, view, k, per_rank, decay, weight)
+    rank_weight = {
+        "dcg": _ndeval_discounts,
+        "reciprocal": _reciprocal_ranks,
+        "patience": lambda n: _patience(p.beta, n),
+        "flat": np.ones,
+    }[per_rank]
+    beta = p.beta if per_rank == "patience" else None
+    # The weights are fixed per context: P(i|q) (attached or not), 1 / R_i.
+    key = (per_rank, beta, k, decay, weight is None, p.shares is None)
+    return total + ctx.totals.cached_scored(
+        ("intent_tie_correction", key),
+        lambda: tie_correction(ctx, view, k, rank_weight, decay, weight),
+    )
 
 
 def _reciprocal_ranks(n: int) -> np.ndarray:
@@ -516,7 +532,7 @@ def alpha_ndcg(
     alpha = p.alpha
     depth = _ideal_depth(ctx, k)
     dcg = _alpha_dcg_sum(ctx, view, k, alpha)
-    dcg = _with_ties(dcg, ctx, view, p, k, _ndeval_discounts, 1.0 - alpha)
+    dcg = _with_ties(dcg, ctx, view, p, k, "dcg", 1.0 - alpha)
     ideal = ideal_gains(ctx, view, alpha, depth)
     ideal_dcg = _at_depth(_running(ideal, _ndeval_discounts(depth)), depth_of(ctx, k))
     # ndeval divides both by the "ideal ideal" DCG at k before their ratio (the
@@ -565,7 +581,7 @@ def alpha_dcg(
     top = int(depth.max()) if depth.size else 0
     norm = _at_depth(_ideal_ideal(view, alpha, top, _ndeval_discounts(top)), depth)
     dcg = _alpha_dcg_sum(ctx, view, k, alpha)
-    dcg = _with_ties(dcg, ctx, view, p, k, _ndeval_discounts, 1.0 - alpha)
+    dcg = _with_ties(dcg, ctx, view, p, k, "dcg", 1.0 - alpha)
     return _result(ctx, view, seg.divide(dcg, norm, norm > 0, np.nan))
 
 
@@ -597,7 +613,7 @@ def err_ia(
     else:
         norm = _at_depth(_ideal_ideal(view, alpha, top, None), depth)
         err = _err_ia_sum(ctx, view, k, alpha)
-    err = _with_ties(err, ctx, view, p, k, _reciprocal_ranks, 1.0 - alpha, p.shares)
+    err = _with_ties(err, ctx, view, p, k, "reciprocal", 1.0 - alpha, p.shares)
     return _result(ctx, view, seg.divide(err, norm, ok & (norm > 0), np.nan))
 
 
@@ -610,7 +626,7 @@ def nerr_ia(
     ideal = ideal_gains(ctx, view, p.alpha, depth)
     ideal_err = _at_depth(_running(ideal), depth_of(ctx, k))
     err = _err_ia_sum(ctx, view, k, p.alpha)
-    err = _with_ties(err, ctx, view, p, k, _reciprocal_ranks, 1.0 - p.alpha)
+    err = _with_ties(err, ctx, view, p, k, "reciprocal", 1.0 - p.alpha)
     # ndeval divides both by the "ideal ideal" ERR at k before their ratio.
     at, top = _norm_depth(ctx, k)
     norm = _at_depth(_ideal_ideal(view, p.alpha, top, None), at)
@@ -649,9 +665,7 @@ def _nrbp_sum(ctx: RankingContext, view: IntentView, p: IntentParams) -> np.ndar
     at = ctx.rank[row].astype(np.intp) - 1
     decay = _patience(p.beta, int(at.max()) + 1 if at.size else 1)
     total = ctx.group_sum(gain * decay[at], ctx.group[row])
-    return _with_ties(
-        total, ctx, view, p, None, lambda n: _patience(p.beta, n), 1.0 - p.alpha
-    )
+    return _with_ties(total, ctx, view, p, None, "patience", 1.0 - p.alpha)
 
 
 def nnrbp(
@@ -685,7 +699,7 @@ def map_ia(
     if p.shares is not None:  # sum_i P(i|q) AP_i
         precision *= p.shares / view.cell_size
         total = ctx.group_sum(_per_row(ctx, view, precision))
-        total = _with_ties(total, ctx, view, p, k, _reciprocal_ranks, None, per_pair)
+        total = _with_ties(total, ctx, view, p, k, "reciprocal", None, per_pair)
         return _result(ctx, view, np.where(ok, total, np.nan))
     # ndeval's sums, in its order (the last bits of a printed mean depend on
     # it): per intent, the precisions in rank order, over the intent's
@@ -704,7 +718,7 @@ def map_ia(
     total = np.bincount(
         has // m, weights=per_cell[has] / relevant[has], minlength=ctx.n_groups
     )
-    total = _with_ties(total, ctx, view, p, k, _reciprocal_ranks, None, per_pair)
+    total = _with_ties(total, ctx, view, p, k, "reciprocal", None, per_pair)
     return _result(ctx, view, seg.divide(total, view.n_intents, ok, np.nan))
 
 
@@ -717,7 +731,7 @@ def precision_ia(
     # sum_i P(i|q) P@k_i; uniform: the pairs over k |I_q|
     norm = _depth(ctx, k) * (1.0 if p.shares is not None else view.n_intents)
     # 0 for a group none of whose rows is retrieved (no intent: undefined).
-    hits = _with_ties(ctx.group_sum(hits), ctx, view, p, k, np.ones, 1.0, p.shares)
+    hits = _with_ties(ctx.group_sum(hits), ctx, view, p, k, "flat", 1.0, p.shares)
     return _result(ctx, view, seg.divide(hits, norm, norm > 0, 0.0))
 
 
@@ -729,7 +743,7 @@ def subtopic_recall(
     # A pair is its intent's first where no relevant row is ranked above it.
     first = _per_row(ctx, view, pairs=view.prior == 0)
     covered = ctx.group_sum(np.where(_in_cutoff(ctx, k), first, 0.0))
-    covered = _with_ties(covered, ctx, view, p, k, np.ones, 0.0)
+    covered = _with_ties(covered, ctx, view, p, k, "flat", 0.0)
     ok = view.n_intents > 0
     return _result(ctx, view, seg.divide(covered, view.n_intents, ok, np.nan))
 

@@ -170,38 +170,71 @@ def _log_factorials(n: int) -> np.ndarray:
 
 
 def _grid(count, above, size, start, inside_ranks, d, decay) -> np.ndarray:
-    """Per cell, ``sum_t x ** (A + t) sum_j d(p0 + j) P(t, j)`` over the
-    block's ranks inside the cutoff: ``j = t + 1 + u`` with ``u`` the block's
-    rows not relevant to the intent above the ``t``-th relevant one."""
+    """Per cell, ``x ** A sum_j d(p0 + j) Q(j)`` over the block's ranks inside
+    the cutoff, ``Q(j) = sum_t x ** t P(t, j)``. ``Q`` depends only on the
+    cell's shape ``(b, K, J)``, so it is computed once per distinct shape (a
+    few where blocks are small), then each cell costs ``J`` terms."""
+    shape, at = _shapes(size, count, inside_ranks)
+    q = _q(*shape, decay)
+    n_j = shape[2]
+    q_first = np.cumsum(n_j) - n_j
+    cell = np.repeat(np.arange(count.size), inside_ranks)
+    j = _ranges(np.ones(count.size, dtype=np.int64), inside_ranks)
+    value = d[start[cell] + j - 2] * q[q_first[at[cell]] + j - 1]
+    out = np.bincount(cell, weights=value, minlength=count.size)
+    return out * np.power(decay, above.astype(np.float64))
+
+
+def _shapes(size, count, inside_ranks):
+    """The distinct ``(b, K, J)`` of the cells (as three arrays) and each
+    cell's index among them."""
+    radix = int(size.max()) + 1
+    if radix**3 < 2**62:
+        key = (size.astype(np.int64) * radix + count) * radix + inside_ranks
+        key, at = np.unique(key, return_inverse=True)
+        b, rest = np.divmod(key, radix * radix)
+        kk, j = np.divmod(rest, radix)
+        return (b, kk, j), at.reshape(-1)
+    rows, at = np.unique(
+        np.column_stack([size, count, inside_ranks]), axis=0, return_inverse=True
+    )
+    return tuple(rows.T), at.reshape(-1)
+
+
+def _q(size, count, inside_ranks, decay) -> np.ndarray:
+    """For each shape ``(b, K, J)``, ``Q(j) = sum_t x ** t P(t, j)`` at
+    ``j = 1 .. J``, the shapes one after the other: a grid of ``j = t + 1 + u``
+    (``u`` the block's rows not relevant to the intent above its ``t``-th
+    relevant row), ``min(K, J) x min(b - K + 1, J)`` terms per shape, in chunks
+    of at most ``_CHUNK`` terms."""
     n_t = np.minimum(count, inside_ranks)
     if decay == 0.0:  # x ** t is 0 past t = 0
         n_t = np.minimum(n_t, 1)
     n_u = np.minimum(size - count + 1, inside_ranks)
     lf = _log_factorials(int(size.max()))
     log_all = lf[size] - lf[count] - lf[size - count]  # log C(b, K)
-    expected = np.zeros(count.size)
+    q_first = np.cumsum(inside_ranks) - inside_ranks
+    q = np.zeros(int(inside_ranks.sum()))
     terms = n_t * n_u
-    # Chunks of cells of at most _CHUNK grid terms (one cell may pass it).
     ends = np.cumsum(terms)
     cuts = np.searchsorted(ends, np.arange(_CHUNK, int(ends[-1]), _CHUNK), "right")
     for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, count.size], strict=True):
-        if hi <= lo:
+        if hi <= lo:  # a chunk past one shape of more than _CHUNK terms
             continue
-        cell = np.repeat(np.arange(lo, hi), terms[lo:hi])
+        shape = np.repeat(np.arange(lo, hi), terms[lo:hi])
         local = _ranges(np.zeros(hi - lo, dtype=np.int64), terms[lo:hi])
-        t, u = np.divmod(local, n_u[cell])
+        t, u = np.divmod(local, n_u[shape])
         j = t + 1 + u
-        ok = j <= inside_ranks[cell]
-        cell, t, u, j = cell[ok], t[ok], u[ok], j[ok]
-        b, kk = size[cell], count[cell]
-        # C(j - 1, t) C(b - j, K - 1 - t) / C(b, K), j - 1 = t + u
+        ok = j <= inside_ranks[shape]
+        shape, t, u, j = shape[ok], t[ok], u[ok], j[ok]
+        b, kk = size[shape], count[shape]
+        # P(t, j) = C(j - 1, t) C(b - j, K - 1 - t) / C(b, K), j - 1 = t + u
         log_p = lf[t + u] - lf[t] - lf[u]
         log_p += lf[b - j] - lf[kk - 1 - t] - lf[b - kk - u]
-        log_p -= log_all[cell]
-        value = np.exp(log_p) * d[start[cell] + j - 2]
-        value *= np.power(decay, (above[cell] + t).astype(np.float64))
-        expected[lo:hi] = np.bincount(cell - lo, weights=value, minlength=hi - lo)
-    return expected
+        log_p -= log_all[shape]
+        value = np.exp(log_p) * np.power(decay, t.astype(np.float64))
+        q += np.bincount(q_first[shape] + j - 1, weights=value, minlength=q.size)
+    return q
 
 
 def _linear(count, above, size, start, inside_ranks, d, map_ia) -> np.ndarray:
