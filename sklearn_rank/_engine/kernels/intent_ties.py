@@ -189,16 +189,22 @@ def _shapes(size, count, inside_ranks):
     """The distinct ``(b, K, J)`` of the cells (as three arrays) and each
     cell's index among them."""
     radix = int(size.max()) + 1
-    if radix**3 < 2**62:
-        key = (size.astype(np.int64) * radix + count) * radix + inside_ranks
+    if radix**3 >= 2**62:
+        rows, at = np.unique(
+            np.column_stack([size, count, inside_ranks]), axis=0, return_inverse=True
+        )
+        return tuple(rows.T), at.reshape(-1)
+    key = (size.astype(np.int64) * radix + count) * radix + inside_ranks
+    if radix**3 <= max(4 * key.size, 1 << 16):  # a table of every shape: no sort
+        seen = np.zeros(radix**3, dtype=bool)
+        seen[key] = True
+        at = (np.cumsum(seen) - 1)[key]
+        key = np.flatnonzero(seen)
+    else:
         key, at = np.unique(key, return_inverse=True)
-        b, rest = np.divmod(key, radix * radix)
-        kk, j = np.divmod(rest, radix)
-        return (b, kk, j), at.reshape(-1)
-    rows, at = np.unique(
-        np.column_stack([size, count, inside_ranks]), axis=0, return_inverse=True
-    )
-    return tuple(rows.T), at.reshape(-1)
+    b, rest = np.divmod(key, radix * radix)
+    kk, j = np.divmod(rest, radix)
+    return (b, kk, j), at.reshape(-1)
 
 
 def _q(size, count, inside_ranks, decay) -> np.ndarray:
@@ -241,11 +247,16 @@ def _linear(count, above, size, start, inside_ranks, d, map_ia) -> np.ndarray:
     """Per cell, the expectation where ``h`` is linear: ``h(c) = c + 1``
     (``map_ia``) or 1. The row at ``p0 + j`` is relevant with probability
     ``K / b``; given that, the block's relevant rows above it number
-    ``(j - 1)(K - 1) / (b - 1)`` on average (hypergeometric)."""
-    cell = np.repeat(np.arange(count.size), inside_ranks)
-    j = _ranges(np.ones(count.size, dtype=np.int64), inside_ranks)
-    b, kk = size[cell].astype(np.float64), count[cell].astype(np.float64)
-    value = kk / b * d[start[cell] + j - 2]
-    if map_ia:
-        value *= above[cell] + 1.0 + (j - 1) * (kk - 1.0) / (b - 1.0)
-    return np.bincount(cell, weights=value, minlength=count.size)
+    ``(j - 1)(K - 1) / (b - 1)`` on average (hypergeometric). The sums over
+    ``j`` of ``d(p0 + j)`` and ``(j - 1) d(p0 + j)`` come from running sums of
+    ``d(p)`` and ``p d(p)``: a few terms per cell."""
+    ranks = np.arange(1, d.size + 1, dtype=np.float64)
+    first, last = start - 1, start - 1 + inside_ranks  # p0 and p0 + J
+    sum_d = np.r_[0.0, np.cumsum(d)]
+    s1 = sum_d[last] - sum_d[first]
+    b, kk = size.astype(np.float64), count.astype(np.float64)
+    if not map_ia:
+        return kk / b * s1
+    sum_pd = np.r_[0.0, np.cumsum(ranks * d)]
+    s2 = sum_pd[last] - sum_pd[first] - start * s1  # sum_j (j - 1) d(p0 + j)
+    return kk / b * ((above + 1.0) * s1 + (kk - 1.0) / (b - 1.0) * s2)
