@@ -270,7 +270,7 @@ def _with_ties(total, ctx, view, p: IntentParams, k, per_rank, decay, weight=Non
     key = (per_rank, beta, k, decay, weight is None, p.shares is None)
     return total + ctx.totals.cached_scored(
         ("intent_tie_correction", key),
-        lambda: tie_correction(ctx, view, k, rank_weight, decay, weight),
+        lambda: tie_correction(ctx, view, k, rank_weight, decay, weight, beta),
     )
 
 

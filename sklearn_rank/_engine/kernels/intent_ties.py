@@ -104,6 +104,7 @@ def tie_correction(
     per_rank: Callable[[int], np.ndarray],
     decay: float | None,
     weight: np.ndarray | None = None,
+    ratio: float | None = None,
 ) -> np.ndarray:
     """Per group, the expected sum over uniformly random orders of the tie
     blocks of the tied pairs' terms ``w h(c) d(p)`` (ranks ``p <= k``) minus
@@ -111,7 +112,8 @@ def tie_correction(
 
     ``per_rank(n)`` gives ``d`` at ranks ``1 .. n``; ``decay`` is ``x`` of
     ``h(c) = x ** c``, None for ``h(c) = c + 1``; ``weight`` is ``w`` per pair of
-    the view (None: 1), the same over the pairs of one (group, intent)."""
+    the view (None: 1), the same over the pairs of one (group, intent);
+    ``ratio``: ``d(p)`` is ``ratio ** (p - 1)`` (a shortcut, same values)."""
     out = np.zeros(ctx.n_groups)
     cells = tied_cells(ctx, view)
     if cells is None:
@@ -147,7 +149,7 @@ def tie_correction(
     if decay is None or decay == 1.0:
         expected = _linear(count, above, size, start, inside_ranks, d, decay is None)
     else:
-        expected = _grid(count, above, size, start, inside_ranks, d, decay)
+        expected = _grid(count, above, size, start, inside_ranks, d, decay, ratio)
     if w is not None:
         expected *= w
     return np.bincount(group, weights=expected, minlength=ctx.n_groups) - ordered
@@ -169,20 +171,32 @@ def _log_factorials(n: int) -> np.ndarray:
     return gammaln(np.arange(n + 1, dtype=np.float64) + 1.0)
 
 
-def _grid(count, above, size, start, inside_ranks, d, decay) -> np.ndarray:
+def _grid(count, above, size, start, inside_ranks, d, decay, ratio) -> np.ndarray:
     """Per cell, ``x ** A sum_j d(p0 + j) Q(j)`` over the block's ranks inside
     the cutoff, ``Q(j) = sum_t x ** t P(t, j)``. ``Q`` depends only on the
     cell's shape ``(b, K, J)``, so it is computed once per distinct shape (a
-    few where blocks are small), then each cell costs ``J`` terms."""
+    few where blocks are small), then each cell costs ``J`` terms; where ``d``
+    is geometric (``d(p) = ratio ** (p - 1)``, NRBP), ``ratio ** p0`` times a
+    sum per shape."""
     shape, at = _shapes(size, count, inside_ranks)
     q = _q(*shape, decay)
     n_j = shape[2]
     q_first = np.cumsum(n_j) - n_j
+    x_above = np.power(decay, above.astype(np.float64))
+    if ratio is not None:
+        j = _ranges(np.ones(n_j.size, dtype=np.int64), n_j)
+        per_shape = np.bincount(
+            np.repeat(np.arange(n_j.size), n_j),
+            weights=q * np.power(ratio, (j - 1).astype(np.float64)),
+            minlength=n_j.size,
+        )
+        p0 = (start - 1).astype(np.float64)
+        return np.power(ratio, p0) * per_shape[at] * x_above
     cell = np.repeat(np.arange(count.size), inside_ranks)
     j = _ranges(np.ones(count.size, dtype=np.int64), inside_ranks)
     value = d[start[cell] + j - 2] * q[q_first[at[cell]] + j - 1]
     out = np.bincount(cell, weights=value, minlength=count.size)
-    return out * np.power(decay, above.astype(np.float64))
+    return out * x_above
 
 
 def _shapes(size, count, inside_ranks):
