@@ -60,19 +60,22 @@ class TiedCells(NamedTuple):
     group: np.ndarray  # (n_cells,) the block's group
 
 
-def tied_cells(ctx: RankingContext, view: Any) -> TiedCells | None:
+def tied_cells(ctx: RankingContext, view: Any, k: int | None) -> TiedCells | None:
     """The pairs of ``view`` (``intent.IntentView``: its ``row``, ``prior``,
-    ``intent``, ``rel_input``) in the context's tie blocks, grouped by cell (None:
-    no tie block holds a relevant pair). Made once per context."""
-    return ctx.totals.cached_scored(_CELLS, lambda: _tied_cells(ctx, view))
+    ``intent``, ``rel_input``) in the context's tie blocks that start at a rank
+    ``<= k``, grouped by cell (None: no such block holds a relevant pair). Made
+    once per context and ``k``."""
+    return ctx.totals.cached_scored((_CELLS, k), lambda: _tied_cells(ctx, view, k))
 
 
-def _tied_cells(ctx: RankingContext, view: Any) -> TiedCells | None:
+def _tied_cells(ctx: RankingContext, view: Any, k: int | None) -> TiedCells | None:
     blocks = ctx.blocks
     if not blocks or not view.row.size:
         return None
     block = blocks.block_of(view.row)
     pair = np.flatnonzero(block >= 0)
+    if k is not None:
+        pair = pair[np.asarray(blocks.rank)[block[pair]] <= k]
     if not pair.size:
         return None
     m = view.rel_input.shape[1]
@@ -115,12 +118,10 @@ def tie_correction(
     the view (None: 1), the same over the pairs of one (group, intent);
     ``ratio``: ``d(p)`` is ``ratio ** (p - 1)`` (a shortcut, same values)."""
     out = np.zeros(ctx.n_groups)
-    cells = tied_cells(ctx, view)
+    cells = tied_cells(ctx, view, k)
     if cells is None:
         return out
     inside = np.arange(cells.count.size)
-    if k is not None:  # a block starting past k has no rank inside
-        inside = np.flatnonzero(cells.start <= k)
     if decay == 0.0:  # only a cell with no relevant row above adds
         inside = inside[cells.above[inside] == 0]
     if not inside.size:
