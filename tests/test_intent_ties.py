@@ -321,3 +321,47 @@ def test_large_blocks_stay_finite():
     # Subtopic recall@1: P(the row at rank 1 is relevant to i) = K_i / b.
     assert got["subtopic_recall@1"] == pytest.approx(want.mean(), abs=1e-12)
     assert 0 < got["alpha_ndcg@20"] <= 1 and 0 < got["nnrbp"] <= 1
+
+
+def test_large_blocks_equal_their_closed_forms_at_rank_two():
+    # ERR-IA@2 of one block of b rows: rank 1 gains K_i / b per intent; rank 2
+    # gains 1 where it is relevant and rank 1 is not, x = 1 - alpha where both.
+    rng = np.random.default_rng(9)
+    b, x = 200, 0.7
+    y = (rng.random((b, 3)) < [0.5, 0.05, 0.95]).astype(int)
+    got = evaluate_intents(
+        y,
+        np.zeros(b),
+        groups=np.zeros(b),
+        metrics="err_ia@2",
+        ties="average",
+        alpha=1 - x,
+    )["err_ia@2"]
+    kk = y.sum(axis=0)
+    gain = kk / b + (kk * (kk - 1) * x + kk * (b - kk)) / (2 * b * (b - 1))
+    assert got == pytest.approx(gain.sum() / (3 * (1 + x / 2)), abs=1e-12)
+
+
+@pytest.mark.parametrize("x", [0.0, 0.5, 0.99])
+def test_each_relevant_row_of_a_block_lies_somewhere(x, monkeypatch):
+    # sum_j Q(j) = sum_{t < K} x ** t: the t-th relevant row is at some rank,
+    # for blocks of up to 400 rows, through every reading of the shapes and in
+    # chunks of a few terms.
+    from sklearn_rank._engine.kernels import intent_ties
+
+    size = np.array([400, 400, 400, 200, 7, 7, 2])
+    count = np.array([1, 200, 400, 37, 3, 7, 1])
+    shapes, at = intent_ties._shapes(size, count, size)
+    assert np.array_equal(shapes[0][at], size) and np.array_equal(shapes[1][at], count)
+    q = intent_ties._q(size, count, size, x)
+    first = np.r_[0, np.cumsum(size)[:-1]]
+    want = [sum(x**t for t in range(c)) for c in count]
+    assert np.add.reduceat(q, first) == pytest.approx(want, rel=1e-12, abs=1e-12)
+    monkeypatch.setattr(intent_ties, "_CHUNK", 1000)
+    chunked = intent_ties._q(size, count, size, x)
+    assert chunked == pytest.approx(q, rel=1e-14, abs=0)
+    # The shapes above by a sort of their codes; by rows where the codes
+    # would not fit in 62 bits.
+    big = np.array([2**21, 5, 5])
+    shapes, at = intent_ties._shapes(big, np.array([3, 2, 2]), np.array([9, 4, 4]))
+    assert shapes[0][at].tolist() == big.tolist() and at[1] == at[2] != at[0]

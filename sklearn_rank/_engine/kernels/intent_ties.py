@@ -42,7 +42,7 @@ from scipy.special import gammaln
 if TYPE_CHECKING:
     from ..context import RankingContext
 
-# Grid terms computed at once (a bound on memory: about 100 MB of temporaries).
+# Grid terms computed at once (a bound on memory: about 200 MB of temporaries).
 _CHUNK = 1 << 21
 _CELLS = "intent_tie_cells"  # the key of the tied cells in a context's cache
 
@@ -236,15 +236,11 @@ def _q(size, count, inside_ranks, decay) -> np.ndarray:
     log_all = lf[size] - lf[count] - lf[size - count]  # log C(b, K)
     q_first = np.cumsum(inside_ranks) - inside_ranks
     q = np.zeros(int(inside_ranks.sum()))
-    terms = n_t * n_u
-    ends = np.cumsum(terms)
-    cuts = np.searchsorted(ends, np.arange(_CHUNK, int(ends[-1]), _CHUNK), "right")
-    for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, count.size], strict=True):
-        if hi <= lo:  # a chunk past one shape of more than _CHUNK terms
-            continue
-        shape = np.repeat(np.arange(lo, hi), terms[lo:hi])
-        local = _ranges(np.zeros(hi - lo, dtype=np.int64), terms[lo:hi])
-        t, u = np.divmod(local, n_u[shape])
+    ends = np.cumsum(n_t * n_u)  # the grids one after the other
+    for lo in range(0, int(ends[-1]), _CHUNK):
+        at = np.arange(lo, min(lo + _CHUNK, int(ends[-1])))
+        shape = np.searchsorted(ends, at, "right")
+        t, u = np.divmod(at - (ends[shape] - n_t[shape] * n_u[shape]), n_u[shape])
         j = t + 1 + u
         ok = j <= inside_ranks[shape]
         shape, t, u, j = shape[ok], t[ok], u[ok], j[ok]
