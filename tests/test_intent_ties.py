@@ -300,6 +300,9 @@ def test_scorers_take_average_ties():
     assert multi(Fixed(), X, y, groups=g)["err_ia@3"] == pytest.approx(
         want["err_ia@3"], abs=1e-15
     )
+    named = sklearn_rank.get_scorer("err_ia@3")
+    named.set_params(metric_kwargs={"ties": "average"})
+    assert named(Fixed(), X, y, groups=g) == scorer(Fixed(), X, y, groups=g)
     stable = evaluate_intents(y, s, groups=g, metrics=["err_ia@3"], ties="stable")
     assert want != stable  # the ties matter here
 
