@@ -72,23 +72,33 @@ def _tied_cells(ctx: RankingContext, view: Any, k: int | None) -> TiedCells | No
     blocks = ctx.blocks
     if not blocks or not view.row.size:
         return None
-    block = blocks.block_of(view.row)
-    pair = np.flatnonzero(block >= 0)
+    starts = np.asarray(blocks.rank)
+    if k is None:
+        pair = np.arange(view.row.size)
+    else:  # only pairs ranked at most k + (the longest block starting <= k) - 1
+        kept = starts <= k
+        if not kept.any():
+            return None
+        reach = k + int(np.asarray(blocks.size)[kept].max()) - 1
+        pair = np.flatnonzero(ctx.rank[view.row] <= reach)
+    block = blocks.block_of(view.row[pair])
+    inside = block >= 0
     if k is not None:
-        pair = pair[np.asarray(blocks.rank)[block[pair]] <= k]
+        inside &= starts[block] <= k
+    pair, block = pair[inside], block[inside]
     if not pair.size:
         return None
     m = view.rel_input.shape[1]
     # The view lists pairs by rank, then intent: a stable sort by cell keeps
     # each cell's pairs in rank order, so its first pair has the fewest
     # relevant rows above it (A) and the others A + 1, A + 2, ...
-    key = block[pair].astype(np.int64) * m + view.intent[pair]
+    key = block.astype(np.int64) * m + view.intent[pair]
     by = np.argsort(key, kind="stable")
-    pair, key = pair[by], key[by]
+    pair, key, block = pair[by], key[by], block[by]
     new = np.r_[True, key[1:] != key[:-1]]
     first = np.flatnonzero(new)
     count = np.diff(np.r_[first, pair.size])
-    cell_block = block[pair[first]]
+    cell_block = block[first]
     return TiedCells(
         pair,
         first,
