@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from scipy.special import gammaln
 
+from .. import segments as seg
+
 if TYPE_CHECKING:
     from ..context import RankingContext
 
@@ -144,7 +146,7 @@ def tie_correction(
         top = min(top, k)
     d = np.asarray(per_rank(top), dtype=np.float64)[:top]
     # The cells' pairs in the context's order: their sum there.
-    pairs = cells.pair[_ranges(cells.first[inside], count)]
+    pairs = cells.pair[seg.ranges(cells.first[inside], count)]
     rank = ctx.rank[view.row[pairs]].astype(np.int64)
     kept = rank <= top
     terms = np.where(kept, d[np.minimum(rank, top) - 1], 0.0)
@@ -171,12 +173,6 @@ def _h(c: np.ndarray, decay: float | None) -> np.ndarray:
     return c + 1.0 if decay is None else np.power(decay, c)
 
 
-def _ranges(first: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Concatenated ``arange(first[i], first[i] + n[i])``."""
-    offsets = np.cumsum(n) - n
-    return np.repeat(first - offsets, n) + np.arange(int(n.sum()))
-
-
 def _log_factorials(n: int) -> np.ndarray:
     """``log(i!)`` for ``i = 0 .. n``."""
     return gammaln(np.arange(n + 1, dtype=np.float64) + 1.0)
@@ -195,7 +191,7 @@ def _grid(count, above, size, start, inside_ranks, d, decay, ratio) -> np.ndarra
     q_first = np.cumsum(n_j) - n_j
     x_above = np.power(decay, above.astype(np.float64))
     if ratio is not None:
-        j = _ranges(np.ones(n_j.size, dtype=np.int64), n_j)
+        j = seg.ranges(np.ones(n_j.size, dtype=np.int64), n_j)
         per_shape = np.bincount(
             np.repeat(np.arange(n_j.size), n_j),
             weights=q * np.power(ratio, (j - 1).astype(np.float64)),
@@ -204,7 +200,7 @@ def _grid(count, above, size, start, inside_ranks, d, decay, ratio) -> np.ndarra
         p0 = (start - 1).astype(np.float64)
         return np.power(ratio, p0) * per_shape[at] * x_above
     cell = np.repeat(np.arange(count.size), inside_ranks)
-    j = _ranges(np.ones(count.size, dtype=np.int64), inside_ranks)
+    j = seg.ranges(np.ones(count.size, dtype=np.int64), inside_ranks)
     value = d[start[cell] + j - 2] * q[q_first[at[cell]] + j - 1]
     out = np.bincount(cell, weights=value, minlength=count.size)
     return out * x_above
