@@ -11,7 +11,12 @@ Every figure is measured side by side in one run, on the same data:
   (<= 3x at 1M rows x 10 intents);
 * the greedy ideal alone (the engine's ``greedy_ideal_gains``) at three sizes of
   rows x k per query with the same total rows: its time per (row x k) should not
-  grow (one pass over the relevant pairs per ideal position).
+  grow (one pass over the relevant pairs per ideal position);
+* with ``--ties``, ``ties="average"`` (the expectation over the orders of each
+  tie block) against ``ties="stable"`` for alpha-nDCG@20 and for every metric
+  of the table in one ``evaluate_intents`` call, on the continuous scores (no
+  tie: the same cost is the target) and on scores rounded to ``--round``
+  decimals (tie blocks of about ``per-query / 10 ** round`` rows).
 
 Times are medians of ``--repeats`` interleaved rounds after one warm-up round.
 ``--root`` times another checkout (a tree before a change) with this script:
@@ -102,6 +107,28 @@ def greedy_growth(args) -> None:
         )
 
 
+def ties_average(args) -> None:
+    from sklearn_rank import evaluate_intents
+
+    grades, score, groups = _data(args.rows, args.intents, args.per_query, args.density)
+    every = [
+        "alpha_ndcg@20", "alpha_dcg@20", "err_ia@20", "nerr_ia@20", "nrbp", "nnrbp",
+        "map_ia", "precision_ia@20", "subtopic_recall@20",
+    ]  # fmt: skip
+    for label, s in (("no ties", score), ("rounded", np.round(score, args.round))):
+        funcs = {}
+        for names in (["alpha_ndcg@20"], every):
+            for ties in ("stable", "average"):
+                funcs[len(names), ties] = lambda n=names, t=ties, s=s: evaluate_intents(
+                    grades, s, groups=groups, metrics=n, ties=t
+                )
+        t = _median_times(funcs, args.repeats, time.process_time)
+        print(f"ties, {label} ({args.rows:,} rows x {args.intents} intents, CPU s):")
+        for n, what in ((1, "alpha_ndcg@20"), (len(every), "all 9 metrics")):
+            a, b = t[n, "stable"], t[n, "average"]
+            print(f"  {what:<14} stable {a:.3f}, average {b:.3f}, ratio {b / a:.2f}x")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -115,11 +142,15 @@ def main(argv=None) -> None:
         help="the checkout whose sklearn_rank is timed (default: this one)",
     )
     parser.add_argument("--skip-growth", action="store_true")
+    parser.add_argument("--ties", action="store_true", help="time ties='average'")
+    parser.add_argument("--round", type=int, default=1)
     args = parser.parse_args(argv)
     sys.path.insert(0, os.path.abspath(args.root))
     ratio_to_ndcg(args)
     if not args.skip_growth:
         greedy_growth(args)
+    if args.ties:
+        ties_average(args)
 
 
 if __name__ == "__main__":

@@ -398,7 +398,7 @@ def test_bad_names_ties_and_lengths():
     with pytest.raises(InvalidParameterError, match="'k' parameter of err_ia_score"):
         err_ia_score(y, s, groups=g, k=0)
     with pytest.raises(InvalidParameterError, match="'ties' parameter"):
-        evaluate_intents(y, s, groups=g, ties="average")
+        evaluate_intents(y, s, groups=g, ties="threshold")
     with pytest.raises(ValueError, match="y_score"):
         evaluate_intents(y, [1, 2, 3], groups=g)
 

@@ -18,6 +18,7 @@ from .._engine.kernels.intent import (
     IntentView,
     attach_intent_shares,
     attach_intent_view,
+    attach_tie_average,
     largest_grade,
 )
 from .._engine.reduce import (
@@ -845,13 +846,19 @@ def intent_means(
     sample_weight: Any = None,
     masks: dict[str, Any] | None = None,
     intent_weight: Any = None,
+    average: bool = False,
 ) -> dict[str, float]:
     """Every request from one ordering of the rows (by group, then descending
     score, ties by ``opts.ties``); the intent-aware kernels read the
-    (row, intent) view attached to it, the others each row's largest grade."""
+    (row, intent) view attached to it, the others each row's largest grade.
+    ``average`` (``ties="average"`` given, ``opts.ties`` "average"): the
+    intent-aware kernels take the expectation over the orders of each tie
+    block instead of reading the ordering."""
     ctx, view, inputs = intent_context(
         func, labels, y_score, groups, requests, opts, sample_weight, masks
     )
+    if average:
+        attach_tie_average(ctx)
     if intent_weight is not None:
         rel = view.rel_input
         weights = check_intent_weight(intent_weight, rel, inputs, requests, func)
@@ -944,10 +951,11 @@ def evaluate_with_intents(given: dict[str, Any]) -> dict[str, float]:
                 "intent_weight, convention and their options (alpha, beta for "
                 "nrbp / nnrbp, ties, undefined).",
             )
+    average = given["ties"] == "average"  # given: the expectation
     opts = check_intent_ties(
         given["ties"], resolve_options(func, given["convention"], options), func
     )
-    if not plain and opts.ties not in ONE_ORDER:
+    if not plain and opts.ties not in ONE_ORDER and not average:
         opts = dataclasses.replace(opts, ties="stable")
     labels = check_intent_labels(given["y_true"], func)
     return intent_means(
@@ -960,4 +968,5 @@ def evaluate_with_intents(given: dict[str, Any]) -> dict[str, float]:
         sample_weight=given["sample_weight"],
         intent_weight=given["intent_weight"],
         masks={"retrieved": given["retrieved"]},
+        average=average,
     )

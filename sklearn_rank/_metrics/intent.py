@@ -83,15 +83,19 @@ def evaluate_intents(
     beta : float, default=None
         NRBP's patience in (0, 1) (0.5 when None, as ndeval's ``-beta``): the
         weight of rank ``r`` is ``beta ** (r - 1)`` (``nrbp``, ``nnrbp``).
-    ties : {"stable", "pessimistic", "optimistic"}, default=None
-        The order of rows of equal score in a group: input order ("stable"),
-        the rows relevant to no intent first, then by their largest grade
-        ascending ("pessimistic"), or descending ("optimistic"); input order
-        within equal keys. None takes the convention's rule, and "stable"
-        where that is "average" or "threshold" (the default convention): an
-        expectation over the orders of tied rows, which these nonlinear
-        metrics do not reduce to one ordering, so that given explicitly they
-        raise.
+    ties : {"average", "stable", "pessimistic", "optimistic"}, default=None
+        Rows of equal score in a group (a tie block). "average": the exact
+        expected value of the metric over uniformly random orders of the rows
+        within each tie block (a block's ``t``-th row relevant to an intent
+        lies at its ``j``-th rank with probability
+        ``C(j - 1, t) C(b - j, K - 1 - t) / C(b, K)``; see
+        ``docs/diversity.md``). The others are one ordering: input order
+        ("stable"), the rows relevant to no intent first, then by their
+        largest grade ascending ("pessimistic"), or descending ("optimistic");
+        input order within equal keys. None takes the convention's rule, and
+        "stable" where that is "average" (the default convention) or
+        "threshold" (the "sklearn" preset): only "average" given explicitly
+        takes the expectation. "threshold" given explicitly raises.
     undefined : "skip", "raise" or float, default=None
         What a group without any relevant (row, intent) does: left out of the
         mean ("skip"), an error, or scored with the float.
@@ -156,10 +160,11 @@ def _scores(
     name ``func``; ``options`` are convention keywords."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     requests = parse_intent_names(names, func)
+    average = options.get("ties") == "average"  # given: the expectation
     opts = check_intent_ties(
         options.get("ties"), resolve_options(func, convention, options), func
     )
-    if opts.ties not in ONE_ORDER:  # alone, no tie blocks to find
+    if opts.ties not in ONE_ORDER and not average:  # alone, no tie blocks to find
         opts = dataclasses.replace(opts, ties="stable")
     labels = check_intent_labels(y_true, func)
     return intent_means(
@@ -172,6 +177,7 @@ def _scores(
         sample_weight=sample_weight,
         intent_weight=intent_weight,
         masks={"retrieved": retrieved},
+        average=average,
     )
 
 

@@ -579,9 +579,10 @@ def check_metrics(
 
 # -- the intent-aware metrics (a 2-D y_true) ----------------------------------
 
-# The tie rules that are one ordering of the rows; "average" and "threshold"
-# are expectations over the orders of tied rows, which these nonlinear metrics
-# do not reduce to one ordering.
+# The tie rules that are one ordering of the rows. "average" given explicitly
+# is the exact expectation over the orders of each tie block
+# (_engine/kernels/intent_ties.py); a preset's "average" or "threshold" reads
+# as "stable" (the documented default), and "threshold" given explicitly raises.
 ONE_ORDER = ("stable", "pessimistic", "optimistic")
 
 
@@ -657,20 +658,23 @@ def parse_intent_names(names: list[Any], func: str) -> list[MetricRequest]:
 
 def check_intent_ties(ties: Any, opts: Options, func: str) -> Options:
     """The tie rule of a call with intent-aware metrics: one of
-    :data:`ONE_ORDER`; a preset's "average" or "threshold" reads as "stable"
-    (the order the engine then gives ties), given explicitly it raises."""
-    if opts.ties in ONE_ORDER:
+    :data:`ONE_ORDER`, or "average" given explicitly (the expectation over the
+    orders of each tie block); a preset's "average" or "threshold" reads as
+    "stable" (the order the engine then gives ties), "threshold" given
+    explicitly raises."""
+    if opts.ties in ONE_ORDER or ties == "average":
         return opts
     if ties is not None:
         raise param_error(
             "ties",
             func,
-            "one of 'stable', 'pessimistic', 'optimistic' or None with "
-            "intent-aware metrics",
+            "one of 'average', 'stable', 'pessimistic', 'optimistic' or None "
+            "with intent-aware metrics",
             ties,
-            "The intent-aware metrics are not linear in the order of tied rows: "
-            "the average over their orders is not one ordering and is not "
-            "computed. Pass ties='stable' (ndeval reads the run in order).",
+            "A tie block read as one score threshold has no reading for the "
+            "intent-aware metrics (they score rows one rank at a time). Pass "
+            "ties='average' for the expectation over the orders of tied rows, "
+            "or ties='stable' (ndeval reads the run in order).",
         )
     return opts
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import segments as seg
 from .base import GroupValues
+from .intent_ties import tie_correction
 
 if TYPE_CHECKING:
     from ..context import RankingContext
@@ -49,11 +50,14 @@ class IntentParams(NamedTuple):
     """The user model's parameters: ``alpha`` the redundancy intolerance (and
     ERR-IA's stop probability), ``beta`` NRBP's patience, ``shares`` each
     relevant pair's intent probability P(i|q) (:func:`intent_shares`; None:
-    uniform over the group's intents)."""
+    uniform over the group's intents), ``average`` whether to take the
+    expectation over the orders of each tie block (``ties="average"``;
+    :mod:`.intent_ties`) instead of reading the context's order."""
 
     alpha: float = 0.5
     beta: float = 0.5
     shares: np.ndarray | None = None
+    average: bool = False
 
 
 def intent_view(
@@ -243,6 +247,35 @@ def novelty_gain(
     top = int(prior.max())
     weight = _decay_powers(alpha, top)[prior]
     return row[new], np.bincount(np.cumsum(new) - 1, weights=weight)
+
+
+def _with_ties(total, ctx, view, p: IntentParams, k, per_rank, decay, weight=None):
+    """``total`` (per group, a sum of pair terms ``w h(c) d(r)``, see
+    :func:`.intent_ties.tie_correction`) as its expectation over the orders of
+    the tie blocks where ``p.average``; unchanged (same bits) otherwise.
+    ``per_rank`` names ``d``: ndeval's log discount ("dcg"), ``1 / r``
+    ("reciprocal"), ``beta ** (r - 1)`` ("patience") or 1 ("flat").
+    Metrics of one call with the same terms (alpha-nDCG and alpha-DCG, ERR-IA
+    and nERR-IA, NRBP and nNRBP) share one correction."""
+    if not p.average or not ctx.blocks:
+        return total
+    rank_weight = {
+        "dcg": _ndeval_discounts,
+        "reciprocal": _reciprocal_ranks,
+        "patience": lambda n: _patience(p.beta, n),
+        "flat": np.ones,
+    }[per_rank]
+    beta = p.beta if per_rank == "patience" else None
+    # The weights are fixed per context: P(i|q) (attached or not), 1 / R_i.
+    key = (per_rank, beta, k, decay, weight is None, p.shares is None)
+    return total + ctx.totals.cached_scored(
+        ("intent_tie_correction", key),
+        lambda: tie_correction(ctx, view, k, rank_weight, decay, weight, beta),
+    )
+
+
+def _reciprocal_ranks(n: int) -> np.ndarray:
+    return 1.0 / np.arange(1, n + 1, dtype=np.float64)
 
 
 def _in_cutoff(ctx: RankingContext, k: int | None) -> np.ndarray:
@@ -499,6 +532,7 @@ def alpha_ndcg(
     alpha = p.alpha
     depth = _ideal_depth(ctx, k)
     dcg = _alpha_dcg_sum(ctx, view, k, alpha)
+    dcg = _with_ties(dcg, ctx, view, p, k, "dcg", 1.0 - alpha)
     ideal = ideal_gains(ctx, view, alpha, depth)
     ideal_dcg = _at_depth(_running(ideal, _ndeval_discounts(depth)), depth_of(ctx, k))
     # ndeval divides both by the "ideal ideal" DCG at k before their ratio (the
@@ -547,6 +581,7 @@ def alpha_dcg(
     top = int(depth.max()) if depth.size else 0
     norm = _at_depth(_ideal_ideal(view, alpha, top, _ndeval_discounts(top)), depth)
     dcg = _alpha_dcg_sum(ctx, view, k, alpha)
+    dcg = _with_ties(dcg, ctx, view, p, k, "dcg", 1.0 - alpha)
     return _result(ctx, view, seg.divide(dcg, norm, norm > 0, np.nan))
 
 
@@ -578,6 +613,7 @@ def err_ia(
     else:
         norm = _at_depth(_ideal_ideal(view, alpha, top, None), depth)
         err = _err_ia_sum(ctx, view, k, alpha)
+    err = _with_ties(err, ctx, view, p, k, "reciprocal", 1.0 - alpha, p.shares)
     return _result(ctx, view, seg.divide(err, norm, ok & (norm > 0), np.nan))
 
 
@@ -590,6 +626,7 @@ def nerr_ia(
     ideal = ideal_gains(ctx, view, p.alpha, depth)
     ideal_err = _at_depth(_running(ideal), depth_of(ctx, k))
     err = _err_ia_sum(ctx, view, k, p.alpha)
+    err = _with_ties(err, ctx, view, p, k, "reciprocal", 1.0 - p.alpha)
     # ndeval divides both by the "ideal ideal" ERR at k before their ratio.
     at, top = _norm_depth(ctx, k)
     norm = _at_depth(_ideal_ideal(view, p.alpha, top, None), at)
@@ -627,7 +664,8 @@ def _nrbp_sum(ctx: RankingContext, view: IntentView, p: IntentParams) -> np.ndar
     row, gain = novelty_gain(ctx, view, p.alpha)
     at = ctx.rank[row].astype(np.intp) - 1
     decay = _patience(p.beta, int(at.max()) + 1 if at.size else 1)
-    return ctx.group_sum(gain * decay[at], ctx.group[row])
+    total = ctx.group_sum(gain * decay[at], ctx.group[row])
+    return _with_ties(total, ctx, view, p, None, "patience", 1.0 - p.alpha)
 
 
 def nnrbp(
@@ -656,9 +694,12 @@ def map_ia(
     if k is not None:
         precision = np.where(rank <= k, precision, 0.0)
     ok = view.n_intents > 0
+    # Each pair's (c + 1) / r weighs P(i|q) / R_i: the expectation's terms.
+    per_pair = (1.0 if p.shares is None else p.shares) / view.cell_size
     if p.shares is not None:  # sum_i P(i|q) AP_i
         precision *= p.shares / view.cell_size
         total = ctx.group_sum(_per_row(ctx, view, precision))
+        total = _with_ties(total, ctx, view, p, k, "reciprocal", None, per_pair)
         return _result(ctx, view, np.where(ok, total, np.nan))
     # ndeval's sums, in its order (the last bits of a printed mean depend on
     # it): per intent, the precisions in rank order, over the intent's
@@ -677,6 +718,7 @@ def map_ia(
     total = np.bincount(
         has // m, weights=per_cell[has] / relevant[has], minlength=ctx.n_groups
     )
+    total = _with_ties(total, ctx, view, p, k, "reciprocal", None, per_pair)
     return _result(ctx, view, seg.divide(total, view.n_intents, ok, np.nan))
 
 
@@ -689,7 +731,8 @@ def precision_ia(
     # sum_i P(i|q) P@k_i; uniform: the pairs over k |I_q|
     norm = _depth(ctx, k) * (1.0 if p.shares is not None else view.n_intents)
     # 0 for a group none of whose rows is retrieved (no intent: undefined).
-    return _result(ctx, view, seg.divide(ctx.group_sum(hits), norm, norm > 0, 0.0))
+    hits = _with_ties(ctx.group_sum(hits), ctx, view, p, k, "flat", 1.0, p.shares)
+    return _result(ctx, view, seg.divide(hits, norm, norm > 0, 0.0))
 
 
 def subtopic_recall(
@@ -700,6 +743,7 @@ def subtopic_recall(
     # A pair is its intent's first where no relevant row is ranked above it.
     first = _per_row(ctx, view, pairs=view.prior == 0)
     covered = ctx.group_sum(np.where(_in_cutoff(ctx, k), first, 0.0))
+    covered = _with_ties(covered, ctx, view, p, k, "flat", 0.0)
     ok = view.n_intents > 0
     return _result(ctx, view, seg.divide(covered, view.n_intents, ok, np.nan))
 
@@ -721,6 +765,7 @@ WHOLE_LIST = frozenset({"nrbp", "nnrbp"})
 
 _VIEW = "intent_view"  # the key of a context's view in its scored cache
 _SHARES = "intent_shares"  # and of its pairs' P(i|q), when weights are given
+_AVERAGE = "intent_tie_average"  # and whether ties="average" was asked for
 # The metrics with a definition over intent weights P(i|q) (Agrawal et al.,
 # 2009: sum_i P(i|q) M_i); the others (novelty gains, greedy ideals, intent
 # coverage) have none.
@@ -764,6 +809,13 @@ def attach_intent_view(
     return ctx.totals.cached_scored(_VIEW, lambda: intent_view(ctx, rel_input, any_row))
 
 
+def attach_tie_average(ctx: RankingContext) -> None:
+    """Mark ``ctx`` (ordered with ``ties="average"``) for the metric table's
+    kernels: take the expectation over the orders of each tie block
+    (:mod:`.intent_ties`), not the context's order within a block."""
+    ctx.totals.cached_scored(_AVERAGE, lambda: True)
+
+
 def _no_view() -> IntentView:
     raise ValueError(
         "an intent-aware metric needs a 2-D y_true of shape (n_samples, "
@@ -779,7 +831,9 @@ def _from_table(kernel):
     def run(ctx: RankingContext, k: int | None, opts) -> GroupValues:
         view = ctx.totals.cached_scored(_VIEW, _no_view)
         shares = ctx.totals.cached_scored(_SHARES, lambda: None)
-        return kernel(ctx, view, k, IntentParams(opts.alpha, opts.beta, shares))
+        average = ctx.totals.cached_scored(_AVERAGE, lambda: False)
+        params = IntentParams(opts.alpha, opts.beta, shares, average)
+        return kernel(ctx, view, k, params)
 
     run.__name__ = run.__qualname__ = kernel.__name__
     run.__doc__ = kernel.__doc__
