@@ -86,8 +86,12 @@ def _range_null(x, w, n_resamples, rng, n_threads=1):
         b = stop - start
         # one random permutation of the k systems per topic and trial
         perm = np.argsort(block_rng.random((b, n, k)), axis=2)
-        shuffled = np.take_along_axis(np.broadcast_to(x, (b, n, k)), perm, axis=2)
-        means = weighted_averages(shuffled, w, axis=1)
+        # Laid out trials x systems x topics (the topics last and contiguous,
+        # where the weighted sum reads them without a transposing copy).
+        shuffled = np.take_along_axis(
+            np.broadcast_to(x.T, (b, k, n)), perm.transpose(0, 2, 1), axis=1
+        )
+        means = weighted_averages(shuffled, w, axis=2)
         out[start:stop] = means.max(axis=1) - means.min(axis=1)
 
     run_blocks(draw, resample_blocks(rng, n_resamples, 8 * n * k, _BUDGET), n_threads)
