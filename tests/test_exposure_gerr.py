@@ -1,0 +1,183 @@
+"""Expected exposure under the cascade browsing model (expeval's ``-u gerr``):
+against a brute force that enumerates every order of every tie and every ideal
+ranking and computes expeval's formula literally, expeval's closed-form target,
+rank-biased precision at ``stop=0``, hand-worked examples and bad input."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from sklearn_rank import expected_exposure
+from sklearn_rank._engine.context import GroupTotals, RankingContext
+from sklearn_rank._engine.kernels.exposure import row_cascade_exposure, row_exposure
+from sklearn_rank._utils.params import InvalidParameterError
+
+# -- brute force: expeval's exposure.expected, every order of every tie ------------
+
+
+def _orders(keys):
+    """Every ranking of the rows by descending key, each order of a tie once."""
+    levels = sorted(set(keys), reverse=True)
+    blocks = [[i for i, v in enumerate(keys) if v == lv] for lv in levels]
+    for parts in itertools.product(*(itertools.permutations(b) for b in blocks)):
+        yield [i for part in parts for i in part]
+
+
+def _cascade(keys, grades, p, u):
+    """Per row, expeval's ``p**i * (1-u)**relret`` (``i`` the 0-based rank,
+    ``relret`` the rows of grade > 0 above), averaged over every order of the
+    ties of ``keys``."""
+    total, count = np.zeros(len(keys)), 0
+    for order in _orders(keys):
+        relret = 0
+        for i, did in enumerate(order):
+            total[did] += p**i * (1.0 - u) ** relret
+            if grades[did] > 0:
+                relret += 1
+        count += 1
+    return total / count
+
+
+def _oracle(y, s, g, w, p, u):
+    per = {"ee_l": [], "ee_d": [], "ee_r": []}
+    weights = []
+    s = np.asarray(s, dtype=float).reshape(len(y), -1)
+    for q in dict.fromkeys(g):
+        rows = [i for i in range(len(g)) if g[i] == q]
+        grades = [y[i] for i in rows]
+        target = _cascade(grades, grades, p, u)  # every ideal ranking
+        e = np.mean(
+            [_cascade(list(s[rows, j]), grades, p, u) for j in range(s.shape[1])],
+            axis=0,
+        )
+        per["ee_l"].append(float(np.sum((e - target) ** 2)))
+        per["ee_d"].append(float(np.sum(e**2)))
+        per["ee_r"].append(float(np.sum(e * target)))
+        weights.append(np.mean([w[i] for i in rows]))
+    return {k: float(np.average(v, weights=weights)) for k, v in per.items()}
+
+
+def _case(rng):
+    n_groups = int(rng.integers(1, 4))
+    sizes = rng.integers(1, 7, size=n_groups)
+    g = np.repeat(np.arange(n_groups), sizes)
+    rng.shuffle(g)
+    y = rng.integers(0, 3, size=g.size)
+    draws = int(rng.choice([1, 1, 3]))
+    s = rng.integers(0, 3, size=(g.size, draws)).astype(float)  # ties
+    w = rng.uniform(0.5, 2.0, size=g.size)
+    return y, (s[:, 0] if draws == 1 else s), g, w
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_cases_equal_expeval_literally(seed):
+    rng = np.random.default_rng(100 + seed)
+    y, s, g, w = _case(rng)
+    p = float(rng.choice([0.0, 0.3, 0.5, 0.9, 1.0]))
+    u = float(rng.choice([0.0, 0.2, 0.5, 0.8, 1.0]))
+    got = expected_exposure(
+        y, s, groups=g, patience=p, browsing="gerr", stop=u, sample_weight=w
+    )
+    want = _oracle(y, s, g, w, p, u)
+    for name in want:
+        assert got[name] == pytest.approx(want[name], abs=1e-12, rel=1e-12), name
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_row_exposure_of_big_ties_equals_the_brute_force(seed):
+    # One query of 7 rows in one or two tie blocks, relevant rows mixed: the
+    # exposure of every row, not only the sums.
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, size=7)
+    s = rng.integers(0, 2 if seed % 2 else 1, size=7).astype(float)
+    p, u = float(rng.uniform(0.2, 1.0)), float(rng.uniform(0.0, 1.0))
+    totals = GroupTotals.from_inputs(y, np.zeros(7, np.intp), 1, ties="average")
+    got = row_cascade_exposure(RankingContext.from_scores(totals, s), p, u)
+    want = _cascade(list(s), list(y), p, u)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+def _expeval_target(grades, p, u):
+    """expeval's exposure.target for gerr, its closed form per grade (p < 1)."""
+    levels = sorted(set(grades), reverse=True)
+    b, per = 0, {}
+    for g in levels:
+        m = grades.count(g)
+        pp = p * (1.0 - u)
+        if g > 0:
+            per[g] = (pp**b - pp ** (b + m)) / (m * (1.0 - pp))
+        else:
+            per[g] = (1.0 - u) ** b * (p**b - p ** (b + m)) / (m * (1.0 - p))
+        b += m
+    return np.array([per[g] for g in grades])
+
+
+def test_target_equals_expevals_closed_form():
+    # With the run equal to the target's ideal ranking ee_r is |target|^2.
+    y = [2, 0, 1, 2, 0, 1, 1]
+    for p, u in [(0.5, 0.5), (0.8, 0.3), (0.3, 1.0)]:
+        t = _expeval_target(y, p, u)
+        got = expected_exposure(
+            y, y, groups=[0] * 7, patience=p, browsing="gerr", stop=u
+        )
+        assert got["ee_r"] == pytest.approx(np.sum(t**2), rel=1e-13)
+        assert got["ee_l"] == pytest.approx(0.0, abs=1e-15)
+
+
+def test_stop_zero_is_rank_biased_precision_exactly():
+    rng = np.random.default_rng(7)
+    y, s, g, w = _case(rng)
+    rbp = expected_exposure(y, s, groups=g, patience=0.7, sample_weight=w)
+    gerr = expected_exposure(
+        y, s, groups=g, patience=0.7, browsing="gerr", stop=0.0, sample_weight=w
+    )
+    assert gerr == rbp
+    # The cascade kernel itself, at stop 0, to rounding.
+    totals = GroupTotals.from_inputs(y, g, int(g.max()) + 1, ties="average")
+    first = np.asarray(s, float).reshape(y.size, -1)[:, 0]
+    ctx = RankingContext.from_scores(totals, first)
+    np.testing.assert_allclose(
+        row_cascade_exposure(ctx, 0.7, 0.0), row_exposure(ctx, 0.7), rtol=1e-14
+    )
+
+
+def test_hand_worked_examples():
+    # Grades 1, 1, 0 at ranks 1, 2, 3 (p = u = 1/2): exposures 1, 1/2 * 1/2,
+    # 1/4 * 1/4. Target: the two relevant rows share (1 + 1/4) / 2, the third
+    # gets 1/4 * 1/4.
+    y = [1, 1, 0]
+    got = expected_exposure(y, [3, 2, 1], groups=[0] * 3, browsing="gerr")
+    e, t = np.array([1, 0.25, 0.0625]), np.array([0.625, 0.625, 0.0625])
+    assert got == {
+        "ee_l": pytest.approx(np.sum((e - t) ** 2), abs=1e-15),
+        "ee_d": pytest.approx(np.sum(e**2), abs=1e-15),
+        "ee_r": pytest.approx(np.sum(e * t), abs=1e-15),
+    }
+    # All three tied: the 6 orders give relevant row a 1, 1, 1/4, 1/8, 1/2, 1/8
+    # (mean 1/2) and the other row 1/16, 1/4, 1/16, 1/4, 1, 1 (mean 7/16).
+    tied = expected_exposure(y, [1, 1, 1], groups=[0] * 3, browsing="gerr")
+    e = np.array([0.5, 0.5, 7 / 16])
+    assert tied["ee_d"] == pytest.approx(np.sum(e**2), abs=1e-15)
+    assert tied["ee_l"] == pytest.approx(11 / 64, abs=1e-15)
+    # stop = 1: nothing below the first relevant row is seen.
+    first = expected_exposure(
+        [0, 1, 1], [3, 2, 1], groups=[0] * 3, browsing="gerr", stop=1.0
+    )
+    assert first["ee_d"] == pytest.approx(1 + 0.25, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"browsing": "err"}, r"'browsing' parameter of expected_exposure"),
+        ({"browsing": "gerr", "stop": 1.5}, r"'stop' parameter of expected_exposure"),
+        ({"browsing": "gerr", "stop": "half"}, r"'stop' parameter"),
+        ({"stop": 0.5}, r"'stop' parameter.*None with browsing=\"rbp\""),
+    ],
+)
+def test_bad_input(kw, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        expected_exposure([1, 0, 0], [0.3, 0.2, 0.1], groups=[0, 0, 0], **kw)
