@@ -9,6 +9,7 @@ import itertools
 
 import numpy as np
 import pytest
+from scipy.stats import hypergeom
 
 from sklearn_rank import expected_exposure
 from sklearn_rank._engine.context import GroupTotals, RankingContext
@@ -98,6 +99,30 @@ def test_row_exposure_of_big_ties_equals_the_brute_force(seed):
     got = row_cascade_exposure(RankingContext.from_scores(totals, s), p, u)
     want = _cascade(list(s), list(y), p, u)
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("p", [0.5, 0.97, 1.0])
+def test_a_long_tie_equals_the_hypergeometric_expectation(p):
+    # 5 untied rows (2 relevant) then a block of 300 rows, 120 relevant. A row
+    # of the block at its j-th rank has H of the other 299 rows above it, K'
+    # of them relevant (119 for a relevant row, 120 for another):
+    # E = (1 / b) sum_j p ** (5 + j - 1) (1 - u) ** (2 + H).
+    u, b, k = 0.3, 300, 120
+    y = np.r_[1, 0, 1, 0, 0, np.ones(k), np.zeros(b - k)].astype(int)
+    s = np.r_[10.0, 9, 8, 7, 6, np.zeros(b)]
+    totals = GroupTotals.from_inputs(y, np.zeros(y.size, np.intp), 1, ties="average")
+    got = row_cascade_exposure(RankingContext.from_scores(totals, s), p, u)
+    j = np.arange(1, b + 1)
+    h = np.arange(b)
+    want = {}
+    for others in (k - 1, k):
+        pmf = hypergeom.pmf(h[None, :], b - 1, others, (j - 1)[:, None])
+        e_x = pmf @ (1.0 - u) ** h
+        want[others] = np.sum(p ** (5 + j - 1.0) * (1 - u) ** 2 * e_x) / b
+    np.testing.assert_allclose(got[5 : 5 + k], want[k - 1], rtol=1e-12)
+    np.testing.assert_allclose(got[5 + k :], want[k], rtol=1e-12)
+    head = [1, p * (1 - u), p**2 * (1 - u), p**3 * (1 - u) ** 2, p**4 * (1 - u) ** 2]
+    np.testing.assert_allclose(got[:5], head, rtol=1e-15)
 
 
 def _expeval_target(grades, p, u):

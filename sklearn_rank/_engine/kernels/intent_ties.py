@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 # Grid terms computed at once (a bound on memory: about 200 MB of temporaries).
 _CHUNK = 1 << 21
 _CELLS = "intent_tie_cells"  # the key of the tied cells in a context's cache
+# The share of a block's first term below which geometric_block_sums stops.
+_NEGLIGIBLE = 2.0**-60
 
 
 class TiedCells(NamedTuple):
@@ -186,18 +188,30 @@ def geometric_block_sums(
     intent-aware kernels' cells (``x = decay``); the other rows: the same with
     ``P(t, j)`` the probability that rank ``p0 + j`` holds a row not relevant
     with ``t`` relevant rows of the block above it. The cascade browsing model
-    of expected exposure reads both."""
+    of expected exposure reads both.
+
+    Where ``ratio < 1`` the sum stops at the block's ``J``-th rank past which
+    the rest, at most ``ratio ** J / (1 - ratio)``, is below ``2 ** -60`` of
+    the first rank's term (at least ``n / b``, ``n`` the rows of the kind): a
+    block costs at most ``J ** 2`` terms however long it is."""
     out = np.zeros(count.shape[0])
     kind = count if relevant else size - count
     cells = np.flatnonzero(kind > 0)
     if cells.size:
         b = size[cells].astype(np.int64)
+        reach = b
+        if ratio == 0.0:
+            reach = np.ones_like(b)
+        elif ratio < 1.0:
+            share = kind[cells] / b
+            rest = np.log(_NEGLIGIBLE * (1.0 - ratio) * share) / np.log(ratio)
+            reach = np.minimum(b, np.ceil(rest).astype(np.int64) + 1)
         out[cells] = _grid(
             count[cells].astype(np.int64),
             above[cells],
             b,
             start[cells].astype(np.int64),
-            b,
+            reach,
             None,
             decay,
             ratio,
