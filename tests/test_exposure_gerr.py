@@ -5,11 +5,10 @@ rank-biased precision at ``stop=0``, hand-worked examples and bad input."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 from scipy.stats import hypergeom
+from test_exposure import _case, _oracle, _orders
 
 from sklearn_rank import expected_exposure
 from sklearn_rank._engine.context import GroupTotals, RankingContext
@@ -17,14 +16,6 @@ from sklearn_rank._engine.kernels.exposure import row_cascade_exposure, row_expo
 from sklearn_rank._utils.params import InvalidParameterError
 
 # -- brute force: expeval's exposure.expected, every order of every tie ------------
-
-
-def _orders(keys):
-    """Every ranking of the rows by descending key, each order of a tie once."""
-    levels = sorted(set(keys), reverse=True)
-    blocks = [[i for i, v in enumerate(keys) if v == lv] for lv in levels]
-    for parts in itertools.product(*(itertools.permutations(b) for b in blocks)):
-        yield [i for part in parts for i in part]
 
 
 def _cascade(keys, grades, p, u):
@@ -42,37 +33,6 @@ def _cascade(keys, grades, p, u):
     return total / count
 
 
-def _oracle(y, s, g, w, p, u):
-    per = {"ee_l": [], "ee_d": [], "ee_r": []}
-    weights = []
-    s = np.asarray(s, dtype=float).reshape(len(y), -1)
-    for q in dict.fromkeys(g):
-        rows = [i for i in range(len(g)) if g[i] == q]
-        grades = [y[i] for i in rows]
-        target = _cascade(grades, grades, p, u)  # every ideal ranking
-        e = np.mean(
-            [_cascade(list(s[rows, j]), grades, p, u) for j in range(s.shape[1])],
-            axis=0,
-        )
-        per["ee_l"].append(float(np.sum((e - target) ** 2)))
-        per["ee_d"].append(float(np.sum(e**2)))
-        per["ee_r"].append(float(np.sum(e * target)))
-        weights.append(np.mean([w[i] for i in rows]))
-    return {k: float(np.average(v, weights=weights)) for k, v in per.items()}
-
-
-def _case(rng):
-    n_groups = int(rng.integers(1, 4))
-    sizes = rng.integers(1, 7, size=n_groups)
-    g = np.repeat(np.arange(n_groups), sizes)
-    rng.shuffle(g)
-    y = rng.integers(0, 3, size=g.size)
-    draws = int(rng.choice([1, 1, 3]))
-    s = rng.integers(0, 3, size=(g.size, draws)).astype(float)  # ties
-    w = rng.uniform(0.5, 2.0, size=g.size)
-    return y, (s[:, 0] if draws == 1 else s), g, w
-
-
 @pytest.mark.parametrize("seed", range(30))
 def test_random_cases_equal_expeval_literally(seed):
     rng = np.random.default_rng(100 + seed)
@@ -82,7 +42,7 @@ def test_random_cases_equal_expeval_literally(seed):
     got = expected_exposure(
         y, s, groups=g, patience=p, browsing="gerr", stop=u, sample_weight=w
     )
-    want = _oracle(y, s, g, w, p, u)
+    want = _oracle(y, s, g, w, p, lambda keys, grades: _cascade(keys, grades, p, u))
     for name in want:
         assert got[name] == pytest.approx(want[name], abs=1e-12, rel=1e-12), name
 
