@@ -33,17 +33,23 @@ def _exposure(keys, patience):
     return total / count
 
 
-def _oracle(y, s, g, w, patience):
-    """Means over queries, weighted by the mean row weight."""
+def _oracle(y, s, g, w, patience, exposure=None):
+    """Means over queries, weighted by the mean row weight. ``exposure(keys,
+    grades)``: per row of a query ranked by ``keys`` (None: rank-biased
+    precision's, :func:`_exposure`)."""
+    if exposure is None:
+
+        def exposure(keys, grades):
+            return _exposure(keys, patience)
+
     per = {"ee_l": [], "ee_d": [], "ee_r": []}
     weights = []
     s = np.asarray(s, dtype=float).reshape(len(y), -1)
     for q in dict.fromkeys(g):
         rows = [i for i in range(len(g)) if g[i] == q]
-        target = _exposure([y[i] for i in rows], patience)
-        draws = [
-            _exposure([s[i, j] for i in rows], patience) for j in range(s.shape[1])
-        ]
+        grades = [y[i] for i in rows]
+        target = exposure(grades, grades)  # every ideal ranking
+        draws = [exposure([s[i, j] for i in rows], grades) for j in range(s.shape[1])]
         e = np.mean(draws, axis=0)
         per["ee_l"].append(float(np.sum((e - target) ** 2)))
         per["ee_d"].append(float(np.sum(e**2)))

@@ -21,10 +21,18 @@ from .._engine.kernels.exposure import (
     exposure_terms,
     group_attention,
     row_attention,
+    row_cascade_exposure,
     row_exposure,
 )
 from .._engine.reduce import mean_over_groups
-from .._utils.params import Interval, check_k, check_param, param_error
+from .._utils.params import (
+    Interval,
+    IsNone,
+    StrOptions,
+    check_k,
+    check_param,
+    param_error,
+)
 from .validation import check_inputs
 
 __all__ = [
@@ -37,6 +45,9 @@ __all__ = [
 ]
 
 _PATIENCE = (Interval(numbers.Real, 0, 1, closed="both"),)
+_BROWSING = (StrOptions("rbp", "gerr"),)
+_STOP = (*_PATIENCE, IsNone())
+_STOP_DEFAULT = 0.5  # expeval's -r default
 
 
 def _floats(x: Any, name: str, func: str, expected: str) -> np.ndarray:
@@ -65,11 +76,33 @@ def _draws(y_score: Any, func: str) -> np.ndarray:
     return s
 
 
-def _mean_exposure(totals: GroupTotals, scores: np.ndarray, patience: float):
+def _browsing(browsing: Any, patience: Any, stop: Any, func: str):
+    """The checked browsing model as ``exposure(ctx)``: rank-biased precision's
+    or the cascade (expeval's ``gerr``)."""
+    patience = float(check_param(patience, "patience", func, _PATIENCE))
+    browsing = check_param(browsing, "browsing", func, _BROWSING)
+    stop = check_param(stop, "stop", func, _STOP)
+    if browsing == "rbp":
+        if stop is not None:
+            raise param_error(
+                "stop",
+                func,
+                'None with browsing="rbp"',
+                stop,
+                'Only browsing="gerr" stops at relevant rows.',
+            )
+        return lambda ctx: row_exposure(ctx, patience)
+    stop = _STOP_DEFAULT if stop is None else float(stop)
+    if stop == 0.0:  # never stops at a relevant row: rank-biased precision's
+        return lambda ctx: row_exposure(ctx, patience)
+    return lambda ctx: row_cascade_exposure(ctx, patience, stop)
+
+
+def _mean_exposure(totals: GroupTotals, scores: np.ndarray, exposure):
     """Per input row, the exposure averaged over the sampled rankings."""
     out = np.zeros(scores.shape[0])
     for j in range(scores.shape[1]):  # one ordering per sampled ranking
-        out += row_exposure(RankingContext.from_scores(totals, scores[:, j]), patience)
+        out += exposure(RankingContext.from_scores(totals, scores[:, j]))
     return out / scores.shape[1]
 
 
@@ -79,17 +112,24 @@ def expected_exposure(
     *,
     groups: ArrayLike,
     patience: float = 0.5,
+    browsing: str = "rbp",
+    stop: float | None = None,
     sample_weight: ArrayLike | None = None,
 ) -> dict[str, float]:
     """Expected exposure (Diaz et al., 2020): the attention a ranker gives each row,
     against the attention a fair ideal ranker would give it.
 
     A user reads rank ``r`` with probability ``patience ** (r - 1)`` (the browsing
-    model of rank-biased precision); that is the exposure of the row placed
-    there, averaged over the sampled rankings of a stochastic ranker (the columns
-    of a 2-D ``y_score``) and over the positions of a tie. The target exposure
-    of a row is that of its grade's positions in an ideal ranking, shared
-    equally by the rows of the grade (every ideal ranking equally likely).
+    model of rank-biased precision, ``browsing="rbp"``), or, under the cascade
+    model (``browsing="gerr"``, expeval's ``-u gerr``), with probability
+    ``patience ** (r - 1) * (1 - stop) ** c``, ``c`` the relevant rows (grade
+    > 0) above rank ``r``: the reader also stops after a relevant row with
+    probability ``stop``. That is the exposure of the row placed there,
+    averaged over the sampled rankings of a stochastic ranker (the columns of a
+    2-D ``y_score``) and over every order of a tie, equally likely. The target
+    exposure of a row is the mean exposure of its grade's positions in an ideal
+    ranking (grades descending), shared equally by the rows of the grade (every
+    ideal ranking equally likely).
 
     Parameters
     ----------
@@ -101,6 +141,13 @@ def expected_exposure(
         Query id of each row; the exposure is spread over the rows of a query.
     patience : float, default=0.5
         Probability in [0, 1] of reading on to the next rank.
+    browsing : {"rbp", "gerr"}, default="rbp"
+        The user model: rank-biased precision's, or the cascade that may stop
+        after each relevant row (expeval's ``-u gerr``; its default).
+    stop : float, default=None
+        Probability in [0, 1] of stopping after a relevant row (expeval's
+        ``-r``), read only by ``browsing="gerr"``; None: 0.5 there. 0 gives
+        rank-biased precision's exposure.
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights; a query weighs the mean of its rows' weights.
 
@@ -127,9 +174,15 @@ def expected_exposure(
     >>> both = expected_exposure(y_true, [[3, 2], [2, 3], [1, 1]], groups=[0, 0, 0])
     >>> both["ee_l"]
     0.0
+    >>> # The cascade stops after the first relevant row half of the time: the
+    >>> # second row gets 0.5 * 0.5 and the third 0.25 * 0.25. The target gives
+    >>> # each relevant row (1 + 0.25) / 2 = 0.625, the third row 0.0625:
+    >>> gerr = expected_exposure(y_true, [3, 2, 1], groups=[0, 0, 0], browsing="gerr")
+    >>> gerr["ee_l"]  # 0.375**2 + 0.375**2 + 0**2
+    0.28125
     """
     func = "expected_exposure"
-    patience = float(check_param(patience, "patience", func, _PATIENCE))
+    exposure_of = _browsing(browsing, patience, stop, func)
     scores = _draws(y_score, func)
     inputs = check_inputs(
         func, y_true, scores[:, 0], groups, sample_weight, None, host=True
@@ -141,8 +194,8 @@ def expected_exposure(
         ties="average",
         sample_weight=inputs.sample_weight,
     )
-    target = row_exposure(RankingContext.from_scores(totals, inputs.y_true), patience)
-    exposure = _mean_exposure(totals, scores, patience)
+    target = exposure_of(RankingContext.from_scores(totals, inputs.y_true))
+    exposure = _mean_exposure(totals, scores, exposure_of)
     terms = exposure_terms(exposure, target, inputs.codes, inputs.n_groups)
     weight = totals.group_weight()
     every = np.ones(inputs.n_groups, dtype=bool)
@@ -193,7 +246,7 @@ def exposure_by_item_group(
     {'a': 0.625, 'b': 0.3125}
     """
     func = "exposure_by_item_group"
-    patience = float(check_param(patience, "patience", func, _PATIENCE))
+    exposure_of = _browsing("rbp", patience, None, func)
     scores = _draws(y_score, func)
     n = scores.shape[0]
     inputs = check_inputs(
@@ -210,7 +263,7 @@ def exposure_by_item_group(
     totals = GroupTotals.from_inputs(
         inputs.y_true, inputs.codes, inputs.n_groups, ties="average"
     )
-    exposure = _mean_exposure(totals, scores, patience)
+    exposure = _mean_exposure(totals, scores, exposure_of)
     names, codes = np.unique(kinds, return_inverse=True)
     total = seg.segment_sum(codes, exposure, names.size)
     count = seg.segment_count(codes, names.size)

@@ -8,6 +8,12 @@ block's positions, the expectation under a uniformly random order of the block
 gives the target exposure of Diaz et al. (2020): rows of the same grade share the
 exposure of the positions their grade occupies in an ideal ranking.
 
+Under the cascade model of Chapelle et al. (2009) as Diaz's ``expeval`` reads it
+(``-u gerr``), the reader also stops after each relevant row with probability
+``stop``: the row at rank ``r`` gets ``patience ** (r - 1) * (1 - stop) ** c``,
+``c`` the relevant rows above it, and a tie's expectation depends on how many of
+the block's relevant rows precede each row (:func:`row_cascade_exposure`).
+
 Attention-weighted rank fairness (Sapiezynski et al., 2019, as the TREC Fair
 Ranking track 2021 and 2022 evaluates it) reads the attention of a rank from a
 DCG discount instead, sums it per item group and compares the share of each item
@@ -23,6 +29,7 @@ from scipy.special import rel_entr
 
 from .. import segments as seg
 from .gain_discount import position_discount
+from .intent_ties import geometric_block_sums
 
 if TYPE_CHECKING:
     from ..context import RankingContext
@@ -32,6 +39,39 @@ def row_exposure(ctx: RankingContext, patience: float) -> np.ndarray:
     """Per ranked input row (in input order), ``patience ** (rank - 1)`` averaged
     over the row's tie block."""
     ranked = ctx.block_mean(np.power(patience, ctx.rank - 1.0))
+    out = np.empty(ctx.n_rows, dtype=np.float64)
+    out[ctx.order] = ranked
+    return out
+
+
+def row_cascade_exposure(
+    ctx: RankingContext, patience: float, stop: float
+) -> np.ndarray:
+    """Per ranked input row (in input order), the exposure under the cascade
+    browsing model (expeval's ``gerr``): ``patience ** (rank - 1) * (1 - stop)
+    ** c``, ``c`` the relevant rows (label > 0) ranked above it in its group,
+    in expectation over uniformly random orders of its tie block.
+
+    In a block of ``b`` rows, ``K`` relevant, the relevant rows share the
+    block's expected sum over its relevant rows and the others the rest
+    (:func:`.intent_ties.geometric_block_sums`); the relevant rows before the
+    block are the same in every order of it."""
+    x = 1.0 - stop
+    rel = ctx.relevant(None)
+    above = ctx.group_exclusive_cumsum(rel.astype(np.float64))
+    ranked = np.power(patience, ctx.rank - 1.0) * np.power(x, above)
+    if ctx.blocks:
+        b = ctx.blocks
+        size = np.asarray(b.size).astype(np.int64)
+        count = np.rint(b.sum(rel.astype(np.float64))).astype(np.int64)
+        args = (count, above[b.start], size, np.asarray(b.rank), patience, x)
+        on_rel = geometric_block_sums(*args, relevant=True)
+        on_other = geometric_block_sums(*args, relevant=False)
+        share_rel = on_rel / np.maximum(count, 1)
+        share_other = on_other / np.maximum(size - count, 1)
+        ranked[b.rows] = np.where(
+            rel[b.rows], b.spread(share_rel), b.spread(share_other)
+        )
     out = np.empty(ctx.n_rows, dtype=np.float64)
     out[ctx.order] = ranked
     return out

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 # Grid terms computed at once (a bound on memory: about 200 MB of temporaries).
 _CHUNK = 1 << 21
 _CELLS = "intent_tie_cells"  # the key of the tied cells in a context's cache
+# The share of a block's first term below which geometric_block_sums stops.
+_NEGLIGIBLE = 2.0**-60
 
 
 class TiedCells(NamedTuple):
@@ -168,6 +170,56 @@ def tie_correction(
     return np.bincount(group, weights=expected, minlength=ctx.n_groups) - ordered
 
 
+def geometric_block_sums(
+    count: np.ndarray,
+    above: np.ndarray,
+    size: np.ndarray,
+    start: np.ndarray,
+    ratio: float,
+    decay: float,
+    relevant: bool = True,
+) -> np.ndarray:
+    """Per tie block of ``size`` rows at ranks ``start .. start + size - 1``,
+    ``count`` of them relevant and ``above`` relevant rows ranked before it:
+    the expected sum, over uniformly random orders of the block, of
+    ``ratio ** (p - 1) * decay ** c`` over its relevant rows (``relevant``) or
+    over its other rows, ``p`` a row's rank and ``c`` the relevant rows above
+    it. Relevant rows: ``x ** A sum_j ratio ** (p0 + j - 1) Q(j)`` as the
+    intent-aware kernels' cells (``x = decay``); the other rows: the same with
+    ``P(t, j)`` the probability that rank ``p0 + j`` holds a row not relevant
+    with ``t`` relevant rows of the block above it. The cascade browsing model
+    of expected exposure reads both.
+
+    Where ``ratio < 1`` the sum stops at the block's ``J``-th rank past which
+    the rest, at most ``ratio ** J / (1 - ratio)``, is below ``2 ** -60`` of
+    the first rank's term (at least ``n / b``, ``n`` the rows of the kind): a
+    block costs at most ``J ** 2`` terms however long it is."""
+    out = np.zeros(count.shape[0])
+    kind = count if relevant else size - count
+    cells = np.flatnonzero(kind > 0)
+    if cells.size:
+        b = size[cells].astype(np.int64)
+        reach = b
+        if ratio == 0.0:
+            reach = np.ones_like(b)
+        elif ratio < 1.0:
+            share = kind[cells] / b
+            rest = np.log(_NEGLIGIBLE * (1.0 - ratio) * share) / np.log(ratio)
+            reach = np.minimum(b, np.ceil(rest).astype(np.int64) + 1)
+        out[cells] = _grid(
+            count[cells].astype(np.int64),
+            above[cells],
+            b,
+            start[cells].astype(np.int64),
+            reach,
+            None,
+            decay,
+            ratio,
+            0 if relevant else 1,
+        )
+    return out
+
+
 def _h(c: np.ndarray, decay: float | None) -> np.ndarray:
     c = np.asarray(c, dtype=np.float64)
     return c + 1.0 if decay is None else np.power(decay, c)
@@ -178,15 +230,18 @@ def _log_factorials(n: int) -> np.ndarray:
     return gammaln(np.arange(n + 1, dtype=np.float64) + 1.0)
 
 
-def _grid(count, above, size, start, inside_ranks, d, decay, ratio) -> np.ndarray:
+def _grid(
+    count, above, size, start, inside_ranks, d, decay, ratio, other: int = 0
+) -> np.ndarray:
     """Per cell, ``x ** A sum_j d(p0 + j) Q(j)`` over the block's ranks inside
     the cutoff, ``Q(j) = sum_t x ** t P(t, j)``. ``Q`` depends only on the
     cell's shape ``(b, K, J)``, so it is computed once per distinct shape (a
     few where blocks are small), then each cell costs ``J`` terms; where ``d``
     is geometric (``d(p) = ratio ** (p - 1)``, NRBP), ``ratio ** p0`` times a
-    sum per shape."""
+    sum per shape. ``other=1``: the same sum over the block's rows not
+    relevant (``Q`` of :func:`_q` with ``other=1``)."""
     shape, at = _shapes(size, count, inside_ranks)
-    q = _q(*shape, decay)
+    q = _q(*shape, decay, other)
     n_j = shape[2]
     q_first = np.cumsum(n_j) - n_j
     x_above = np.power(decay, above.astype(np.float64))
@@ -228,22 +283,25 @@ def _shapes(size, count, inside_ranks):
     return (b, kk, j), at.reshape(-1)
 
 
-def _q(size, count, inside_ranks, decay) -> np.ndarray:
+def _q(size, count, inside_ranks, decay, other: int = 0) -> np.ndarray:
     """For each shape ``(b, K, J)``, ``Q(j) = sum_t x ** t P(t, j)`` at
     ``j = 1 .. J``, the shapes one after the other: a grid of ``j = t + 1 + u``
     (``u`` the block's rows not relevant to the intent above its ``t``-th
     relevant row), ``min(K, J) x min(b - K + 1, J)`` terms per shape, in chunks
-    of at most ``_CHUNK`` terms."""
-    n_t = np.minimum(count, inside_ranks)
+    of at most ``_CHUNK`` terms. ``other=1``: ``P(t, j)`` is instead the
+    probability that rank ``p0 + j`` holds a row not relevant with ``t``
+    relevant rows above it, ``C(j - 1, t) C(b - j, K - t) / C(b, K)``
+    (``min(K + 1, J) x min(b - K, J)`` terms)."""
+    n_t = np.minimum(count + other, inside_ranks)
     if decay == 0.0:  # x ** t is 0 past t = 0
         n_t = np.minimum(n_t, 1)
-    n_u = np.minimum(size - count + 1, inside_ranks)
+    n_u = np.minimum(size - count + 1 - other, inside_ranks)
     lf = _log_factorials(int(size.max()))
     log_all = lf[size] - lf[count] - lf[size - count]  # log C(b, K)
     q_first = np.cumsum(inside_ranks) - inside_ranks
     q = np.zeros(int(inside_ranks.sum()))
     ends = np.cumsum(n_t * n_u)  # the grids one after the other
-    for lo in range(0, int(ends[-1]), _CHUNK):
+    for lo in range(0, int(ends[-1]) if ends.size else 0, _CHUNK):
         at = np.arange(lo, min(lo + _CHUNK, int(ends[-1])))
         shape = np.searchsorted(ends, at, "right")
         t, u = np.divmod(at - (ends[shape] - n_t[shape] * n_u[shape]), n_u[shape])
@@ -251,9 +309,9 @@ def _q(size, count, inside_ranks, decay) -> np.ndarray:
         ok = j <= inside_ranks[shape]
         shape, t, u, j = shape[ok], t[ok], u[ok], j[ok]
         b, kk = size[shape], count[shape]
-        # P(t, j) = C(j - 1, t) C(b - j, K - 1 - t) / C(b, K), j - 1 = t + u
+        # P(t, j) = C(j - 1, t) C(b - j, K - 1 + other - t) / C(b, K), j - 1 = t + u
         log_p = lf[t + u] - lf[t] - lf[u]
-        log_p += lf[b - j] - lf[kk - 1 - t] - lf[b - kk - u]
+        log_p += lf[b - j] - lf[kk - 1 + other - t] - lf[b - kk - other - u]
         log_p -= log_all[shape]
         value = np.exp(log_p) * np.power(decay, t.astype(np.float64))
         q += np.bincount(q_first[shape] + j - 1, weights=value, minlength=q.size)
