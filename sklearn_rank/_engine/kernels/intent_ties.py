@@ -37,7 +37,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-from scipy.special import gammaln
 
 from .. import segments as seg
 
@@ -227,6 +226,9 @@ def _h(c: np.ndarray, decay: float | None) -> np.ndarray:
 
 def _log_factorials(n: int) -> np.ndarray:
     """``log(i!)`` for ``i = 0 .. n``."""
+    # scipy on first use: the command line's start imports no scipy.
+    from scipy.special import gammaln
+
     return gammaln(np.arange(n + 1, dtype=np.float64) + 1.0)
 
 
