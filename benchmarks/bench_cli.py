@@ -520,15 +520,17 @@ def large_jobs(folder: Path, repeat: int, pycache: str, baseline=None) -> None:
     """Issue 48: ``eval -j 2`` against ``-j 1`` on the 5M-line files (2-decimal
     scores, ``-q -m all_trec``), alternated in every round: wall, user and
     system CPU, peak memory (targets: wall <= 0.8x, memory <= 1.2x);
-    ``baseline``: another checkout's ``-j 1`` in the same rounds."""
+    ``baseline``: another checkout's ``-j 1`` and ``-j 2`` in the same
+    rounds."""
     env = _env(REPO, pycache)
     envs = {"1": env, "2": env}
     files = [folder / "qrels.txt", folder / "run_2dec.txt"]
     flags = ["-q", "-m", "all_trec"]
     commands = {j: _ours("-j", j, *flags, *files) for j in ("1", "2")}
     if baseline is not None:
-        commands["1, baseline"] = commands["1"]
-        envs["1, baseline"] = _env(baseline, pycache + "-baseline")
+        for j in ("1", "2"):
+            commands[f"{j}, baseline"] = commands[j]
+            envs[f"{j}, baseline"] = _env(baseline, pycache + "-baseline")
     for j, cmd in commands.items():
         run_measured(cmd, envs[j])  # bytecode, page cache
     rows = {j: {"wall": [], "user": [], "sys": [], "peak": []} for j in commands}
@@ -558,6 +560,10 @@ def large_jobs(folder: Path, repeat: int, pycache: str, baseline=None) -> None:
     pairs = [f"{b / a:.2f}" for a, b in walls]
     same = len(set(out.values())) == 1
     print(f"\nwall ratio per round: {', '.join(pairs)}; same output: {same}")
+    if baseline is not None:
+        one, two = rows["1, baseline"]["wall"], rows["2, baseline"]["wall"]
+        pairs = [f"{b / a:.2f}" for a, b in zip(one, two, strict=True)]
+        print(f"baseline's wall ratio per round: {', '.join(pairs)}")
     print(f"load average after: {os.getloadavg()[0]:.2f}\n")
 
 
