@@ -219,3 +219,48 @@ def test_first_bad_line_is_named(tmp_path, tiny_pieces):
             read_run_columns(run, n_jobs=n_jobs)
         errors.append(str(exc.value))
     assert len(set(errors)) == 1
+
+
+def test_argsort_cut_between_queries(tiny_pieces):
+    """The judgments' keys argsorted a block of whole queries per thread:
+    equal to one stable argsort (equal keys inside a query keep their order)."""
+    tiny_pieces.shrink()
+    rng = np.random.default_rng(1)
+    lead = np.repeat(np.arange(7), [3, 1, 12, 2, 25, 1, 6])
+    keys = (lead.astype(np.uint64) << np.uint64(40)) | rng.integers(
+        0, 4, lead.size
+    ).astype(np.uint64)
+    for n_threads in (1, 2, 3, 7, 50):
+        got = _threads.argsort_grouped(keys, lead, n_threads)
+        np.testing.assert_array_equal(got, np.argsort(keys, kind="stable"))
+        index = rng.integers(0, keys.size, 17)
+        got = _threads.take(keys, index, n_threads)
+        np.testing.assert_array_equal(got, keys[index])
+
+
+@pytest.mark.parametrize("blank_every", [3, 1])
+def test_line_ranges_with_skipped_lines(tmp_path, tiny_pieces, blank_every):
+    """A range per thread, lines counted first: comments and blank lines in
+    every range (rows closed up after), and a file of more lines than rows
+    fit (blank lines: one range) give the spans and line numbers of one
+    thread."""
+    lines = []
+    for i in range(40):
+        lines.append(f"q{i % 3} Q0 d{'x' * (i % 5)}{i} {i} {i / 10} t")
+        if i % blank_every == 0:
+            lines.extend(["", "# a comment", "   "] + [""] * 30 * (blank_every == 1))
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    buf, name = _text.read_buffer(path)
+    n = buf.size - _text.PAD  # more lines than rows fit: one range
+    assert (np.count_nonzero(buf == 10) > n // 12 + 1) == (blank_every == 1)
+    tiny_pieces.shrink()
+    want = _text.split_fields(buf, name, 6, False, [0, 2, 4], "run", None, 1)
+    assert want.line.size == 40 and want.line[-1] > 40
+    for n_threads in (2, 3, 7):
+        got = _text.split_fields(buf, name, 6, False, [0, 2, 4], "run", None, n_threads)
+        np.testing.assert_array_equal(got.line, want.line)
+        for a, b in zip(got.starts + got.ends, want.starts + want.ends, strict=True):
+            np.testing.assert_array_equal(a, b)
+    ranges = _text._line_ranges(buf, n, 3)
+    assert len(ranges) == 3 and all(buf[a - 1] == 10 for a, _ in ranges[1:])
