@@ -264,3 +264,31 @@ def test_line_ranges_with_skipped_lines(tmp_path, tiny_pieces, blank_every):
             np.testing.assert_array_equal(a, b)
     ranges = _text._line_ranges(buf, n, 3)
     assert len(ranges) == 3 and all(buf[a - 1] == 10 for a, _ in ranges[1:])
+
+
+def test_across_groups_beside_the_shards(tmp_path, capsys, tiny_pieces, monkeypatch):
+    """At -j 2 and more, the measures that read every query (ndcg_rel, Rndcg)
+    run beside the engine's shards: the same bytes as at -j 1."""
+    from sklearn_rank._metrics import evaluate as ev
+    from sklearn_rank._metrics import shards
+
+    qrels, run = _files(tmp_path, 3)
+    beside = []
+
+    class Counted(ev.ThreadPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            beside.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
+
+    tiny_pieces.shrink()
+    monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
+    monkeypatch.setattr(ev, "ThreadPoolExecutor", Counted)
+    printed = []
+    for jobs in ("1", "2", "3"):
+        flags = ["-q", "-m", "ndcg_rel", "-m", "Rndcg", "-m", "P.5"]
+        argv = ["eval", "--quiet", "-j", jobs, *flags, str(qrels), str(run)]
+        assert main(argv) == 0
+        printed.append(capsys.readouterr().out)
+        assert (beside != []) == (jobs != "1")
+    assert "ndcg_rel" in printed[0] and "Rndcg" in printed[0]
+    assert all(p == printed[0] for p in printed)
