@@ -47,7 +47,7 @@ def run_pieces(
         pool.shutdown(wait=True, cancel_futures=True)
         # What the workers freed stays in their own heaps, where this thread
         # never reuses it: given back now, or the next step's peak carries it.
-        if trim and not memory.ONE_HEAP[0]:  # (one heap: reused as it is)
+        if trim:
             memory.trim_heap()
 
 
