@@ -453,7 +453,8 @@ def _split_range(
     the row after the last written."""
     starts, ends, line = out
     n = buf.size - PAD
-    for pos, stop, simple in _simple_blocks(buf, *ab, n_fields, wanted):
+    a, b = ab
+    for pos, stop, simple in _simple_blocks(buf, a, b, n_fields, wanted):
         block = buf[pos:stop]
         if simple is not None:
             spans, n_lines = simple
