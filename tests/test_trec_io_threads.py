@@ -292,3 +292,29 @@ def test_across_groups_beside_the_shards(tmp_path, capsys, tiny_pieces, monkeypa
         assert (beside != []) == (jobs != "1")
     assert "ndcg_rel" in printed[0] and "Rndcg" in printed[0]
     assert all(p == printed[0] for p in printed)
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_dictionary_values_no_row_holds(complete):
+    """Arrow dictionaries may hold ids that no row uses (a filtered table):
+    which queries a file holds comes from its rows, not from its ids."""
+    pa = pytest.importorskip("pyarrow")
+    from sklearn_rank.io import table_qrels_columns, table_run_columns
+
+    def table(rows, unused):
+        ids = pa.array(rows["qid"]).dictionary_encode()
+        values = pa.array(ids.dictionary.to_pylist() + unused)
+        ids = pa.DictionaryArray.from_arrays(ids.indices, values)
+        return {k: ids if k == "qid" else pa.array(v) for k, v in rows.items()}
+
+    qrels = {"qid": ["q1", "q1", "q2", "q3"], "docno": ["a", "b", "a", "c"]}
+    qrels["label"] = [1, 0, 2, 1]
+    run = {"qid": ["q1", "q1", "q4"], "docno": ["a", "z", "a"], "s": [0.5, 0.2, 0.9]}
+    got = []
+    for unused_q, unused_r in (([], []), (["q4"], ["q2", "q3"])):
+        q = table_qrels_columns(table(qrels, unused_q), "qid", "docno", "label", "q")
+        (r,) = table_run_columns(table(run, unused_r), "qid", "docno", ["s"], "r")
+        t = join_columns(q, r, complete=complete).to_arrays()
+        got.append((t.groups.tolist(), t.docno.tolist(), t.y_true.tolist()))
+    assert got[0][0] == (["q1"] * 3 + ["q2", "q3"] if complete else ["q1"] * 3)
+    assert got[1] == got[0]

@@ -24,8 +24,8 @@ _MIN_SCORE_BITS = 16  # trec_eval's order: fewer score bits in the key, two sort
 
 def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
     """Query codes shared by both files, numbered in string order: those of
-    the qrels' and the run's rows, the ids of the codes, and the codes of
-    each file's distinct ids (each has rows: which codes a file holds)."""
+    the qrels' and the run's rows, the ids of the codes, and the codes that
+    each file's rows hold."""
     map_q, map_r, n = _merge(qrels.qid, run.qid)
     names = np.empty(n, dtype=object)
     names[map_q] = qrels.qid.text()
@@ -37,7 +37,8 @@ def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
     renumber = np.empty(n, np.int32 if n < 2**31 - 1 else np.int64)
     renumber[order] = np.arange(n)
     in_q, in_r = renumber[map_q], renumber[map_r]
-    return in_q[qrels.qid.codes], in_r[run.qid.codes], names[order], in_q, in_r
+    qq, rq = in_q[qrels.qid.codes], in_r[run.qid.codes]
+    return qq, rq, names[order], in_q[qrels.qid.held()], in_r[run.qid.held()]
 
 
 def _as_bytes(names: np.ndarray) -> np.ndarray:
@@ -339,7 +340,8 @@ def _join(
     qq, rq, qids, in_q, in_r = _query_codes(qrels, run)
     n_q = qids.size
     # Run rows of judged queries; qrels rows of the queries the run returns
-    # (which codes a file holds: read off its distinct ids, not its rows).
+    # (which codes a file holds: read off its distinct ids, not its rows,
+    # where every id has rows).
     judged = np.zeros(n_q, bool)
     judged[in_q] = True
     if judged[in_r].all():  # every query of the run judged: every run row
