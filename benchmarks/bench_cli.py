@@ -516,25 +516,53 @@ def large(
     print(f"\nload average after: {os.getloadavg()[0]:.2f}\n")
 
 
-def large_jobs(folder: Path, repeat: int, pycache: str, baseline=None) -> None:
+def _wait_idle(most: float = 0.15, patience: float = 300.0) -> float:
+    """Wait (at most ``patience`` seconds) until the machine's CPUs are busy
+    under ``most`` of their time over one second (Linux ``/proc/stat``); the
+    busy share last seen."""
+
+    def ticks():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return sum(v), v[3] + v[4]  # total, idle + iowait
+
+    end = time.monotonic() + patience
+    while True:
+        t0, i0 = ticks()
+        time.sleep(1.0)
+        t1, i1 = ticks()
+        busy = 1 - (i1 - i0) / max(t1 - t0, 1)
+        if busy < most or time.monotonic() > end:
+            return busy
+
+
+def large_jobs(
+    folder: Path, repeat: int, pycache: str, baseline=None, idle: bool = False
+) -> None:
     """Issue 48: ``eval -j 2`` against ``-j 1`` on the 5M-line files (2-decimal
     scores, ``-q -m all_trec``), alternated in every round: wall, user and
     system CPU, peak memory (targets: wall <= 0.8x, memory <= 1.2x);
-    ``baseline``: another checkout's ``-j 1`` in the same rounds."""
+    ``baseline``: another checkout's ``-j 1`` and ``-j 2`` in the same
+    rounds; ``idle``: each command starts once the CPUs are idle (a shared
+    machine: the busy share seen before each is printed)."""
     env = _env(REPO, pycache)
     envs = {"1": env, "2": env}
     files = [folder / "qrels.txt", folder / "run_2dec.txt"]
     flags = ["-q", "-m", "all_trec"]
     commands = {j: _ours("-j", j, *flags, *files) for j in ("1", "2")}
     if baseline is not None:
-        commands["1, baseline"] = commands["1"]
-        envs["1, baseline"] = _env(baseline, pycache + "-baseline")
+        for j in ("1", "2"):
+            commands[f"{j}, baseline"] = commands[j]
+            envs[f"{j}, baseline"] = _env(baseline, pycache + "-baseline")
     for j, cmd in commands.items():
         run_measured(cmd, envs[j])  # bytecode, page cache
     rows = {j: {"wall": [], "user": [], "sys": [], "peak": []} for j in commands}
     out = {}
+    busy = []
     for _ in range(repeat):
         for j, cmd in commands.items():
+            if idle:
+                busy.append(f"{_wait_idle():.0%}")
             wall, peak, out[j] = run_measured(cmd, envs[j])
             row = rows[j]
             row["wall"].append(wall)
@@ -558,6 +586,12 @@ def large_jobs(folder: Path, repeat: int, pycache: str, baseline=None) -> None:
     pairs = [f"{b / a:.2f}" for a, b in walls]
     same = len(set(out.values())) == 1
     print(f"\nwall ratio per round: {', '.join(pairs)}; same output: {same}")
+    if busy:
+        print(f"CPUs busy before each command: {', '.join(busy)}")
+    if baseline is not None:
+        one, two = rows["1, baseline"]["wall"], rows["2, baseline"]["wall"]
+        pairs = [f"{b / a:.2f}" for a, b in zip(one, two, strict=True)]
+        print(f"baseline's wall ratio per round: {', '.join(pairs)}")
     print(f"load average after: {os.getloadavg()[0]:.2f}\n")
 
 
@@ -635,6 +669,11 @@ def main(argv=None) -> int:
         "table's first column, 'tables', and 'jobs': -j 2 against -j 1)",
     )
     parser.add_argument(
+        "--idle",
+        action="store_true",
+        help="with --cases jobs: start each command once the CPUs are idle",
+    )
+    parser.add_argument(
         "--primer-mb",
         type=int,
         default=PRIMER_BYTES[0] >> 20,
@@ -672,7 +711,7 @@ def main(argv=None) -> int:
                 large_tables(folder, args.repeat, pycache)
             if "jobs" in cases:
                 baseline = Path(args.baseline).resolve() if args.baseline else None
-                large_jobs(folder, args.repeat, pycache, baseline)
+                large_jobs(folder, args.repeat, pycache, baseline, args.idle)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         small_file(trec_eval, args.repeat, os.path.join(tmp, "pycache"))

@@ -219,3 +219,102 @@ def test_first_bad_line_is_named(tmp_path, tiny_pieces):
             read_run_columns(run, n_jobs=n_jobs)
         errors.append(str(exc.value))
     assert len(set(errors)) == 1
+
+
+def test_argsort_cut_between_queries(tiny_pieces):
+    """The judgments' keys argsorted a block of whole queries per thread:
+    equal to one stable argsort (equal keys inside a query keep their order)."""
+    tiny_pieces.shrink()
+    rng = np.random.default_rng(1)
+    lead = np.repeat(np.arange(7), [3, 1, 12, 2, 25, 1, 6])
+    keys = (lead.astype(np.uint64) << np.uint64(40)) | rng.integers(
+        0, 4, lead.size
+    ).astype(np.uint64)
+    for n_threads in (1, 2, 3, 7, 50):
+        got = _threads.argsort_grouped(keys, lead, n_threads)
+        np.testing.assert_array_equal(got, np.argsort(keys, kind="stable"))
+        index = rng.integers(0, keys.size, 17)
+        got = _threads.take(keys, index, n_threads)
+        np.testing.assert_array_equal(got, keys[index])
+
+
+@pytest.mark.parametrize("blank_every", [3, 1])
+def test_line_ranges_with_skipped_lines(tmp_path, tiny_pieces, blank_every):
+    """A range per thread, lines counted first: comments and blank lines in
+    every range (rows closed up after), and a file of more lines than rows
+    fit (blank lines: one range) give the spans and line numbers of one
+    thread."""
+    lines = []
+    for i in range(40):
+        lines.append(f"q{i % 3} Q0 d{'x' * (i % 5)}{i} {i} {i / 10} t")
+        if i % blank_every == 0:
+            lines.extend(["", "# a comment", "   "] + [""] * 30 * (blank_every == 1))
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    buf, name = _text.read_buffer(path)
+    n = buf.size - _text.PAD  # more lines than rows fit: one range
+    assert (np.count_nonzero(buf == 10) > n // 12 + 1) == (blank_every == 1)
+    tiny_pieces.shrink()
+    want = _text.split_fields(buf, name, 6, False, [0, 2, 4], "run", None, 1)
+    assert want.line.size == 40 and want.line[-1] > 40
+    for n_threads in (2, 3, 7):
+        got = _text.split_fields(buf, name, 6, False, [0, 2, 4], "run", None, n_threads)
+        np.testing.assert_array_equal(got.line, want.line)
+        for a, b in zip(got.starts + got.ends, want.starts + want.ends, strict=True):
+            np.testing.assert_array_equal(a, b)
+    ranges = _text._line_ranges(buf, n, 3)
+    assert len(ranges) == 3 and all(buf[a - 1] == 10 for a, _ in ranges[1:])
+
+
+def test_across_groups_beside_the_shards(tmp_path, capsys, tiny_pieces, monkeypatch):
+    """At -j 2 and more, the measures that read every query (ndcg_rel, Rndcg)
+    run beside the engine's shards: the same bytes as at -j 1."""
+    from sklearn_rank._metrics import evaluate as ev
+    from sklearn_rank._metrics import shards
+
+    qrels, run = _files(tmp_path, 3)
+    beside = []
+
+    class Counted(ev.ThreadPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            beside.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
+
+    tiny_pieces.shrink()
+    monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
+    monkeypatch.setattr(ev, "ThreadPoolExecutor", Counted)
+    printed = []
+    for jobs in ("1", "2", "3"):
+        flags = ["-q", "-m", "ndcg_rel", "-m", "Rndcg", "-m", "P.5"]
+        argv = ["eval", "--quiet", "-j", jobs, *flags, str(qrels), str(run)]
+        assert main(argv) == 0
+        printed.append(capsys.readouterr().out)
+        assert (beside != []) == (jobs != "1")
+    assert "ndcg_rel" in printed[0] and "Rndcg" in printed[0]
+    assert all(p == printed[0] for p in printed)
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_dictionary_values_no_row_holds(complete):
+    """Arrow dictionaries may hold ids that no row uses (a filtered table):
+    which queries a file holds comes from its rows, not from its ids."""
+    pa = pytest.importorskip("pyarrow")
+    from sklearn_rank.io import table_qrels_columns, table_run_columns
+
+    def table(rows, unused):
+        ids = pa.array(rows["qid"]).dictionary_encode()
+        values = pa.array(ids.dictionary.to_pylist() + unused)
+        ids = pa.DictionaryArray.from_arrays(ids.indices, values)
+        return {k: ids if k == "qid" else pa.array(v) for k, v in rows.items()}
+
+    qrels = {"qid": ["q1", "q1", "q2", "q3"], "docno": ["a", "b", "a", "c"]}
+    qrels["label"] = [1, 0, 2, 1]
+    run = {"qid": ["q1", "q1", "q4"], "docno": ["a", "z", "a"], "s": [0.5, 0.2, 0.9]}
+    got = []
+    for unused_q, unused_r in (([], []), (["q4"], ["q2", "q3"])):
+        q = table_qrels_columns(table(qrels, unused_q), "qid", "docno", "label", "q")
+        (r,) = table_run_columns(table(run, unused_r), "qid", "docno", ["s"], "r")
+        t = join_columns(q, r, complete=complete).to_arrays()
+        got.append((t.groups.tolist(), t.docno.tolist(), t.y_true.tolist()))
+    assert got[0][0] == (["q1"] * 3 + ["q2", "q3"] if complete else ["q1"] * 3)
+    assert got[1] == got[0]

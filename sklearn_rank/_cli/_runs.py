@@ -13,7 +13,7 @@ import argparse
 import sys
 import warnings
 
-from .._utils.memory import one_heap
+from .._utils.memory import worker_heap
 from . import _flags, _output
 from ._judgment_groups import AVGJG
 
@@ -106,8 +106,8 @@ def load_runs(
     progress=None,
 ):
     """Every run of the command line, with unique names (-D: one query)."""
-    if getattr(args, "jobs", 1) != 1:  # -j's threads share one heap (peak memory)
-        one_heap()
+    if getattr(args, "jobs", 1) != 1:  # -j's workers share one heap (peak memory)
+        worker_heap()
     runs = load(layout, args, measures, progress)
     names = _output.unique_names(
         [r.name for r in runs], run_sources(layout, args, len(runs))

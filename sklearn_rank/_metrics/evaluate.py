@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,14 @@ from .._utils.array_api import is_foreign, to_numpy
 from .._utils.jobs import effective_n_jobs
 from .._utils.params import check_k, param_error
 from .registry import METRICS
-from .shards import concat, run_bounds, run_shards, shardable, sharded
+from .shards import (
+    concat,
+    run_bounds,
+    run_shards,
+    shard_count,
+    shardable,
+    sharded,
+)
 from .validation import (
     ONE_ORDER,
     MetricRequest,
@@ -748,7 +756,24 @@ def _scores_of_sets(inputs, shared, first, requests, n_threads) -> dict:
     ]
     if not any(found for _, _, found in apart):
         return work(inputs, shared)
-    parts = _run(inputs, n_threads, lambda part: work(part, apart), None)
+    alone = [
+        (extra, opts, [r for r in found if not shardable(inputs, [r], first)])
+        for extra, opts, found in shared
+    ]
+    # On threads, the requests that read every group run beside the shards
+    # (not after them: the same values; errors in the same order, the shards'
+    # first).
+    beside = None
+    n_rows = inputs.codes.shape[0]
+    if shard_count(n_rows, n_threads) > 1 and any(f for _, _, f in alone):
+        beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sklearn_rank")
+    try:
+        pending = beside.submit(work, inputs, alone) if beside else None
+        parts = _run(inputs, n_threads, lambda part: work(part, apart), None)
+        rest = pending.result() if pending else None
+    finally:
+        if beside is not None:
+            beside.shutdown(wait=False, cancel_futures=True)
     if parts is None:
         return work(inputs, shared)
     ids = inputs.group_ids
@@ -757,11 +782,8 @@ def _scores_of_sets(inputs, shared, first, requests, n_threads) -> dict:
         for extra, _, found in apart
         if found
     }
-    alone = [
-        (extra, opts, [r for r in found if not shardable(inputs, [r], first)])
-        for extra, opts, found in shared
-    ]
-    rest = work(inputs, alone)
+    if rest is None:
+        rest = work(inputs, alone)
     out = {}
     for extra, _, found in shared:  # each set's values in its requests' order
         got = [g for g in (done.get(extra), rest.get(extra)) if g is not None]

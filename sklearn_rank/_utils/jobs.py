@@ -38,6 +38,13 @@ def effective_n_jobs(n_jobs: Any, func: str) -> int:
     check_n_jobs(n_jobs, func)
     if n_jobs == 1 or (n_jobs is None and "joblib" not in sys.modules):
         return 1  # None outside any parallel_config (joblib not even imported)
+    if n_jobs is not None and n_jobs > 0 and "joblib" not in sys.modules:
+        # No parallel_config can be active: joblib would answer n_jobs itself
+        # (its import, about 50 ms, is the command's ``-j N`` serial time),
+        # except in a daemon process (1), which it is left to say.
+        process = sys.modules.get("multiprocessing")
+        if process is None or not process.current_process().daemon:
+            return int(n_jobs)
     import joblib  # a dependency of scikit-learn; read only when asked
 
     return max(int(joblib.effective_n_jobs(n_jobs)), 1)

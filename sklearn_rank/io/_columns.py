@@ -368,7 +368,7 @@ def _query_column(table: dict, query_col: str, path: str) -> _TextColumn:
     codes, spans = arrow_codes(table[query_col], query_col, path)
     if codes is None:
         return _TextColumn.from_spans(*spans)
-    return _TextColumn(codes, *spans)
+    return _TextColumn(codes, *spans, every_code_held=False)  # (unused values)
 
 
 def _arrow_ids(table: dict, query_col: str, doc_col: str, path: str):

@@ -80,9 +80,11 @@ class _TextColumn(_Spans):
     code ``c``. Text is decoded only where it is needed.
     """
 
-    def __init__(self, codes, buf, starts, ends):
+    def __init__(self, codes, buf, starts, ends, every_code_held=True):
         self.codes, self.buf, self.starts, self.ends = codes, buf, starts, ends
         self._hashes = None
+        # False: some codes may have no row (an Arrow dictionary's unused ids)
+        self.every_code_held = every_code_held
 
     @classmethod
     def from_fields(cls, fields: _text.Fields, column: int) -> _TextColumn:
@@ -113,6 +115,14 @@ class _TextColumn(_Spans):
     @property
     def n_unique(self) -> int:
         return int(self.starts.size)
+
+    def held(self) -> np.ndarray:
+        """The codes that some row holds."""
+        if self.every_code_held:
+            return np.arange(self.n_unique)
+        held = np.zeros(self.n_unique, bool)
+        held[self.codes] = True
+        return np.flatnonzero(held)
 
     def text(self, codes: np.ndarray | None = None) -> list[str]:
         """The distinct strings (or those of ``codes``)."""

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import itertools
 import os
 import stat
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -256,25 +258,15 @@ def _edges(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return edges[::2], edges[1::2], np.flatnonzero(block == 10)
 
 
-def _simple_blocks(buf, n: int, n_fields: int, wanted: list[int], n_threads: int):
-    """``(start, stop, simple)`` of each block of whole lines, in order, with
-    :func:`_simple`'s spans; ``n_threads`` blocks at a time on threads."""
-    pos = 0
-    while pos < n:
-        cuts = []
-        while pos < n and len(cuts) < n_threads:
-            far = pos + _BLOCK_BYTES
-            stop = n if far >= n else _next_line(buf, far, n)
-            cuts.append((pos, stop))
-            pos = stop
-        spans = run_pieces(
-            lambda c: _simple(buf[c[0] : c[1]], n_fields, wanted),
-            cuts,
-            n_threads,
-            trim=False,  # small temporaries, many calls
-        )
-        for (a, b), simple in zip(cuts, spans, strict=True):
-            yield a, b, simple
+def _simple_blocks(buf, a: int, b: int, n_fields: int, wanted: list[int]):
+    """``(start, stop, simple)`` of each block of whole lines of ``[a, b)``
+    (``b``: a line's end), in order, with :func:`_simple`'s spans."""
+    pos = a
+    while pos < b:
+        far = pos + _BLOCK_BYTES
+        stop = b if far >= b else _next_line(buf, far, b)
+        yield pos, stop, _simple(buf[pos:stop], n_fields, wanted)
+        pos = stop
 
 
 def _simple(block: np.ndarray, n_fields: int, wanted: list[int]):
@@ -378,19 +370,91 @@ def split_fields(
     The content is cut into blocks of whole lines (bounded temporaries, in
     cache); each block's spans go straight into arrays sized for the most lines
     the content could hold, of which only the pages written are ever touched.
-    With ``n_threads``, the fast path of ``n_threads`` blocks at a time runs on
-    threads (:func:`._threads.run_pieces`); the blocks are then written in
-    order, as with one thread.
+    With ``n_threads`` (and no ``progress``), the content is first cut into
+    one range of whole lines per thread, whose lines are counted: each thread
+    then splits its range, block after block, into the rows from the count of
+    the lines before it (rows of skipped lines closed up after), so the spans
+    and the first bad line named are those of one thread.
     """
     n = buf.size - PAD
     index = np.int32 if n < 2**31 - 1 else np.int64
     # A data line holds n_fields fields and as many separators.
     capacity = n // (2 * n_fields) + 1
-    starts = [np.empty(capacity, index) for _ in wanted]
-    ends = [np.empty(capacity, index) for _ in wanted]
-    line = np.empty(capacity, index)
-    rows, first_line = 0, 1
-    for pos, stop, simple in _simple_blocks(buf, n, n_fields, wanted, n_threads):
+    out = (
+        [np.empty(capacity, index) for _ in wanted],
+        [np.empty(capacity, index) for _ in wanted],
+        np.empty(capacity, index),  # line numbers
+    )
+    ranges = _line_ranges(buf, n, n_threads) if progress is None else [(0, n)]
+    rows = 0
+    if len(ranges) > 1:
+        lines = run_pieces(partial(_count_lines, buf), ranges, n_threads, trim=False)
+        first_line = np.cumsum([1, *lines[:-1]]).tolist()
+        if buf[n - 1] != 10:  # the last line lacks its newline
+            lines[-1] += 1
+        first_row = np.cumsum([0, *lines[:-1]]).tolist()
+        if first_row[-1] + lines[-1] <= capacity:
+            split = partial(
+                _split_range, buf, name, n_fields, exact, wanted, layout, out, None
+            )
+            pieces = zip(ranges, first_row, first_line, strict=True)
+            ends = run_pieces(lambda r: split(*r), pieces, n_threads)
+            for k, end in enumerate(ends):  # skipped lines: rows closed up
+                if first_row[k] != rows:
+                    for column in (*out[0], *out[1], out[2]):
+                        column[rows : rows + end - first_row[k]] = column[
+                            first_row[k] : end
+                        ]
+                rows += end - first_row[k]
+            ranges = []
+        else:  # mostly blank lines: more lines than rows fit
+            ranges = [(0, n)]
+    if ranges:
+        rows = _split_range(
+            buf, name, n_fields, exact, wanted, layout, out, progress, (0, n), 0, 1
+        )
+    starts, ends_, line = out
+    return Fields(
+        buf=buf,
+        starts=[s[:rows] for s in starts],
+        ends=[e[:rows] for e in ends_],
+        line=line[:rows],
+        name=name,
+    )
+
+
+def _line_ranges(buf, n: int, n_threads: int) -> list[tuple[int, int]]:
+    """``[0, n)`` cut into one range of whole lines per thread (one range
+    below two blocks per thread)."""
+    cuts = [0]
+    if n_threads > 1 and n >= 2 * _BLOCK_BYTES:
+        for k in range(1, n_threads):
+            at = _next_line(buf, n * k // n_threads, n)
+            if cuts[-1] < at < n:
+                cuts.append(at)
+    cuts.append(n)
+    return list(itertools.pairwise(cuts))
+
+
+def _count_lines(buf, ab: tuple[int, int]) -> int:
+    """The newlines of ``buf[a:b]``, a block at a time (bounded temporaries)."""
+    a, b = ab
+    return sum(
+        int(np.count_nonzero(buf[i : min(i + _BLOCK_BYTES, b)] == 10))
+        for i in range(a, b, _BLOCK_BYTES)
+    )
+
+
+def _split_range(
+    buf, name, n_fields, exact, wanted, layout, out, progress, ab, rows, first_line
+) -> int:
+    """:func:`split_fields` of the lines of ``buf[a:b]`` into ``out``'s rows
+    from ``rows`` (``first_line``: the number of the range's first line);
+    the row after the last written."""
+    starts, ends, line = out
+    n = buf.size - PAD
+    a, b = ab
+    for pos, stop, simple in _simple_blocks(buf, a, b, n_fields, wanted):
         block = buf[pos:stop]
         if simple is not None:
             spans, n_lines = simple
@@ -430,10 +494,4 @@ def split_fields(
         first_line += n_lines
         if progress is not None:
             progress(stop, n, "split")
-    return Fields(
-        buf=buf,
-        starts=[s[:rows] for s in starts],
-        ends=[e[:rows] for e in ends],
-        line=line[:rows],
-        name=name,
-    )
+    return rows

@@ -47,7 +47,7 @@ def run_pieces(
         pool.shutdown(wait=True, cancel_futures=True)
         # What the workers freed stays in their own heaps, where this thread
         # never reuses it: given back now, or the next step's peak carries it.
-        if trim and not memory.ONE_HEAP[0]:  # (one heap: reused as it is)
+        if trim:
             memory.trim_heap()
 
 
@@ -71,6 +71,16 @@ def sort_grouped(packed: np.ndarray, lead: np.ndarray | None, n_threads: int):
     if lead is None:
         packed.sort()
         return
+    run_pieces(
+        lambda ab: packed[ab[0] : ab[1]].sort(kind="stable"),
+        itertools.pairwise(_lead_cuts(lead, n, n_threads)),
+        n_threads,
+    )
+
+
+def _lead_cuts(lead: np.ndarray, n: int, n_threads: int) -> list[int]:
+    """``[0, ..., n]``: near even cuts of ``n`` rows moved to the first row
+    of a new ``lead`` value (non-decreasing), one piece per thread."""
     cuts = [0]
     if n_threads > 1 and n >= 2 * MIN_PIECE_ROWS:
         # The first row of each new lead value at or after an even cut.
@@ -79,8 +89,33 @@ def sort_grouped(packed: np.ndarray, lead: np.ndarray | None, n_threads: int):
             if at > cuts[-1]:
                 cuts.append(at)
     cuts.append(n)
+    return cuts
+
+
+def take(a: np.ndarray, index: np.ndarray, n_threads: int) -> np.ndarray:
+    """``a[index]`` (every index in range), a slice of ``index`` per thread
+    (numpy's take releases the GIL; each value is its own: the same array at
+    every count)."""
+    out = np.empty(index.shape, a.dtype)
     run_pieces(
-        lambda ab: packed[ab[0] : ab[1]].sort(kind="stable"),
-        itertools.pairwise(cuts),
+        lambda part: np.take(a, index[part], out=out[part], mode="wrap"),
+        row_slices(index.size, n_threads),
         n_threads,
     )
+    return out
+
+
+def argsort_grouped(keys: np.ndarray, lead: np.ndarray, n_threads: int):
+    """``np.argsort(keys, kind="stable")`` when ``lead`` (non-decreasing in
+    row order) is the most significant part of each key: a block of whole
+    ``lead`` values per thread, as :func:`sort_grouped` cuts."""
+    n = keys.size
+    out = np.empty(n, np.intp)
+
+    def piece(ab: tuple[int, int]) -> None:
+        a, b = ab
+        out[a:b] = np.argsort(keys[a:b], kind="stable")
+        out[a:b] += a
+
+    run_pieces(piece, itertools.pairwise(_lead_cuts(lead, n, n_threads)), n_threads)
+    return out

@@ -23,7 +23,9 @@ _MIN_SCORE_BITS = 16  # trec_eval's order: fewer score bits in the key, two sort
 
 
 def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
-    """Query codes shared by both files, numbered in string order."""
+    """Query codes shared by both files, numbered in string order: those of
+    the qrels' and the run's rows, the ids of the codes, and the codes that
+    each file's rows hold."""
     map_q, map_r, n = _merge(qrels.qid, run.qid)
     names = np.empty(n, dtype=object)
     names[map_q] = qrels.qid.text()
@@ -34,9 +36,9 @@ def _query_codes(qrels: _ParsedQrels, run: _ParsedRun):
     # 32-bit codes below 2**31 queries: the join's arrays of n stay smaller.
     renumber = np.empty(n, np.int32 if n < 2**31 - 1 else np.int64)
     renumber[order] = np.arange(n)
-    qq = renumber[map_q][qrels.qid.codes]
-    rq = renumber[map_r][run.qid.codes]
-    return qq, rq, names[order]
+    in_q, in_r = renumber[map_q], renumber[map_r]
+    qq, rq = in_q[qrels.qid.codes], in_r[run.qid.codes]
+    return qq, rq, names[order], in_q[qrels.qid.held()], in_r[run.qid.held()]
 
 
 def _as_bytes(names: np.ndarray) -> np.ndarray:
@@ -129,13 +131,18 @@ def _trec_order(
     run_pieces(pack, row_slices(n, n_threads, _PACK_ROWS // 4), n_threads)
     grouped = bool((lead[1:] >= lead[:-1]).all())
     sort_grouped(packed, lead if grouped else None, n_threads)
-    key = np.empty(n, np.uint64)
-    # key's memory holds the neighbours' difference, then packed's the order
-    # (two arrays of n at this peak, not four).
-    differ = np.bitwise_xor(packed[1:], packed[:-1], out=key[:-1])
-    differ >>= np.uint64(row_bits)  # equal high parts: only row bits differ
-    merged = differ == 0
-    del differ, key
+    # Whether each key's high part equals the next's (only row bits differ),
+    # a bounded slice at a time (temporaries of _PACK_ROWS, not of n; at
+    # this peak packed's memory then holds the order).
+    merged = np.empty(n - 1, bool)
+
+    def neighbours(part: slice) -> None:
+        a, b = part.start, part.stop
+        differ = packed[a + 1 : b + 1] ^ packed[a:b]
+        differ >>= np.uint64(row_bits)
+        np.equal(differ, 0, out=merged[a:b])
+
+    run_pieces(neighbours, row_slices(n - 1, n_threads, _PACK_ROWS // 4), n_threads)
     packed &= np.uint64((1 << row_bits) - 1)
     order = packed.view(np.int64)  # row indices < 2**row_bits: the same values
     if merged.any():
@@ -161,13 +168,14 @@ def _trec_order(
         del first
         order = _order_ties(order, q, s, rows, docno, pos, n_threads)
     if file_q is not None:
-        order = _blocks_in_order(order, q)
+        order = _blocks_in_order(order, q, n_threads)
     return order
 
 
-def _blocks_in_order(order: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """``order`` with its blocks of equal ``q`` moved into ascending ``q``."""
-    qo = q[order]
+def _blocks_in_order(order: np.ndarray, q: np.ndarray, n_threads: int = 1):
+    """``order`` with its blocks of equal ``q`` moved into ascending ``q``
+    (``n_threads``: the moves a piece of whole blocks per thread)."""
+    qo = _threads.take(q, order, n_threads)
     starts = np.flatnonzero(np.r_[True, qo[1:] != qo[:-1]])
     block_q = qo[starts]
     if (block_q[1:] > block_q[:-1]).all():
@@ -177,12 +185,25 @@ def _blocks_in_order(order: np.ndarray, q: np.ndarray) -> np.ndarray:
     by_q = np.argsort(block_q)
     sizes = np.diff(np.r_[starts, n])[by_q]
     # Position k of the new order reads old position start + (k - new start);
-    # 32-bit positions below 2**31 rows (half the memory at the peak).
+    # 32-bit positions below 2**31 rows (half the memory of the moves).
     index = np.int32 if n < 2**31 else np.int64
     new_starts = np.cumsum(sizes) - sizes
-    at = np.repeat((starts[by_q] - new_starts).astype(index), sizes)
-    at += np.arange(n, dtype=index)
-    return order[at]
+    shift = (starts[by_q] - new_starts).astype(index)
+    out = np.empty_like(order)
+
+    def move(ab: tuple[int, int]) -> None:
+        a, b = ab  # new blocks a..b-1
+        lo = int(new_starts[a])
+        hi = int(new_starts[b]) if b < sizes.size else n
+        at = np.repeat(shift[a:b], sizes[a:b])
+        at += np.arange(lo, hi, dtype=index)
+        np.take(order, at, out=out[lo:hi], mode="wrap")
+
+    # Near even cuts of the rows, each moved to the next block's start.
+    cuts = [slice_.start for slice_ in row_slices(n, n_threads)][1:]
+    bounds = np.unique(np.r_[0, np.searchsorted(new_starts, cuts), sizes.size])
+    run_pieces(move, itertools.pairwise(bounds.tolist()), n_threads)
+    return out
 
 
 def _order_ties(order, q, s, rows, docno, pos=None, n_threads=1):
@@ -316,20 +337,30 @@ def _join(
 ) -> _Joined:
     """trec_eval's join of a qrels and a run (see :func:`trec_arrays`);
     ``n_threads``: the ranking's (:func:`_trec_order`)."""
-    qq, rq, qids = _query_codes(qrels, run)
+    qq, rq, qids, in_q, in_r = _query_codes(qrels, run)
     n_q = qids.size
-    # Run rows of judged queries; qrels rows of the queries the run returns.
-    judged = np.bincount(qq, minlength=n_q) > 0
-    run_rows = np.flatnonzero(judged[rq])
-    rq, rs = rq[run_rows], run.score[run_rows]
+    # Run rows of judged queries; qrels rows of the queries the run returns
+    # (which codes a file holds: read off its distinct ids, not its rows,
+    # where every id has rows).
+    judged = np.zeros(n_q, bool)
+    judged[in_q] = True
+    if judged[in_r].all():  # every query of the run judged: every run row
+        run_rows = np.arange(rq.size)
+        rs, file_q = run.score, run.qid.codes  # (read only)
+    else:
+        run_rows = np.flatnonzero(judged[rq])
+        rq = _threads.take(rq, run_rows, n_threads)
+        rs = _threads.take(run.score, run_rows, n_threads)
+        file_q = _threads.take(run.qid.codes, run_rows, n_threads)
     if complete:
         qrels_rows = np.arange(qq.size)
     else:
-        qrels_rows = np.flatnonzero((np.bincount(rq, minlength=n_q) > 0)[qq])
+        returned = np.zeros(n_q, bool)
+        returned[in_r] = True
+        qrels_rows = np.flatnonzero((returned & judged)[qq])
     qq = qq[qrels_rows]
     raw = qrels.relevance[qrels_rows]
     qr = np.maximum(raw, 0.0)
-    file_q = run.qid.codes[run_rows]
     cols = [rq, rs, run_rows]
     del rq, rs, run_rows  # the list holds the only references (memory)
     rq, rs, run_rows, rank = _rank_and_cut(
@@ -346,7 +377,9 @@ def _join(
     # every run row.
     index = np.int32 if qq.size < 2**31 - 1 else np.int64
     position = np.arange(1, qq.size + 1, dtype=index)
-    found, missing = _lookup(qrels, run, qq, qrels_rows, position, rq, run_rows)
+    found, missing = _lookup(
+        qrels, run, qq, qrels_rows, position, rq, run_rows, n_threads
+    )
     # Position 0 reads a leading "no qrels line": grade 0, not judged.
     # Judged: a qrels line with a grade >= 0 (trec_eval: negative = unjudged).
     y_run = np.r_[0.0, qr][found]
@@ -407,7 +440,7 @@ def _rank_and_cut(cols, docno, max_docs_per_query, file_q=None, n_threads=1):
     order = _trec_order(*cols, docno, file_q, n_threads)
     del file_q
     for i in range(len(cols)):
-        cols[i] = cols[i][order]
+        cols[i] = _threads.take(cols[i], order, n_threads)
     del order
     rq, rs, rows = cols
     cols.clear()
@@ -426,13 +459,15 @@ def _rank_and_cut(cols, docno, max_docs_per_query, file_q=None, n_threads=1):
     return rq, rs, rows, rank
 
 
-def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
+def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows, n_threads=1):
     """(grade of each run row, mask of qrels rows the run did not retrieve).
 
     The kept judgments' keys, written in the run's key table layout (the run
     file's query code, docno hash bits), are looked up in that table by binary
     search; every match is confirmed byte for byte. Keys shared by several run
-    rows (hash bits that collide) are resolved exactly.
+    rows (hash bits that collide) are resolved exactly. ``n_threads``: the
+    sorted keys are looked up a slice per thread (each judgment's match is its
+    own, written to rows no other slice writes: the same result at every count).
     """
     y_run = np.zeros(rq.size, qr.dtype)
     missing = np.ones(qq.size, bool)
@@ -443,54 +478,75 @@ def _lookup(qrels, run, qq, qrels_rows, qr, rq, run_rows):
         return _lookup_exact(qrels, run, qq, qrels_rows, qr, rq, run_rows)
     code = _run_code_of(qrels, run, qq, rq, qrels_rows, run_rows)
     # Position of each original run row among the kept ones (-1: dropped).
-    r_pos = np.full(len(run.docno), -1, np.intp if rq.size >= 2**31 else np.int32)
-    r_pos[run_rows] = np.arange(run_rows.size, dtype=r_pos.dtype)
+    n_file = len(run.docno)
+    index = np.intp if rq.size >= 2**31 else np.int32
+    every = run_rows.size == n_file  # (rows unique: a permutation)
+    r_pos = np.empty(n_file, index) if every else np.full(n_file, -1, index)
+
+    def invert(part: slice) -> None:
+        r_pos[run_rows[part]] = np.arange(part.start, part.stop, dtype=index)
+
+    run_pieces(invert, row_slices(run_rows.size, n_threads), n_threads)
     wanted = np.flatnonzero(code >= 0)  # judgments of queries the run has
     hashes = qrels.docno.hashes[qrels_rows[wanted]]
-    high = code[wanted].astype(np.uint64) << np.uint64(table.hash_bits)
+    lead = code[wanted]
+    high = lead.astype(np.uint64) << np.uint64(table.hash_bits)
     high |= hashes >> np.uint64(64 - table.hash_bits)
-    by_high = np.argsort(high, kind="stable")
+    del hashes
+    if lead.size < 2 or bool((lead[1:] >= lead[:-1]).all()):  # grouped
+        by_high = _threads.argsort_grouped(high, lead, n_threads)
+    else:
+        by_high = np.argsort(high, kind="stable")
+    del lead
     wanted, high = wanted[by_high], high[by_high]
-    # The table is sorted by (high part, row): the rows of one high part lie
-    # between the packed values high << row_bits and (high + 1) << row_bits.
-    shift = np.uint64(table.row_bits)
-    packed = table.packed
-    left = np.searchsorted(packed, high << shift, "left")
-    # How many entries share each high part: read off the entries at left and
-    # left + 1 (ascending positions: one pass), counted by a second search only
-    # where two or more do (colliding hash bits: rare).
-    last = packed.size - 1
-    count = (left <= last) & (packed[np.minimum(left, last)] >> shift == high)
-    more = count & (left < last) & (packed[np.minimum(left + 1, last)] >> shift == high)
-    count = count.astype(np.intp)
-    if more.any():
-        at = np.flatnonzero(more)
-        end = np.searchsorted(packed, (high[at] + np.uint64(1)) << shift, "left")
-        count[at] = end - left[at]
-    one = np.flatnonzero(count == 1)
-    i, j = wanted[one], r_pos[table.rows(left[one])]
-    kept = j >= 0
-    i, j = i[kept], j[kept]
-    extra_i, extra_j = [i], [j]
-    for k in np.flatnonzero(count > 1).tolist():  # colliding hash bits: rare
-        js = r_pos[table.rows(slice(left[k], left[k] + count[k]))]
-        js = js[js >= 0]
-        extra_i.append(np.full(js.size, wanted[k]))
-        extra_j.append(js)
-    i, j = np.concatenate(extra_i), np.concatenate(extra_j)
-    d_run, d_qrels = run.docno, qrels.docno
-    r_at, q_at = run_rows[j], qrels_rows[i]
-    same = (rq[j] == qq[i]) & _spans.same_spans(
-        d_run.buf,
-        d_run.starts[r_at],
-        d_run.ends[r_at],
-        d_qrels.buf,
-        d_qrels.starts[q_at],
-        d_qrels.ends[q_at],
-    )
-    i, j = i[same], j[same]
-    y_run[j] = qr[i]
-    missing[i] = False
+    del by_high
+
+    def find(part: slice) -> None:
+        """The sorted keys ``high[part]`` looked up."""
+        rows_q, high_q = wanted[part], high[part]
+        # The table is sorted by (high part, row): the rows of one high part lie
+        # between the packed values high << row_bits and (high + 1) << row_bits.
+        shift = np.uint64(table.row_bits)
+        packed = table.packed
+        left = np.searchsorted(packed, high_q << shift, "left")
+        # How many entries share each high part: read off the entries at left and
+        # left + 1 (ascending positions: one pass), counted by a second search only
+        # where two or more do (colliding hash bits: rare).
+        last = packed.size - 1
+        count = (left <= last) & (packed[np.minimum(left, last)] >> shift == high_q)
+        second = packed[np.minimum(left + 1, last)] >> shift == high_q
+        more = count & (left < last) & second
+        count = count.astype(np.intp)
+        if more.any():
+            at = np.flatnonzero(more)
+            end = np.searchsorted(packed, (high_q[at] + np.uint64(1)) << shift, "left")
+            count[at] = end - left[at]
+        one = np.flatnonzero(count == 1)
+        i, j = rows_q[one], r_pos[table.rows(left[one])]
+        kept = j >= 0
+        i, j = i[kept], j[kept]
+        extra_i, extra_j = [i], [j]
+        for k in np.flatnonzero(count > 1).tolist():  # colliding hash bits: rare
+            js = r_pos[table.rows(slice(left[k], left[k] + count[k]))]
+            js = js[js >= 0]
+            extra_i.append(np.full(js.size, rows_q[k]))
+            extra_j.append(js)
+        i, j = np.concatenate(extra_i), np.concatenate(extra_j)
+        d_run, d_qrels = run.docno, qrels.docno
+        r_at, q_at = run_rows[j], qrels_rows[i]
+        same = (rq[j] == qq[i]) & _spans.same_spans(
+            d_run.buf,
+            d_run.starts[r_at],
+            d_run.ends[r_at],
+            d_qrels.buf,
+            d_qrels.starts[q_at],
+            d_qrels.ends[q_at],
+        )
+        i, j = i[same], j[same]
+        y_run[j] = qr[i]
+        missing[i] = False
+
+    run_pieces(find, row_slices(wanted.size, n_threads), n_threads)
     return y_run, missing
 
 
