@@ -118,7 +118,7 @@ def _pairs(rel: np.ndarray, rows: np.ndarray, at: np.ndarray | None = None):
 def _as_bool(rel: np.ndarray) -> np.ndarray:
     """``rel`` (0/1) as bool: ``flatnonzero`` of bools is several times faster
     than of other integers."""
-    return rel if rel.dtype == np.bool_ else rel != 0
+    return rel if rel.dtype == np.bool_ else np.asarray(rel != 0)
 
 
 def largest_grade(labels: np.ndarray) -> np.ndarray:
@@ -136,7 +136,7 @@ def _any_per_row(rel: np.ndarray) -> np.ndarray:
     """Per row, whether any column is True: one ``logical_or`` per column,
     several times faster than ``any(axis=1)`` over a few columns."""
     if rel.shape[1] > 64 or not rel.shape[1]:
-        return rel.any(axis=1)
+        return np.asarray(rel.any(axis=1))
     out = rel[:, 0].copy()
     for j in range(1, rel.shape[1]):
         np.logical_or(out, rel[:, j], out=out)

@@ -56,7 +56,7 @@ class TiedCells(NamedTuple):
 
     pair: np.ndarray  # (n_tied,) the pair's index in the view, by cell then rank
     first: np.ndarray  # (n_cells,) the cell's first pair in ``pair``
-    count: np.ndarray  # (n_cells,) K: the block's rows relevant to the intent
+    relevant: np.ndarray  # (n_cells,) K: the block's rows relevant to the intent
     above: np.ndarray  # (n_cells,) A: rows relevant to the intent before the block
     size: np.ndarray  # (n_cells,) b: the block's rows
     start: np.ndarray  # (n_cells,) the block's first rank (1-based)
@@ -134,12 +134,12 @@ def tie_correction(
     cells = tied_cells(ctx, view, k)
     if cells is None:
         return out
-    inside = np.arange(cells.count.size)
+    inside = np.arange(cells.relevant.size)
     if decay == 0.0:  # only a cell with no relevant row above adds
         inside = inside[cells.above[inside] == 0]
     if not inside.size:
         return out
-    count, above = cells.count[inside], cells.above[inside]
+    count, above = cells.relevant[inside], cells.above[inside]
     size, start = cells.size[inside], cells.start[inside]
     group = cells.group[inside]
     top = int((start + size - 1).max())
@@ -243,7 +243,8 @@ def _grid(
     sum per shape. ``other=1``: the same sum over the block's rows not
     relevant (``Q`` of :func:`_q` with ``other=1``)."""
     shape, at = _shapes(size, count, inside_ranks)
-    q = _q(*shape, decay, other)
+    sizes, counts, ranks = shape
+    q = _q(sizes, counts, ranks, decay, other)
     n_j = shape[2]
     q_first = np.cumsum(n_j) - n_j
     x_above = np.power(decay, above.astype(np.float64))
