@@ -420,3 +420,77 @@ def test_prepared_judged_only_and_one_thread_metrics(monkeypatch):
     for bad in (0, 1.5, "2"):
         with pytest.raises((TypeError, ValueError), match="n_jobs"):
             prepare(y, groups=g, n_jobs=bad)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3, 7])
+def test_rows_per_group_counted_on_threads(n_threads, monkeypatch):
+    """The shard bounds' row counts, one count per range of rows on each
+    thread and added: the counts of one pass, whatever the thread count."""
+    monkeypatch.setattr(shards, "_COUNT_ROWS", 5)
+    rng = np.random.default_rng(11)
+    codes = rng.integers(0, 40, 101)
+    codes[codes == 7] = 8  # a code without rows
+    got = shards.rows_per_group(codes, 41, n_threads)
+    assert np.array_equal(got, np.bincount(codes, minlength=41))
+    # One shard per thread (no half-size last round): the bounds of one count.
+    assert np.array_equal(
+        shards.shard_bounds(codes, 41, n_threads, n_threads),
+        shards.shard_bounds(codes, 41, n_threads, 1),
+    )
+
+
+def test_last_round_of_shards_is_half_size():
+    """Several shards per thread: the last one of each thread is half the size
+    of the others (the threads end nearer together); on one thread, or one
+    shard per thread, every shard is the same size."""
+    codes = np.repeat(np.arange(1000), 10)
+    rows = lambda b: np.diff(b) * 10  # noqa: E731
+    even = rows(shards.shard_bounds(codes, 1000, 10, 1))
+    assert even.tolist() == [1000] * 10
+    assert rows(shards.shard_bounds(codes, 1000, 2, 2)).tolist() == [5000, 5000]
+    tail = rows(shards.shard_bounds(codes, 1000, 10, 2))
+    assert tail.sum() == 10_000 and tail.size == 10
+    assert np.all(np.abs(tail[:8] - 10_000 / 9) <= 10)
+    assert np.all(np.abs(tail[8:] - 10_000 / 18) <= 10)
+
+
+def test_groups_encoded_beside_the_other_checks(monkeypatch):
+    """n_jobs > 1 and many numeric group ids: the ids are encoded on a second
+    thread while the labels and scores are checked, with the numbers and the
+    errors (and their order) of one thread."""
+    from sklearn_rank._metrics import validation
+
+    started = []
+    real = validation.in_background
+
+    def counting(work):
+        started.append(1)
+        return real(work)
+
+    monkeypatch.setattr(validation, "in_background", counting)
+    rng = np.random.default_rng(5)
+    n = validation._APART_ROWS + 10
+    g = rng.integers(0, 500, n).astype(float)
+    y = rng.integers(0, 3, n).astype(float)
+    s = rng.random(n)
+    assert evaluate(y, s, groups=g, n_jobs=2) == evaluate(y, s, groups=g)
+    assert started
+
+    def message(**kw):
+        args = {"y_true": y, "y_score": s, "groups": g} | kw
+        with pytest.raises((ValueError, TypeError)) as one:
+            evaluate(args["y_true"], args["y_score"], groups=args["groups"])
+        with pytest.raises(type(one.value)) as two:
+            evaluate(args["y_true"], args["y_score"], groups=args["groups"], n_jobs=2)
+        assert str(two.value) == str(one.value)
+        return str(one.value)
+
+    bad_y = y.copy()
+    bad_y[3] = np.nan
+    bad_g = g.copy()
+    bad_g[4] = np.nan
+    # Labels first, as on one thread, even where the ids are wrong too.
+    assert "y_true" in message(y_true=bad_y, groups=bad_g)
+    assert "y_true" in message(y_true=bad_y, groups=g[:-1])
+    assert "groups=" in message(groups=g[:-1])
+    message(groups=bad_g)

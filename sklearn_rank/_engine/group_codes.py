@@ -40,10 +40,14 @@ _RUN_SAMPLE = 1024
 _ODD = np.uint64(0x9E3779B97F4A7C15)
 
 
-def encode_groups(groups: Any, n: int, func: str) -> tuple[np.ndarray, np.ndarray]:
+def encode_groups(
+    groups: Any, n: int | None, func: str
+) -> tuple[np.ndarray, np.ndarray]:
     """Map group ids to codes ``0..G-1`` in sorted id order.
 
     Returns ``(codes, ids)`` where ``ids[codes[i]]`` is the group of row ``i``.
+    ``n``: the rows of the other inputs (None: checked later with
+    :func:`check_group_rows`).
     """
     if groups is None:
         raise ValueError(
@@ -56,13 +60,19 @@ def encode_groups(groups: Any, n: int, func: str) -> tuple[np.ndarray, np.ndarra
         codes, ids = _encode_categorical(groups, func)
     else:
         codes, ids = _encode_column(groups, func)
+    if n is not None:
+        check_group_rows(codes, n, func)
+    return np.asarray(codes, dtype=np.intp).reshape(-1), ids
+
+
+def check_group_rows(codes: Any, n: int, func: str) -> None:
+    """One group id per row of the other inputs."""
     if codes.shape[0] != n:
         raise ValueError(
             f"Inconsistent numbers of rows in {func}: y_true={n}, "
             f"groups={codes.shape[0]}. Every per-row input must have one entry "
             "per row."
         )
-    return np.asarray(codes, dtype=np.intp).reshape(-1), ids
 
 
 def encode_integer_ids(groups: Any, n: int, func: str, space: Any) -> tuple[Any, Any]:

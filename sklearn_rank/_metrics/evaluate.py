@@ -79,11 +79,13 @@ def prepare_inputs(
     *,
     host: bool = False,
     unjudged_labels: bool = False,
+    n_threads: int = 1,
 ) -> ValidatedInputs:
     """Every check of the per-row inputs, with the labels as the metrics read
     them (``integer_grades``, ``judged_only``): the first half of
     :func:`rank_inputs`, for front ends that validate rows without ranking
-    them (the distributed ones, before a shuffle)."""
+    them (the distributed ones, before a shuffle). ``n_threads``: the call's
+    (:func:`check_inputs` uses a second one)."""
     inputs = check_inputs(
         func,
         y_true,
@@ -98,6 +100,7 @@ def prepare_inputs(
         groups_required=not requests or not all(r.spec.pooled for r in requests),
         host=host,
         unjudged_labels=unjudged_labels,
+        n_threads=n_threads,
     )
     if opts.integer_grades:  # trec_eval reads grades with atol: 1.5 is 1
         xp = array_namespace(inputs.y_true)
@@ -377,6 +380,7 @@ see the metric functions
         opts,
         judged,
         in_pool,
+        n_threads=n_threads,
     )
     if sharded(inputs, n_threads) and shardable(inputs, requests, opts):
         out = sharded_means(inputs, requests, opts, n_threads)
@@ -524,6 +528,7 @@ def evaluate_per_group(
         opts,
         judged,
         in_pool,
+        n_threads=n_threads,
     )
     if sharded(inputs, n_threads) and shardable(inputs, requests, opts):
         out = sharded_group_scores(inputs, requests, opts, n_threads)

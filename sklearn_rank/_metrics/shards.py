@@ -60,16 +60,25 @@ def shardable(
     return True
 
 
-def shard_bounds(codes: np.ndarray, n_groups: int, n_shards: int) -> np.ndarray:
+def shard_bounds(
+    codes: np.ndarray, n_groups: int, n_shards: int, n_threads: int = 1
+) -> np.ndarray:
     """Group-code boundaries ``[0, ..., n_groups]`` of at most ``n_shards``
     shards of contiguous groups, balanced by rows; no shard is empty (of groups
-    or of rows), so there are never more shards than groups."""
+    or of rows), so there are never more shards than groups. The rows are
+    counted on ``n_threads`` threads (:func:`rows_per_group`). Where the
+    threads take several shards each, the last ``n_threads`` shards are half
+    the size of the others: the threads then finish nearer together (a thread
+    that ends while another starts a full shard waits for all of it)."""
     n = codes.shape[0]
     if n_shards <= 1 or n_groups <= 1 or n == 0:
         return np.array([0, n_groups], dtype=np.intp)
     rows_before = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(np.bincount(codes, minlength=n_groups), out=rows_before[1:])
-    targets = np.arange(1, n_shards, dtype=np.float64) * (n / n_shards)
+    np.cumsum(rows_per_group(codes, n_groups, n_threads), out=rows_before[1:])
+    size = np.ones(n_shards)
+    if n_threads > 1 and n_shards >= 2 * n_threads:
+        size[-n_threads:] = 0.5
+    targets = np.cumsum(size)[:-1] * (n / size.sum())
     cut = np.searchsorted(rows_before, targets, side="left")
     cut = cut[(cut > 0) & (cut < n_groups)]
     before = rows_before[cut]
@@ -89,6 +98,32 @@ def shard_bounds(codes: np.ndarray, n_groups: int, n_shards: int) -> np.ndarray:
                 start = c
         cut = np.array(kept, dtype=np.intp)
     return np.concatenate([[0], cut, [n_groups]]).astype(np.intp)
+
+
+# Rows per thread below which one count is faster than the threads' start and
+# the adding of their counts (1M rows: 1.9 ms on one thread, 2.4 ms on two).
+_COUNT_ROWS = 1 << 21
+
+
+def rows_per_group(codes: np.ndarray, n_groups: int, n_threads: int = 1) -> np.ndarray:
+    """Rows of each group code: one count per range of rows on each of
+    ``n_threads`` threads, added (integers: the same counts in any order). It
+    runs before the shards exist, so on one thread it would hold the others
+    idle (10M rows: 28 ms)."""
+    n = codes.shape[0]
+    parts = min(n_threads, max(n // _COUNT_ROWS, 1))
+    if parts <= 1:
+        return np.bincount(codes, minlength=n_groups)
+    cuts = [n * i // parts for i in range(parts + 1)]
+    counts = map_threads(
+        lambda i: np.bincount(codes[cuts[i] : cuts[i + 1]], minlength=n_groups),
+        range(parts),
+        parts,
+    )
+    total = counts[0]
+    for c in counts[1:]:
+        total += c
+    return total
 
 
 def shard_rows(codes: np.ndarray, bounds: np.ndarray) -> list[slice | np.ndarray]:
@@ -210,7 +245,7 @@ def run_shards(
     n_threads = shard_count(n, n_threads)
     chunks = chunk_count(n, inputs.n_groups)
     n_shards = -(-max(chunks, n_threads) // n_threads) * n_threads
-    bounds = shard_bounds(inputs.codes, inputs.n_groups, n_shards)
+    bounds = shard_bounds(inputs.codes, inputs.n_groups, n_shards, n_threads)
     return run_bounds(inputs, bounds, work, n_threads)
 
 

@@ -14,9 +14,10 @@ import numpy as np
 
 from .._engine import segments as seg
 from .._engine.conventions import OPTIONS, Options
-from .._engine.group_codes import encode_groups, encode_integer_ids
+from .._engine.group_codes import check_group_rows, encode_groups, encode_integer_ids
 from .._engine.kernels.intent import INTENT_KERNELS, WEIGHTED, WHOLE_LIST
 from .._utils.array_api import NUMPY, InputSpace, input_space, is_foreign, to_numpy
+from .._utils.jobs import in_background
 from .._utils.params import check_k, param_error
 from .ir_measures_names import (
     IR_MEASURES,
@@ -276,16 +277,22 @@ def check_inputs(
     groups_required: bool = True,
     host: bool = False,
     unjudged_labels: bool = False,
+    n_threads: int = 1,
 ) -> ValidatedInputs:
     """Convert and check every per-row input of one call: numpy arrays, or, for
     array API inputs under scikit-learn's ``array_api_dispatch``, arrays of their
     namespace on their device (``space``). ``unjudged_labels`` (the command
     line's ``-l`` below 0 only): unjudged rows may carry labels, read at their
-    ranks only (R and bpref's N count judged rows)."""
+    ranks only (R and bpref's N count judged rows). ``n_threads`` > 1: numeric
+    group ids are encoded on a second thread while the other inputs are checked
+    (errors are raised in the same order as on one thread)."""
     space = NUMPY
     if not host:
         arrays = (y_true, y_score, groups, sample_weight, retrieved, judged, in_pool)
         space = input_space(*arrays, func=func)
+    encoded = None
+    if n_threads > 1 and space.xp is None and _encoded_apart(groups):
+        encoded = in_background(lambda: encode_groups(groups, None, func))
     yt = check_numeric_in(y_true, "y_true", func, space)
     # No scores yet: a prepared evaluation checks each set as it comes.
     ys = None if y_score is None else check_numeric_in(y_score, "y_score", func, space)
@@ -311,11 +318,29 @@ def check_inputs(
         codes, ids = np.zeros(n, dtype=np.intp), np.zeros(1, dtype=np.intp)
     elif space.xp is not None and is_foreign(groups):
         codes, ids = encode_integer_ids(groups, n, func, space)
+    elif encoded is not None:
+        codes, ids = encoded()
+        check_group_rows(codes, n, func)
     else:
         codes, ids = encode_groups(groups, n, func)
     if space.xp is not None and isinstance(codes, np.ndarray):
         codes = space.xp.asarray(codes.astype(np.int64), device=space.device)
     return ValidatedInputs(yt, ys, codes, ids, sw, ret, jud, pool, space)
+
+
+# Numeric group ids of at least this many rows are encoded on a thread of their
+# own (numpy's passes release the GIL; smaller ones cost less than the thread).
+_APART_ROWS = 1 << 16
+
+
+def _encoded_apart(groups: Any) -> bool:
+    """Whether :func:`check_inputs` encodes ``groups`` beside the other checks:
+    a large numpy array of integers or floats (their encoding is numpy passes)."""
+    return (
+        isinstance(groups, np.ndarray)
+        and groups.dtype.kind in "iuf"
+        and groups.size >= _APART_ROWS
+    )
 
 
 def _check_pool(in_pool: np.ndarray, judged: np.ndarray | None, func: str):

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import numbers
 import sys
-from typing import Any
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .params import param_error
+
+R = TypeVar("R")
 
 
 def check_n_jobs(n_jobs: Any, func: str) -> None:
@@ -48,3 +52,28 @@ def effective_n_jobs(n_jobs: Any, func: str) -> int:
     import joblib  # a dependency of scikit-learn; read only when asked
 
     return max(int(joblib.effective_n_jobs(n_jobs)), 1)
+
+
+def in_background(work: Callable[[], R]) -> Callable[[], R]:
+    """Start ``work`` on a thread of its own; the returned callable waits for it
+    and returns its result or raises its error. Where the caller raises first,
+    the thread ends on its own (a daemon: it never holds the interpreter open)."""
+    box: list = []
+
+    def run() -> None:
+        try:
+            box.append((True, work()))
+        except BaseException as error:  # handed to the caller, who raises it
+            box.append((False, error))
+
+    thread = threading.Thread(target=run, name="sklearn_rank-background", daemon=True)
+    thread.start()
+
+    def result() -> R:
+        thread.join()
+        ok, value = box[0]
+        if not ok:
+            raise value
+        return value
+
+    return result
