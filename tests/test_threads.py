@@ -494,3 +494,31 @@ def test_groups_encoded_beside_the_other_checks(monkeypatch):
     assert "y_true" in message(y_true=bad_y, groups=g[:-1])
     assert "groups=" in message(groups=g[:-1])
     message(groups=bad_g)
+
+
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_prepared_in_chunks_bit_identical(ties, n_jobs, monkeypatch):
+    """A large prepared call is cut into chunks even on one thread, as the cold
+    path's (``CHUNK_ROWS``), run one after the other or on the threads: the
+    single pass's numbers to the last bit, and the full layout is made only
+    if a call needs the single pass."""
+    from sklearn_rank import prepare
+
+    monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
+    y, s, g, _ = _rows(4)
+    monkeypatch.setattr(shards, "CHUNK_ROWS", y.size // 5)
+    names, _ = _working(ties)
+    kw = {"groups": g, "metrics": names, "ties": ties}
+    prepared = prepare(y, max_grade=4, n_jobs=n_jobs, **kw)
+    assert len(prepared._shards) >= 4 and prepared._threads == n_jobs
+    assert len(prepared._shards) % n_jobs == 0 or len(prepared._shards) > 5
+    assert prepared._built is None
+    rng = np.random.default_rng(9)
+    for score in (s, np.round(rng.normal(size=s.size), 1)):
+        assert prepared.evaluate(score) == evaluate(y, score, max_grade=4, **kw)
+        many = prepared.evaluate_per_group(score)
+        one = evaluate_per_group(y, score, max_grade=4, **kw)
+        for name in names:
+            assert np.array_equal(many.values[name], one.values[name], equal_nan=True)
+    assert prepared._built is None

@@ -29,9 +29,10 @@ from .evaluate import (
 from .shards import (
     map_threads,
     shard_bounds,
-    shard_count,
+    shard_plan,
     shard_rows,
     shardable,
+    sharded,
     split_inputs,
 )
 from .validation import (
@@ -78,11 +79,13 @@ class PreparedEvaluation:
         rows: Any,
         space: Any,
         shards: list[tuple[Any, PreparedEvaluation]] | None = None,
+        n_threads: int = 1,
     ) -> None:
         self.metrics = tuple(r.label for r in requests)
-        # n_jobs > 1: (rows, prepared) of each shard of whole groups, the rows
-        # (of the kept rows, in input order) that shard's scores are read from.
-        self._shards = shards
+        # n_jobs > 1 or a large call: (rows, prepared) of each shard of whole
+        # groups, the rows (of the kept rows, in input order) that shard's
+        # scores are read from, run on n_threads threads.
+        self._shards, self._threads = shards, n_threads
         self.n_samples, self.group_ids, self.options = n_samples, group_ids, opts
         self._requests, self._totals, self._rows, self._space = (
             requests,
@@ -90,12 +93,22 @@ class PreparedEvaluation:
             rows,
             space,
         )
-        self._layout = GroupLayout.build(
-            totals.ranked(totals.codes_all),
-            totals.ranked(totals.y_all),
-            totals.n_groups,
-            totals.ties,
-        )
+        self._built: GroupLayout | None = None
+        if shards is None:  # else made only if a call needs the single pass
+            self._built = self._layout
+
+    @property
+    def _layout(self) -> GroupLayout:
+        """The ordering of every ranked row prepared from the group codes."""
+        if self._built is None:
+            totals = self._totals
+            self._built = GroupLayout.build(
+                totals.ranked(totals.codes_all),
+                totals.ranked(totals.y_all),
+                totals.n_groups,
+                totals.ties,
+            )
+        return self._built
 
     def __repr__(self) -> str:
         return (
@@ -122,7 +135,7 @@ class PreparedEvaluation:
         return RankingContext.from_scores(self._totals, score, self._layout)
 
     def _on_shards(self, score: np.ndarray, work) -> list:
-        """``work(ctx, prepared)`` of each shard's scores, one thread each."""
+        """``work(ctx, prepared)`` of each shard's scores, on the call's threads."""
         return map_threads(
             lambda shard: work(
                 RankingContext.from_scores(
@@ -131,6 +144,7 @@ class PreparedEvaluation:
                 shard[1],
             ),
             self._shards,
+            self._threads,
         )
 
     def evaluate(self, y_score: ArrayLike) -> dict[str, float]:
@@ -279,19 +293,21 @@ def prepare(
         n_samples,
         inputs.rows,
         inputs.space,
-        _prepared_shards(inputs, requests, opts, n_threads),
+        *_prepared_shards(inputs, requests, opts, n_threads),
     )
 
 
 def _prepared_shards(inputs, requests, opts, n_threads):
     """(rows, prepared evaluation) of each shard of whole groups, cut as the
-    cold path cuts them; None for one thread or one shard."""
-    if n_threads <= 1 or not shardable(inputs, requests, opts):
-        return None
-    n = inputs.codes.shape[0]
-    bounds = shard_bounds(inputs.codes, inputs.n_groups, shard_count(n, n_threads))
+    cold path cuts them (several threads, or the chunks of a large call, which
+    one thread orders faster one after the other), and the threads; None where
+    one shard is all there is."""
+    if not sharded(inputs, n_threads) or not shardable(inputs, requests, opts):
+        return None, 1
+    n_threads, n_shards = shard_plan(inputs.codes.shape[0], inputs.n_groups, n_threads)
+    bounds = shard_bounds(inputs.codes, inputs.n_groups, n_shards, n_threads)
     if bounds.shape[0] <= 2:
-        return None
+        return None, 1
     out = []
     rows_of = shard_rows(inputs.codes, bounds)
     for rows, cut in zip(rows_of, split_inputs(inputs, bounds, rows_of), strict=True):
@@ -306,7 +322,7 @@ def _prepared_shards(inputs, requests, opts, n_threads):
             part.space,
         )
         out.append((rows, prepared))
-    return out
+    return out, n_threads
 
 
 def evaluate_models(

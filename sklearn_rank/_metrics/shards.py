@@ -241,12 +241,18 @@ def run_shards(
     order: as many shards as threads, or the chunks of a large call rounded up
     to a multiple of the threads (balanced); None when one shard is all there
     is (the caller then runs unsharded)."""
-    n = inputs.codes.shape[0]
-    n_threads = shard_count(n, n_threads)
-    chunks = chunk_count(n, inputs.n_groups)
-    n_shards = -(-max(chunks, n_threads) // n_threads) * n_threads
+    n_threads, n_shards = shard_plan(inputs.codes.shape[0], inputs.n_groups, n_threads)
     bounds = shard_bounds(inputs.codes, inputs.n_groups, n_shards, n_threads)
     return run_bounds(inputs, bounds, work, n_threads)
+
+
+def shard_plan(n_rows: int, n_groups: int, n_threads: int) -> tuple[int, int]:
+    """(threads, shards) of a call: at most ``n_threads`` threads
+    (:func:`shard_count`) and as many shards, or the chunks of a large call
+    (:func:`chunk_count`) rounded up to a multiple of the threads."""
+    n_threads = shard_count(n_rows, n_threads)
+    chunks = chunk_count(n_rows, n_groups)
+    return n_threads, -(-max(chunks, n_threads) // n_threads) * n_threads
 
 
 def run_bounds(
