@@ -15,6 +15,13 @@ rows), and 5 huge groups; graded labels 0..4, scores with ties (two decimals);
     python benchmarks/bench_threads.py --rows 1_000_000 10_000_000 --repeat 3
     python benchmarks/bench_threads.py --rows 10_000_000 --jobs 1 2 4 8 16
     python benchmarks/bench_threads.py --rows 0 --resampling 5000 --jobs 1 2 4
+    python benchmarks/bench_threads.py --rows 1_000_000 --evaluate-only --repeat 9
+
+``faults``: the median minor page faults of one call (fresh pages from the
+kernel; 0 where unknown). How many a call takes depends on what glibc kept
+from the calls before it, and changes the ratios (docs/benchmarks.md, "Fifth
+round"); ``MALLOC_MMAP_THRESHOLD_=1000000000 MALLOC_TRIM_THRESHOLD_=10000000000
+MALLOC_TOP_PAD_=1000000000`` in the environment takes them away.
 
 ``--resampling GROUPS`` also times ``stats.bootstrap_ci`` and
 ``stats.compare`` (9,999 resamples) at each ``--jobs``; ``--rows 0`` skips the
@@ -78,19 +85,40 @@ def xgb_ndcg(y, score, groups, nthread: int):
     return lambda: float(booster.eval(dm, "d").split(":")[-1])
 
 
-def time_round(contenders: dict, repeat: int) -> dict:
+def _minor_faults() -> int:
+    """Minor page faults of this process so far (0 where unknown): fresh pages
+    that numpy's arrays get from the kernel, which depend on what glibc kept
+    from earlier calls (see docs/benchmarks.md, "Fifth round")."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return 0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def time_round(contenders: dict, repeat: int, faults: dict | None = None) -> dict:
+    """Median seconds of each contender over ``repeat`` rounds; ``faults``
+    (when given) receives each one's median minor page faults per call."""
     times: dict[str, list[float]] = {name: [] for name in contenders}
+    pages: dict[str, list[int]] = {name: [] for name in contenders}
     for _ in range(repeat):
         for name, run in contenders.items():
+            f0 = _minor_faults()
             t0 = time.perf_counter()
             run()
             times[name].append(time.perf_counter() - t0)
+            pages[name].append(_minor_faults() - f0)
+    if faults is not None:
+        faults.update({name: statistics.median(p) for name, p in pages.items()})
     return {name: statistics.median(t) for name, t in times.items()}
 
 
-def contenders_of(y, s, g, jobs, with_xgboost: bool) -> dict:
+def contenders_of(
+    y, s, g, jobs, with_xgboost: bool, evaluate_only: bool = False
+) -> dict:
     """The timed callables of one layout, each threaded result checked equal
-    to the single-threaded one first."""
+    to the single-threaded one first. ``evaluate_only``: ``evaluate`` at each
+    thread count and nothing else alive in the process."""
     from sklearn_rank import evaluate, prepare
 
     ref = evaluate(y, s, groups=g, metrics=METRICS, n_jobs=1)
@@ -101,6 +129,8 @@ def contenders_of(y, s, g, jobs, with_xgboost: bool) -> dict:
         out[f"evaluate n_jobs={j}"] = lambda j=j: evaluate(
             y, s, groups=g, metrics=METRICS, n_jobs=j
         )
+    if evaluate_only:
+        return out
     for j in jobs:  # prepared once, each round on n_jobs threads
         p = prepare(y, groups=g, metrics=METRICS, n_jobs=j)
         assert p.evaluate(s) == ref, j
@@ -167,6 +197,11 @@ def main(argv=None) -> int:
     parser.add_argument("--layouts", nargs="+", default=["ragged", "tiny", "huge"])
     parser.add_argument("--no-xgboost", action="store_true")
     parser.add_argument(
+        "--evaluate-only", action="store_true",
+        help="time evaluate alone (no prepared evaluations or XGBoost alive "
+        "in the process: they change what glibc keeps between calls)",
+    )  # fmt: skip
+    parser.add_argument(
         "--resampling", type=int, default=0, metavar="GROUPS",
         help="also time the statistics' resampling on this many groups",
     )  # fmt: skip
@@ -191,15 +226,18 @@ def main(argv=None) -> int:
         for layout in args.layouts:
             y, s, g, sizes = make_rows(n, layout)
             xgb = layout == "ragged" and not args.no_xgboost
-            med = time_round(contenders_of(y, s, g, args.jobs, xgb), args.repeat)
+            faults: dict = {}
+            contenders = contenders_of(y, s, g, args.jobs, xgb, args.evaluate_only)
+            med = time_round(contenders, args.repeat, faults)
+            del contenders
             base = med[f"evaluate n_jobs={args.jobs[0]}"]
             print(
                 f"\n{n:,} rows, {sizes.size:,} groups ({layout}); "
                 f"load {os.getloadavg()[0]:.2f}"
             )
-            print(f"{'contender':<40} {'median s':>9} {'/ first':>8}")
+            print(f"{'contender':<40} {'median s':>9} {'/ first':>8} {'faults':>8}")
             for name, t in med.items():
-                print(f"{name:<40} {t:9.4f} {t / base:8.2f}")
+                print(f"{name:<40} {t:9.4f} {t / base:8.2f} {faults[name]:8.0f}")
     return 0
 
 
