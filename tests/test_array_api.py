@@ -209,6 +209,27 @@ def test_threshold_above_every_label_after_ndcg(name, dispatch):
     assert got == pytest.approx(want)
 
 
+@pytest.mark.parametrize("name", list(BACKENDS))
+def test_running_sums_start_from_zero_in_every_group(name, dispatch):
+    """A group's expected hits are its own rows' running sum from 0, as on
+    numpy: a group with none among its top R rows reads exactly 0, not the
+    rounding of the group before it (Hypothesis found 2.2e-16 here, when each
+    group's sum restarted by taking away the previous one's total)."""
+    convert, _ = BACKENDS[name]
+    y = [0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 1, 0] + [0] * 7 + [1]
+    s = [-1.5, -1.5, -1.5, 0.0] + [-1.5] * 16
+    g = [2] * 5 + [1] * 7 + [0] * 8
+    j = [False] * 4 + [True] + [False] * 5 + [True] + [False] * 8 + [True]
+    kw = {"metrics": ["r_precision", "precision@1"], "ties": "average"}
+    want = sr.evaluate_per_group(y, s, groups=g, judged=j, **kw)
+    got = sr.evaluate_per_group(
+        convert(y), convert(s), groups=convert(g), judged=convert(j), **kw
+    )
+    for metric in kw["metrics"]:
+        assert back(got.values[metric]).tolist() == want.values[metric].tolist()
+    assert want.values["r_precision"][2] == 0.0
+
+
 def test_inputs_are_not_modified(dispatch):
     rng = np.random.default_rng(0)
     y = torch.asarray(rng.integers(0, 3, 200))

@@ -277,6 +277,31 @@ def _exclusive_by_rows(values, group, starts, n) -> np.ndarray | None:
     return table.reshape(-1)[at]
 
 
+def _exclusive_by_rows_xp(xp, values, group, starts, n):
+    """:func:`_exclusive_by_rows` in any array API namespace: each segment's
+    running sum from 0 in row order (the numpy path's bits; a sum that is 0
+    is 0, not the previous segment's rounding), or None when the table would
+    be too large (the restarting running sum then serves)."""
+    size = values.shape[0]
+    if size == 0 or n <= 1:
+        return None
+    edges = starts[: n + 1]
+    if edges.shape[0] != n + 1 or int(edges[0]) != 0 or int(edges[-1]) != size:
+        return None  # not a cover of the rows
+    sizes = edges[1:] - edges[:-1]
+    width = int(xp.max(sizes))
+    if width * n > _TABLE_CELLS_PER_ROW * size + 1024:
+        return None
+    # Exclusive from the start: column j + 1 holds the sum of columns <= j.
+    within = xp.arange(size, dtype=edges.dtype, device=values.device)
+    within = within - xp.take(edges, xp.astype(group, edges.dtype))
+    at = xp.astype(group, edges.dtype) * (width + 1) + within
+    flat = xp.zeros(n * (width + 1), dtype=values.dtype, device=values.device)
+    flat = put(flat, at + 1, values)
+    table = xp.cumulative_sum(xp.reshape(flat, (n, width + 1)), axis=1)
+    return xp.take(xp.reshape(table, (-1,)), at)
+
+
 def _exclusive_by_widths(values, group, edges, sizes) -> np.ndarray:
     """:func:`_exclusive_by_rows` for segments of very unequal sizes: one table
     per power-of-two width class (at most twice the cells of its rows), each
@@ -335,6 +360,9 @@ def exclusive_cumsum(values: Any, group: Any, starts: Any, n: int) -> Any:
         return out
     xp = array_namespace(values, group)
     values = xp.astype(values, _float(xp, values))
+    by_rows = _exclusive_by_rows_xp(xp, values, group, starts, n)
+    if by_rows is not None:
+        return by_rows
     out = xp.asarray(values, copy=True)
     if n > 1 and values.shape[0]:
         totals = segment_sum(group, values, n)

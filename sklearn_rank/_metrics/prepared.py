@@ -93,22 +93,27 @@ class PreparedEvaluation:
             rows,
             space,
         )
-        self._built: GroupLayout | None = None
-        if shards is None:  # else made only if a call needs the single pass
-            self._built = self._layout
+        # (the layout,) once made: with shards, only if a call needs the
+        # single pass (a reduction that raises or warns).
+        self._built: tuple[GroupLayout | None] | None = None
+        if shards is None:
+            self._built = (self._layout,)
 
     @property
-    def _layout(self) -> GroupLayout:
-        """The ordering of every ranked row prepared from the group codes."""
+    def _layout(self) -> GroupLayout | None:
+        """The ordering of every ranked row prepared from the group codes
+        (None: :func:`~sklearn_rank._engine.ordering.order_rows` orders them)."""
         if self._built is None:
             totals = self._totals
-            self._built = GroupLayout.build(
-                totals.ranked(totals.codes_all),
-                totals.ranked(totals.y_all),
-                totals.n_groups,
-                totals.ties,
+            self._built = (
+                GroupLayout.build(
+                    totals.ranked(totals.codes_all),
+                    totals.ranked(totals.y_all),
+                    totals.n_groups,
+                    totals.ties,
+                ),
             )
-        return self._built
+        return self._built[0]
 
     def __repr__(self) -> str:
         return (
@@ -242,7 +247,9 @@ def prepare(
         into shards of whole groups, each with its own prepared layout, and
         each call orders and scores the shards on their own threads and
         reduces their per-group values once (the single-threaded results to
-        the last bit). None means 1 unless inside
+        the last bit). A large call (over 2**20 rows or 2**16 groups) is cut
+        into such chunks on one thread too, as :func:`evaluate` cuts it:
+        smaller pieces are ordered faster. None means 1 unless inside
         ``joblib.parallel_config(n_jobs=...)``; -1 means all cores.
     **options
         The convention keywords of :func:`evaluate` (``ties``, ``gain``,
