@@ -315,9 +315,10 @@ def _prepared_shards(inputs, requests, opts, n_threads):
     bounds = shard_bounds(inputs.codes, inputs.n_groups, n_shards, n_threads)
     if bounds.shape[0] <= 2:
         return None, 1
-    out = []
     rows_of = shard_rows(inputs.codes, bounds)
-    for rows, cut in zip(rows_of, split_inputs(inputs, bounds, rows_of), strict=True):
+
+    def build(shard):  # each shard's layout on the call's threads
+        rows, cut = shard
         part = cut()
         prepared = PreparedEvaluation(
             requests,
@@ -328,8 +329,10 @@ def _prepared_shards(inputs, requests, opts, n_threads):
             None,
             part.space,
         )
-        out.append((rows, prepared))
-    return out, n_threads
+        return rows, prepared
+
+    shards = list(zip(rows_of, split_inputs(inputs, bounds, rows_of), strict=True))
+    return map_threads(build, shards, n_threads), n_threads
 
 
 def evaluate_models(
