@@ -186,6 +186,38 @@ def test_head_view_gives_the_same_values_as_the_full_view(k, monkeypatch):
     assert with_head == pytest.approx(full, rel=1e-13)
 
 
+@pytest.mark.parametrize("ties", ["average", "stable", "threshold"])
+def test_head_cut_from_a_deeper_head_holds_the_rows_of_one_cut(ties):
+    """head(k) cut from head(k') (k' > k, made first) keeps the rows, order,
+    labels and tie blocks of head(k) cut from the full view; a head made
+    first at a shallower cutoff is not used for a deeper one."""
+    rng = np.random.default_rng(3)
+    groups = np.repeat(np.arange(80), rng.integers(20, 60, size=80))
+    y = rng.integers(0, 3, groups.size).astype(float)
+    s = rng.integers(0, 6, groups.size).astype(float)  # long tie blocks
+
+    def view(k, first=None):
+        ctx = RankingContext.from_inputs(y, s, groups, 80, ties=ties)
+        if first is not None:
+            ctx.head(first)
+        return ctx.head(k)
+
+    for k, deeper in ((2, 7), (3, 4), (5, 30), (7, 2)):
+        one, two = view(k), view(k, first=deeper)
+        assert one is not two
+        for name in ("group", "rank", "y"):
+            np.testing.assert_array_equal(getattr(two, name), getattr(one, name))
+        assert bool(two.blocks) == bool(one.blocks)
+        if one.blocks:
+            for name in ("start", "size", "rank", "group"):
+                np.testing.assert_array_equal(
+                    getattr(two.blocks, name), getattr(one.blocks, name)
+                )
+    ctx = RankingContext.from_inputs(y, s, groups, 80, ties=ties)
+    deep = ctx.head(7)
+    assert ctx._deeper_head(3) is deep and ctx._deeper_head(7) is None
+
+
 @pytest.mark.parametrize(
     "groups",
     [
