@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .._engine.conventions import Options
+from .._engine.segments import segment_count
 from .._engine.shard_rules import LONG_GROUP
 from .validation import MetricRequest, ValidatedInputs
 
@@ -113,10 +114,10 @@ def rows_per_group(codes: np.ndarray, n_groups: int, n_threads: int = 1) -> np.n
     n = codes.shape[0]
     parts = min(n_threads, max(n // _COUNT_ROWS, 1))
     if parts <= 1:
-        return np.bincount(codes, minlength=n_groups)
+        return segment_count(codes, n_groups)
     cuts = [n * i // parts for i in range(parts + 1)]
     counts = map_threads(
-        lambda i: np.bincount(codes[cuts[i] : cuts[i + 1]], minlength=n_groups),
+        lambda i: segment_count(codes[cuts[i] : cuts[i + 1]], n_groups),
         range(parts),
         parts,
     )
