@@ -125,3 +125,78 @@ def test_a_used_prepared_evaluation_copies_and_pickles():
     for other in (copy.deepcopy(prepared), pickle.loads(pickle.dumps(prepared))):
         assert other.evaluate(score) == want
     assert prepared.evaluate(score) == want
+
+
+def _skewed_groups(rng, n_rows=40_000):
+    """Query sizes of a search log: log-normal, 1 row to over a thousand."""
+    sizes = np.maximum(1, rng.lognormal(3.5, 1.2, n_rows)).astype(int)
+    sizes = sizes[np.cumsum(sizes) <= n_rows]
+    sizes[0] = 1500  # one long query among many short ones
+    return rng.permutation(np.repeat(np.arange(sizes.size), sizes))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_width_classes_give_each_row_its_own_cell(seed):
+    # Every group's cells lie in one row of its class's matrix (column <
+    # width), and no two rows of the input share a cell.
+    rng = np.random.default_rng(seed)
+    length = [
+        rng.integers(50, 151, 500),
+        np.maximum(1, rng.lognormal(3, 1.3, 2000)).astype(np.int64),
+        np.r_[np.zeros(40, dtype=np.int64), rng.integers(1, 9, 300)],
+        np.full(30, 7),
+    ][seed]
+    base, classes = group_layout.width_classes(length)
+    cells = sum(count * w for _, count, w in classes)
+    assert sum(count for _, count, _ in classes) == length.size
+    owner = np.full(cells, -1)
+    for first, count, w in classes:
+        rows = (base >= first) & (base < first + count * w)
+        assert rows.sum() == count
+        assert ((base[rows] - first) % w == 0).all() if w else True
+        assert (length[rows] <= w).all()
+    for g in range(length.size):
+        span = owner[base[g] : base[g] + length[g]]
+        assert (span == -1).all()
+        span[:] = g
+    assert (owner >= 0).sum() == length.sum()
+    if seed == 1:  # skewed: classes keep the padding small
+        assert len(classes) > 1 and cells < 1.5 * length.sum()
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_skewed_groups_are_prepared_with_the_cold_values(monkeypatch, ties):
+    # Groups of 1 to 1,500 rows: one padded matrix would be over 3 cells per
+    # row (not prepared); width classes lay them out, and both the key sort
+    # and the stable argsort give the cold values to the last bit.
+    rng = np.random.default_rng(7)
+    groups = _skewed_groups(rng)
+    y = rng.integers(0, 5, groups.size).astype(float)
+    n_groups = groups.max() + 1
+    assert n_groups * np.bincount(groups).max() > 3 * groups.size
+    layout = group_layout.GroupLayout.build(groups, y, n_groups, ties)
+    assert layout is not None and len(layout.classes) > 1
+    prepared = sr.prepare(y, groups=groups, metrics=METRICS, ties=ties, max_grade=4)
+    scores = _round_scores(rng, y.size)
+    base = rng.integers(0, 3, y.size) / 3.0 + 1.0
+    up = rng.random(y.size) < 0.5
+    base[up] = np.nextafter(base[up], np.inf)  # the argsort's round
+    scores.append(base)
+    # The reference: the cold call ordered by ordering.order_rows, not by a
+    # layout made for the call.
+    from sklearn_rank._engine import context
+
+    with monkeypatch.context() as patch:
+        patch.setattr(context, "_TRANSIENT_LAYOUT_ROWS", groups.size + 1)
+        wants = [
+            sr.evaluate(y, s, groups=groups, metrics=METRICS, ties=ties, max_grade=4)
+            for s in scores
+        ]
+        want = sr.evaluate_per_group(
+            y, scores[0], groups=groups, metrics=METRICS, ties=ties, max_grade=4
+        )
+    for score, value in zip(scores, wants, strict=True):
+        assert prepared.evaluate(score) == value
+    got = prepared.evaluate_per_group(scores[0])
+    for name in METRICS:
+        np.testing.assert_array_equal(got.values[name], want.values[name], strict=True)
