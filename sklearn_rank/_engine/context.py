@@ -25,7 +25,7 @@ import numpy as np
 
 from . import segments as seg
 from .group_layout import GroupLayout
-from .ordering import BLOCK_TIES, kept_in_place, order_rows
+from .ordering import BLOCK_TIES, kept_in_place, order_rows, radix_scores
 from .reduce import fill_weight
 
 # A cutoff view is cut out only when it keeps less than this share of the rows.
@@ -820,7 +820,8 @@ def _transient_layout(
     """A :class:`~.group_layout.GroupLayout` to order one call's rows, or None
     where :func:`~.ordering.order_rows` is the cheaper: few rows, one group,
     rows already in order, the label tie rules (a lexsort either way), scores
-    other than float64, or groups too uneven to pad or too long to key."""
+    other than float64, small whole-number scores (its radix pass is the
+    faster), or groups too uneven to pad or too long to key."""
     if (
         not isinstance(score, np.ndarray)
         or score.dtype != np.float64
@@ -828,6 +829,7 @@ def _transient_layout(
         or n_groups < 2
         or ties not in ("stable", *BLOCK_TIES)
         or kept_in_place(codes, score, ties)
+        or radix_scores(score)
     ):
         return None
     layout = GroupLayout.build(codes, labels, n_groups, ties)

@@ -280,6 +280,17 @@ def _small_int_scores(score: np.ndarray) -> np.ndarray | None:
     return np.argsort((hi - score).astype(np.uint16), kind="stable")
 
 
+def radix_scores(score: np.ndarray) -> bool:
+    """Whether :func:`order_rows` orders ``score`` by its radix pass over small
+    whole numbers (:func:`_small_int_scores`). Fractional scores answer from
+    their first rows."""
+    if not _integral(score[:_CHUNK]):
+        return False
+    return bool(float(score.max()) - float(score.min()) < _RADIX_SPAN) and _integral(
+        score
+    )
+
+
 def _tied_next(ranked: np.ndarray, length: np.ndarray) -> np.ndarray:
     """Per ranked row but the last, whether the next row is in the same group
     with the same score (``ranked``: the scores in group order)."""
