@@ -8,9 +8,11 @@ table shows medians over ``--repeat`` rounds, and the ratios of those medians
 (ratios measured in the same run are what count on a busy machine). Every
 threaded result is checked equal (``==``) to the single-threaded one first.
 
-Layouts: ``--rows`` rows in groups of ~100 rows (shuffled), tiny groups (1-3
-rows), and 5 huge groups; graded labels 0..4, scores with ties (two decimals);
-5 metrics, ``ties="average"``.
+Layouts: ``--rows`` rows in groups of ~100 rows (``ragged``: 50-150 rows,
+shuffled), ``skewed`` groups of ~100 rows on average (log-normal: 1 to ~1,500
+rows at 1M, as search logs have them), tiny groups (1-3 rows), and 5 huge
+groups; XGBoost on ``ragged`` and ``skewed``; graded labels 0..4, scores with
+ties (two decimals); 5 metrics, ``ties="average"``.
 
     python benchmarks/bench_threads.py --rows 1_000_000 10_000_000 --repeat 3
     python benchmarks/bench_threads.py --rows 10_000_000 --jobs 1 2 4 8 16
@@ -47,6 +49,8 @@ def make_rows(n: int, layout: str, seed: int = 0):
         sizes = rng.integers(1, 4, n // 2 + 1)
     elif layout == "huge":
         sizes = np.full(5, n // 5)
+    elif layout == "skewed":  # query sizes of a search log: 1 to ~1,500 rows
+        sizes = np.maximum(1, rng.lognormal(4.2, 0.9, n // 50 + 1)).astype(np.int64)
     else:
         sizes = rng.integers(50, 151, n // 100 + 1)
     sizes = sizes[np.cumsum(sizes) <= n]
@@ -194,7 +198,9 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000])
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--layouts", nargs="+", default=["ragged", "tiny", "huge"])
+    parser.add_argument(
+        "--layouts", nargs="+", default=["ragged", "skewed", "tiny", "huge"]
+    )
     parser.add_argument("--no-xgboost", action="store_true")
     parser.add_argument(
         "--evaluate-only", action="store_true",
@@ -225,7 +231,7 @@ def main(argv=None) -> int:
     for n in (n for n in args.rows if n > 0):
         for layout in args.layouts:
             y, s, g, sizes = make_rows(n, layout)
-            xgb = layout == "ragged" and not args.no_xgboost
+            xgb = layout in ("ragged", "skewed") and not args.no_xgboost
             faults: dict = {}
             contenders = contenders_of(y, s, g, args.jobs, xgb, args.evaluate_only)
             med = time_round(contenders, args.repeat, faults)

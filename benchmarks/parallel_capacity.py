@@ -6,7 +6,10 @@ Times one ``evaluate`` (5 metrics, ``ties="average"``, the ragged layout of
 ``bench_threads.py``) of ``--rows`` rows alone, then two of them at once in two
 processes (no GIL, nothing shared) and on two threads of one process, and, for
 comparison, two compute-bound numpy jobs (a sort of 4M floats, ``np.sin`` over
-a cached array) on two threads. Medians of ``--repeat`` rounds after a warm-up.
+a cached array) and two memory-bound ones (a pass over 8M floats, far larger
+than the caches; a random gather of 4M floats) on two threads: the last two
+are the machine's bound for work that streams through memory, whatever the
+library does. Medians of ``--repeat`` rounds after a warm-up.
 
     python benchmarks/parallel_capacity.py --rows 500000
 """
@@ -91,7 +94,22 @@ def main() -> None:
         for _ in range(300):
             np.sin(y, out=y)
 
-    jobs = (("sort of 4M floats", sort, big), ("np.sin", sines, small))
+    wide = [rng.random(8_000_000) for _ in range(2)]
+    wide_out = [np.empty_like(x) for x in wide]
+    where = [rng.integers(0, 4_000_000, 4_000_000) for _ in range(2)]
+
+    def stream(i):
+        np.multiply(wide[i], 1.0001, out=wide_out[i])
+
+    def gather(i):
+        np.take(big[i], where[i], out=wide_out[i][: where[i].size])
+
+    jobs = (
+        ("sort of 4M floats", sort, big),
+        ("np.sin", sines, small),
+        ("pass over 8M floats (memory-bound)", stream, [0, 1]),
+        ("random gather of 4M floats (memory-bound)", gather, [0, 1]),
+    )
     for name, work, data in jobs:
         seq = _median_time(lambda w=work, d=data: [w(x) for x in d], 3)
         par = _median_time(lambda w=work, d=data: list(pool.map(w, d)), 3)
