@@ -45,7 +45,8 @@ from . import segments as seg
 from .ordering import BLOCK_TIES, _group_ends, code_order
 
 # The padded matrices may hold at most this many cells per row of the input; a
-# more skewed layout (one long group among many short ones) is not prepared.
+# layout whose width classes still pad more (lengths spread over orders of
+# magnitude within one class) is not prepared.
 _PAD_CELLS_PER_ROW = 3
 # The most low bits of a key the column may take (rows up to 2**20 long); a
 # wider layout sorts by the stable argsort.
