@@ -127,11 +127,16 @@ def test_a_used_prepared_evaluation_copies_and_pickles():
     assert prepared.evaluate(score) == want
 
 
-def _skewed_groups(rng, n_rows=40_000):
-    """Query sizes of a search log: log-normal, 1 row to over a thousand."""
-    sizes = np.maximum(1, rng.lognormal(3.5, 1.2, n_rows)).astype(int)
+def _skewed_groups(rng, n_rows=40_000, tiny=False):
+    """Query sizes of a search log: log-normal, 1 row to over a thousand; or
+    (``tiny``) groups of 1 to 3 rows, whose classes include one of width 1."""
+    if tiny:
+        sizes = rng.integers(1, 4, n_rows)
+    else:
+        sizes = np.maximum(1, rng.lognormal(3.5, 1.2, n_rows)).astype(int)
     sizes = sizes[np.cumsum(sizes) <= n_rows]
-    sizes[0] = 1500  # one long query among many short ones
+    if not tiny:
+        sizes[0] = 1500  # one long query among many short ones
     return rng.permutation(np.repeat(np.arange(sizes.size), sizes))
 
 
@@ -164,18 +169,23 @@ def test_width_classes_give_each_row_its_own_cell(seed):
         assert len(classes) > 1 and cells < 1.5 * length.sum()
 
 
+@pytest.mark.parametrize("tiny", [False, True], ids=["skewed", "tiny"])
 @pytest.mark.parametrize("ties", TIES)
-def test_skewed_groups_are_prepared_with_the_cold_values(monkeypatch, ties):
+def test_skewed_groups_are_prepared_with_the_cold_values(monkeypatch, ties, tiny):
     # Groups of 1 to 1,500 rows: one padded matrix would be over 3 cells per
     # row (not prepared); width classes lay them out, and both the key sort
-    # and the stable argsort give the cold values to the last bit.
+    # and the stable argsort give the cold values to the last bit. Groups of
+    # 1-3 rows: a class of width 1, which neither sort visits.
     rng = np.random.default_rng(7)
-    groups = _skewed_groups(rng)
+    groups = _skewed_groups(rng, tiny=tiny)
     y = rng.integers(0, 5, groups.size).astype(float)
     n_groups = groups.max() + 1
-    assert n_groups * np.bincount(groups).max() > 3 * groups.size
     layout = group_layout.GroupLayout.build(groups, y, n_groups, ties)
     assert layout is not None and len(layout.classes) > 1
+    if tiny:
+        assert min(w for _, _, w in layout.classes) == 1
+    else:
+        assert n_groups * np.bincount(groups).max() > 3 * groups.size
     prepared = sr.prepare(y, groups=groups, metrics=METRICS, ties=ties, max_grade=4)
     scores = _round_scores(rng, y.size)
     base = rng.integers(0, 3, y.size) / 3.0 + 1.0

@@ -246,7 +246,8 @@ class GroupLayout:
         key |= self._column
         keys[self.cell] = key
         for first, count, w in self.classes:
-            keys[first : first + count * w].reshape(count, w).sort(axis=1)
+            if w > 1:  # groups of one row are in order
+                keys[first : first + count * w].reshape(count, w).sort(axis=1)
         # mode="wrap": every cell is in range, and the default "raise" with out=
         # gathers into a buffer first (twice the time)
         column = np.take(keys, self.cell, out=work, mode="wrap")
@@ -267,10 +268,11 @@ class GroupLayout:
             # Padding cells are never written: +inf once, after every score.
             matrix = self._matrix = np.full(self.cells, np.inf)
         matrix[self.cell] = -in_groups
-        within = np.empty(self.cells, dtype=np.intp)
+        within = np.zeros(self.cells, dtype=np.intp)
         for first, count, w in self.classes:
-            part = slice(first, first + count * w)
-            within[part] = np.argsort(
-                matrix[part].reshape(count, w), axis=1, kind="stable"
-            ).ravel()
+            if w > 1:  # groups of one row: column 0
+                part = slice(first, first + count * w)
+                within[part] = np.argsort(
+                    matrix[part].reshape(count, w), axis=1, kind="stable"
+                ).ravel()
         return self.first + within[self.cell]
