@@ -50,9 +50,9 @@ def counted_shards(monkeypatch):
     calls = []
     split = shards.split_inputs
 
-    def spy(inputs, bounds):
+    def spy(inputs, bounds, rows_of=None):
         calls.append(len(bounds) - 1)
-        return split(inputs, bounds)
+        return split(inputs, bounds, rows_of)
 
     monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
     monkeypatch.setattr(shards, "split_inputs", spy)

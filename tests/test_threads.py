@@ -522,3 +522,57 @@ def test_prepared_in_chunks_bit_identical(ties, n_jobs, monkeypatch):
         for name in names:
             assert np.array_equal(many.values[name], one.values[name], equal_nan=True)
     assert prepared._built is None
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+@pytest.mark.parametrize("layout", ["shuffled", "grouped", "blocks_reversed"])
+def test_shard_rows_in_ranges(n_threads, layout, monkeypatch):
+    """Every shard's rows found in one pass (a range of rows per thread): the
+    rows whose code is in the shard, in input order, as one cut per shard
+    finds them; slices where the whole input comes by shard."""
+    monkeypatch.setattr(shards, "_COUNT_ROWS", 50)
+    rng = np.random.default_rng(n_threads)
+    codes = np.repeat(np.arange(200), rng.integers(1, 9, 200))
+    if layout == "shuffled":
+        codes = rng.permutation(codes)
+    elif layout == "blocks_reversed":  # by shard in each range (of 2), not overall
+        half = codes.size - codes.size // 2
+        codes = np.r_[codes[half:], codes[:half]]
+    bounds = shards.shard_bounds(codes, 200, 7)
+    rows_of = shards.shard_rows(codes, bounds, n_threads)
+    assert len(rows_of) == bounds.size - 1
+    for s, rows in enumerate(rows_of):
+        want = np.flatnonzero((codes >= bounds[s]) & (codes < bounds[s + 1]))
+        got = np.arange(codes.size)[shards.joined_rows(rows)]
+        np.testing.assert_array_equal(got, want)
+        if layout == "grouped":
+            assert isinstance(rows, slice)
+
+
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_cold_chunks_bit_identical(ties, n_jobs, monkeypatch):
+    """A cold call of several chunks a thread finds every chunk's rows in one
+    pass (``shard_rows``) and gives the single pass's numbers to the last bit."""
+    monkeypatch.setattr(shards, "MIN_ROWS_PER_SHARD", 1)
+    y, s, g, _ = _rows(5)
+    names, _ = _working(ties)
+    kw = {"groups": g, "metrics": names, "ties": ties, "max_grade": 4}
+    one = evaluate(y, s, **kw)
+    one_per = evaluate_per_group(y, s, **kw)
+    monkeypatch.setattr(shards, "CHUNK_ROWS", y.size // 6)
+    monkeypatch.setattr(shards, "_COUNT_ROWS", y.size // 3)
+    found = []
+    real = shards.shard_rows
+
+    def spy(codes, bounds, n_threads=1):
+        found.append((bounds.size - 1, n_threads))
+        return real(codes, bounds, n_threads)
+
+    monkeypatch.setattr(shards, "shard_rows", spy)
+    assert evaluate(y, s, n_jobs=n_jobs, **kw) == one
+    many = evaluate_per_group(y, s, n_jobs=n_jobs, **kw)
+    for name in names:
+        assert np.array_equal(many.values[name], one_per.values[name], equal_nan=True)
+    assert found and all(n_shards > n_jobs for n_shards, _ in found)
+    assert found[0][1] == n_jobs

@@ -27,6 +27,7 @@ from .evaluate import (
     prepare_inputs,
 )
 from .shards import (
+    joined_rows,
     map_threads,
     shard_bounds,
     shard_plan,
@@ -315,11 +316,12 @@ def _prepared_shards(inputs, requests, opts, n_threads):
     bounds = shard_bounds(inputs.codes, inputs.n_groups, n_shards, n_threads)
     if bounds.shape[0] <= 2:
         return None, 1
-    rows_of = shard_rows(inputs.codes, bounds)
+    rows_of = shard_rows(inputs.codes, bounds, n_threads)
 
     def build(shard):  # each shard's layout on the call's threads
         rows, cut = shard
         part = cut()
+        rows = joined_rows(rows)
         prepared = PreparedEvaluation(
             requests,
             opts,
