@@ -138,8 +138,10 @@ def shard_rows(codes: np.ndarray, bounds: np.ndarray, n_threads: int = 1) -> lis
     rows a thread, each thread sorts the shard keys of one range of rows, and
     a shard's rows are its pieces of every range, in range order."""
     n, n_shards = codes.shape[0], bounds.shape[0] - 1
+    # 16-bit keys: numpy's stable sort of them is a radix sort, linear.
+    key_type = np.uint16 if n_shards <= 1 << 16 else np.uint32
     shard_of_code = np.repeat(
-        np.arange(n_shards, dtype=np.uint16), np.diff(bounds).astype(np.intp)
+        np.arange(n_shards, dtype=key_type), np.diff(bounds).astype(np.intp)
     )
     parts = min(n_threads, max(n // _COUNT_ROWS, 1))
     cuts = [n * i // parts for i in range(parts + 1)]
@@ -149,7 +151,6 @@ def shard_rows(codes: np.ndarray, bounds: np.ndarray, n_threads: int = 1) -> lis
         ends = np.cumsum(np.bincount(key, minlength=n_shards)).tolist()
         first, last = (int(key[0]), int(key[-1])) if key.size else (0, 0)
         if key.size > 1 and bool((key[1:] < key[:-1]).any()):
-            # A stable sort of small integers: numpy's radix sort, linear.
             order = np.argsort(key, kind="stable")
             if cuts[i]:
                 order += cuts[i]
@@ -197,8 +198,8 @@ def split_inputs(
 
     def cut(s: int) -> ValidatedInputs:
         g0, g1 = int(bounds[s]), int(bounds[s + 1])
-        # Found on the shard's own thread: one pass over the codes each, in
-        # parallel, instead of one sort of every row before the threads start.
+        # Without rows_of (one shard a thread), found on the shard's own
+        # thread: one pass over the codes each, in parallel.
         if rows_of is None:
             rows = _rows_of_codes(inputs.codes, g0, g1)
         else:
