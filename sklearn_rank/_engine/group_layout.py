@@ -102,7 +102,12 @@ class GroupLayout:
     """
 
     def __init__(
-        self, by_group: np.ndarray | None, length: np.ndarray, ties: str, width: int
+        self,
+        by_group: np.ndarray | None,
+        length: np.ndarray,
+        ties: str,
+        width: int,
+        classes: tuple[np.ndarray, list[tuple[int, int, int]]] | None = None,
     ) -> None:
         n_groups, n = length.shape[0], int(length.sum())
         # by_group None: the rows are in group order already (no gathers).
@@ -117,7 +122,8 @@ class GroupLayout:
         self.first = np.repeat(starts, length)
         column = np.arange(n, dtype=np.intp)
         column -= self.first
-        base, self.classes = width_classes(length)
+        # (classes: width_classes(length), when the caller made them)
+        base, self.classes = width_classes(length) if classes is None else classes
         self.cells = sum(count * w for _, count, w in self.classes)
         self.cell = np.repeat(base, length)
         self.cell += column
@@ -171,10 +177,11 @@ class GroupLayout:
             return None
         length = np.bincount(codes, minlength=n_groups)
         width = int(length.max())
+        classes = None
         if n_groups * width > _PAD_CELLS_PER_ROW * codes.size:
             # Uneven groups: padded by width classes, most are prepared too.
-            _, classes = width_classes(length)
-            if sum(c * w for _, c, w in classes) > _PAD_CELLS_PER_ROW * codes.size:
+            classes = width_classes(length)
+            if sum(c * w for _, c, w in classes[1]) > _PAD_CELLS_PER_ROW * codes.size:
                 return None
         # Inside each group, the order the tie rule keeps among equal scores:
         # input order, or by label (then input order) for the label rules.
@@ -186,7 +193,7 @@ class GroupLayout:
             by_group = None  # rows come by query already (a boosting eval set)
         else:
             by_group = code_order(codes, n_groups)
-        return cls(by_group, length, ties, width)
+        return cls(by_group, length, ties, width, classes)
 
     def order(self, score: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """The rows ordered by group, then descending score (ties by the rule),

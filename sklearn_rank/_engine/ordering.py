@@ -274,10 +274,9 @@ def _small_int_scores(score: np.ndarray) -> np.ndarray | None:
     whole number and they span fewer than 2**16 values: one stable radix pass
     over ``max - score`` as 16-bit ints (linear, against a comparison sort's
     n log n). None otherwise."""
-    lo, hi = float(score.min()), float(score.max())
-    if not hi - lo < _RADIX_SPAN or not _integral(score):
+    if not radix_scores(score):
         return None
-    return np.argsort((hi - score).astype(np.uint16), kind="stable")
+    return np.argsort((score.max() - score).astype(np.uint16), kind="stable")
 
 
 def radix_scores(score: np.ndarray) -> bool:

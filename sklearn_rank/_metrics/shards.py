@@ -107,16 +107,22 @@ def shard_bounds(
 _COUNT_ROWS = 1 << 21
 
 
+def _row_ranges(n: int, n_threads: int) -> list[int]:
+    """Bounds of the ranges of rows one pass over ``n`` rows is cut into:
+    one a thread, none under :data:`_COUNT_ROWS` rows (at least one range)."""
+    parts = min(n_threads, max(n // _COUNT_ROWS, 1))
+    return [n * i // parts for i in range(parts + 1)]
+
+
 def rows_per_group(codes: np.ndarray, n_groups: int, n_threads: int = 1) -> np.ndarray:
     """Rows of each group code: one count per range of rows on each of
     ``n_threads`` threads, added (integers: the same counts in any order). It
     runs before the shards exist, so on one thread it would hold the others
     idle (10M rows: 28 ms)."""
-    n = codes.shape[0]
-    parts = min(n_threads, max(n // _COUNT_ROWS, 1))
+    cuts = _row_ranges(codes.shape[0], n_threads)
+    parts = len(cuts) - 1
     if parts <= 1:
         return segment_count(codes, n_groups)
-    cuts = [n * i // parts for i in range(parts + 1)]
     counts = map_threads(
         lambda i: segment_count(codes[cuts[i] : cuts[i + 1]], n_groups),
         range(parts),
@@ -143,8 +149,8 @@ def shard_rows(codes: np.ndarray, bounds: np.ndarray, n_threads: int = 1) -> lis
     shard_of_code = np.repeat(
         np.arange(n_shards, dtype=key_type), np.diff(bounds).astype(np.intp)
     )
-    parts = min(n_threads, max(n // _COUNT_ROWS, 1))
-    cuts = [n * i // parts for i in range(parts + 1)]
+    cuts = _row_ranges(n, n_threads)
+    parts = len(cuts) - 1
 
     def sort_range(i: int) -> tuple[list[int], np.ndarray | None, int, int]:
         key = shard_of_code[codes[cuts[i] : cuts[i + 1]]]
