@@ -46,6 +46,8 @@ def main(spec_path: str, out_path: str) -> None:
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.driver.memory", "512m")
+            .config("spark.driver.extraJavaOptions", spec["jvm_opts"])
+            .config("spark.executor.extraJavaOptions", spec["jvm_opts"])
             .config("spark.executor.memory", "512m")
             .config("spark.executor.cores", "1")
             .config("spark.cores.max", "1")

@@ -53,6 +53,12 @@ def spark():
         session = (
             SparkSession.builder.master("local[2]")
             .appName("sklearn_rank tests")
+            # C1 only, one GC thread: the tests' jobs are small, and C2's and the
+            # parallel collector's threads cost more CPU than they save on 2 cores
+            .config(
+                "spark.driver.extraJavaOptions",
+                "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+            )
             .config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", "4")
             .config("spark.sql.execution.arrow.pyspark.enabled", "true")

@@ -46,6 +46,10 @@ DEADLINE_S = 1800  # the master's start, the worker's registration
 JOB_DEADLINE_S = 1800  # the driver: its JVM, the executor's, the jobs
 HERE = Path(__file__).resolve().parent
 JOB = "_spark_standalone_job.py"
+# Every JVM of the test (master, worker, driver, executor) compiles with C1 only
+# and collects on one thread: the suite's jobs are seconds long, and C2's and the
+# parallel collector's threads cost more CPU than they save (CI has 2 cores).
+JVM_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 ROWS_SPEC = {"seed": 7, "n_groups": 60}  # about 330 rows
 METRICS = ["ndcg@10", "map", "mrr", "auc", "gauc", "err@3"]
 PER_GROUP_METRICS = [m for m in METRICS if m != "auc"]  # pooled: no group value
@@ -104,6 +108,7 @@ class Cluster:
             "SPARK_HOME": home,
             "SPARK_LOCAL_IP": "127.0.0.1",
             "SPARK_DAEMON_MEMORY": "256m",  # the master and worker JVMs
+            "SPARK_DAEMON_JAVA_OPTS": JVM_OPTS,
             # no REST submission server (it would listen on port 6066)
             "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false",
             "SPARK_LOCAL_DIRS": str(folder / "local"),
@@ -178,6 +183,7 @@ def _run_job(cluster: Cluster) -> dict:
         "master": cluster.url,
         "master_json": cluster.json_url,
         "app_name": "sklearn_rank standalone test",
+        "jvm_opts": JVM_OPTS,
         "rows": ROWS_SPEC,
         "metrics": METRICS,
         "per_group_metrics": PER_GROUP_METRICS,
