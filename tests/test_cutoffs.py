@@ -128,8 +128,39 @@ def test_cutoff_axis_equals_the_kernel_at_every_cutoff(metric, case, data):
             many_per_group.values[name], per_k[name], rtol=1e-12, atol=1e-12
         )
         expected = singles[name][name]
+        # The same per-group bits: the same mean's bits (the same reduction).
+        exact = np.array_equal(many_per_group.values[name], per_k[name], equal_nan=True)
         for got in (curve.means[i], many[name]):
             assert got == pytest.approx(expected, rel=1e-12, abs=1e-12, nan_ok=True)
+            if exact:
+                assert got == expected or (np.isnan(got) and np.isnan(expected))
+
+
+@pytest.mark.parametrize("undefined", ["skip", 0.0, 1.0])
+@pytest.mark.parametrize("metric", RUNNING_FORMS)
+def test_a_mean_asked_with_its_family_has_the_bits_of_it_asked_alone(metric, undefined):
+    # 400 weighted groups (numpy's pairwise sums branch past 8 and 128 terms),
+    # distinct scores: the per-group values of the axis and of the kernel are
+    # then the same bits (asserted), so the means must be too: the reduction
+    # takes the same groups and sums them in the same order.
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(1, 30, 400)
+    groups = np.repeat(np.arange(sizes.size), sizes)
+    y_true = rng.integers(0, 3, groups.size) * (rng.random(groups.size) < 0.4)
+    y_score = rng.normal(size=groups.size)
+    rows = {"groups": groups, "sample_weight": rng.random(sizes.size)[groups]}
+    names = [f"{metric}@{k}" for k in (1, 3, 5, 10, 20)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        many = sr.evaluate(y_true, y_score, metrics=names, undefined=undefined, **rows)
+        axis = sr.evaluate_per_group(y_true, y_score, metrics=names, **rows).values
+        for name in names:
+            alone = sr.evaluate_per_group(y_true, y_score, metrics=[name], **rows)
+            assert np.array_equal(axis[name], alone.values[name], equal_nan=True)
+            mean = sr.evaluate(
+                y_true, y_score, metrics=[name], undefined=undefined, **rows
+            )
+            assert many[name] == mean[name], name
 
 
 @pytest.mark.parametrize("metric", RUNNING_FORMS)

@@ -127,7 +127,9 @@ def weighted_mean(
     return weighted_average(values, w, total)
 
 
-def weighted_sum(values: np.ndarray, weights: np.ndarray, axis: int = -1) -> Any:
+def weighted_sum(
+    values: np.ndarray, weights: np.ndarray, axis: int = -1, *, scratch: bool = False
+) -> Any:
     """``sum(w * v)`` along the groups' ``axis``: numpy's pairwise sum of the
     products along a contiguous last axis.
 
@@ -138,7 +140,12 @@ def weighted_sum(values: np.ndarray, weights: np.ndarray, axis: int = -1) -> Any
     its threads, so its last bit depends on the thread count (and a busy core
     stalls it), and its matrix-vector product sums in another order than its
     dot.
+
+    ``scratch``: ``values`` is a C-contiguous array of the caller's own, and
+    holds the products after (no second array of its size).
     """
+    if scratch and axis in (-1, values.ndim - 1) and values.flags.c_contiguous:
+        return np.add.reduce(np.multiply(values, weights, out=values), axis=-1)
     moved = np.moveaxis(np.asarray(values), axis, -1)
     return np.add.reduce(np.multiply(moved, weights, order="C"), axis=-1)
 
@@ -272,27 +279,53 @@ def weighted_means_at_cutoffs(
     Returns None where the rule raises or warns (``undefined="raise"``, a cutoff
     with no included group or no positive weight): the caller then reduces cutoff
     by cutoff through :func:`mean_over_groups`, which raises or warns.
+
+    Each cutoff's mean has the bits of :func:`mean_over_groups` of its values
+    alone: the included groups taken out first, then :func:`weighted_sum` of
+    them and the sum of their weights (a metric asked with other cutoffs of its
+    family gives what it gives asked alone).
     """
     if undefined == "raise":
         return None
+    if divisor is not None:
+        table, rows = table[rows] / divisor[:, None], np.arange(rows.size)
+    # Each distinct row once (capped cutoffs share one), a few rows at a time:
+    # the taken groups and their products stay in the caches.
+    used, back = np.unique(rows, return_inverse=True)
+    means = np.empty(used.size)
     skip = undefined == "skip"
     if defined.ndim == 1:
-        w = np.where(defined, weight, 0.0)
-        total = w.sum() if skip else weight.sum()
+        whole = bool(defined.all())  # every group as it is: no copy to fill
+        taken = np.flatnonzero(defined) if skip and not whole else None
+        w = weight if taken is None else weight.take(taken)
+        total = w.sum()
         if not total > 0:
             return None
-        # einsum, not BLAS's gemv: that one spawns threads that cost ten times
-        # more on a busy machine for a product this thin.
-        part = np.einsum("kg,g->k", table, w)[rows]
-        if divisor is not None:
-            part /= divisor
-        if not skip:
-            part += float(undefined) * weight[~defined].sum()
-        return part / total
-    values = table[rows] if divisor is None else table[rows] / divisor[:, None]
-    include = defined if skip else np.ones_like(defined)
-    total = weighted_sum(include.astype(np.float64), weight)
-    if not (total > 0).all():
-        return None
-    filled = np.where(defined, values, 0.0 if skip else float(undefined))
-    return weighted_sum(filled, weight) / total
+        step = max(1, _CUTOFF_BLOCK // max(w.size, 1))
+        every = used.size == table.shape[0]  # (then used is 0, 1, ..., n - 1)
+        for a in range(0, used.size, step):
+            block = table[a : a + step] if every else table[used[a : a + step]]
+            if taken is not None:
+                block = block.take(taken, axis=1)
+            elif not whole:
+                block = np.where(defined, block, float(undefined))
+            own = not (whole and every)  # block is then a view of the table
+            means[a : a + step] = weighted_sum(block, w, scratch=own) / total
+        return means[back.reshape(-1)]
+    for i, row in enumerate(used.tolist()):  # the groups taken differ by cutoff
+        one = weighted_means_at_cutoffs(
+            table[row : row + 1],
+            np.zeros(1, np.intp),
+            None,
+            defined[row],
+            weight,
+            undefined,
+        )
+        if one is None:
+            return None
+        means[i] = one[0]
+    return means[back.reshape(-1)]
+
+
+# Values per block of cutoff rows in weighted_means_at_cutoffs (2 MB of floats).
+_CUTOFF_BLOCK = 1 << 18
